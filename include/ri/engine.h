@@ -1,0 +1,288 @@
+/*
+ * ri engine: the embedder API of ri-sandbox's WebAssembly 2.0 engine.
+ *
+ * Objects:
+ *   ri_module    decoded, validated and compiled module; immutable, may be shared
+ *                by any number of stores and threads.
+ *   ri_store     owns every runtime object (instances, functions, memories, tables,
+ *                globals) and the execution state (heap value stack and call frames).
+ *                A store is used by one thread at a time; separate stores are
+ *                independent. ri_store_interrupt() is the only call that may come
+ *                from another thread.
+ *   ri_instance, ri_func, ri_memory, ri_table, ri_global
+ *                owned by their store, freed with it.
+ *
+ * Errors are values: every fallible call fills an ri_error (code + message).
+ */
+#ifndef RI_ENGINE_H
+#define RI_ENGINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- values ---------------------------------------------------------------- */
+
+typedef enum ri_valtype {
+    RI_I32 = 0x7F,
+    RI_I64 = 0x7E,
+    RI_F32 = 0x7D,
+    RI_F64 = 0x7C,
+    RI_V128 = 0x7B,
+    RI_FUNCREF = 0x70,
+    RI_EXTERNREF = 0x6F,
+} ri_valtype;
+
+/* A reference is an opaque pointer; NULL is the null reference.
+ * funcref values point at an ri_func; externref values are the embedder's. */
+typedef struct ri_val {
+    ri_valtype type;
+    union {
+        int32_t i32;
+        int64_t i64;
+        uint32_t f32_bits; /* floats travel as bits so NaN payloads survive */
+        uint64_t f64_bits;
+        uint8_t v128[16];
+        void *ref;
+    } of;
+} ri_val;
+
+static inline ri_val ri_val_i32(int32_t v) { ri_val r; r.type = RI_I32; r.of.i64 = 0; r.of.i32 = v; return r; }
+static inline ri_val ri_val_i64(int64_t v) { ri_val r; r.type = RI_I64; r.of.i64 = v; return r; }
+
+/* ---- errors ---------------------------------------------------------------- */
+
+typedef enum ri_errcode {
+    RI_OK = 0,
+    RI_ERR_MALFORMED,   /* the binary does not decode */
+    RI_ERR_INVALID,     /* decodes but fails validation */
+    RI_ERR_LIMIT,       /* exceeds an implementation or embedder limit at load time */
+    RI_ERR_UNLINKABLE,  /* imports missing or of the wrong type */
+    RI_ERR_TRAP,        /* execution trapped; see ri_error.trap */
+    RI_ERR_NOMEM,       /* the host allocator failed */
+    RI_ERR_ARGUMENT,    /* API misuse: wrong argument count or type, NULL, ... */
+    RI_ERR_NOT_FOUND,   /* no such export */
+} ri_errcode;
+
+/* Trap kinds. Messages are the spec testsuite's texts (see ri_trap_message). */
+typedef enum ri_trap {
+    RI_TRAP_NONE = 0,
+    RI_TRAP_UNREACHABLE,          /* "unreachable" */
+    RI_TRAP_INT_DIV_ZERO,         /* "integer divide by zero" */
+    RI_TRAP_INT_OVERFLOW,         /* "integer overflow" */
+    RI_TRAP_INVALID_CONVERSION,   /* "invalid conversion to integer" */
+    RI_TRAP_MEMORY_OOB,           /* "out of bounds memory access" */
+    RI_TRAP_TABLE_OOB,            /* "out of bounds table access" */
+    RI_TRAP_UNDEFINED_ELEMENT,    /* "undefined element" (call_indirect index >= table size) */
+    RI_TRAP_UNINITIALIZED_ELEMENT,/* "uninitialized element" (call_indirect of null) */
+    RI_TRAP_INDIRECT_MISMATCH,    /* "indirect call type mismatch" */
+    RI_TRAP_STACK_EXHAUSTED,      /* "call stack exhausted" */
+    RI_TRAP_OUT_OF_GAS,           /* "out of gas" */
+    RI_TRAP_INTERRUPTED,          /* "interrupted" */
+    RI_TRAP_HOST,                 /* a host function failed; message is the host's */
+    RI_TRAP_COUNT
+} ri_trap;
+
+#define RI_ERROR_MESSAGE_MAX 256
+
+typedef struct ri_error {
+    ri_errcode code;
+    ri_trap trap; /* RI_TRAP_NONE unless code == RI_ERR_TRAP */
+    char message[RI_ERROR_MESSAGE_MAX];
+} ri_error;
+
+const char *ri_trap_message(ri_trap trap);
+const char *ri_errcode_name(ri_errcode code);
+
+/* ---- types ----------------------------------------------------------------- */
+
+typedef struct ri_functype {
+    uint32_t nparams, nresults;
+    const ri_valtype *params;
+    const ri_valtype *results;
+} ri_functype;
+
+typedef struct ri_limits {
+    uint32_t min;
+    uint32_t max;
+    bool has_max;
+} ri_limits;
+
+typedef struct ri_tabletype { ri_valtype elem; ri_limits limits; } ri_tabletype;
+typedef struct ri_memtype { ri_limits limits; } ri_memtype; /* in 64 KiB pages */
+typedef struct ri_globaltype { ri_valtype type; bool mutable_; } ri_globaltype;
+
+typedef enum ri_externkind {
+    RI_EXTERN_FUNC = 0,
+    RI_EXTERN_TABLE = 1,
+    RI_EXTERN_MEMORY = 2,
+    RI_EXTERN_GLOBAL = 3,
+} ri_externkind;
+
+typedef struct ri_externtype {
+    ri_externkind kind;
+    union {
+        ri_functype func;
+        ri_tabletype table;
+        ri_memtype memory;
+        ri_globaltype global;
+    } of;
+} ri_externtype;
+
+typedef struct ri_import_info {
+    const char *module;
+    const char *name;
+    ri_externtype type;
+} ri_import_info;
+
+typedef struct ri_export_info {
+    const char *name;
+    ri_externtype type;
+} ri_export_info;
+
+/* ---- modules --------------------------------------------------------------- */
+
+typedef struct ri_module ri_module;
+
+/* Implementation limits, checked at load time (exceeding one is RI_ERR_LIMIT).
+ * Zero fields take the defaults documented in docs/ARCHITECTURE.md. */
+typedef struct ri_module_config {
+    size_t max_module_bytes;      /* default 256 MiB */
+    uint32_t max_functions;       /* default 1,000,000 */
+    uint32_t max_locals;          /* per function, params included; default 50,000 */
+    uint32_t max_block_depth;     /* default 65,536 */
+    uint32_t max_table_size;      /* elements; default 10,000,000 */
+    uint32_t max_memory_pages;    /* declared minimum; default 65,536 (4 GiB) */
+} ri_module_config;
+
+/* Decode, validate and compile. cfg may be NULL. Returns NULL and fills err on failure. */
+ri_module *ri_module_load(const uint8_t *bytes, size_t len, const ri_module_config *cfg, ri_error *err);
+void ri_module_free(ri_module *module);
+
+uint32_t ri_module_import_count(const ri_module *module);
+ri_import_info ri_module_import(const ri_module *module, uint32_t index);
+uint32_t ri_module_export_count(const ri_module *module);
+ri_export_info ri_module_export(const ri_module *module, uint32_t index);
+
+/* ---- stores ---------------------------------------------------------------- */
+
+typedef struct ri_store ri_store;
+typedef struct ri_instance ri_instance;
+typedef struct ri_func ri_func;
+typedef struct ri_memory ri_memory;
+typedef struct ri_table ri_table;
+typedef struct ri_global ri_global;
+
+typedef struct ri_store_config {
+    uint32_t max_call_depth;      /* frames; default 10,000; exceeding traps "call stack exhausted" */
+    uint32_t max_stack_slots;     /* 8-byte value-stack slots; default 1,048,576 (8 MiB) */
+    uint32_t max_memory_pages;    /* memory.grow never grows past this; default 65,536 */
+    uint32_t max_table_elems;     /* table.grow never grows past this; default 10,000,000 */
+    bool canonicalize_nans;       /* every NaN an arithmetic instruction produces is canonical */
+} ri_store_config;
+
+ri_store_config ri_store_config_default(void);
+ri_store *ri_store_new(const ri_store_config *cfg); /* cfg NULL = defaults; NULL on OOM */
+void ri_store_free(ri_store *store);
+
+/* Gas: every instruction costs 1 (bulk operations cost 1 + their length in bytes or
+ * elements); charged per basic block. When the remaining gas cannot pay for the next
+ * block, execution traps RI_TRAP_OUT_OF_GAS before any of that block runs.
+ * The default is UINT64_MAX (effectively unmetered). */
+void ri_store_set_gas(ri_store *store, uint64_t gas);
+uint64_t ri_store_gas(const ri_store *store);
+
+/* Thread-safe: ask the running call to stop; it traps RI_TRAP_INTERRUPTED at the next
+ * loop back-edge or call. The request stays set until ri_store_clear_interrupt. */
+void ri_store_interrupt(ri_store *store);
+void ri_store_clear_interrupt(ri_store *store);
+
+/* ---- externs and instantiation -------------------------------------------- */
+
+typedef struct ri_extern {
+    ri_externkind kind;
+    union {
+        ri_func *func;
+        ri_table *table;
+        ri_memory *memory;
+        ri_global *global;
+    } of;
+} ri_extern;
+
+/* imports[i] satisfies ri_module_import(module, i). Runs the start function.
+ * Errors: RI_ERR_UNLINKABLE ("incompatible import type", wrong count),
+ * RI_ERR_TRAP (segment out of bounds, start trapped), RI_ERR_NOMEM. */
+ri_instance *ri_instantiate(ri_store *store, const ri_module *module,
+                            const ri_extern *imports, uint32_t nimports, ri_error *err);
+
+const ri_module *ri_instance_module(const ri_instance *inst);
+/* false if no export of that name */
+bool ri_instance_export(const ri_instance *inst, const char *name, ri_extern *out);
+
+/* ---- functions ------------------------------------------------------------- */
+
+typedef struct ri_host_call ri_host_call;
+
+/* A host function. args has type->nparams values, results room for type->nresults
+ * (already typed). Return 0 on success; on failure call ri_host_fail and return it. */
+typedef int (*ri_host_fn)(ri_host_call *call, void *user, const ri_val *args, ri_val *results);
+
+/* Sets the trap message (printf-style) and returns non-zero, for `return ri_host_fail(...)`. */
+int ri_host_fail(ri_host_call *call, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* The store and the instance whose code made the call (NULL when the call came from
+ * the embedder). Memory of the caller is its memory 0, or NULL. */
+ri_store *ri_host_call_store(ri_host_call *call);
+ri_instance *ri_host_call_instance(ri_host_call *call);
+ri_memory *ri_host_call_memory(ri_host_call *call);
+
+/* The type is copied. */
+ri_func *ri_func_new_host(ri_store *store, const ri_functype *type, ri_host_fn fn, void *user);
+ri_functype ri_func_type(const ri_func *func);
+
+/* Invoke a function (WebAssembly or host). nargs/nresults must match its type and each
+ * argument's type must match, else RI_ERR_ARGUMENT. Traps come back as RI_ERR_TRAP. */
+ri_errcode ri_func_call(ri_store *store, ri_func *func, const ri_val *args, uint32_t nargs,
+                        ri_val *results, uint32_t nresults, ri_error *err);
+
+/* ---- memories -------------------------------------------------------------- */
+
+ri_memory *ri_memory_new(ri_store *store, ri_memtype type, ri_error *err);
+ri_memtype ri_memory_type(const ri_memory *mem);
+uint8_t *ri_memory_data(ri_memory *mem);       /* valid until the next grow */
+uint64_t ri_memory_size(const ri_memory *mem); /* bytes */
+uint32_t ri_memory_pages(const ri_memory *mem);
+/* Returns the old size in pages, or -1 if it cannot grow (limits or allocation). */
+int64_t ri_memory_grow(ri_memory *mem, uint32_t delta_pages);
+/* Bounds-checked copies; false if [offset, offset+len) is outside the memory. */
+bool ri_memory_read(const ri_memory *mem, uint64_t offset, void *dst, size_t len);
+bool ri_memory_write(ri_memory *mem, uint64_t offset, const void *src, size_t len);
+
+/* ---- tables ---------------------------------------------------------------- */
+
+ri_table *ri_table_new(ri_store *store, ri_tabletype type, void *init, ri_error *err);
+ri_tabletype ri_table_type(const ri_table *table);
+uint32_t ri_table_size(const ri_table *table);
+bool ri_table_get(const ri_table *table, uint32_t index, void **out);
+bool ri_table_set(ri_table *table, uint32_t index, void *ref);
+int64_t ri_table_grow(ri_table *table, uint32_t delta, void *init);
+
+/* ---- globals --------------------------------------------------------------- */
+
+ri_global *ri_global_new(ri_store *store, ri_globaltype type, ri_val init, ri_error *err);
+ri_globaltype ri_global_type(const ri_global *global);
+ri_val ri_global_get(const ri_global *global);
+/* false if immutable or of another type */
+bool ri_global_set(ri_global *global, ri_val value);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,173 @@
+/* Decoding of single instructions and their immediates (see instr.h). */
+#include "instr.h"
+
+static void read_blocktype(ri_reader *r, ri_blocktype *bt) {
+    if (ri_reader_eof(r)) { ri_reader_fail(r, "unexpected end"); return; }
+    uint8_t b = *r->p;
+    if (b == 0x40) { r->p++; bt->kind = RI_BLOCK_EMPTY; return; }
+    if (ri_is_valtype(b)) { r->p++; bt->kind = RI_BLOCK_VALTYPE; bt->valtype = b; return; }
+    int64_t idx = ri_read_s33(r);
+    if (r->failed) return;
+    if (idx < 0) { ri_reader_fail(r, "malformed block type"); return; }
+    if (idx > UINT32_MAX) { ri_reader_fail(r, "integer too large"); return; }
+    bt->kind = RI_BLOCK_TYPEIDX;
+    bt->type_index = (uint32_t)idx;
+}
+
+static void read_zero_byte(ri_reader *r) {
+    uint8_t b = ri_read_u8(r);
+    if (!r->failed && b != 0) ri_reader_fail(r, "zero byte expected");
+}
+
+static void read_memarg(ri_reader *r, ri_memarg *m) {
+    m->align = ri_read_u32(r);
+    m->offset = ri_read_u32(r);
+}
+
+bool ri_read_instr(ri_reader *r, ri_instr *in) {
+    in->offset = ri_reader_offset(r);
+    uint8_t b = ri_read_u8(r);
+    if (r->failed) return false;
+    in->op = b;
+    switch (b) {
+    case RI_OP_BLOCK: case RI_OP_LOOP: case RI_OP_IF:
+        read_blocktype(r, &in->imm.block);
+        break;
+    case RI_OP_BR: case RI_OP_BR_IF: case RI_OP_CALL:
+    case RI_OP_LOCAL_GET: case RI_OP_LOCAL_SET: case RI_OP_LOCAL_TEE:
+    case RI_OP_GLOBAL_GET: case RI_OP_GLOBAL_SET:
+    case RI_OP_TABLE_GET: case RI_OP_TABLE_SET: case RI_OP_REF_FUNC:
+        in->imm.index = ri_read_u32(r);
+        break;
+    case RI_OP_BR_TABLE: {
+        uint32_t n = ri_read_u32(r);
+        in->imm.br_table.count = n;
+        in->imm.br_table.targets = r->p;
+        for (uint64_t i = 0; i <= n && !r->failed; i++) (void)ri_read_u32(r);
+        break;
+    }
+    case RI_OP_CALL_INDIRECT:
+        in->imm.call_indirect.type_index = ri_read_u32(r);
+        in->imm.call_indirect.table_index = ri_read_u32(r);
+        break;
+    case RI_OP_SELECT_T: {
+        uint32_t n = ri_read_u32(r);
+        in->imm.select_t.count = n;
+        in->imm.select_t.type = 0;
+        for (uint32_t i = 0; i < n && !r->failed; i++) {
+            uint8_t t = ri_read_u8(r);
+            if (r->failed) break;
+            if (!ri_is_valtype(t)) { ri_reader_fail(r, "malformed value type"); break; }
+            if (i == 0) in->imm.select_t.type = t;
+        }
+        break;
+    }
+    case RI_OP_MEMORY_SIZE: case RI_OP_MEMORY_GROW:
+        read_zero_byte(r);
+        break;
+    case RI_OP_I32_CONST: in->imm.i32 = ri_read_s32(r); break;
+    case RI_OP_I64_CONST: in->imm.i64 = ri_read_s64(r); break;
+    case RI_OP_F32_CONST: in->imm.f32_bits = ri_read_fixed32(r); break;
+    case RI_OP_F64_CONST: in->imm.f64_bits = ri_read_fixed64(r); break;
+    case RI_OP_REF_NULL: {
+        uint8_t t = ri_read_u8(r);
+        if (!r->failed && !ri_is_reftype(t)) ri_reader_fail(r, "malformed reference type");
+        in->imm.reftype = t;
+        break;
+    }
+    case RI_PREFIX_FC: {
+        uint32_t sub = ri_read_u32(r);
+        if (r->failed) return false;
+        if (sub > RI_FC_TABLE_FILL) { ri_reader_fail(r, "illegal opcode"); return false; }
+        in->op = (uint16_t)RI_FC(sub);
+        switch (sub) {
+        case RI_FC_MEMORY_INIT:
+            in->imm.index = ri_read_u32(r);
+            read_zero_byte(r);
+            break;
+        case RI_FC_DATA_DROP: case RI_FC_ELEM_DROP:
+        case RI_FC_TABLE_GROW: case RI_FC_TABLE_SIZE: case RI_FC_TABLE_FILL:
+            in->imm.index = ri_read_u32(r);
+            break;
+        case RI_FC_MEMORY_COPY:
+            read_zero_byte(r);
+            read_zero_byte(r);
+            break;
+        case RI_FC_MEMORY_FILL:
+            read_zero_byte(r);
+            break;
+        case RI_FC_TABLE_INIT: case RI_FC_TABLE_COPY:
+            in->imm.pair.a = ri_read_u32(r);
+            in->imm.pair.b = ri_read_u32(r);
+            break;
+        default: /* saturating truncations: no immediates */
+            break;
+        }
+        break;
+    }
+    default:
+        if (b >= RI_OP_I32_LOAD && b <= RI_OP_I64_STORE32) {
+            read_memarg(r, &in->imm.mem);
+        } else if ((b >= RI_OP_I32_EQZ && b <= RI_OP_I64_EXTEND32_S) ||
+                   b == RI_OP_UNREACHABLE || b == RI_OP_NOP || b == RI_OP_ELSE ||
+                   b == RI_OP_END || b == RI_OP_RETURN || b == RI_OP_DROP ||
+                   b == RI_OP_SELECT || b == RI_OP_REF_IS_NULL) {
+            /* no immediates */
+        } else {
+            ri_reader_fail(r, "illegal opcode");
+            return false;
+        }
+        break;
+    }
+    return !r->failed;
+}
+
+const char *ri_opcode_name(uint16_t op) {
+    switch (op) {
+    case RI_OP_UNREACHABLE: return "unreachable";
+    case RI_OP_NOP: return "nop";
+    case RI_OP_BLOCK: return "block";
+    case RI_OP_LOOP: return "loop";
+    case RI_OP_IF: return "if";
+    case RI_OP_ELSE: return "else";
+    case RI_OP_END: return "end";
+    case RI_OP_BR: return "br";
+    case RI_OP_BR_IF: return "br_if";
+    case RI_OP_BR_TABLE: return "br_table";
+    case RI_OP_RETURN: return "return";
+    case RI_OP_CALL: return "call";
+    case RI_OP_CALL_INDIRECT: return "call_indirect";
+    case RI_OP_DROP: return "drop";
+    case RI_OP_SELECT: case RI_OP_SELECT_T: return "select";
+    case RI_OP_LOCAL_GET: return "local.get";
+    case RI_OP_LOCAL_SET: return "local.set";
+    case RI_OP_LOCAL_TEE: return "local.tee";
+    case RI_OP_GLOBAL_GET: return "global.get";
+    case RI_OP_GLOBAL_SET: return "global.set";
+    case RI_OP_TABLE_GET: return "table.get";
+    case RI_OP_TABLE_SET: return "table.set";
+    case RI_OP_MEMORY_SIZE: return "memory.size";
+    case RI_OP_MEMORY_GROW: return "memory.grow";
+    case RI_OP_I32_CONST: return "i32.const";
+    case RI_OP_I64_CONST: return "i64.const";
+    case RI_OP_F32_CONST: return "f32.const";
+    case RI_OP_F64_CONST: return "f64.const";
+    case RI_OP_REF_NULL: return "ref.null";
+    case RI_OP_REF_IS_NULL: return "ref.is_null";
+    case RI_OP_REF_FUNC: return "ref.func";
+    case RI_FC(RI_FC_MEMORY_INIT): return "memory.init";
+    case RI_FC(RI_FC_DATA_DROP): return "data.drop";
+    case RI_FC(RI_FC_MEMORY_COPY): return "memory.copy";
+    case RI_FC(RI_FC_MEMORY_FILL): return "memory.fill";
+    case RI_FC(RI_FC_TABLE_INIT): return "table.init";
+    case RI_FC(RI_FC_ELEM_DROP): return "elem.drop";
+    case RI_FC(RI_FC_TABLE_COPY): return "table.copy";
+    case RI_FC(RI_FC_TABLE_GROW): return "table.grow";
+    case RI_FC(RI_FC_TABLE_SIZE): return "table.size";
+    case RI_FC(RI_FC_TABLE_FILL): return "table.fill";
+    default: break;
+    }
+    if (op >= RI_OP_I32_LOAD && op <= RI_OP_I64_STORE32) return op >= RI_OP_I32_STORE ? "store" : "load";
+    if (op <= 0xFF) return "numeric instruction";
+    return "saturating truncation";
+}

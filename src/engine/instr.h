@@ -1,0 +1,69 @@
+/*
+ * One instruction decoded from the binary: its opcode and immediates. The one place
+ * that knows the binary encoding of instructions; the decoder (constant expressions),
+ * the validator and the compiler all read instructions through ri_read_instr.
+ */
+#ifndef RI_ENGINE_INSTR_H
+#define RI_ENGINE_INSTR_H
+
+#include "opcodes.h"
+#include "reader.h"
+
+/* ri_instr.op: a single-byte opcode as is, a 0xFC-prefixed one as RI_FC(sub). */
+#define RI_FC(sub) (0xFC00u | (sub))
+
+typedef enum ri_blocktype_kind {
+    RI_BLOCK_EMPTY,    /* [] -> [] */
+    RI_BLOCK_VALTYPE,  /* [] -> [valtype] */
+    RI_BLOCK_TYPEIDX,  /* a function type of the module (multi-value) */
+} ri_blocktype_kind;
+
+typedef struct ri_blocktype {
+    ri_blocktype_kind kind;
+    uint8_t valtype;
+    uint32_t type_index;
+} ri_blocktype;
+
+typedef struct ri_memarg {
+    uint32_t align;   /* log2 of the alignment, as encoded */
+    uint32_t offset;
+} ri_memarg;
+
+typedef struct ri_instr {
+    uint32_t offset;  /* byte offset of the opcode in the module */
+    uint16_t op;
+    union {
+        ri_blocktype block;                 /* block, loop, if */
+        uint32_t index;                     /* br, br_if, call, local.*, global.*, table.get/set,
+                                               ref.func, data.drop, elem.drop, table.grow/size/fill,
+                                               memory.init (data index) */
+        struct { uint32_t type_index, table_index; } call_indirect;
+        struct { uint32_t count; const uint8_t *targets; } br_table; /* count labels, then the
+                                               default: count + 1 u32 LEBs at targets */
+        ri_memarg mem;                      /* loads and stores */
+        int32_t i32;
+        int64_t i64;
+        uint32_t f32_bits;
+        uint64_t f64_bits;
+        uint8_t reftype;                    /* ref.null */
+        struct { uint32_t count; uint8_t type; } select_t; /* type of the first entry */
+        struct { uint32_t a, b; } pair;     /* table.init (elem, table), table.copy (dst, src) */
+    } imm;
+} ri_instr;
+
+/* Decode the instruction at r->p. Returns false on a malformed instruction, with
+ * r->failed set and r->error one of the spec's texts ("illegal opcode",
+ * "zero byte expected", "malformed reference type", "unexpected end", ...). */
+bool ri_read_instr(ri_reader *r, ri_instr *in);
+
+/* True for the valtype bytes of WebAssembly 2.0 (i32 i64 f32 f64 v128 funcref externref). */
+static inline bool ri_is_valtype(uint8_t b) {
+    return b == RI_I32 || b == RI_I64 || b == RI_F32 || b == RI_F64 || b == RI_V128 ||
+           b == RI_FUNCREF || b == RI_EXTERNREF;
+}
+static inline bool ri_is_reftype(uint8_t b) { return b == RI_FUNCREF || b == RI_EXTERNREF; }
+
+/* Name of an opcode for error messages ("i32.add", "memory.init", ...). */
+const char *ri_opcode_name(uint16_t op);
+
+#endif

@@ -1,0 +1,140 @@
+/*
+ * Runtime objects of the engine: the store and what it owns. Shared by instance.c
+ * and store.c (which create them) and interp.c (which runs code against them).
+ */
+#ifndef RI_ENGINE_RUNTIME_H
+#define RI_ENGINE_RUNTIME_H
+
+#include <stdatomic.h>
+
+#include "ri/engine.h"
+#include "module.h"
+
+#define RI_PAGE_SIZE 65536u
+
+/* One value-stack slot. Every value of WebAssembly 2.0 but v128 fits one slot;
+ * v128 (later) takes two consecutive slots. Only the member of the value's type is
+ * meaningful, but writers of i32 and f32 store the whole 64 bits zero-extended
+ * (slot.i64 = (uint32_t)v) so that equal states have equal bytes (snapshots). */
+typedef union ri_slot {
+    uint32_t i32;
+    uint64_t i64;
+    float f32;
+    double f64;
+    void *ref;
+} ri_slot;
+
+/* Every store-owned object starts with this header; the store frees its list. */
+typedef enum ri_object_kind {
+    RI_OBJ_INSTANCE,
+    RI_OBJ_FUNC,
+    RI_OBJ_MEMORY,
+    RI_OBJ_TABLE,
+    RI_OBJ_GLOBAL,
+} ri_object_kind;
+
+typedef struct ri_object {
+    struct ri_object *next;
+    ri_object_kind kind;
+} ri_object;
+
+struct ri_memory {
+    ri_object hdr;
+    ri_memtype type;
+    uint8_t *data;        /* size bytes, zero-initialised */
+    uint64_t size;        /* bytes == pages * RI_PAGE_SIZE */
+    uint32_t pages;
+    uint32_t max_pages;   /* effective maximum: min(type max, store config max) */
+};
+
+struct ri_table {
+    ri_object hdr;
+    ri_tabletype type;
+    void **elems;         /* size entries; ri_func* for funcref, embedder pointer for externref */
+    uint32_t size;
+    uint32_t max_size;    /* effective maximum: min(type max, store config max) */
+};
+
+struct ri_global {
+    ri_object hdr;
+    ri_globaltype type;
+    ri_slot value;
+};
+
+struct ri_func {
+    ri_object hdr;
+    ri_type type;              /* params/results: into the module, or owned by the func (host) */
+    uint32_t type_id;          /* the store's interned id of `type`: equal ids = equal types */
+    ri_instance *instance;     /* NULL for a host function */
+    uint32_t func_index;       /* index in instance->module's function space */
+    const struct ri_code *code;/* compiled body (WebAssembly functions) */
+    ri_host_fn host;           /* host functions */
+    void *host_user;
+    uint8_t *owned_types;      /* host functions: params then results */
+};
+
+struct ri_instance {
+    ri_object hdr;
+    ri_store *store;
+    ri_module *module;         /* holds a reference (module->refs) */
+    ri_func **funcs;           /* module->nfuncs */
+    ri_table **tables;         /* module->ntables */
+    ri_memory **memories;      /* module->nmemories */
+    ri_global **globals;       /* module->nglobals */
+    uint32_t *type_ids;        /* module->ntypes: store ids of the module's types */
+    bool *elem_dropped;        /* module->nelems */
+    bool *data_dropped;        /* module->ndatas */
+};
+
+struct ri_host_call {
+    ri_store *store;
+    ri_instance *instance;     /* caller's instance, or NULL */
+    bool failed;
+    char message[RI_ERROR_MESSAGE_MAX];
+};
+
+/* Interned function types: id = index into the array. */
+typedef struct ri_type_registry {
+    uint32_t count, cap;
+    ri_type *types;            /* owned copies */
+} ri_type_registry;
+
+struct ri_exec; /* interp.c: value stack and call frames */
+
+struct ri_store {
+    ri_store_config config;
+    ri_object *objects;        /* every owned object, newest first */
+    ri_type_registry types;
+    uint64_t gas;              /* remaining */
+    atomic_uint interrupt;     /* non-zero: stop at the next back-edge or call */
+    struct ri_exec *exec;      /* created by the interpreter on first use */
+};
+
+/* store.c */
+void ri_store_link(ri_store *store, ri_object *obj, ri_object_kind kind);
+/* Returns the id of an equal type, adding a copy if new; UINT32_MAX on OOM. */
+uint32_t ri_store_intern_type(ri_store *store, const ri_type *type);
+void ri_error_set(ri_error *err, ri_errcode code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+void ri_error_trap(ri_error *err, ri_trap trap);
+
+/* interp.c: run func with its arguments in args_results[0..nparams) and leave its
+ * results in args_results[0..nresults). The array has room for both.
+ * Traps come back as RI_ERR_TRAP with err->trap set. Re-entrant: a host function
+ * may call ri_func_call on the same store. */
+ri_errcode ri_exec_call(ri_store *store, ri_func *func, ri_slot *args_results, ri_error *err);
+void ri_exec_free(struct ri_exec *exec);
+
+/* instance.c: memory.grow / table.grow semantics, shared with the interpreter.
+ * Return the old size, or -1 (nothing changed). */
+int64_t ri_memory_grow_internal(ri_memory *mem, uint32_t delta_pages);
+int64_t ri_table_grow_internal(ri_table *table, uint32_t delta, void *init);
+
+/* compile.c: translate every body of a validated module into m->codes. */
+ri_errcode ri_compile_module(ri_module *m, ri_error *err);
+void ri_code_free(struct ri_code *code);
+
+#endif
