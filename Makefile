@@ -2,14 +2,20 @@
 BUILD ?= build
 CMAKE_FLAGS ?=
 JOBS ?= $(shell nproc)
+# gcc unless the caller names another compiler (make CC=clang-19 BUILD=build-clang).
+ifeq ($(origin CC),default)
+CC = gcc
+endif
+SPEC_CORE ?= ../shared/wasm-testsuite/core
+DEMO_SCRIPTS = fac i32 f64 memory call_indirect linking
 
-.PHONY: all configure test spec clean asan
+.PHONY: all configure test spec asan check demo bench clean
 
 all: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
 configure:
-	@test -f $(BUILD)/CMakeCache.txt || cmake -S . -B $(BUILD) $(CMAKE_FLAGS)
+	@test -f $(BUILD)/CMakeCache.txt || CC=$(CC) cmake -S . -B $(BUILD) $(CMAKE_FLAGS)
 
 test: all
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
@@ -18,7 +24,19 @@ spec: all
 	$(BUILD)/ri-spec --all
 
 asan:
-	$(MAKE) BUILD=build-asan CMAKE_FLAGS="-DRI_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug" test
+	$(MAKE) BUILD=build-asan CMAKE_FLAGS="-DRI_SANITIZE=ON" test
+
+# What CI runs: gcc -Werror build + all tests, clang-19 build + unit tests, and the
+# whole spec suite under ASan+UBSan with NaN canonicalisation on and off.
+check:
+	bash scripts/check.sh
+
+demo: all
+	@echo "ri-sandbox demo: a few WebAssembly spec test scripts run by the engine"
+	@$(BUILD)/ri-spec $(foreach s,$(DEMO_SCRIPTS),$(SPEC_CORE)/$(s).wast)
+
+bench:
+	@echo "Benchmarks come with issue 3 (engine speed); nothing to run yet."
 
 clean:
-	rm -rf $(BUILD) build-asan
+	rm -rf $(BUILD) build-asan build-clang

@@ -97,6 +97,9 @@ struct ri_host_call {
 typedef struct ri_type_registry {
     uint32_t count, cap;
     ri_type *types;            /* owned copies */
+    ri_valtype **valtypes;     /* per id: params then results as the public enum (ri_func_type) */
+    uint32_t *buckets;         /* hash index: id + 1, 0 = empty; nbuckets is a power of two */
+    uint32_t nbuckets;
 } ri_type_registry;
 
 struct ri_exec; /* interp.c: value stack and call frames */
@@ -132,6 +135,9 @@ void ri_exec_free(struct ri_exec *exec);
  * Return the old size, or -1 (nothing changed). */
 int64_t ri_memory_grow_internal(ri_memory *mem, uint32_t delta_pages);
 int64_t ri_table_grow_internal(ri_table *table, uint32_t delta, void *init);
+/* instance.c: the value of a (validated) constant expression in inst: offsets, global
+ * initialisers and element expressions (table.init evaluates these the same way). */
+ri_slot ri_eval_const(const ri_instance *inst, ri_expr e);
 
 /* compile.c: translate every body of a validated module into m->codes. */
 ri_errcode ri_compile_module(ri_module *m, ri_error *err);

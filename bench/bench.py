@@ -1,0 +1,790 @@
+#!/usr/bin/env python3
+"""`make bench` (issue 3): builds the benchmark programs of ../shared/bench to wasm32 and to
+native code, runs them on native code, ri (metering off and on), Node's WebAssembly and wabt's
+wasm-interp in one run, checks every checksum, and prints median times, ratios to native and
+to Node and their geometric means, plus load+validate+compile speed on a large generated module.
+Writes a JSON results file and a bar chart (gnuplot) under bench/results/.
+
+Python standard library only. See bench/README.md for how to read the output."""
+
+import argparse
+import datetime
+import json
+import math
+import os
+import random
+import re
+import shlex
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+PROGRAMS = ["fib", "sieve", "matmul", "sha256", "nbody", "qsort"]
+# Column order of the table. "ri-off" leaves the store's default gas (UINT64_MAX); "ri-on"
+# sets a large finite budget. The engine charges gas in both today, see ri_run.c.
+RUNTIMES = ["native", "ri-off", "ri-on", "node", "wasm-interp"]
+WASM_FLAGS = ["--target=wasm32", "-O2", "-nostdlib", "-Wl,--no-entry", "-Wl,-z,stack-size=1048576"]
+
+# Issue 3's targets, checked at the end of the table.
+TARGET_RI_NATIVE = 7.5
+TARGET_RI_NODE = 3.5
+TARGET_METERING = 1.05
+TARGET_LOAD_NS_PER_BYTE = 100.0
+TARGET_CODE_RATIO = 3.0
+
+
+class BenchError(Exception):
+    """A problem that stops the whole run (missing tool, build failure, bad input)."""
+
+
+def log(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+# ---- inputs ---------------------------------------------------------------------------
+
+def parse_sizes(path):
+    """sizes.mk lines `DEFS_fib = -DFIB_N=38` -> {"fib": ["-DFIB_N=38"]}."""
+    defs = {}
+    with open(path) as f:
+        for line in f:
+            m = re.match(r"\s*DEFS_(\w+)\s*=\s*(.*?)\s*$", line)
+            if m:
+                defs[m.group(1)] = shlex.split(m.group(2))
+    missing = [p for p in PROGRAMS if p not in defs]
+    if missing:
+        raise BenchError(f"{path}: no DEFS_ line for {', '.join(missing)}")
+    return defs
+
+
+def parse_checksums(path):
+    """The README's table is the one place the expected checksums are written down:
+    rows like `| fib.c | ... | 39088169 |`."""
+    sums = {}
+    with open(path) as f:
+        for line in f:
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            if len(cells) >= 2 and cells[0].endswith(".c") and cells[-1].isdigit():
+                sums[cells[0][:-2]] = int(cells[-1])
+    missing = [p for p in PROGRAMS if p not in sums]
+    if missing:
+        raise BenchError(f"{path}: no checksum row for {', '.join(missing)}")
+    return sums
+
+
+# ---- building ---------------------------------------------------------------------------
+
+def build_step(out, inputs, cmd, what):
+    """Runs cmd unless out is newer than every input and was made by the same command
+    (kept in out.cmd), so a second `make bench` does not rebuild."""
+    stamp = out + ".cmd"
+    line = shlex.join(cmd)
+    if os.path.exists(out) and os.path.exists(stamp):
+        with open(stamp) as f:
+            same = f.read() == line
+        if same and all(os.path.getmtime(i) <= os.path.getmtime(out) for i in inputs):
+            return
+    log(f"  build {what}")
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise BenchError(f"building {what} failed:\n$ {line}\n{r.stdout}{r.stderr}")
+    with open(stamp, "w") as f:
+        f.write(line)
+
+
+def build_programs(args, defs):
+    src = os.path.join(args.shared, "src")
+    header = os.path.join(src, "bench.h")
+    timer_c = os.path.join(HERE, "native_timer.c")
+    timer_o = os.path.join(args.build_dir, "native_timer.o")
+    build_step(timer_o, [timer_c],
+               [args.gcc, "-std=c11", "-O2", "-Wall", "-Wextra", "-Werror", "-c", timer_c, "-o", timer_o],
+               "native_timer.o")
+    built = {}
+    for p in args.programs:
+        c = os.path.join(src, p + ".c")
+        wasm = os.path.join(args.build_dir, p + ".wasm")
+        native = os.path.join(args.build_dir, p + ".native")
+        build_step(wasm, [c, header], [args.clang, *WASM_FLAGS, *defs[p], "-o", wasm, c], p + ".wasm")
+        build_step(native, [c, header, timer_o],
+                   [args.gcc, "-O2", *defs[p], "-o", native, c, timer_o, "-lm"], p + ".native")
+        built[p] = {"wasm": wasm, "native": native}
+    return built
+
+
+def generate_large_c(path, nfuncs, seed=20240503):
+    """Writes a deterministic C file with nfuncs varied functions (loops, switches, direct
+    and indirect calls, memory, i64 and f64 arithmetic), all reachable from run() through
+    a function-pointer table, so the module is big and realistic and its checksum can be
+    checked too. Only unsigned arithmetic and in-range conversions: no undefined behaviour,
+    so native and wasm agree."""
+    rng = random.Random(seed)
+
+    def k32():
+        return f"0x{rng.getrandbits(32):08x}u"
+
+    def stmt(i, calls_left):
+        kind = rng.randrange(11 if calls_left and i > 0 else 10)
+        r = rng.randrange(1, 32)
+        if kind == 0:
+            return f"x = x * {k32()} + y;"
+        if kind == 1:
+            return f"y ^= (x >> {r}) | (x << {32 - r});"
+        if kind == 2:
+            return (f"for (u32 i = 0; i < (x & 7u) + 1u; i++) {{ y += mem[(x + i) & 4095u]; "
+                    f"x = x * 31u + i; }}")
+        if kind == 3:
+            cases = " ".join(f"case {c}: {rng.choice(['x', 'y'])} {rng.choice(['+=', '^=', '-='])} {k32()}; break;"
+                             for c in range(rng.randrange(3, 9)))
+            return f"switch ((x >> {r}) & 7u) {{ {cases} default: x = ~x; }}"
+        if kind == 4:
+            return f"if (x > y) {{ x -= y; }} else {{ y = y - x + {k32()}; }}"
+        if kind == 5:
+            return f"mem[(y ^ {k32()}) & 4095u] = x;"
+        if kind == 6:
+            return ("{ double t = (double)(x & 0xffffu) * 1.25 + (double)(y & 0xffu) * 0.5; "
+                    "y += (u32)t; }")
+        if kind == 7:
+            return "x += (y / ((x & 255u) | 1u)) + (y % 7u);"
+        if kind == 8:
+            return f"{{ u64 w = (u64)x * (u64)y + {k32()}; x ^= (u32)(w >> 32); y += (u32)w; }}"
+        if kind == 9:
+            return "while (y & 1u) { y >>= 1; x += 3u; }"
+        j = rng.randrange(max(0, i - 50), i)
+        return f"if (d) x += f{j}(x, y, d - 1u);"
+
+    lines = [
+        "/* Generated by bench/bench.py: a large module for load+validate+compile timing. */",
+        '#include "bench.h"',
+        "typedef u32 (*fn_t)(u32, u32, u32);",
+        "static u32 mem[4096];",
+    ]
+    for i in range(nfuncs):
+        calls = 2
+        body = []
+        for _ in range(rng.randrange(6, 15)):
+            s = stmt(i, calls)
+            if s.startswith("if (d)"):
+                calls -= 1
+            body.append("  " + s)
+        lines.append(f"__attribute__((noinline)) static u32 f{i}(u32 a, u32 b, u32 d) {{")
+        lines.append(f"  u32 x = a ^ {k32()}, y = b + {k32()};")
+        lines.extend(body)
+        lines.append("  return x ^ y;")
+        lines.append("}")
+    lines.append("static const fn_t table[] = {")
+    lines.extend(f"  f{i}," for i in range(nfuncs))
+    lines.append("};")
+    lines.append("EXPORT(\"run\") u32 run(void) {")
+    lines.append("  for (u32 i = 0; i < 4096u; i++) mem[i] = i * 2654435761u;")
+    lines.append("  u32 s = 0;")
+    lines.append(f"  for (u32 i = 0; i < {nfuncs}u; i++) s = s * 31u + table[i](s, i, 2u);")
+    lines.append("  return s;")
+    lines.append("}")
+    text = "\n".join(lines) + "\n"
+    # Rewrite only on change, so the builds below stay cached.
+    if os.path.exists(path):
+        with open(path) as f:
+            if f.read() == text:
+                return
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def build_large(args):
+    c = os.path.join(args.build_dir, f"large{args.large_funcs}.c")
+    generate_large_c(c, args.large_funcs)
+    header = os.path.join(args.shared, "src", "bench.h")
+    wasm = os.path.join(args.build_dir, "large.wasm")
+    native = os.path.join(args.build_dir, "large.native")
+    inc = "-I" + os.path.join(args.shared, "src")
+    build_step(wasm, [c, header], [args.clang, *WASM_FLAGS, inc, "-o", wasm, c],
+               f"large.wasm ({args.large_funcs} functions)")
+    build_step(native, [c, header, os.path.join(args.build_dir, "native_timer.o")],
+               [args.gcc, "-O1", inc, "-o", native, c, os.path.join(args.build_dir, "native_timer.o")],
+               "large.native")
+    return {"wasm": wasm, "native": native}
+
+
+# ---- running ------------------------------------------------------------------------------
+
+def describe_exit(rc):
+    if rc < 0:
+        try:
+            return f"killed by {signal.Signals(-rc).name}"
+        except ValueError:
+            return f"killed by signal {-rc}"
+    return f"exit status {rc}"
+
+
+def tail(text, n=6):
+    lines = [l for l in text.strip().splitlines() if l.strip()]
+    return " | ".join(lines[-n:])
+
+
+def run_one(cmd, timeout, in_process):
+    """Runs one measurement. Returns a dict: status ("ok", "crash", "timeout", "error"),
+    result (u32 or None), time_ns (the in-process call time if the runner reports one,
+    else the process's wall time), wall_ns, and detail on failure."""
+    t0 = time.perf_counter_ns()
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"status": "timeout", "result": None, "detail": f"no answer within {timeout:.0f} s"}
+    except OSError as e:
+        return {"status": "error", "result": None, "detail": f"cannot run {cmd[0]}: {e}"}
+    wall = time.perf_counter_ns() - t0
+    out = r.stdout + "\n" + r.stderr
+    if r.returncode != 0:
+        status = "crash" if r.returncode < 0 else "error"
+        return {"status": status, "result": None, "wall_ns": wall,
+                "detail": f"{describe_exit(r.returncode)}: {tail(out)}"}
+    result = None
+    m = re.search(r"run\(\) => i32:(-?\d+)", r.stdout)  # wasm-interp's form
+    if m:
+        result = int(m.group(1)) & 0xFFFFFFFF
+    else:
+        first = r.stdout.strip().splitlines()[:1]
+        if first and re.fullmatch(r"-?\d+", first[0].strip()):
+            result = int(first[0]) & 0xFFFFFFFF
+    if result is None:
+        return {"status": "error", "result": None, "wall_ns": wall,
+                "detail": f"no result in the output: {tail(out)}"}
+    t = wall
+    if in_process:
+        m = re.search(r"(?:call_ns|median_ns)=(\d+)", r.stderr)
+        if not m:
+            return {"status": "error", "result": result, "wall_ns": wall,
+                    "detail": f"no timing line in the output: {tail(out)}"}
+        t = int(m.group(1))
+    res = {"status": "ok", "result": result, "time_ns": t, "wall_ns": wall}
+    m = re.search(r"gas_used=(\d+)", r.stderr)
+    if m:
+        res["gas_used"] = int(m.group(1))
+    return res
+
+
+def commands(args, wasm, native):
+    return {
+        "native": ([native], True),
+        "ri-off": ([args.ri, "--no-metering", "--repeat", "1", wasm, "run"], True),
+        "ri-on": ([args.ri, "--repeat", "1", wasm, "run"], True),
+        "node": ([args.node, os.path.join(HERE, "node_time.mjs"), wasm, "run"], True),
+        # wasm-interp has no timer of its own; its start-up is negligible next to its run.
+        "wasm-interp": ([args.wasm_interp, "--run-all-exports", wasm], False),
+    }
+
+
+class Cell:
+    """The measurements of one runtime on one program."""
+
+    def __init__(self, expected):
+        self.expected = expected
+        self.times = []
+        self.walls = []
+        self.status = "ok"
+        self.detail = ""
+        self.gas_used = None
+        self.reps_wanted = None
+
+    def add(self, r):
+        if r["status"] == "ok" and r["result"] != self.expected:
+            r = dict(r, status="wrong",
+                     detail=f"returned {r['result']}, expected {self.expected}")
+        if r["status"] != "ok":
+            self.status, self.detail = r["status"], r["detail"]
+            return False
+        self.times.append(r["time_ns"])
+        self.walls.append(r["wall_ns"])
+        if "gas_used" in r:
+            self.gas_used = r["gas_used"]
+        return True
+
+    def skip(self, why):
+        self.status, self.detail = "skipped", why
+
+    @property
+    def ok(self):
+        return self.status == "ok" and bool(self.times)
+
+    @property
+    def median(self):
+        return statistics.median(self.times) if self.ok else None
+
+    def to_json(self):
+        return {"status": self.status, "detail": self.detail, "runs": len(self.times),
+                "median_ns": self.median, "times_ns": self.times, "process_wall_ns": self.walls,
+                "gas_used": self.gas_used}
+
+
+def measure_program(args, name, files, expected, interp_factor):
+    """Runs every runtime on one program. Repetitions are interleaved (round 1 runs each
+    runtime once, then round 2, ...) so a change of machine load hits all runtimes alike.
+    A runtime whose first run is slow gets fewer repetitions (fitting --cell-budget)."""
+    cmds = commands(args, files["wasm"], files["native"])
+    cells = {rt: Cell(expected) for rt in args.runtimes}
+    fast = [rt for rt in args.runtimes if rt != "wasm-interp"]
+    for rnd in range(args.reps):
+        for rt in fast:
+            c = cells[rt]
+            if not c.ok and rnd > 0:
+                continue
+            if c.reps_wanted is not None and rnd >= c.reps_wanted:
+                continue
+            cmd, in_proc = cmds[rt]
+            if not c.add(run_one(cmd, args.timeout, in_proc)):
+                continue
+            if rnd == 0:
+                first = c.times[0] / 1e9
+                c.reps_wanted = max(1, min(args.reps, int(args.cell_budget / max(first, 1e-9))))
+    if "wasm-interp" in cells:
+        c = cells["wasm-interp"]
+        nat = cells.get("native")
+        predicted = nat.median / 1e9 * interp_factor if nat is not None and nat.ok else None
+        if predicted is not None and predicted > args.interp_limit:
+            c.skip(f"would take about {predicted:.0f} s (native x {interp_factor:.0f}), "
+                   f"over the {args.interp_limit:.0f} s limit")
+        else:
+            cmd, in_proc = cmds["wasm-interp"]
+            timeout = args.interp_limit * 1.5
+            r = run_one(cmd, timeout, in_proc)
+            if r["status"] == "timeout":
+                c.skip(f"stopped after {timeout:.0f} s")
+            else:
+                c.add(r)
+    return cells
+
+
+def run_large(args, files):
+    """Load timing on the large module, plus a correctness check of its result."""
+    info = {"wasm": files["wasm"], "module_bytes": os.path.getsize(files["wasm"])}
+    nat = run_one([files["native"]], args.timeout, True)
+    info["native_result"] = nat.get("result")
+    if "ri-on" in args.runtimes or "ri-off" in args.runtimes:
+        r = subprocess.run([args.ri, "--load-only", "--repeat", str(args.load_reps), files["wasm"]],
+                           capture_output=True, text=True, timeout=args.timeout)
+        m = re.search(r"code_bytes=(\d+) median_ns=(\d+).*ns_per_code_byte=([\d.]+)", r.stdout)
+        if r.returncode != 0 or not m:
+            info["ri_load_error"] = f"{describe_exit(r.returncode)}: {tail(r.stdout + r.stderr)}"
+        else:
+            info["code_bytes"] = int(m.group(1))
+            info["ri_load_median_ns"] = int(m.group(2))
+            info["ri_ns_per_code_byte"] = float(m.group(3))
+        m = re.search(r"internal_code_ratio=(\S+)", r.stdout)
+        info["internal_code_ratio"] = m.group(1) if m else "n/a"
+        # The large module also makes a broad correctness check of the engine.
+        run = run_one([args.ri, "--repeat", "1", files["wasm"], "run"], args.timeout, True)
+        info["ri_result"] = run.get("result")
+        info["ri_status"] = run["status"] if run["status"] != "ok" or run["result"] == nat.get("result") \
+            else "ok"
+        if run["status"] != "ok":
+            info["ri_detail"] = run["detail"]
+        elif run["result"] != nat.get("result"):
+            info["ri_status"] = "wrong"
+            info["ri_detail"] = f"returned {run['result']}, native returned {nat.get('result')}"
+    if "node" in args.runtimes:
+        r = subprocess.run([args.node, os.path.join(HERE, "node_time.mjs"), "--compile", files["wasm"],
+                            str(args.load_reps)], capture_output=True, text=True, timeout=args.timeout)
+        m = re.search(r"median_ns=(\d+)", r.stdout)
+        if m and "code_bytes" in info:
+            info["node_compile_median_ns"] = int(m.group(1))
+            info["node_ns_per_code_byte"] = int(m.group(1)) / info["code_bytes"]
+        run = run_one([args.node, os.path.join(HERE, "node_time.mjs"), files["wasm"], "run"],
+                      args.timeout, True)
+        info["node_result"] = run.get("result")
+    return info
+
+
+# ---- reporting ----------------------------------------------------------------------------
+
+def geomean(values):
+    values = [v for v in values if v is not None]
+    if not values:
+        return None
+    return math.exp(sum(math.log(v) for v in values) / len(values))
+
+
+def ratios(cells_by_prog, num, den):
+    """{program: cells[num].median / cells[den].median or None}."""
+    out = {}
+    for p, cells in cells_by_prog.items():
+        a, b = cells.get(num), cells.get(den)
+        out[p] = a.median / b.median if a is not None and b is not None and a.ok and b.ok else None
+    return out
+
+
+def fmt_cell(cell, value, spec):
+    if cell is None:
+        return "-"
+    if not cell.ok:
+        return {"wrong": "WRONG", "crash": "CRASH", "timeout": "TIMEOUT", "error": "ERROR",
+                "skipped": "skip"}.get(cell.status, cell.status)
+    return format(value, spec) if value is not None else "-"
+
+
+def print_table(title, header, rows, width=12):
+    print(f"\n{title}")
+    print(f"{'program':<10}" + "".join(f"{h:>{width}}" for h in header))
+    for name, cells in rows:
+        print(f"{name:<10}" + "".join(f"{c:>{width}}" for c in cells))
+
+
+def summarise(args, cells_by_prog):
+    progs = list(cells_by_prog)
+    rts = args.runtimes
+    summary = {"ratio_to_native": {}, "ratio_to_node": {}, "geomean_to_native": {}, "geomean_to_node": {}}
+
+    rows = []
+    for p in progs:
+        cells = cells_by_prog[p]
+        rows.append((p, [fmt_cell(cells[rt], cells[rt].median / 1e6 if cells[rt].ok else None, ".1f")
+                         for rt in rts]))
+    reps = ", ".join(f"{rt} {max(len(cells_by_prog[p][rt].times) for p in progs)}" for rt in rts)
+    print_table(f"Median time of run() in ms (runs per program: {reps})", rts, rows)
+
+    def ratio_table(title, den, key_r, key_g):
+        cols = [rt for rt in rts if rt != den]
+        rows = []
+        per = {rt: ratios(cells_by_prog, rt, den) for rt in cols}
+        for p in progs:
+            rows.append((p, [fmt_cell(cells_by_prog[p][rt], per[rt][p], ".2f")
+                             if cells_by_prog[p][den].ok else "-" for rt in cols]))
+        gm_row = []
+        for rt in cols:
+            vals = [v for v in per[rt].values() if v is not None]
+            g = geomean(vals)
+            summary[key_r][rt] = per[rt]
+            summary[key_g][rt] = {"geomean": g, "programs": len(vals)}
+            if g is None:
+                gm_row.append("-")
+            else:
+                gm_row.append(f"{g:.2f}" + ("" if len(vals) == len(progs) else f" ({len(vals)})"))
+        rows.append(("geomean", gm_row))
+        print_table(title, cols, rows)
+
+    if "native" in rts:
+        ratio_table("Time relative to native gcc -O2 (lower is better)", "native",
+                    "ratio_to_native", "geomean_to_native")
+    if "node" in rts:
+        ratio_table("Time relative to Node's WebAssembly (lower is better)", "node",
+                    "ratio_to_node", "geomean_to_node")
+    meter = ratios(cells_by_prog, "ri-on", "ri-off") if {"ri-on", "ri-off"} <= set(rts) else {}
+    gm = geomean(list(meter.values()))
+    summary["metering_cost"] = {"per_program": meter, "geomean": gm}
+    if meter:
+        print("\nMetering cost, ri-on / ri-off: " +
+              ", ".join(f"{p} {v:.3f}" if v is not None else f"{p} -" for p, v in meter.items()) +
+              (f"; geomean {gm:.3f}" if gm is not None else ""))
+        print("  (the engine charges gas in both modes today, so this stays near 1.0 until it gets "
+              "an unmetered mode)")
+    gas = {p: c["ri-on"].gas_used for p, c in cells_by_prog.items() if "ri-on" in c and c["ri-on"].ok}
+    if gas:
+        print("Gas used per run (ri-on): " + ", ".join(f"{p} {g:,}" for p, g in gas.items()))
+        summary["gas_used"] = gas
+    return summary
+
+
+def print_failures(cells_by_prog):
+    failures = []
+    for p, cells in cells_by_prog.items():
+        for rt, c in cells.items():
+            if c.status != "ok":
+                failures.append((p, rt, c.status, c.detail))
+    if failures:
+        print("\nNot measured:")
+        for p, rt, st, d in failures:
+            print(f"  {p} on {rt}: {st}: {d}")
+    return [f for f in failures if f[2] != "skipped"]
+
+
+def print_large(info):
+    if not info:
+        return
+    print(f"\nLoad+validate+compile of {os.path.basename(info['wasm'])} "
+          f"({info['module_bytes']:,} bytes, code section {info.get('code_bytes', 0):,} bytes):")
+    if "ri_ns_per_code_byte" in info:
+        v = info["ri_ns_per_code_byte"]
+        print(f"  ri:   {v:.1f} ns per byte of code ({info['ri_load_median_ns'] / 1e6:.1f} ms), "
+              f"target <= {TARGET_LOAD_NS_PER_BYTE:.0f}: {'met' if v <= TARGET_LOAD_NS_PER_BYTE else 'NOT met'}")
+    elif "ri_load_error" in info:
+        print(f"  ri:   load failed: {info['ri_load_error']}")
+    if "node_ns_per_code_byte" in info:
+        print(f"  node: {info['node_ns_per_code_byte']:.1f} ns per byte of code "
+              "(new WebAssembly.Module, V8's baseline compile; for reference)")
+    if "internal_code_ratio" in info:
+        print(f"  internal code size / code section: {info['internal_code_ratio']} "
+              f"(target <= {TARGET_CODE_RATIO:.0f}x; the engine does not report its code size yet)")
+    if "ri_status" in info:
+        print(f"  result of run(): native {info.get('native_result')}, ri {info.get('ri_result')} "
+              f"({info['ri_status']}{': ' + info['ri_detail'] if info.get('ri_detail') else ''})"
+              + (f", node {info.get('node_result')}" if "node_result" in info else ""))
+
+
+def print_targets(summary, large):
+    print("\nIssue 3 targets:")
+    rows = []
+    g = summary["geomean_to_native"].get("ri-on", {}).get("geomean")
+    rows.append(("ri (metering on) / native, geomean", g, TARGET_RI_NATIVE))
+    g = summary["geomean_to_node"].get("ri-on", {}).get("geomean")
+    rows.append(("ri (metering on) / Node, geomean", g, TARGET_RI_NODE))
+    rows.append(("metering on / off, geomean", summary.get("metering_cost", {}).get("geomean"),
+                 TARGET_METERING))
+    rows.append(("load+validate+compile, ns per code byte", (large or {}).get("ri_ns_per_code_byte"),
+                 TARGET_LOAD_NS_PER_BYTE))
+    rows.append(("internal code / code section", None, TARGET_CODE_RATIO))
+    for label, v, t in rows:
+        if v is None:
+            print(f"  {label:<42} {'n/a':>8}   (target <= {t:g})")
+        else:
+            print(f"  {label:<42} {v:>8.2f}   (target <= {t:g}) {'met' if v <= t else 'NOT met'}")
+    targets = {label: {"value": v, "target": t, "met": (v <= t) if v is not None else None}
+               for label, v, t in rows}
+    return targets
+
+
+# ---- results file and chart -----------------------------------------------------------------
+
+def tool_version(cmd):
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=30)
+        text = (r.stdout or r.stderr).strip()
+        return text.splitlines()[0] if text else None
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+
+
+def machine_facts():
+    cpu = None
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    mem = None
+    try:
+        with open("/proc/meminfo") as f:
+            m = re.search(r"MemTotal:\s+(\d+) kB", f.read())
+            mem = int(m.group(1)) * 1024 if m else None
+    except OSError:
+        pass
+    return {"nproc": tool_version(["nproc"]), "cpu_model": cpu, "mem_bytes": mem,
+            "kernel": " ".join(os.uname()[i] for i in (0, 2, 4)),
+            "loadavg_at_start": os.getloadavg()}
+
+
+def git_facts():
+    # Read-only git queries: which engine was measured.
+    head = tool_version(["git", "-C", ROOT, "rev-parse", "HEAD"])
+    dirty = tool_version(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no"])
+    return {"commit": head, "dirty": bool(dirty)}
+
+
+def draw_chart(args, summary, png, stamp):
+    """A clustered bar chart of the ratios to native (log scale: the runtimes span three
+    orders of magnitude), one group per program plus the geometric mean."""
+    cols = [rt for rt in args.runtimes if rt != "native"]
+    per = summary["ratio_to_native"]
+    gms = summary["geomean_to_native"]
+    dat = os.path.join(args.build_dir, "chart.dat")
+    with open(dat, "w") as f:
+        f.write("program " + " ".join(cols) + "\n")
+        for p in args.programs:
+            f.write(p + " " + " ".join(
+                f"{per[rt][p]:.4f}" if per.get(rt, {}).get(p) is not None else "?" for rt in cols) + "\n")
+        f.write("geomean " + " ".join(
+            f"{gms[rt]['geomean']:.4f}" if gms.get(rt, {}).get("geomean") is not None else "?"
+            for rt in cols) + "\n")
+    script = f"""
+set terminal pngcairo size 1100,600 font "sans,10"
+set output "{png}"
+set title "ri-sandbox benchmarks, {stamp}: time relative to native gcc -O2 (lower is better)"
+set datafile missing "?"
+set style data histogram
+set style histogram clustered gap 1
+set style fill solid 0.85 border -1
+set boxwidth 0.9
+set logscale y
+set yrange [0.5:*]
+set ytics (0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000)
+set grid ytics
+set key top left
+set ylabel "time / native"
+set arrow from graph 0, first {TARGET_RI_NATIVE} to graph 1, first {TARGET_RI_NATIVE} nohead dt 2 lc rgb "red"
+set label "issue 3 target for ri (metering on): {TARGET_RI_NATIVE}" at graph 0.5, first {TARGET_RI_NATIVE * 1.15} tc rgb "red"
+plot for [i=2:{len(cols) + 1}] "{dat}" using i:xtic(1) title columnheader(i)
+"""
+    r = subprocess.run([args.gnuplot], input=script, capture_output=True, text=True)
+    if r.returncode != 0:
+        log(f"gnuplot failed, no chart: {tail(r.stderr)}")
+        return False
+    return True
+
+
+# ---- main -----------------------------------------------------------------------------------
+
+def parse_args():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--ri", default=os.path.join(ROOT, "build", "ri-bench-run"),
+                    help="the ri-bench-run program (default: build/ri-bench-run)")
+    ap.add_argument("--shared", default=os.path.join(ROOT, "..", "shared", "bench"),
+                    help="the shared bench folder with sizes.mk and src/")
+    ap.add_argument("--build-dir", default=os.path.join(ROOT, "build", "bench"),
+                    help="where the programs are built (default: build/bench)")
+    ap.add_argument("--results", default=os.path.join(HERE, "results"),
+                    help="where the JSON results and the chart go (default: bench/results)")
+    ap.add_argument("--programs", default=",".join(PROGRAMS), help="comma-separated subset")
+    ap.add_argument("--runtimes", default=",".join(RUNTIMES), help="comma-separated subset")
+    ap.add_argument("--reps", type=int, default=5, help="runs per program and runtime (default 5)")
+    ap.add_argument("--cell-budget", type=float, default=25.0,
+                    help="seconds one runtime may spend on one program; a slower runtime gets "
+                         "fewer runs (default 25)")
+    ap.add_argument("--timeout", type=float, default=300.0,
+                    help="seconds before one run counts as hung (default 300)")
+    ap.add_argument("--interp-limit", type=float, default=60.0,
+                    help="wasm-interp runs once; a program it would take longer than this "
+                         "(predicted from native time) is skipped (default 60)")
+    ap.add_argument("--interp-factor", type=float, default=180.0,
+                    help="initial guess of wasm-interp's slowdown over native (default 180); "
+                         "replaced by the worst ratio seen once one program ran")
+    ap.add_argument("--large-funcs", type=int, default=4000,
+                    help="functions in the generated large module for load timing (default 4000)")
+    ap.add_argument("--load-reps", type=int, default=5, help="loads of the large module (default 5)")
+    ap.add_argument("--no-large", action="store_true", help="skip the large-module load timing")
+    ap.add_argument("--no-chart", action="store_true", help="do not draw the PNG chart")
+    ap.add_argument("--clang", default="clang-19")
+    ap.add_argument("--gcc", default="gcc")
+    ap.add_argument("--node", default="node")
+    ap.add_argument("--wasm-interp", default="wasm-interp")
+    ap.add_argument("--gnuplot", default="gnuplot")
+    # `make bench BENCH_ARGS=...` passes options through the environment.
+    argv = sys.argv[1:] + shlex.split(os.environ.get("BENCH_ARGS", ""))
+    args = ap.parse_args(argv)
+    args.programs = [p for p in args.programs.split(",") if p]
+    args.runtimes = [r for r in args.runtimes.split(",") if r]
+    bad = [p for p in args.programs if p not in PROGRAMS] + [r for r in args.runtimes if r not in RUNTIMES]
+    if bad:
+        ap.error(f"unknown program or runtime: {', '.join(bad)} "
+                 f"(programs: {', '.join(PROGRAMS)}; runtimes: {', '.join(RUNTIMES)})")
+    if args.reps < 1:
+        ap.error("--reps must be at least 1")
+    # The ratio tables need their reference column.
+    args.runtimes = [r for r in RUNTIMES if r in args.runtimes]
+    return args
+
+
+def check_tools(args):
+    need = {"clang-19": args.clang, "gcc": args.gcc}
+    if "node" in args.runtimes:
+        need["node"] = args.node
+    if "wasm-interp" in args.runtimes:
+        need["wasm-interp"] = args.wasm_interp
+    for what, prog in need.items():
+        path = shutil.which(prog)
+        if not path:
+            raise BenchError(f"{what} not found (looked for '{prog}'); see bench/README.md")
+    if any(r.startswith("ri") for r in args.runtimes):
+        if not (os.path.isfile(args.ri) and os.access(args.ri, os.X_OK)):
+            raise BenchError(f"{args.ri} is not built; run `make` first or pass --ri PATH")
+        args.ri = os.path.abspath(args.ri)
+    if not args.no_chart and not shutil.which(args.gnuplot):
+        log(f"gnuplot not found ('{args.gnuplot}'): no chart (apt-get install gnuplot-nox)")
+        args.no_chart = True
+
+
+def main():
+    args = parse_args()
+    started = time.time()
+    now = datetime.datetime.now().astimezone()
+    stamp = now.strftime("%Y%m%d-%H%M%S")
+    try:
+        check_tools(args)
+        defs = parse_sizes(os.path.join(args.shared, "sizes.mk"))
+        sums = parse_checksums(os.path.join(args.shared, "README.md"))
+        os.makedirs(args.build_dir, exist_ok=True)
+        log(f"Building into {args.build_dir}")
+        built = build_programs(args, defs)
+        large_files = None if args.no_large else build_large(args)
+    except BenchError as e:
+        log(f"bench: {e}")
+        return 2
+
+    cells_by_prog = {}
+    interp_factor = args.interp_factor
+    for p in args.programs:
+        log(f"Running {p} ({', '.join(args.runtimes)})")
+        cells = measure_program(args, p, built[p], sums[p], interp_factor)
+        cells_by_prog[p] = cells
+        wi, nat = cells.get("wasm-interp"), cells.get("native")
+        if wi is not None and nat is not None and wi.ok and nat.ok:
+            # Later predictions use what wasm-interp really did here (the worst so far).
+            seen = wi.median / nat.median
+            interp_factor = seen if interp_factor == args.interp_factor else max(interp_factor, seen)
+    large = None
+    if large_files:
+        log("Timing load+validate+compile of the large module")
+        large = run_large(args, large_files)
+
+    print(f"\nri-sandbox benchmarks, {now.strftime('%Y-%m-%d %H:%M:%S %Z')}")
+    facts = machine_facts()
+    print(f"machine: {facts['cpu_model']}, {facts['nproc']} CPUs, load average at start "
+          f"{facts['loadavg_at_start'][0]:.2f}")
+    print("times: the run() call alone, timed inside each process (wasm-interp: whole process)")
+    summary = summarise(args, cells_by_prog)
+    failures = print_failures(cells_by_prog)
+    print_large(large)
+    targets = print_targets(summary, large)
+
+    os.makedirs(args.results, exist_ok=True)
+    base = os.path.join(args.results, f"bench-{stamp}")
+    png = base + ".png"
+    charted = False
+    if not args.no_chart and "native" in args.runtimes:
+        charted = draw_chart(args, summary, png, now.strftime("%Y-%m-%d %H:%M"))
+    results = {
+        "date": now.isoformat(timespec="seconds"),
+        "machine": facts,
+        "versions": {
+            "gcc": tool_version([args.gcc, "--version"]),
+            "clang": tool_version([args.clang, "--version"]),
+            "node": tool_version([args.node, "--version"]),
+            "wasm-interp": tool_version([args.wasm_interp, "--version"]),
+            "gnuplot": tool_version([args.gnuplot, "--version"]),
+            "python": sys.version.split()[0],
+            "ri": git_facts(),
+        },
+        "config": {"reps": args.reps, "cell_budget_s": args.cell_budget, "timeout_s": args.timeout,
+                   "interp_limit_s": args.interp_limit, "large_funcs": args.large_funcs,
+                   "programs": args.programs, "runtimes": args.runtimes,
+                   "sizes": {p: defs[p] for p in args.programs},
+                   "timing": "run() call timed in-process; wasm-interp: process wall time"},
+        "programs": {p: {"expected": sums[p], "runtimes": {rt: c.to_json() for rt, c in cells.items()}}
+                     for p, cells in cells_by_prog.items()},
+        "summary": summary,
+        "large_module": large,
+        "targets": targets,
+        "chart": os.path.basename(png) if charted else None,
+        "duration_s": round(time.time() - started, 1),
+    }
+    with open(base + ".json", "w") as f:
+        json.dump(results, f, indent=2)
+        f.write("\n")
+    print(f"\nResults: {base}.json" + (f"\nChart:   {png}" if charted else ""))
+    print(f"Total time: {time.time() - started:.0f} s")
+    bad_large = large is not None and large.get("ri_status") not in (None, "ok")
+    if failures or bad_large:
+        print("\nFAILED: some runtime crashed or returned a wrong checksum (see above)")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

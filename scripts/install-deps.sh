@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages that building and testing ri-sandbox needs.
+# Only what is missing is installed, so it is quick and safe to run again.
+# Run as root, or as a user with sudo.
+set -euo pipefail
+
+packages=(
+    cmake make gcc pkg-config     # the build
+    clang-19 lld-19               # the second compiler CI builds with
+    wabt                          # wast2json and wat2wasm: spec scripts and test fixtures
+    libjansson-dev                # JSON: the spec runner
+    libcmocka-dev                 # unit tests
+    libzstd-dev libssl-dev libwebsockets-dev # the sandbox library and server (later issues)
+)
+
+missing=()
+for p in "${packages[@]}"; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+        missing+=("$p")
+    fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+    echo "install-deps: every package is already installed"
+    exit 0
+fi
+
+sudo=()
+if [ "$(id -u)" -ne 0 ]; then
+    sudo=(sudo)
+fi
+echo "install-deps: installing ${missing[*]}"
+"${sudo[@]}" apt-get update
+"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"

@@ -1,0 +1,1033 @@
+/*
+ * Compilation of validated function bodies into the internal code (see code.h).
+ *
+ * One pass over the instructions (ri_read_instr) per body, after a quick scan that
+ * collects the body's constants into the frame's constant pool. The compiler mirrors
+ * the WebAssembly operand stack: each entry knows the slot its value lives in: its own
+ * slot, a local's slot (after local.get) or a constant-pool slot. Consumers read that
+ * slot directly, so local.get and *.const emit nothing. Such "pending" entries are
+ * materialised (copied to their own slot) before their local is overwritten, and at
+ * every block boundary and stop point, where all paths must agree on where values are.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "code.h"
+#include "instr.h"
+#include "runtime.h"
+
+/* Constants beyond this many distinct values per body are materialised by CONST32 /
+ * CONST64 instead: the pool is copied into the frame on every call. */
+#define RI_MAX_POOL_CONSTS 64u
+
+/* The code must stay addressable by int32 branch offsets. */
+#define RI_MAX_CODE_WORDS (UINT32_C(1) << 30)
+
+#define NO_POS UINT32_MAX
+
+typedef enum entry_kind {
+    ENTRY_SLOT,   /* the value is in the entry's own slot */
+    ENTRY_LOCAL,  /* the value is local `src` (pending) */
+    ENTRY_CONST,  /* the value is constant-pool slot `src` (pending) */
+} entry_kind;
+
+typedef struct operand {
+    uint32_t src;     /* the slot holding the value */
+    uint8_t kind;     /* entry_kind */
+} operand;
+
+typedef enum ctrl_kind { CTRL_FUNC, CTRL_BLOCK, CTRL_LOOP, CTRL_IF, CTRL_ELSE } ctrl_kind;
+
+typedef struct ctrl {
+    ctrl_kind kind;
+    uint32_t height;      /* operand stack height at entry, block params excluded */
+    uint32_t nparams, nresults;
+    uint32_t loop_pos;    /* loop: position of the LOOP header (the branch target) */
+    uint32_t fixups;      /* forward branches to the label: chain through the offset words, pos + 1 (0 ends) */
+    uint32_t else_fixups; /* if: the jump to the else branch (or to the end), same encoding */
+    bool unreachable;     /* the rest of the block is dead code */
+} ctrl;
+
+typedef struct compiler {
+    const ri_module *m;
+    const int32_t *dispatch;
+    ri_error *err;
+    bool failed;
+
+    uint32_t func_index;
+    const ri_type *type;
+    const uint8_t *body_end;
+
+    uint32_t *code;
+    uint32_t len, cap;
+    ri_code_point *points;
+    uint32_t npoints, points_cap;
+
+    uint32_t nlocals, stack_base;
+    uint64_t consts[RI_MAX_POOL_CONSTS];
+    uint32_t nconsts;
+
+    operand *stack;
+    uint32_t h, max_h, stack_cap;
+    uint32_t npending;    /* entries that are not ENTRY_SLOT */
+
+    ctrl *ctrls;
+    uint32_t nctrl, ctrl_cap;
+    uint32_t dead_depth;  /* blocks opened inside dead code */
+    uint32_t *stubs;      /* br_table scratch: stub position per label depth */
+
+    uint32_t gas_pos;     /* word holding the cost of the current region (0: none) */
+    uint32_t gas_count;   /* WebAssembly instructions in the current region so far */
+
+    /* The last emitted instruction, for peephole rewrites. Cleared at labels. */
+    uint32_t last_pos;
+    ri_code_op last_op;
+    uint32_t last_dst_pos; /* its dst word, when it wrote a single result (0: none) */
+
+    uint32_t wasm_offset;  /* of the instruction being compiled */
+} compiler;
+
+/* ---- failure ------------------------------------------------------------------------ */
+
+static void fail(compiler *c, ri_errcode code, const char *what) {
+    if (c->failed) return;
+    c->failed = true;
+    ri_error_set(c->err, code, "compiling function %u at offset 0x%x: %s", c->func_index,
+                 c->wasm_offset, what);
+}
+
+static bool grow_array(compiler *c, void **ptr, uint32_t *cap, uint64_t need, size_t elem) {
+    if (need <= *cap) return true;
+    uint64_t n = *cap ? (uint64_t)*cap * 2 : 64;
+    while (n < need) n *= 2;
+    if (n > UINT32_MAX || n > SIZE_MAX / elem) { fail(c, RI_ERR_LIMIT, "function too large"); return false; }
+    void *p = realloc(*ptr, (size_t)n * elem);
+    if (!p) { fail(c, RI_ERR_NOMEM, "out of memory"); return false; }
+    *ptr = p;
+    *cap = (uint32_t)n;
+    return true;
+}
+
+/* ---- emission ------------------------------------------------------------------------ */
+
+/* Reserves an instruction of n words starting with op's handler; returns its
+ * position, or NO_POS after a failure (then nothing is written). */
+static uint32_t emit_op(compiler *c, ri_code_op op, uint32_t n) {
+    if (c->failed) return NO_POS;
+    if ((uint64_t)c->len + n > RI_MAX_CODE_WORDS) { fail(c, RI_ERR_LIMIT, "function code too large"); return NO_POS; }
+    if (!grow_array(c, (void **)&c->code, &c->cap, (uint64_t)c->len + n, sizeof *c->code)) return NO_POS;
+    uint32_t pos = c->len;
+    c->code[pos] = (uint32_t)c->dispatch[op];
+    memset(&c->code[pos + 1], 0, (size_t)(n - 1) * sizeof *c->code);
+    c->len += n;
+    c->last_pos = pos;
+    c->last_op = op;
+    c->last_dst_pos = 0;
+    return pos;
+}
+
+static void set_word(compiler *c, uint32_t pos, uint32_t value) {
+    if (!c->failed && pos < c->len) c->code[pos] = value;
+}
+
+static uint32_t emit1(compiler *c, ri_code_op op, uint32_t a) {
+    uint32_t p = emit_op(c, op, 2);
+    if (p != NO_POS) c->code[p + 1] = a;
+    return p;
+}
+static uint32_t emit2(compiler *c, ri_code_op op, uint32_t a, uint32_t b) {
+    uint32_t p = emit_op(c, op, 3);
+    if (p != NO_POS) { c->code[p + 1] = a; c->code[p + 2] = b; }
+    return p;
+}
+static uint32_t emit3(compiler *c, ri_code_op op, uint32_t a, uint32_t b, uint32_t d) {
+    uint32_t p = emit_op(c, op, 4);
+    if (p != NO_POS) { c->code[p + 1] = a; c->code[p + 2] = b; c->code[p + 3] = d; }
+    return p;
+}
+static uint32_t emit4(compiler *c, ri_code_op op, uint32_t a, uint32_t b, uint32_t d, uint32_t e) {
+    uint32_t p = emit_op(c, op, 5);
+    if (p != NO_POS) { c->code[p + 1] = a; c->code[p + 2] = b; c->code[p + 3] = d; c->code[p + 4] = e; }
+    return p;
+}
+static void add_point(compiler *c, uint32_t pos, ri_point_kind kind, uint32_t height) {
+    if (c->failed || pos == NO_POS) return;
+    if (!grow_array(c, (void **)&c->points, &c->points_cap, (uint64_t)c->npoints + 1, sizeof *c->points)) return;
+    c->points[c->npoints++] = (ri_code_point){pos, c->wasm_offset, height, (uint32_t)kind};
+}
+
+/* Drops everything emitted from pos on (peephole rewrites of the last instruction). */
+static void truncate_code(compiler *c, uint32_t pos) {
+    c->len = pos;
+    while (c->npoints && c->points[c->npoints - 1].pos >= pos) c->npoints--;
+    c->last_pos = NO_POS;
+    c->last_dst_pos = 0;
+}
+
+/* Marks the last instruction as having written one result to the word at +1, so a
+ * following local.set/tee can redirect it into the local. */
+static void note_dst(compiler *c, uint32_t pos) {
+    if (pos != NO_POS) c->last_dst_pos = pos + 1;
+}
+
+/* ---- operand stack --------------------------------------------------------------------- */
+
+static uint32_t own_slot(const compiler *c, uint32_t index) { return c->stack_base + index; }
+
+static void push_entry(compiler *c, entry_kind kind, uint32_t src) {
+    if (c->failed) return;
+    if (!grow_array(c, (void **)&c->stack, &c->stack_cap, (uint64_t)c->h + 1, sizeof *c->stack)) return;
+    c->stack[c->h] = (operand){kind == ENTRY_SLOT ? own_slot(c, c->h) : src, (uint8_t)kind};
+    if (kind != ENTRY_SLOT) c->npending++;
+    c->h++;
+    if (c->h > c->max_h) c->max_h = c->h;
+}
+
+/* Pushes a result computed into its own slot; returns that slot. */
+static uint32_t push_slot(compiler *c) {
+    uint32_t slot = own_slot(c, c->h);
+    push_entry(c, ENTRY_SLOT, 0);
+    return slot;
+}
+
+static operand pop(compiler *c) {
+    if (c->h == 0 || c->h <= (c->nctrl ? c->ctrls[c->nctrl - 1].height : 0)) {
+        fail(c, RI_ERR_INVALID, "operand stack underflow");
+        return (operand){own_slot(c, 0), ENTRY_SLOT};
+    }
+    operand e = c->stack[--c->h];
+    if (e.kind != ENTRY_SLOT) c->npending--;
+    return e;
+}
+
+static void drop_to(compiler *c, uint32_t height) {
+    while (c->h > height) {
+        operand e = c->stack[--c->h];
+        if (e.kind != ENTRY_SLOT) c->npending--;
+    }
+}
+
+/* Copies a pending entry's value into its own slot. */
+static void materialise(compiler *c, uint32_t i) {
+    operand *e = &c->stack[i];
+    if (e->kind == ENTRY_SLOT) return;
+    emit2(c, RI_CODE_MOVE, own_slot(c, i), e->src);
+    e->kind = ENTRY_SLOT;
+    e->src = own_slot(c, i);
+    c->npending--;
+}
+
+static void flush_all(compiler *c) {
+    for (uint32_t i = 0; c->npending && i < c->h; i++) materialise(c, i);
+}
+
+/* Before local k is written: entries reading it must take their copy now. */
+static void flush_local(compiler *c, uint32_t k, uint32_t below) {
+    for (uint32_t i = 0; c->npending && i < below; i++)
+        if (c->stack[i].kind == ENTRY_LOCAL && c->stack[i].src == k) materialise(c, i);
+}
+
+/* ---- constants ----------------------------------------------------------------------- */
+
+static uint32_t pool_find(const compiler *c, uint64_t bits) {
+    for (uint32_t i = 0; i < c->nconsts; i++)
+        if (c->consts[i] == bits) return i;
+    return NO_POS;
+}
+
+/* The pre-scan: fills the pool with the body's first distinct constants. */
+static void collect_consts(compiler *c, const uint8_t *start, const uint8_t *end) {
+    ri_reader r;
+    ri_reader_init(&r, c->m->bytes, start, end);
+    ri_instr in;
+    while (c->nconsts < RI_MAX_POOL_CONSTS && !ri_reader_eof(&r) && ri_read_instr(&r, &in)) {
+        uint64_t bits;
+        switch (in.op) {
+        case RI_OP_I32_CONST: bits = (uint32_t)in.imm.i32; break;
+        case RI_OP_I64_CONST: bits = (uint64_t)in.imm.i64; break;
+        case RI_OP_F32_CONST: bits = in.imm.f32_bits; break;
+        case RI_OP_F64_CONST: bits = in.imm.f64_bits; break;
+        case RI_OP_REF_NULL: bits = 0; break;
+        default: continue;
+        }
+        if (pool_find(c, bits) == NO_POS) c->consts[c->nconsts++] = bits;
+    }
+}
+
+static void push_const(compiler *c, uint64_t bits) {
+    uint32_t k = pool_find(c, bits);
+    if (k != NO_POS) { push_entry(c, ENTRY_CONST, c->nlocals + k); return; }
+    uint32_t dst = own_slot(c, c->h);
+    uint32_t p = bits >> 32 ? emit3(c, RI_CODE_CONST64, dst, (uint32_t)bits, (uint32_t)(bits >> 32))
+                            : emit2(c, RI_CODE_CONST32, dst, (uint32_t)bits);
+    push_slot(c);
+    note_dst(c, p);
+}
+
+/* ---- metering regions ------------------------------------------------------------------ */
+
+static void end_region(compiler *c) {
+    if (c->gas_pos) set_word(c, c->gas_pos, c->gas_count);
+    c->gas_pos = 0;
+}
+
+/* Starts a straight-line region with a GAS or LOOP charge; returns its position, the
+ * target for branches to a label here. */
+static uint32_t start_region(compiler *c, ri_code_op op, ri_point_kind kind) {
+    /* A charge with nothing after it and nothing to pay is replaced, at the same
+     * position, so labels already bound to it stay right. */
+    bool empty = c->gas_pos && c->gas_count == 0 && c->last_op == RI_CODE_GAS &&
+                 c->last_pos != NO_POS && c->last_pos + 2 == c->len;
+    if (empty) truncate_code(c, c->len - 2);
+    end_region(c);
+    uint32_t pos = emit1(c, op, 0);
+    add_point(c, pos, kind, c->h);
+    c->gas_pos = pos == NO_POS ? 0 : pos + 1;
+    c->gas_count = 0;
+    return pos;
+}
+
+/* ---- labels and branches -------------------------------------------------------------- */
+
+static ctrl *label_at(compiler *c, uint32_t depth) {
+    if (depth >= c->nctrl) { fail(c, RI_ERR_INVALID, "unknown label"); return NULL; }
+    return &c->ctrls[c->nctrl - 1 - depth];
+}
+
+static uint32_t label_arity(const ctrl *l) { return l->kind == CTRL_LOOP ? l->nparams : l->nresults; }
+
+/* Makes the offset word at `word` branch to label l (now for loops, at bind time
+ * for forward labels). */
+static void branch_to(compiler *c, ctrl *l, uint32_t word) {
+    if (c->failed || word == NO_POS) return;
+    if (l->kind == CTRL_LOOP) {
+        c->code[word] = (uint32_t)(int32_t)((int64_t)l->loop_pos - (int64_t)word);
+    } else {
+        c->code[word] = l->fixups;
+        l->fixups = word + 1;
+    }
+}
+
+static void bind_chain(compiler *c, uint32_t chain, uint32_t target) {
+    while (chain && !c->failed) {
+        uint32_t word = chain - 1;
+        if (word >= c->len) { fail(c, RI_ERR_INVALID, "bad branch chain"); return; }
+        chain = c->code[word];
+        c->code[word] = (uint32_t)(int32_t)((int64_t)target - (int64_t)word);
+    }
+}
+
+/* Whether branching to l needs the top values copied into the label's slots. */
+static bool needs_copies(const compiler *c, const ctrl *l) {
+    uint32_t n = label_arity(l);
+    for (uint32_t i = 0; i < n; i++)
+        if (c->stack[c->h - n + i].src != own_slot(c, l->height + i)) return true;
+    return false;
+}
+
+/* Emits the copies of the top values into l's slots. Leaves the compile-time stack
+ * as it is: these run only on the branch's path. Copying upwards is safe: the label's
+ * slots lie at or below the values' own slots. */
+static void emit_copies(compiler *c, const ctrl *l) {
+    uint32_t n = label_arity(l);
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t dst = own_slot(c, l->height + i), src = c->stack[c->h - n + i].src;
+        if (dst != src) emit2(c, RI_CODE_MOVE, dst, src);
+    }
+}
+
+/* Returns the top nresults values; like emit_copies, leaves the compile-time stack. */
+static void emit_return(compiler *c) {
+    uint32_t n = c->type->nresults;
+    if (c->h < n) { fail(c, RI_ERR_INVALID, "operand stack underflow at return"); return; }
+    uint32_t p;
+    if (n == 0) {
+        p = emit_op(c, RI_CODE_RETURN0, 1);
+    } else if (n == 1) {
+        p = emit1(c, RI_CODE_RETURN1, c->stack[c->h - 1].src);
+    } else {
+        for (uint32_t i = c->h - n; i < c->h; i++)
+            if (c->stack[i].kind != ENTRY_SLOT) emit2(c, RI_CODE_MOVE, own_slot(c, i), c->stack[i].src);
+        p = emit2(c, RI_CODE_RETURN_N, own_slot(c, c->h - n), n);
+    }
+    (void)p;
+}
+
+/* An unconditional branch to label `depth` (br, and the taken side of br_if). */
+static void emit_branch(compiler *c, ctrl *l) {
+    if (l->kind == CTRL_FUNC) { emit_return(c); return; }
+    emit_copies(c, l);
+    uint32_t p = emit1(c, RI_CODE_BR, 0);
+    if (p != NO_POS) branch_to(c, l, p + 1);
+}
+
+/* ---- control stack ------------------------------------------------------------------- */
+
+static ctrl *push_ctrl(compiler *c, ctrl_kind kind, uint32_t nparams, uint32_t nresults) {
+    if (c->failed) return NULL;
+    if (c->h < nparams) { fail(c, RI_ERR_INVALID, "block parameters missing"); return NULL; }
+    if (!grow_array(c, (void **)&c->ctrls, &c->ctrl_cap, (uint64_t)c->nctrl + 1, sizeof *c->ctrls)) return NULL;
+    uint32_t stubs_cap = c->ctrl_cap;
+    uint32_t *stubs = realloc(c->stubs, (size_t)stubs_cap * sizeof *stubs);
+    if (!stubs) { fail(c, RI_ERR_NOMEM, "out of memory"); return NULL; }
+    c->stubs = stubs;
+    ctrl *l = &c->ctrls[c->nctrl++];
+    memset(l, 0, sizeof *l);
+    l->kind = kind;
+    l->height = c->h - nparams;
+    l->nparams = nparams;
+    l->nresults = nresults;
+    return l;
+}
+
+static bool block_arity(compiler *c, const ri_blocktype *bt, uint32_t *np, uint32_t *nr) {
+    switch (bt->kind) {
+    case RI_BLOCK_EMPTY: *np = 0; *nr = 0; return true;
+    case RI_BLOCK_VALTYPE: *np = 0; *nr = 1; return true;
+    case RI_BLOCK_TYPEIDX:
+        if (bt->type_index >= c->m->ntypes) { fail(c, RI_ERR_INVALID, "unknown type"); return false; }
+        *np = c->m->types[bt->type_index].nparams;
+        *nr = c->m->types[bt->type_index].nresults;
+        return true;
+    }
+    return false;
+}
+
+/* Makes the top `n` entries (a block's results or params) live in their own slots,
+ * which are the label's slots. */
+static void materialise_top(compiler *c, uint32_t n) {
+    for (uint32_t i = c->h - n; c->npending && i < c->h; i++) materialise(c, i);
+}
+
+/* Resets the stack to a label's state: everything above `height` gone, `n` values
+ * in their own slots. */
+static void reset_stack(compiler *c, uint32_t height, uint32_t n) {
+    drop_to(c, height);
+    for (uint32_t i = 0; i < n; i++) push_slot(c);
+}
+
+/* If `cond` is the result of the i32/i64 compare emitted just before, removes that
+ * compare and returns its operation (and operands) for a compare-and-branch. */
+static bool take_compare(compiler *c, operand cond, ri_code_op *cmp, uint32_t *a, uint32_t *b) {
+    if (cond.kind != ENTRY_SLOT || !c->last_dst_pos || c->failed || c->last_pos == NO_POS ||
+        c->code[c->last_dst_pos] != cond.src)
+        return false;
+    switch (c->last_op) {
+#define RI_X_CMPBR(name, neg) case RI_CODE_##name:
+    RI_CODE_CMP_BRANCHES(RI_X_CMPBR)
+#undef RI_X_CMPBR
+    case RI_CODE_I32_EQZ:
+        break;
+    default:
+        return false;
+    }
+    *cmp = c->last_op;
+    *a = c->code[c->last_pos + 2];
+    *b = c->last_op == RI_CODE_I32_EQZ ? 0 : c->code[c->last_pos + 3];
+    truncate_code(c, c->last_pos);
+    return true;
+}
+
+static ri_code_op branch_op_for(ri_code_op cmp, bool negate) {
+    switch (cmp) {
+#define RI_X_CMPBR(name, neg) case RI_CODE_##name: return negate ? RI_CODE_BR_IF_##neg : RI_CODE_BR_IF_##name;
+    RI_CODE_CMP_BRANCHES(RI_X_CMPBR)
+#undef RI_X_CMPBR
+    default: return negate ? RI_CODE_BR_IF : RI_CODE_BR_IFNOT; /* i32.eqz */
+    }
+}
+
+/* Emits "branch when cond (is true, or false if negate)"; returns the offset word. */
+static uint32_t emit_cond_branch(compiler *c, operand cond, bool fused, ri_code_op cmp, uint32_t a,
+                                 uint32_t b, bool negate) {
+    uint32_t p;
+    if (fused && cmp == RI_CODE_I32_EQZ) {
+        p = emit2(c, branch_op_for(cmp, negate), a, 0);
+        return p == NO_POS ? NO_POS : p + 2;
+    }
+    if (fused) {
+        p = emit3(c, branch_op_for(cmp, negate), a, b, 0);
+        return p == NO_POS ? NO_POS : p + 3;
+    }
+    p = emit2(c, negate ? RI_CODE_BR_IFNOT : RI_CODE_BR_IF, cond.src, 0);
+    return p == NO_POS ? NO_POS : p + 2;
+}
+
+/* ---- instructions ---------------------------------------------------------------------- */
+
+static void compile_br_if(compiler *c, uint32_t depth) {
+    operand cond = pop(c);
+    ri_code_op cmp = RI_CODE_BR_IF;
+    uint32_t a = 0, b = 0;
+    bool fused = take_compare(c, cond, &cmp, &a, &b);
+    flush_all(c); /* the fall-through is a stop point */
+    ctrl *l = label_at(c, depth);
+    if (!l || c->failed) return;
+    if (c->h < label_arity(l)) { fail(c, RI_ERR_INVALID, "branch values missing"); return; }
+    if (l->kind != CTRL_FUNC && !needs_copies(c, l)) {
+        uint32_t word = emit_cond_branch(c, cond, fused, cmp, a, b, false);
+        branch_to(c, l, word);
+    } else {
+        uint32_t skip = emit_cond_branch(c, cond, fused, cmp, a, b, true);
+        emit_branch(c, l);
+        uint32_t here = start_region(c, RI_CODE_GAS, RI_POINT_GAS);
+        bind_chain(c, skip == NO_POS ? 0 : skip + 1, here);
+        return;
+    }
+    start_region(c, RI_CODE_GAS, RI_POINT_GAS);
+}
+
+static void compile_br_table(compiler *c, const ri_instr *in) {
+    operand index = pop(c);
+    uint32_t count = in->imm.br_table.count;
+    if ((uint64_t)count + 3 > RI_MAX_CODE_WORDS) { fail(c, RI_ERR_LIMIT, "br_table too large"); return; }
+    uint32_t p = emit_op(c, RI_CODE_BR_TABLE, count + 4);
+    if (p == NO_POS) return;
+    c->code[p + 1] = index.src;
+    c->code[p + 2] = count;
+    for (uint32_t d = 0; d < c->nctrl; d++) c->stubs[d] = NO_POS;
+    ri_reader r;
+    ri_reader_init(&r, c->m->bytes, in->imm.br_table.targets, c->body_end);
+    /* First the labels reachable directly; the others get a stub with the copies. */
+    for (uint32_t i = 0; i <= count && !c->failed; i++) {
+        uint32_t depth = ri_read_u32(&r);
+        if (r.failed) { fail(c, RI_ERR_MALFORMED, "bad br_table"); return; }
+        ctrl *l = label_at(c, depth);
+        if (!l) return;
+        if (c->h < label_arity(l)) { fail(c, RI_ERR_INVALID, "branch values missing"); return; }
+        uint32_t word = p + 3 + i;
+        if (l->kind != CTRL_FUNC && !needs_copies(c, l)) {
+            branch_to(c, l, word);
+        } else {
+            c->code[word] = depth; /* resolved below */
+            c->stubs[depth] = 0;
+        }
+    }
+    ri_reader_init(&r, c->m->bytes, in->imm.br_table.targets, c->body_end);
+    for (uint32_t i = 0; i <= count && !c->failed; i++) {
+        uint32_t depth = ri_read_u32(&r);
+        ctrl *l = label_at(c, depth);
+        if (!l) return;
+        if (l->kind != CTRL_FUNC && !needs_copies(c, l)) continue;
+        if (c->stubs[depth] == 0) {
+            c->stubs[depth] = c->len;
+            c->last_pos = NO_POS;
+            emit_branch(c, l);
+        }
+        uint32_t word = p + 3 + i;
+        set_word(c, word, (uint32_t)(int32_t)((int64_t)c->stubs[depth] - (int64_t)word));
+    }
+}
+
+static void compile_call(compiler *c, uint32_t func_index, bool indirect, uint32_t type_index,
+                         uint32_t table_index) {
+    const ri_module *m = c->m;
+    const ri_type *t;
+    if (indirect) {
+        if (type_index >= m->ntypes) { fail(c, RI_ERR_INVALID, "unknown type"); return; }
+        t = &m->types[type_index];
+    } else {
+        if (func_index >= m->nfuncs || m->func_types[func_index] >= m->ntypes) {
+            fail(c, RI_ERR_INVALID, "unknown function");
+            return;
+        }
+        t = &m->types[m->func_types[func_index]];
+    }
+    flush_all(c); /* arguments in place, and the caller waits at a stop point */
+    uint32_t height = c->h;
+    uint32_t need = t->nparams + (indirect ? 1u : 0u);
+    if (c->h < need) { fail(c, RI_ERR_INVALID, "call arguments missing"); return; }
+    uint32_t base = own_slot(c, c->h - need);
+    uint32_t p;
+    if (indirect) {
+        p = emit4(c, RI_CODE_CALL_INDIRECT, type_index, table_index, own_slot(c, c->h - 1), base);
+    } else if (func_index >= m->nfunc_imports) {
+        p = emit2(c, RI_CODE_CALL_LOCAL, func_index - m->nfunc_imports, base);
+    } else {
+        p = emit2(c, RI_CODE_CALL, func_index, base);
+    }
+    add_point(c, p, RI_POINT_CALL, height);
+    drop_to(c, c->h - need);
+    for (uint32_t i = 0; i < t->nresults; i++) push_slot(c);
+    start_region(c, RI_CODE_GAS, RI_POINT_GAS);
+}
+
+static void compile_local_set(compiler *c, uint32_t k, bool tee) {
+    if (k >= c->nlocals) { fail(c, RI_ERR_INVALID, "unknown local"); return; }
+    if (c->h == 0) { fail(c, RI_ERR_INVALID, "operand stack underflow"); return; }
+    operand v = c->stack[c->h - 1];
+    if (v.kind == ENTRY_LOCAL && v.src == k) { /* local.get k; local.set/tee k */
+        if (!tee) pop(c);
+        return;
+    }
+    flush_local(c, k, c->h - 1);
+    bool redirect = v.kind == ENTRY_SLOT && c->last_dst_pos && !c->failed &&
+                    c->code[c->last_dst_pos] == v.src;
+    if (redirect) c->code[c->last_dst_pos] = k;
+    else emit2(c, RI_CODE_MOVE, k, v.src);
+    c->last_dst_pos = 0;
+    pop(c);
+    if (tee) {
+        if (redirect) push_entry(c, ENTRY_LOCAL, k);
+        else push_entry(c, v.kind, v.src);
+    }
+}
+
+static void compile_load(compiler *c, ri_code_op op, const ri_instr *in) {
+    operand addr = pop(c);
+    uint32_t p = emit3(c, op, own_slot(c, c->h), addr.src, in->imm.mem.offset);
+    add_point(c, p, RI_POINT_TRAP, c->h + 1);
+    push_slot(c);
+    note_dst(c, p);
+}
+
+static void compile_store(compiler *c, ri_code_op op, const ri_instr *in) {
+    operand v = pop(c), addr = pop(c);
+    uint32_t p = emit3(c, op, addr.src, v.src, in->imm.mem.offset);
+    add_point(c, p, RI_POINT_TRAP, c->h + 2);
+}
+
+static void compile_unary(compiler *c, ri_code_op op, bool may_trap) {
+    operand a = pop(c);
+    uint32_t p = emit2(c, op, own_slot(c, c->h), a.src);
+    if (may_trap) add_point(c, p, RI_POINT_TRAP, c->h + 1);
+    push_slot(c);
+    note_dst(c, p);
+}
+
+static void compile_binary(compiler *c, ri_code_op op, bool may_trap) {
+    operand b = pop(c), a = pop(c);
+    uint32_t p = emit3(c, op, own_slot(c, c->h), a.src, b.src);
+    if (may_trap) add_point(c, p, RI_POINT_TRAP, c->h + 2);
+    push_slot(c);
+    note_dst(c, p);
+}
+
+static bool numeric_may_trap(uint16_t op) {
+    switch (op) {
+    case RI_OP_I32_DIV_S: case RI_OP_I32_DIV_U: case RI_OP_I32_REM_S: case RI_OP_I32_REM_U:
+    case RI_OP_I64_DIV_S: case RI_OP_I64_DIV_U: case RI_OP_I64_REM_S: case RI_OP_I64_REM_U:
+    case RI_OP_I32_TRUNC_F32_S: case RI_OP_I32_TRUNC_F32_U: case RI_OP_I32_TRUNC_F64_S:
+    case RI_OP_I32_TRUNC_F64_U: case RI_OP_I64_TRUNC_F32_S: case RI_OP_I64_TRUNC_F32_U:
+    case RI_OP_I64_TRUNC_F64_S: case RI_OP_I64_TRUNC_F64_U:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* Bulk and table instructions: pops `nin` operands, emits op with the immediates
+ * first and the operands after (bottom first), pushes a result if `result`. */
+static void compile_generic(compiler *c, ri_code_op op, const uint32_t *imms, uint32_t nimm,
+                            uint32_t nin, bool result, bool imms_last, bool may_trap) {
+    uint32_t words[8];
+    operand ins[4];
+    for (uint32_t i = nin; i-- > 0;) ins[i] = pop(c);
+    uint32_t n = 0;
+    if (result) words[n++] = own_slot(c, c->h);
+    if (!imms_last) for (uint32_t i = 0; i < nimm; i++) words[n++] = imms[i];
+    for (uint32_t i = 0; i < nin; i++) words[n++] = ins[i].src;
+    if (imms_last) for (uint32_t i = 0; i < nimm; i++) words[n++] = imms[i];
+    uint32_t p = emit_op(c, op, n + 1);
+    if (p == NO_POS) return;
+    memcpy(&c->code[p + 1], words, n * sizeof *words);
+    if (may_trap) add_point(c, p, RI_POINT_TRAP, c->h + nin);
+    if (result) { push_slot(c); note_dst(c, p); }
+}
+
+/* ---- structured control ------------------------------------------------------------------ */
+
+static void compile_end(compiler *c) {
+    ctrl *l = &c->ctrls[c->nctrl - 1];
+    bool reachable = !l->unreachable;
+    if (l->kind == CTRL_FUNC) {
+        if (reachable) emit_return(c);
+        end_region(c);
+        c->nctrl--;
+        return;
+    }
+    if (reachable) materialise_top(c, l->nresults);
+    ctrl done = *l;
+    c->nctrl--;
+    reset_stack(c, done.height, done.nresults);
+    if (done.kind == CTRL_LOOP) {
+        if (!reachable) c->ctrls[c->nctrl - 1].unreachable = true;
+        return;
+    }
+    bool used = done.fixups || done.else_fixups;
+    if (used) {
+        uint32_t here = start_region(c, RI_CODE_GAS, RI_POINT_GAS);
+        bind_chain(c, done.fixups, here);
+        bind_chain(c, done.else_fixups, here);
+    } else if (!reachable) {
+        c->ctrls[c->nctrl - 1].unreachable = true;
+    }
+}
+
+static void compile_else(compiler *c) {
+    ctrl *l = &c->ctrls[c->nctrl - 1];
+    if (l->kind != CTRL_IF) { fail(c, RI_ERR_INVALID, "else without if"); return; }
+    if (!l->unreachable) {
+        materialise_top(c, l->nresults);
+        uint32_t p = emit1(c, RI_CODE_BR, 0);
+        if (p != NO_POS) branch_to(c, l, p + 1);
+    }
+    reset_stack(c, l->height, l->nparams);
+    uint32_t here = start_region(c, RI_CODE_GAS, RI_POINT_GAS);
+    l = &c->ctrls[c->nctrl - 1];
+    bind_chain(c, l->else_fixups, here);
+    l->else_fixups = 0;
+    l->kind = CTRL_ELSE;
+    l->unreachable = false;
+}
+
+static void compile_if(compiler *c, const ri_blocktype *bt) {
+    uint32_t np, nr;
+    if (!block_arity(c, bt, &np, &nr)) return;
+    operand cond = pop(c);
+    ri_code_op cmp = RI_CODE_BR_IF;
+    uint32_t a = 0, b = 0;
+    bool fused = take_compare(c, cond, &cmp, &a, &b);
+    flush_all(c);
+    ctrl *l = push_ctrl(c, CTRL_IF, np, nr);
+    if (!l) return;
+    uint32_t word = emit_cond_branch(c, cond, fused, cmp, a, b, true);
+    l = &c->ctrls[c->nctrl - 1];
+    if (word != NO_POS) { c->code[word] = 0; l->else_fixups = word + 1; }
+    start_region(c, RI_CODE_GAS, RI_POINT_GAS);
+}
+
+/* ---- the body -------------------------------------------------------------------------------- */
+
+static void compile_instr(compiler *c, const ri_instr *in) {
+    const ri_module *m = c->m;
+    uint16_t op = in->op;
+    switch (op) {
+    case RI_OP_UNREACHABLE: {
+        uint32_t p = emit_op(c, RI_CODE_UNREACHABLE, 1);
+        add_point(c, p, RI_POINT_TRAP, c->h);
+        c->ctrls[c->nctrl - 1].unreachable = true;
+        return;
+    }
+    case RI_OP_NOP: return;
+    case RI_OP_BLOCK: case RI_OP_LOOP: {
+        uint32_t np, nr;
+        if (!block_arity(c, &in->imm.block, &np, &nr)) return;
+        flush_all(c);
+        ctrl *l = push_ctrl(c, op == RI_OP_LOOP ? CTRL_LOOP : CTRL_BLOCK, np, nr);
+        if (!l) return;
+        if (op == RI_OP_LOOP) {
+            uint32_t pos = start_region(c, RI_CODE_LOOP, RI_POINT_LOOP);
+            c->ctrls[c->nctrl - 1].loop_pos = pos;
+        }
+        return;
+    }
+    case RI_OP_IF: compile_if(c, &in->imm.block); return;
+    case RI_OP_ELSE: compile_else(c); return;
+    case RI_OP_END: compile_end(c); return;
+    case RI_OP_BR: {
+        ctrl *l = label_at(c, in->imm.index);
+        if (!l) return;
+        if (c->h < label_arity(l)) { fail(c, RI_ERR_INVALID, "branch values missing"); return; }
+        emit_branch(c, l);
+        c->ctrls[c->nctrl - 1].unreachable = true;
+        return;
+    }
+    case RI_OP_BR_IF: compile_br_if(c, in->imm.index); return;
+    case RI_OP_BR_TABLE:
+        compile_br_table(c, in);
+        c->ctrls[c->nctrl - 1].unreachable = true;
+        return;
+    case RI_OP_RETURN:
+        emit_return(c);
+        c->ctrls[c->nctrl - 1].unreachable = true;
+        return;
+    case RI_OP_CALL: compile_call(c, in->imm.index, false, 0, 0); return;
+    case RI_OP_CALL_INDIRECT:
+        if (in->imm.call_indirect.table_index >= m->ntables) { fail(c, RI_ERR_INVALID, "unknown table"); return; }
+        compile_call(c, 0, true, in->imm.call_indirect.type_index, in->imm.call_indirect.table_index);
+        return;
+    case RI_OP_DROP: pop(c); return;
+    case RI_OP_SELECT: case RI_OP_SELECT_T: {
+        operand cond = pop(c), b = pop(c), a = pop(c);
+        uint32_t p = emit4(c, RI_CODE_SELECT, own_slot(c, c->h), a.src, b.src, cond.src);
+        push_slot(c);
+        note_dst(c, p);
+        return;
+    }
+    case RI_OP_LOCAL_GET:
+        if (in->imm.index >= c->nlocals) { fail(c, RI_ERR_INVALID, "unknown local"); return; }
+        push_entry(c, ENTRY_LOCAL, in->imm.index);
+        return;
+    case RI_OP_LOCAL_SET: compile_local_set(c, in->imm.index, false); return;
+    case RI_OP_LOCAL_TEE: compile_local_set(c, in->imm.index, true); return;
+    case RI_OP_GLOBAL_GET: {
+        if (in->imm.index >= m->nglobals) { fail(c, RI_ERR_INVALID, "unknown global"); return; }
+        uint32_t p = emit2(c, RI_CODE_GLOBAL_GET, own_slot(c, c->h), in->imm.index);
+        push_slot(c);
+        note_dst(c, p);
+        return;
+    }
+    case RI_OP_GLOBAL_SET: {
+        if (in->imm.index >= m->nglobals) { fail(c, RI_ERR_INVALID, "unknown global"); return; }
+        operand v = pop(c);
+        emit2(c, RI_CODE_GLOBAL_SET, in->imm.index, v.src);
+        return;
+    }
+    case RI_OP_TABLE_GET: {
+        if (in->imm.index >= m->ntables) { fail(c, RI_ERR_INVALID, "unknown table"); return; }
+        compile_generic(c, RI_CODE_TABLE_GET, &in->imm.index, 1, 1, true, true, true);
+        return;
+    }
+    case RI_OP_TABLE_SET:
+        if (in->imm.index >= m->ntables) { fail(c, RI_ERR_INVALID, "unknown table"); return; }
+        compile_generic(c, RI_CODE_TABLE_SET, &in->imm.index, 1, 2, false, false, true);
+        return;
+    case RI_OP_MEMORY_SIZE:
+    case RI_OP_MEMORY_GROW:
+        if (m->nmemories == 0) { fail(c, RI_ERR_INVALID, "unknown memory"); return; }
+        if (op == RI_OP_MEMORY_SIZE) compile_generic(c, RI_CODE_MEMORY_SIZE, NULL, 0, 0, true, false, false);
+        else compile_generic(c, RI_CODE_MEMORY_GROW, NULL, 0, 1, true, false, false);
+        return;
+    case RI_OP_I32_CONST: push_const(c, (uint32_t)in->imm.i32); return;
+    case RI_OP_I64_CONST: push_const(c, (uint64_t)in->imm.i64); return;
+    case RI_OP_F32_CONST: push_const(c, in->imm.f32_bits); return;
+    case RI_OP_F64_CONST: push_const(c, in->imm.f64_bits); return;
+    case RI_OP_REF_NULL: push_const(c, 0); return;
+    case RI_OP_REF_IS_NULL: compile_unary(c, RI_CODE_REF_IS_NULL, false); return;
+    case RI_OP_REF_FUNC: {
+        if (in->imm.index >= m->nfuncs) { fail(c, RI_ERR_INVALID, "unknown function"); return; }
+        uint32_t p = emit2(c, RI_CODE_REF_FUNC, own_slot(c, c->h), in->imm.index);
+        push_slot(c);
+        note_dst(c, p);
+        return;
+    }
+
+#define RI_X_MEM(name, byte, t, n, st) \
+    case RI_OP_##name: \
+        if (m->nmemories == 0) { fail(c, RI_ERR_INVALID, "unknown memory"); return; } \
+        if (st) compile_store(c, RI_CODE_##name, in); else compile_load(c, RI_CODE_##name, in); \
+        return;
+    RI_MEMORY_OPS(RI_X_MEM)
+#undef RI_X_MEM
+
+#define RI_X_NUM(name, byte, a, b, r) \
+    case RI_OP_##name: \
+        if (RI_T_##b) compile_binary(c, RI_CODE_##name, numeric_may_trap(op)); \
+        else compile_unary(c, RI_CODE_##name, numeric_may_trap(op)); \
+        return;
+    RI_NUMERIC_OPS(RI_X_NUM)
+#undef RI_X_NUM
+
+#define RI_X_SAT(name, sub, a, b, r) case RI_FC(sub): compile_unary(c, RI_CODE_##name, false); return;
+    RI_SAT_OPS(RI_X_SAT)
+#undef RI_X_SAT
+
+    case RI_FC(RI_FC_MEMORY_INIT):
+        if (m->nmemories == 0 || in->imm.index >= m->ndatas) { fail(c, RI_ERR_INVALID, "unknown data segment"); return; }
+        compile_generic(c, RI_CODE_MEMORY_INIT, &in->imm.index, 1, 3, false, false, true);
+        return;
+    case RI_FC(RI_FC_DATA_DROP):
+        if (in->imm.index >= m->ndatas) { fail(c, RI_ERR_INVALID, "unknown data segment"); return; }
+        compile_generic(c, RI_CODE_DATA_DROP, &in->imm.index, 1, 0, false, false, false);
+        return;
+    case RI_FC(RI_FC_MEMORY_COPY):
+    case RI_FC(RI_FC_MEMORY_FILL):
+        if (m->nmemories == 0) { fail(c, RI_ERR_INVALID, "unknown memory"); return; }
+        compile_generic(c, op == RI_FC(RI_FC_MEMORY_COPY) ? RI_CODE_MEMORY_COPY : RI_CODE_MEMORY_FILL,
+                        NULL, 0, 3, false, false, true);
+        return;
+    case RI_FC(RI_FC_TABLE_INIT): {
+        if (in->imm.pair.a >= m->nelems || in->imm.pair.b >= m->ntables) { fail(c, RI_ERR_INVALID, "unknown table or segment"); return; }
+        uint32_t imms[2] = {in->imm.pair.a, in->imm.pair.b};
+        compile_generic(c, RI_CODE_TABLE_INIT, imms, 2, 3, false, false, true);
+        return;
+    }
+    case RI_FC(RI_FC_ELEM_DROP):
+        if (in->imm.index >= m->nelems) { fail(c, RI_ERR_INVALID, "unknown element segment"); return; }
+        compile_generic(c, RI_CODE_ELEM_DROP, &in->imm.index, 1, 0, false, false, false);
+        return;
+    case RI_FC(RI_FC_TABLE_COPY): {
+        if (in->imm.pair.a >= m->ntables || in->imm.pair.b >= m->ntables) { fail(c, RI_ERR_INVALID, "unknown table"); return; }
+        uint32_t imms[2] = {in->imm.pair.a, in->imm.pair.b};
+        compile_generic(c, RI_CODE_TABLE_COPY, imms, 2, 3, false, false, true);
+        return;
+    }
+    case RI_FC(RI_FC_TABLE_GROW):
+        if (in->imm.index >= m->ntables) { fail(c, RI_ERR_INVALID, "unknown table"); return; }
+        compile_generic(c, RI_CODE_TABLE_GROW, &in->imm.index, 1, 2, true, true, false);
+        return;
+    case RI_FC(RI_FC_TABLE_SIZE):
+        if (in->imm.index >= m->ntables) { fail(c, RI_ERR_INVALID, "unknown table"); return; }
+        compile_generic(c, RI_CODE_TABLE_SIZE, &in->imm.index, 1, 0, true, false, false);
+        return;
+    case RI_FC(RI_FC_TABLE_FILL):
+        if (in->imm.index >= m->ntables) { fail(c, RI_ERR_INVALID, "unknown table"); return; }
+        compile_generic(c, RI_CODE_TABLE_FILL, &in->imm.index, 1, 3, false, false, true);
+        return;
+    default:
+        fail(c, RI_ERR_INVALID, "unsupported instruction");
+        return;
+    }
+}
+
+/* Dead code (after br, br_table, return, unreachable) is skipped up to the end or
+ * else of its block; only the block structure inside it is followed. */
+static void skip_dead(compiler *c, const ri_instr *in) {
+    switch (in->op) {
+    case RI_OP_BLOCK: case RI_OP_LOOP: case RI_OP_IF: c->dead_depth++; return;
+    case RI_OP_END:
+        if (c->dead_depth) { c->dead_depth--; return; }
+        compile_end(c);
+        return;
+    case RI_OP_ELSE:
+        if (c->dead_depth) return;
+        compile_else(c);
+        return;
+    default: return;
+    }
+}
+
+static ri_code *compile_function(compiler *c, uint32_t body_index) {
+    const ri_module *m = c->m;
+    const ri_body *body = &m->bodies[body_index];
+    c->func_index = m->nfunc_imports + body_index;
+    c->wasm_offset = body->code.offset;
+    if (c->func_index >= m->nfuncs || m->func_types[c->func_index] >= m->ntypes) {
+        fail(c, RI_ERR_INVALID, "function without a type");
+        return NULL;
+    }
+    c->type = &m->types[m->func_types[c->func_index]];
+    if ((uint64_t)body->code.offset + body->code.len > m->size) {
+        fail(c, RI_ERR_MALFORMED, "body outside the module");
+        return NULL;
+    }
+    const uint8_t *start = m->bytes + body->code.offset;
+    c->body_end = start + body->code.len;
+    uint64_t nlocals = (uint64_t)c->type->nparams + body->nlocals;
+    if (nlocals > UINT32_MAX / 2) { fail(c, RI_ERR_LIMIT, "too many locals"); return NULL; }
+    c->nlocals = (uint32_t)nlocals;
+    c->nconsts = 0;
+    collect_consts(c, start, c->body_end);
+    c->stack_base = c->nlocals + c->nconsts;
+
+    c->len = 0;
+    c->npoints = 0;
+    c->h = c->max_h = 0;
+    c->npending = 0;
+    c->nctrl = 0;
+    c->dead_depth = 0;
+    c->last_pos = NO_POS;
+    c->last_dst_pos = 0;
+
+    /* ENTRY: cost, first declared local, count, pool size, pool. */
+    uint32_t p = emit_op(c, RI_CODE_ENTRY, 5 + 2 * c->nconsts);
+    if (p == NO_POS) return NULL;
+    c->code[p + 2] = c->type->nparams;
+    c->code[p + 3] = body->nlocals;
+    c->code[p + 4] = c->nconsts;
+    for (uint32_t i = 0; i < c->nconsts; i++) {
+        c->code[p + 5 + 2 * i] = (uint32_t)c->consts[i];
+        c->code[p + 6 + 2 * i] = (uint32_t)(c->consts[i] >> 32);
+    }
+    add_point(c, p, RI_POINT_ENTRY, 0);
+    c->gas_pos = p + 1;
+    c->gas_count = 0;
+    c->last_pos = NO_POS;
+    push_ctrl(c, CTRL_FUNC, 0, c->type->nresults);
+
+    ri_reader r;
+    ri_reader_init(&r, m->bytes, start, c->body_end);
+    ri_instr in;
+    while (c->nctrl && !c->failed) {
+        if (!ri_read_instr(&r, &in)) {
+            c->wasm_offset = r.error_offset;
+            fail(c, RI_ERR_MALFORMED, r.error ? r.error : "bad instruction");
+            break;
+        }
+        c->wasm_offset = in.offset;
+        if (c->ctrls[c->nctrl - 1].unreachable) { skip_dead(c, &in); continue; }
+        c->gas_count++;
+        compile_instr(c, &in);
+    }
+    if (c->failed) return NULL;
+    if (c->nctrl) { fail(c, RI_ERR_MALFORMED, "body ends inside a block"); return NULL; }
+
+    ri_code *code = calloc(1, sizeof *code);
+    if (!code) { fail(c, RI_ERR_NOMEM, "out of memory"); return NULL; }
+    code->func_index = c->func_index;
+    code->nparams = c->type->nparams;
+    code->nresults = c->type->nresults;
+    code->nlocals = c->nlocals;
+    code->nconsts = c->nconsts;
+    code->stack_base = c->stack_base;
+    uint64_t frame = (uint64_t)c->stack_base + c->max_h;
+    if (frame < code->nresults) frame = code->nresults;
+    if (frame > UINT32_MAX / 2) { free(code); fail(c, RI_ERR_LIMIT, "frame too large"); return NULL; }
+    code->frame_slots = (uint32_t)frame;
+    code->nwords = c->len;
+    code->words = malloc((size_t)c->len * sizeof *code->words);
+    code->npoints = c->npoints;
+    code->points = malloc((size_t)(c->npoints ? c->npoints : 1) * sizeof *code->points);
+    if (!code->words || !code->points) {
+        ri_code_free(code);
+        fail(c, RI_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    memcpy(code->words, c->code, (size_t)c->len * sizeof *code->words);
+    if (c->npoints) memcpy(code->points, c->points, (size_t)c->npoints * sizeof *code->points);
+    return code;
+}
+
+ri_errcode ri_compile_module(ri_module *m, ri_error *err) {
+    m->codes = NULL;
+    if (m->nbodies == 0) return RI_OK;
+    ri_code **codes = calloc(m->nbodies, sizeof *codes);
+    if (!codes) {
+        ri_error_set(err, RI_ERR_NOMEM, "out of memory compiling the module");
+        return RI_ERR_NOMEM;
+    }
+    compiler c;
+    memset(&c, 0, sizeof c);
+    c.m = m;
+    c.err = err;
+    c.dispatch = ri_interp_dispatch_table();
+    ri_errcode rc = RI_OK;
+    for (uint32_t i = 0; i < m->nbodies; i++) {
+        codes[i] = compile_function(&c, i);
+        if (!codes[i]) {
+            rc = err ? err->code : RI_ERR_INVALID;
+            if (rc == RI_OK) rc = RI_ERR_INVALID;
+            break;
+        }
+    }
+    free(c.code);
+    free(c.points);
+    free(c.stack);
+    free(c.ctrls);
+    free(c.stubs);
+    if (rc != RI_OK) {
+        for (uint32_t i = 0; i < m->nbodies; i++) ri_code_free(codes[i]);
+        free(codes);
+        return rc;
+    }
+    m->codes = codes;
+    return RI_OK;
+}
+
+void ri_code_free(ri_code *code) {
+    if (!code) return;
+    free(code->words);
+    free(code->points);
+    free(code);
+}
+
+const ri_code_point *ri_code_find_point(const ri_code *code, uint32_t pos) {
+    uint32_t lo = 0, hi = code->npoints;
+    while (lo < hi) { /* first point with pos > target */
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (code->points[mid].pos <= pos) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo ? &code->points[lo - 1] : NULL;
+}

@@ -1,0 +1,637 @@
+/*
+ * Memories, tables, globals and instantiation (the spec's "Modules" chapter of the
+ * execution semantics): import matching, allocation, constant expressions, element
+ * and data segments, the start function, and export lookup.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "instr.h"
+#include "runtime.h"
+
+/* WebAssembly 2.0 memories are at most 2^16 pages (4 GiB). */
+#define RI_MAX_PAGES 65536u
+
+static bool limits_ok(ri_limits l) { return !l.has_max || l.min <= l.max; }
+
+/* ---- memories ---------------------------------------------------------------------- */
+
+ri_memory *ri_memory_new(ri_store *store, ri_memtype type, ri_error *err) {
+    if (!store) {
+        ri_error_set(err, RI_ERR_ARGUMENT, "ri_memory_new: store is NULL");
+        return NULL;
+    }
+    if (!limits_ok(type.limits) || type.limits.min > RI_MAX_PAGES ||
+        (type.limits.has_max && type.limits.max > RI_MAX_PAGES)) {
+        ri_error_set(err, RI_ERR_ARGUMENT, "ri_memory_new: invalid limits (min %u, max %u)",
+                     type.limits.min, type.limits.max);
+        return NULL;
+    }
+    uint32_t max_pages = store->config.max_memory_pages;
+    if (max_pages > RI_MAX_PAGES) max_pages = RI_MAX_PAGES;
+    if (type.limits.has_max && type.limits.max < max_pages) max_pages = type.limits.max;
+    if (type.limits.min > max_pages) {
+        ri_error_set(err, RI_ERR_LIMIT, "memory of %u pages exceeds the store's limit of %u pages",
+                     type.limits.min, max_pages);
+        return NULL;
+    }
+    uint64_t size = (uint64_t)type.limits.min * RI_PAGE_SIZE;
+    if (size >= SIZE_MAX) {
+        ri_error_set(err, RI_ERR_NOMEM, "memory of %u pages does not fit the address space", type.limits.min);
+        return NULL;
+    }
+    ri_memory *mem = calloc(1, sizeof *mem);
+    /* Never a NULL data pointer, even for 0 pages: data + 0 must be well defined. */
+    uint8_t *data = calloc((size_t)size + (size ? 0 : 1), 1);
+    if (!mem || !data) {
+        free(mem);
+        free(data);
+        ri_error_set(err, RI_ERR_NOMEM, "out of memory allocating a memory of %u pages", type.limits.min);
+        return NULL;
+    }
+    mem->type = type;
+    mem->data = data;
+    mem->size = size;
+    mem->pages = type.limits.min;
+    mem->max_pages = max_pages;
+    ri_store_link(store, &mem->hdr, RI_OBJ_MEMORY);
+    return mem;
+}
+
+ri_memtype ri_memory_type(const ri_memory *mem) {
+    ri_memtype t;
+    memset(&t, 0, sizeof t);
+    if (mem) t = mem->type; /* min follows the current size (grow updates it) */
+    return t;
+}
+
+uint8_t *ri_memory_data(ri_memory *mem) { return mem ? mem->data : NULL; }
+
+uint64_t ri_memory_size(const ri_memory *mem) { return mem ? mem->size : 0; }
+
+uint32_t ri_memory_pages(const ri_memory *mem) { return mem ? mem->pages : 0; }
+
+int64_t ri_memory_grow_internal(ri_memory *mem, uint32_t delta_pages) {
+    uint32_t old = mem->pages;
+    if (delta_pages == 0) return old;
+    uint64_t pages = (uint64_t)old + delta_pages;
+    if (pages > mem->max_pages) return -1;
+    uint64_t size = pages * RI_PAGE_SIZE;
+    if (size >= SIZE_MAX) return -1;
+    uint8_t *data = realloc(mem->data, (size_t)size);
+    if (!data) return -1; /* memory.grow may fail; the old buffer is intact */
+    memset(data + mem->size, 0, (size_t)(size - mem->size));
+    mem->data = data;
+    mem->size = size;
+    mem->pages = (uint32_t)pages;
+    mem->type.limits.min = (uint32_t)pages;
+    return old;
+}
+
+int64_t ri_memory_grow(ri_memory *mem, uint32_t delta_pages) {
+    if (!mem) return -1;
+    return ri_memory_grow_internal(mem, delta_pages);
+}
+
+bool ri_memory_read(const ri_memory *mem, uint64_t offset, void *dst, size_t len) {
+    if (!mem || (len && !dst)) return false;
+    if (offset > mem->size || len > mem->size - offset) return false;
+    if (len) memcpy(dst, mem->data + offset, len);
+    return true;
+}
+
+bool ri_memory_write(ri_memory *mem, uint64_t offset, const void *src, size_t len) {
+    if (!mem || (len && !src)) return false;
+    if (offset > mem->size || len > mem->size - offset) return false;
+    if (len) memcpy(mem->data + offset, src, len);
+    return true;
+}
+
+/* ---- tables ---------------------------------------------------------------------- */
+
+ri_table *ri_table_new(ri_store *store, ri_tabletype type, void *init, ri_error *err) {
+    if (!store) {
+        ri_error_set(err, RI_ERR_ARGUMENT, "ri_table_new: store is NULL");
+        return NULL;
+    }
+    if (type.elem != RI_FUNCREF && type.elem != RI_EXTERNREF) {
+        ri_error_set(err, RI_ERR_ARGUMENT, "ri_table_new: element type must be funcref or externref");
+        return NULL;
+    }
+    if (!limits_ok(type.limits)) {
+        ri_error_set(err, RI_ERR_ARGUMENT, "ri_table_new: invalid limits (min %u > max %u)",
+                     type.limits.min, type.limits.max);
+        return NULL;
+    }
+    uint32_t max_size = store->config.max_table_elems;
+    if (type.limits.has_max && type.limits.max < max_size) max_size = type.limits.max;
+    if (type.limits.min > max_size) {
+        ri_error_set(err, RI_ERR_LIMIT, "table of %u elements exceeds the store's limit of %u elements",
+                     type.limits.min, max_size);
+        return NULL;
+    }
+    uint64_t n = type.limits.min ? type.limits.min : 1; /* never a NULL elems pointer */
+    if (n > SIZE_MAX / sizeof(void *)) {
+        ri_error_set(err, RI_ERR_NOMEM, "table of %u elements does not fit the address space", type.limits.min);
+        return NULL;
+    }
+    ri_table *table = calloc(1, sizeof *table);
+    void **elems = calloc((size_t)n, sizeof *elems);
+    if (!table || !elems) {
+        free(table);
+        free(elems);
+        ri_error_set(err, RI_ERR_NOMEM, "out of memory allocating a table of %u elements", type.limits.min);
+        return NULL;
+    }
+    for (uint32_t i = 0; i < type.limits.min; i++) elems[i] = init;
+    table->type = type;
+    table->elems = elems;
+    table->size = type.limits.min;
+    table->max_size = max_size;
+    ri_store_link(store, &table->hdr, RI_OBJ_TABLE);
+    return table;
+}
+
+ri_tabletype ri_table_type(const ri_table *table) {
+    ri_tabletype t;
+    memset(&t, 0, sizeof t);
+    if (table) t = table->type; /* min follows the current size (grow updates it) */
+    return t;
+}
+
+uint32_t ri_table_size(const ri_table *table) { return table ? table->size : 0; }
+
+bool ri_table_get(const ri_table *table, uint32_t index, void **out) {
+    if (!table || !out || index >= table->size) return false;
+    *out = table->elems[index];
+    return true;
+}
+
+bool ri_table_set(ri_table *table, uint32_t index, void *ref) {
+    if (!table || index >= table->size) return false;
+    table->elems[index] = ref;
+    return true;
+}
+
+int64_t ri_table_grow_internal(ri_table *table, uint32_t delta, void *init) {
+    uint32_t old = table->size;
+    if (delta == 0) return old;
+    uint64_t size = (uint64_t)old + delta;
+    if (size > table->max_size) return -1;
+    if (size > SIZE_MAX / sizeof(void *)) return -1;
+    void **elems = realloc(table->elems, (size_t)size * sizeof *elems);
+    if (!elems) return -1;
+    for (uint64_t i = old; i < size; i++) elems[i] = init;
+    table->elems = elems;
+    table->size = (uint32_t)size;
+    table->type.limits.min = (uint32_t)size;
+    return old;
+}
+
+int64_t ri_table_grow(ri_table *table, uint32_t delta, void *init) {
+    if (!table) return -1;
+    return ri_table_grow_internal(table, delta, init);
+}
+
+/* ---- globals ------------------------------------------------------------------- */
+
+static bool global_valtype_supported(ri_valtype t) {
+    /* v128 needs two slots; ri_global holds one (SIMD is a later issue). */
+    return t == RI_I32 || t == RI_I64 || t == RI_F32 || t == RI_F64 || t == RI_FUNCREF ||
+           t == RI_EXTERNREF;
+}
+
+static ri_slot val_to_slot(ri_val v) {
+    ri_slot s;
+    s.i64 = 0;
+    switch (v.type) {
+    case RI_I32: s.i64 = (uint32_t)v.of.i32; break;
+    case RI_I64: s.i64 = (uint64_t)v.of.i64; break;
+    case RI_F32: s.i64 = v.of.f32_bits; break;
+    case RI_F64: s.i64 = v.of.f64_bits; break;
+    case RI_FUNCREF: case RI_EXTERNREF: s.ref = v.of.ref; break;
+    case RI_V128: break;
+    }
+    return s;
+}
+
+ri_global *ri_global_new(ri_store *store, ri_globaltype type, ri_val init, ri_error *err) {
+    if (!store) {
+        ri_error_set(err, RI_ERR_ARGUMENT, "ri_global_new: store is NULL");
+        return NULL;
+    }
+    if (!global_valtype_supported(type.type)) {
+        ri_error_set(err, RI_ERR_ARGUMENT, "ri_global_new: unsupported value type 0x%02X", (unsigned)type.type);
+        return NULL;
+    }
+    if (init.type != type.type) {
+        ri_error_set(err, RI_ERR_ARGUMENT, "ri_global_new: initial value of type 0x%02X for a global of type 0x%02X",
+                     (unsigned)init.type, (unsigned)type.type);
+        return NULL;
+    }
+    ri_global *g = calloc(1, sizeof *g);
+    if (!g) {
+        ri_error_set(err, RI_ERR_NOMEM, "out of memory allocating a global");
+        return NULL;
+    }
+    g->type = type;
+    g->value = val_to_slot(init);
+    ri_store_link(store, &g->hdr, RI_OBJ_GLOBAL);
+    return g;
+}
+
+ri_globaltype ri_global_type(const ri_global *global) {
+    ri_globaltype t;
+    memset(&t, 0, sizeof t);
+    if (global) t = global->type;
+    return t;
+}
+
+ri_val ri_global_get(const ri_global *global) {
+    ri_val v;
+    memset(&v, 0, sizeof v);
+    if (!global) return v;
+    v.type = global->type.type;
+    switch (v.type) {
+    case RI_I32: v.of.i32 = (int32_t)global->value.i32; break;
+    case RI_I64: v.of.i64 = (int64_t)global->value.i64; break;
+    case RI_F32: v.of.f32_bits = (uint32_t)global->value.i64; break;
+    case RI_F64: v.of.f64_bits = global->value.i64; break;
+    case RI_FUNCREF: case RI_EXTERNREF: v.of.ref = global->value.ref; break;
+    case RI_V128: break;
+    }
+    return v;
+}
+
+bool ri_global_set(ri_global *global, ri_val value) {
+    if (!global || !global->type.mutable_ || value.type != global->type.type) return false;
+    global->value = val_to_slot(value);
+    return true;
+}
+
+/* ---- constant expressions ------------------------------------------------------- */
+
+ri_slot ri_eval_const(const ri_instance *inst, ri_expr e) {
+    /* Validation guarantees one constant instruction then `end`; anything else
+     * (which cannot happen for a validated module) yields zero rather than UB. */
+    ri_slot value;
+    value.i64 = 0;
+    const ri_module *m = inst->module;
+    if ((uint64_t)e.offset + e.len > m->size) return value;
+    ri_reader r;
+    const uint8_t *start = ri_span_ptr(m, e);
+    ri_reader_init(&r, m->bytes, start, start + e.len);
+    ri_instr in;
+    while (!ri_reader_eof(&r) && ri_read_instr(&r, &in)) {
+        switch (in.op) {
+        case RI_OP_I32_CONST: value.i64 = (uint32_t)in.imm.i32; break;
+        case RI_OP_I64_CONST: value.i64 = (uint64_t)in.imm.i64; break;
+        case RI_OP_F32_CONST: value.i64 = in.imm.f32_bits; break;
+        case RI_OP_F64_CONST: value.i64 = in.imm.f64_bits; break;
+        case RI_OP_REF_NULL: value.i64 = 0; value.ref = NULL; break;
+        case RI_OP_REF_FUNC:
+            value.i64 = 0;
+            value.ref = in.imm.index < m->nfuncs ? inst->funcs[in.imm.index] : NULL;
+            break;
+        case RI_OP_GLOBAL_GET:
+            if (in.imm.index < m->nglobals && inst->globals[in.imm.index])
+                value = inst->globals[in.imm.index]->value;
+            else
+                value.i64 = 0;
+            break;
+        case RI_OP_END:
+            return value;
+        default:
+            return value;
+        }
+    }
+    return value;
+}
+
+/* ---- instantiation --------------------------------------------------------------- */
+
+static const char *kind_name(ri_externkind k) {
+    switch (k) {
+    case RI_EXTERN_FUNC: return "function";
+    case RI_EXTERN_TABLE: return "table";
+    case RI_EXTERN_MEMORY: return "memory";
+    case RI_EXTERN_GLOBAL: return "global";
+    }
+    return "unknown";
+}
+
+/* The spec's limits subtyping: actual (current size, declared max) within expected. */
+static bool limits_match(uint32_t actual_min, bool actual_has_max, uint32_t actual_max, ri_limits expected) {
+    if (actual_min < expected.min) return false;
+    if (expected.has_max && (!actual_has_max || actual_max > expected.max)) return false;
+    return true;
+}
+
+static void import_mismatch(ri_error *err, const ri_module *m, uint32_t i, const char *why) {
+    const ri_import *imp = &m->imports[i];
+    ri_error_set(err, RI_ERR_UNLINKABLE, "incompatible import type: import %u \"%.*s\" \"%.*s\" (%s): %s", i,
+                 (int)imp->module_name.len, (const char *)ri_span_ptr(m, imp->module_name),
+                 (int)imp->field_name.len, (const char *)ri_span_ptr(m, imp->field_name),
+                 kind_name(imp->kind), why);
+}
+
+/* Checks every import against the module's declaration; type_ids are the store ids
+ * of the module's types. */
+static bool check_imports(ri_store *store, const ri_module *m, const uint32_t *type_ids,
+                          const ri_extern *imports, ri_error *err) {
+    for (uint32_t i = 0; i < m->nimports; i++) {
+        const ri_import *imp = &m->imports[i];
+        const ri_extern *ext = &imports[i];
+        if (ext->kind != imp->kind) {
+            import_mismatch(err, m, i, "got another kind of extern");
+            return false;
+        }
+        switch (imp->kind) {
+        case RI_EXTERN_FUNC: {
+            const ri_func *f = ext->of.func;
+            if (!f) { import_mismatch(err, m, i, "function is NULL"); return false; }
+            if (f->instance && f->instance->store != store) {
+                import_mismatch(err, m, i, "function of another store");
+                return false;
+            }
+            if (imp->type_index >= m->ntypes || f->type_id != type_ids[imp->type_index]) {
+                import_mismatch(err, m, i, "function type differs");
+                return false;
+            }
+            break;
+        }
+        case RI_EXTERN_TABLE: {
+            const ri_table *t = ext->of.table;
+            if (!t) { import_mismatch(err, m, i, "table is NULL"); return false; }
+            if (t->type.elem != imp->table.elem) {
+                import_mismatch(err, m, i, "element type differs");
+                return false;
+            }
+            if (!limits_match(t->size, t->type.limits.has_max, t->type.limits.max, imp->table.limits)) {
+                import_mismatch(err, m, i, "table limits do not match");
+                return false;
+            }
+            break;
+        }
+        case RI_EXTERN_MEMORY: {
+            const ri_memory *mem = ext->of.memory;
+            if (!mem) { import_mismatch(err, m, i, "memory is NULL"); return false; }
+            if (!limits_match(mem->pages, mem->type.limits.has_max, mem->type.limits.max, imp->memory.limits)) {
+                import_mismatch(err, m, i, "memory limits do not match");
+                return false;
+            }
+            break;
+        }
+        case RI_EXTERN_GLOBAL: {
+            const ri_global *g = ext->of.global;
+            if (!g) { import_mismatch(err, m, i, "global is NULL"); return false; }
+            if (g->type.type != imp->global.type || g->type.mutable_ != imp->global.mutable_) {
+                import_mismatch(err, m, i, "global type differs");
+                return false;
+            }
+            break;
+        }
+        default:
+            import_mismatch(err, m, i, "unknown extern kind");
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Allocates an instance and its index-space arrays; not yet linked to the store. */
+static ri_instance *alloc_instance(const ri_module *m) {
+    ri_instance *inst = calloc(1, sizeof *inst);
+    if (!inst) return NULL;
+    /* +1: never a zero-size allocation, so NULL always means failure */
+    inst->funcs = calloc((size_t)m->nfuncs + 1, sizeof *inst->funcs);
+    inst->tables = calloc((size_t)m->ntables + 1, sizeof *inst->tables);
+    inst->memories = calloc((size_t)m->nmemories + 1, sizeof *inst->memories);
+    inst->globals = calloc((size_t)m->nglobals + 1, sizeof *inst->globals);
+    inst->type_ids = calloc((size_t)m->ntypes + 1, sizeof *inst->type_ids);
+    inst->elem_dropped = calloc((size_t)m->nelems + 1, sizeof *inst->elem_dropped);
+    inst->data_dropped = calloc((size_t)m->ndatas + 1, sizeof *inst->data_dropped);
+    if (!inst->funcs || !inst->tables || !inst->memories || !inst->globals || !inst->type_ids ||
+        !inst->elem_dropped || !inst->data_dropped) {
+        free(inst->funcs);
+        free(inst->tables);
+        free(inst->memories);
+        free(inst->globals);
+        free(inst->type_ids);
+        free(inst->elem_dropped);
+        free(inst->data_dropped);
+        free(inst);
+        return NULL;
+    }
+    return inst;
+}
+
+/* Allocates the module's own functions, tables, memories and globals. */
+static bool alloc_definitions(ri_instance *inst, ri_error *err) {
+    ri_store *store = inst->store;
+    const ri_module *m = inst->module;
+    for (uint32_t i = m->nfunc_imports; i < m->nfuncs; i++) {
+        ri_func *f = calloc(1, sizeof *f);
+        if (!f) {
+            ri_error_set(err, RI_ERR_NOMEM, "out of memory allocating function %u", i);
+            return false;
+        }
+        uint32_t type_index = m->func_types[i];
+        f->type = m->types[type_index];
+        f->type_id = inst->type_ids[type_index];
+        f->instance = inst;
+        f->func_index = i;
+        f->code = m->codes ? m->codes[i - m->nfunc_imports] : NULL;
+        ri_store_link(store, &f->hdr, RI_OBJ_FUNC);
+        inst->funcs[i] = f;
+    }
+    for (uint32_t i = m->ntable_imports; i < m->ntables; i++) {
+        inst->tables[i] = ri_table_new(store, m->tables[i], NULL, err);
+        if (!inst->tables[i]) return false;
+    }
+    for (uint32_t i = m->nmemory_imports; i < m->nmemories; i++) {
+        inst->memories[i] = ri_memory_new(store, m->memories[i], err);
+        if (!inst->memories[i]) return false;
+    }
+    /* In order: an initialiser may read an earlier (imported) global. */
+    for (uint32_t i = m->nglobal_imports; i < m->nglobals; i++) {
+        ri_global *g = calloc(1, sizeof *g);
+        if (!g) {
+            ri_error_set(err, RI_ERR_NOMEM, "out of memory allocating global %u", i);
+            return false;
+        }
+        const ri_global_def *def = &m->globals[i - m->nglobal_imports];
+        g->type = def->type;
+        g->value = ri_eval_const(inst, def->init);
+        ri_store_link(store, &g->hdr, RI_OBJ_GLOBAL);
+        inst->globals[i] = g;
+    }
+    return true;
+}
+
+/* Active element segments as table.init + elem.drop; declarative ones are dropped.
+ * Stops at the first out-of-bounds segment, leaving the earlier ones applied. */
+static bool init_elems(ri_instance *inst, ri_error *err) {
+    const ri_module *m = inst->module;
+    for (uint32_t i = 0; i < m->nelems; i++) {
+        const ri_elem_segment *seg = &m->elems[i];
+        if (seg->mode == RI_SEGMENT_DECLARATIVE) {
+            inst->elem_dropped[i] = true;
+            continue;
+        }
+        if (seg->mode != RI_SEGMENT_ACTIVE) continue;
+        ri_table *table = seg->table_index < m->ntables ? inst->tables[seg->table_index] : NULL;
+        uint32_t offset = ri_eval_const(inst, seg->offset).i32;
+        if (!table || (uint64_t)offset + seg->count > table->size) {
+            ri_error_trap(err, RI_TRAP_TABLE_OOB);
+            return false;
+        }
+        for (uint32_t k = 0; k < seg->count; k++) {
+            void *ref = NULL;
+            if (seg->func_indices) {
+                uint32_t fi = seg->func_indices[k];
+                ref = fi < m->nfuncs ? inst->funcs[fi] : NULL;
+            } else if (seg->exprs) {
+                ref = ri_eval_const(inst, seg->exprs[k]).ref;
+            }
+            table->elems[(uint64_t)offset + k] = ref;
+        }
+        inst->elem_dropped[i] = true;
+    }
+    return true;
+}
+
+/* Active data segments as memory.init + data.drop, with the same failure rule. */
+static bool init_datas(ri_instance *inst, ri_error *err) {
+    const ri_module *m = inst->module;
+    for (uint32_t i = 0; i < m->ndatas; i++) {
+        const ri_data_segment *seg = &m->datas[i];
+        if (seg->mode != RI_SEGMENT_ACTIVE) continue;
+        ri_memory *mem = seg->memory_index < m->nmemories ? inst->memories[seg->memory_index] : NULL;
+        uint32_t offset = ri_eval_const(inst, seg->offset).i32;
+        if (!mem || (uint64_t)offset + seg->init.len > mem->size ||
+            (uint64_t)seg->init.offset + seg->init.len > m->size) {
+            ri_error_trap(err, RI_TRAP_MEMORY_OOB);
+            return false;
+        }
+        if (seg->init.len) memcpy(mem->data + offset, ri_span_ptr(m, seg->init), seg->init.len);
+        inst->data_dropped[i] = true;
+    }
+    return true;
+}
+
+ri_instance *ri_instantiate(ri_store *store, const ri_module *module, const ri_extern *imports,
+                            uint32_t nimports, ri_error *err) {
+    ri_error scratch;
+    if (!err) err = &scratch;
+    if (!store || !module) {
+        ri_error_set(err, RI_ERR_ARGUMENT, "ri_instantiate: %s is NULL", store ? "module" : "store");
+        return NULL;
+    }
+    if (nimports != module->nimports) {
+        ri_error_set(err, RI_ERR_UNLINKABLE, "incompatible import type: the module has %u import(s), %u given",
+                     module->nimports, nimports);
+        return NULL;
+    }
+    if (nimports && !imports) {
+        ri_error_set(err, RI_ERR_ARGUMENT, "ri_instantiate: imports is NULL");
+        return NULL;
+    }
+
+    ri_instance *inst = alloc_instance(module);
+    if (!inst) {
+        ri_error_set(err, RI_ERR_NOMEM, "out of memory allocating an instance");
+        return NULL;
+    }
+    for (uint32_t i = 0; i < module->ntypes; i++) {
+        inst->type_ids[i] = ri_store_intern_type(store, &module->types[i]);
+        if (inst->type_ids[i] == UINT32_MAX) {
+            ri_error_set(err, RI_ERR_NOMEM, "out of memory interning function types");
+            goto fail_unlinked;
+        }
+    }
+    if (!check_imports(store, module, inst->type_ids, imports, err)) goto fail_unlinked;
+
+    /* From here on the store owns the instance (and what it allocates), even if a
+     * later step fails: segments already applied may be visible through imports. */
+    ri_module *owned = (ri_module *)module; /* only the atomic count changes */
+    atomic_fetch_add_explicit(&owned->refs, 1u, memory_order_relaxed);
+    inst->module = owned;
+    inst->store = store;
+    ri_store_link(store, &inst->hdr, RI_OBJ_INSTANCE);
+
+    for (uint32_t i = 0, nf = 0, nt = 0, nm = 0, ng = 0; i < module->nimports; i++) {
+        switch (imports[i].kind) {
+        case RI_EXTERN_FUNC: inst->funcs[nf++] = imports[i].of.func; break;
+        case RI_EXTERN_TABLE: inst->tables[nt++] = imports[i].of.table; break;
+        case RI_EXTERN_MEMORY: inst->memories[nm++] = imports[i].of.memory; break;
+        case RI_EXTERN_GLOBAL: inst->globals[ng++] = imports[i].of.global; break;
+        }
+    }
+    if (!alloc_definitions(inst, err)) return NULL;
+    if (!init_elems(inst, err)) return NULL;
+    if (!init_datas(inst, err)) return NULL;
+
+    if (module->has_start) {
+        ri_func *start = module->start < module->nfuncs ? inst->funcs[module->start] : NULL;
+        if (!start) {
+            ri_error_set(err, RI_ERR_INVALID, "start function %u does not exist", module->start);
+            return NULL;
+        }
+        /* The start function has type [] -> []; one slot is room enough. */
+        ri_slot slots[1];
+        slots[0].i64 = 0;
+        if (ri_exec_call(store, start, slots, err) != RI_OK) return NULL;
+    }
+    err->code = RI_OK;
+    err->trap = RI_TRAP_NONE;
+    err->message[0] = '\0';
+    return inst;
+
+fail_unlinked:
+    free(inst->funcs);
+    free(inst->tables);
+    free(inst->memories);
+    free(inst->globals);
+    free(inst->type_ids);
+    free(inst->elem_dropped);
+    free(inst->data_dropped);
+    free(inst);
+    return NULL;
+}
+
+/* ---- exports --------------------------------------------------------------------- */
+
+const ri_module *ri_instance_module(const ri_instance *inst) { return inst ? inst->module : NULL; }
+
+bool ri_instance_export(const ri_instance *inst, const char *name, ri_extern *out) {
+    if (!inst || !name || !out) return false;
+    const ri_module *m = inst->module;
+    size_t len = strlen(name);
+    for (uint32_t i = 0; i < m->nexports; i++) {
+        const ri_export *ex = &m->exports[i];
+        if (ex->name.len != len || (len && memcmp(ri_span_ptr(m, ex->name), name, len) != 0)) continue;
+        out->kind = ex->kind;
+        switch (ex->kind) {
+        case RI_EXTERN_FUNC:
+            if (ex->index >= m->nfuncs) return false;
+            out->of.func = inst->funcs[ex->index];
+            return true;
+        case RI_EXTERN_TABLE:
+            if (ex->index >= m->ntables) return false;
+            out->of.table = inst->tables[ex->index];
+            return true;
+        case RI_EXTERN_MEMORY:
+            if (ex->index >= m->nmemories) return false;
+            out->of.memory = inst->memories[ex->index];
+            return true;
+        case RI_EXTERN_GLOBAL:
+            if (ex->index >= m->nglobals) return false;
+            out->of.global = inst->globals[ex->index];
+            return true;
+        }
+        return false;
+    }
+    return false;
+}

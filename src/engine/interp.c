@@ -1,0 +1,841 @@
+/*
+ * The interpreter: runs the internal code of code.h with direct-threaded dispatch
+ * (each handler word is the offset of its label from a base label, GNU "labels as
+ * values"), heap frames (exec.h) and deterministic gas metering.
+ *
+ * The hot loop keeps pc, the frame pointer, the remaining gas, the memory base and
+ * size in locals. They are written back (gas to store->gas; stack positions as
+ * indices in ri_exec) whenever control leaves the loop: host calls, traps, exit.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "code.h"
+#include "exec.h"
+#include "instr.h"
+#include "numeric.h"
+#include "runtime.h"
+
+/* The dispatch table holds label offsets of one function body: it must not be
+ * inlined or cloned. */
+#if defined(__clang__)
+#define RI_SINGLE_COPY __attribute__((noinline))
+#else
+#define RI_SINGLE_COPY __attribute__((noinline, noclone))
+#endif
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define LE16(x) __builtin_bswap16(x)
+#define LE32(x) __builtin_bswap32(x)
+#define LE64(x) __builtin_bswap64(x)
+#else
+#define LE16(x) (x)
+#define LE32(x) (x)
+#define LE64(x) (x)
+#endif
+
+/* ---- execution state -------------------------------------------------------------- */
+
+#define RI_EXEC_INITIAL_SLOTS 1024u
+#define RI_EXEC_INITIAL_FRAMES 64u
+
+static ri_exec *exec_get(ri_store *store) {
+    if (!store->exec) store->exec = calloc(1, sizeof(ri_exec));
+    return store->exec;
+}
+
+void ri_exec_free(ri_exec *exec) {
+    if (!exec) return;
+    free(exec->stack);
+    free(exec->frames);
+    free(exec);
+}
+
+/* Makes the value stack hold at least `need` slots. Moves it: callers re-derive
+ * their pointers from indices. */
+static bool ensure_stack(const ri_store *store, ri_exec *exec, uint64_t need) {
+    if (need <= exec->stack_cap && exec->stack) return true;
+    if (need == 0) need = 1; /* a frame pointer needs a stack even for an empty frame */
+    uint64_t max = store->config.max_stack_slots;
+    if (need > max) return false;
+    uint64_t cap = exec->stack_cap ? exec->stack_cap : RI_EXEC_INITIAL_SLOTS;
+    while (cap < need) cap *= 2;
+    if (cap > max) cap = max;
+    if (cap > SIZE_MAX / sizeof(ri_slot)) return false;
+    ri_slot *stack = realloc(exec->stack, (size_t)cap * sizeof *stack);
+    if (!stack) return false;
+    exec->stack = stack;
+    exec->stack_cap = (uint32_t)cap;
+    return true;
+}
+
+/* Room for one more frame, within max_call_depth. */
+static bool ensure_frame(const ri_store *store, ri_exec *exec) {
+    if (exec->nframes >= store->config.max_call_depth) return false;
+    if (exec->nframes < exec->frames_cap) return true;
+    uint64_t cap = exec->frames_cap ? (uint64_t)exec->frames_cap * 2 : RI_EXEC_INITIAL_FRAMES;
+    if (cap > store->config.max_call_depth) cap = store->config.max_call_depth;
+    ri_frame *frames = realloc(exec->frames, (size_t)cap * sizeof *frames);
+    if (!frames) return false;
+    exec->frames = frames;
+    exec->frames_cap = (uint32_t)cap;
+    return true;
+}
+
+/* ---- host functions --------------------------------------------------------------- */
+
+static ri_val slot_to_val(uint8_t type, ri_slot s) {
+    ri_val v;
+    memset(&v, 0, sizeof v);
+    v.type = (ri_valtype)type;
+    switch (type) {
+    case RI_I32: v.of.i32 = (int32_t)(uint32_t)s.i64; break;
+    case RI_I64: v.of.i64 = (int64_t)s.i64; break;
+    case RI_F32: v.of.f32_bits = (uint32_t)s.i64; break;
+    case RI_F64: v.of.f64_bits = s.i64; break;
+    default: v.of.ref = s.ref; break;
+    }
+    return v;
+}
+
+static ri_slot val_to_slot(uint8_t type, const ri_val *v) {
+    ri_slot s;
+    s.i64 = 0;
+    switch (type) {
+    case RI_I32: s.i64 = (uint32_t)v->of.i32; break;
+    case RI_I64: s.i64 = (uint64_t)v->of.i64; break;
+    case RI_F32: s.i64 = v->of.f32_bits; break;
+    case RI_F64: s.i64 = v->of.f64_bits; break;
+    default: s.ref = v->of.ref; break;
+    }
+    return s;
+}
+
+static ri_errcode host_failed(ri_error *err, const char *message) {
+    if (err) {
+        err->code = RI_ERR_TRAP;
+        err->trap = RI_TRAP_HOST;
+        snprintf(err->message, sizeof err->message, "%s", message && message[0] ? message : ri_trap_message(RI_TRAP_HOST));
+    }
+    return RI_ERR_TRAP;
+}
+
+/* Calls host function f with its arguments in slots [at, at + nparams) of the value
+ * stack (or of `outside` when not NULL) and leaves its results there. The host may
+ * run WebAssembly on this store, which may move the value stack: the slots are
+ * located again afterwards. */
+static ri_errcode call_host(ri_store *store, ri_exec *exec, ri_func *f, ri_instance *caller,
+                            ri_slot *outside, uint32_t at, ri_error *err) {
+    const ri_type *t = &f->type;
+    ri_val local_args[16], local_results[8];
+    ri_val *args = local_args, *results = local_results;
+    if (t->nparams > 16) args = malloc((size_t)t->nparams * sizeof *args);
+    if (t->nresults > 8) results = malloc((size_t)t->nresults * sizeof *results);
+    if (!args || !results) {
+        if (args != local_args) free(args);
+        if (results != local_results) free(results);
+        return host_failed(err, "out of memory calling a host function");
+    }
+    const ri_slot *in = outside ? outside : exec->stack + at;
+    for (uint32_t i = 0; i < t->nparams; i++) args[i] = slot_to_val(t->params[i], in[i]);
+    for (uint32_t i = 0; i < t->nresults; i++) {
+        memset(&results[i], 0, sizeof results[i]);
+        results[i].type = (ri_valtype)t->results[i];
+    }
+    ri_host_call call;
+    memset(&call, 0, sizeof call);
+    call.store = store;
+    call.instance = caller;
+    int failed = f->host(&call, f->host_user, args, results);
+    ri_errcode rc = RI_OK;
+    if (failed) {
+        rc = host_failed(err, call.message);
+    } else {
+        ri_slot *out = outside ? outside : exec->stack + at;
+        for (uint32_t i = 0; i < t->nresults; i++) out[i] = val_to_slot(t->results[i], &results[i]);
+    }
+    if (args != local_args) free(args);
+    if (results != local_results) free(results);
+    return rc;
+}
+
+/* ---- element segments -------------------------------------------------------------- */
+
+/* Item i of element segment `seg`, evaluated against the instance. */
+static void *elem_item(const ri_instance *inst, const ri_elem_segment *seg, uint32_t i) {
+    const ri_module *m = inst->module;
+    if (seg->func_indices) {
+        uint32_t x = seg->func_indices[i];
+        return x < m->nfuncs ? inst->funcs[x] : NULL;
+    }
+    if (!seg->exprs) return NULL;
+    ri_expr e = seg->exprs[i];
+    if ((uint64_t)e.offset + e.len > m->size) return NULL;
+    ri_reader r;
+    ri_reader_init(&r, m->bytes, m->bytes + e.offset, m->bytes + e.offset + e.len);
+    ri_instr in;
+    if (!ri_read_instr(&r, &in)) return NULL;
+    switch (in.op) {
+    case RI_OP_REF_FUNC: return in.imm.index < m->nfuncs ? inst->funcs[in.imm.index] : NULL;
+    case RI_OP_GLOBAL_GET:
+        return in.imm.index < m->nglobals && inst->globals[in.imm.index] ? inst->globals[in.imm.index]->value.ref : NULL;
+    default: return NULL; /* ref.null */
+    }
+}
+
+/* ---- the interpreter -------------------------------------------------------------------- */
+
+/* Operand i of the current instruction, as a slot, and typed views of it. */
+#define SLOT(i) fp[pc[i]]
+#define U32(i) ((uint32_t)fp[pc[i]].i64)
+#define U64(i) (fp[pc[i]].i64)
+#define F32(i) ri_f32_from_bits((uint32_t)fp[pc[i]].i64)
+#define F64(i) (fp[pc[i]].f64)
+#define REF(i) (fp[pc[i]].ref)
+#define PUT_U32(i, v) (fp[pc[i]].i64 = (uint32_t)(v))
+#define PUT_U64(i, v) (fp[pc[i]].i64 = (uint64_t)(v))
+#define PUT_F32(i, v) (fp[pc[i]].i64 = ri_f32_bits(v))
+#define PUT_F64(i, v) (fp[pc[i]].f64 = (v))
+#define PUT_REF(i, v) do { ri_slot *s_ = &fp[pc[i]]; s_->i64 = 0; s_->ref = (v); } while (0)
+
+#define DISPATCH() goto *((char *)&&op_ENTRY + (int32_t)pc[0])
+#define NEXT(n) do { pc += (n); DISPATCH(); } while (0)
+/* Branch by the offset in operand word i (relative to that word). */
+#define JUMP(i) do { pc += (i) + (int32_t)pc[i]; DISPATCH(); } while (0)
+#define TRAP(kind) do { trap_kind = (kind); goto trap; } while (0)
+#define CHARGE(cost) do { uint64_t c_ = (cost); if (__builtin_expect(gas < c_, 0)) goto out_of_gas; gas -= c_; } while (0)
+#define POLL_INTERRUPT() \
+    do { if (__builtin_expect(atomic_load_explicit(&store->interrupt, memory_order_relaxed) != 0, 0)) TRAP(RI_TRAP_INTERRUPTED); } while (0)
+#define LOAD_MEMORY() do { mem_base = mem ? mem->data : NULL; mem_size = mem ? mem->size : 0; } while (0)
+#define SWITCH_INSTANCE(to) \
+    do { inst = (to); codes = inst->module->codes; mem = inst->module->nmemories ? inst->memories[0] : NULL; } while (0)
+
+#define S32_LT(a, b) (((a) ^ 0x80000000u) < ((b) ^ 0x80000000u))
+#define S64_LT(a, b) (((a) ^ 0x8000000000000000u) < ((b) ^ 0x8000000000000000u))
+#define CMP_EQ(a, b) ((a) == (b))
+#define CMP_NE(a, b) ((a) != (b))
+#define CMP_LT_U(a, b) ((a) < (b))
+#define CMP_GT_U(a, b) ((a) > (b))
+#define CMP_LE_U(a, b) ((a) <= (b))
+#define CMP_GE_U(a, b) ((a) >= (b))
+#define CMP32_LT_S(a, b) S32_LT(a, b)
+#define CMP32_GT_S(a, b) S32_LT(b, a)
+#define CMP32_LE_S(a, b) (!S32_LT(b, a))
+#define CMP32_GE_S(a, b) (!S32_LT(a, b))
+#define CMP64_LT_S(a, b) S64_LT(a, b)
+#define CMP64_GT_S(a, b) S64_LT(b, a)
+#define CMP64_LE_S(a, b) (!S64_LT(b, a))
+#define CMP64_GE_S(a, b) (!S64_LT(a, b))
+
+/* Handler templates: d = operand 1, a = operand 2, b = operand 3. */
+#define BIN32(name, expr) op_##name: { uint32_t a = U32(2), b = U32(3); PUT_U32(1, expr); NEXT(4); }
+#define BIN64(name, expr) op_##name: { uint64_t a = U64(2), b = U64(3); PUT_U64(1, expr); NEXT(4); }
+#define CMP64(name, expr) op_##name: { uint64_t a = U64(2), b = U64(3); PUT_U32(1, expr); NEXT(4); }
+#define UN32(name, expr) op_##name: { uint32_t a = U32(2); PUT_U32(1, expr); NEXT(3); }
+#define UN64(name, expr) op_##name: { uint64_t a = U64(2); PUT_U64(1, expr); NEXT(3); }
+#define DIV32(name, fn) op_##name: { uint32_t r; ri_trap t = fn(U32(2), U32(3), &r); if (t) TRAP(t); PUT_U32(1, r); NEXT(4); }
+#define DIV64(name, fn) op_##name: { uint64_t r; ri_trap t = fn(U64(2), U64(3), &r); if (t) TRAP(t); PUT_U64(1, r); NEXT(4); }
+/* Float results of arithmetic pass through CANON32/64: NaN -> canonical NaN if asked. */
+#define CANON32(r) (__builtin_expect((r) != (r), 0) && canon ? ri_f32_from_bits(RI_F32_CANON) : (r))
+#define CANON64(r) (__builtin_expect((r) != (r), 0) && canon ? ri_f64_from_bits(RI_F64_CANON) : (r))
+#define FBIN32(name, expr) op_##name: { float a = F32(2), b = F32(3); float r = (expr); PUT_F32(1, CANON32(r)); NEXT(4); }
+#define FBIN64(name, expr) op_##name: { double a = F64(2), b = F64(3); double r = (expr); PUT_F64(1, CANON64(r)); NEXT(4); }
+#define FBIN32_RAW(name, expr) op_##name: { float a = F32(2), b = F32(3); PUT_F32(1, expr); NEXT(4); }
+#define FBIN64_RAW(name, expr) op_##name: { double a = F64(2), b = F64(3); PUT_F64(1, expr); NEXT(4); }
+#define FUN32(name, expr) op_##name: { float a = F32(2); float r = (expr); PUT_F32(1, CANON32(r)); NEXT(3); }
+#define FUN64(name, expr) op_##name: { double a = F64(2); double r = (expr); PUT_F64(1, CANON64(r)); NEXT(3); }
+#define FUN32_RAW(name, expr) op_##name: { float a = F32(2); PUT_F32(1, expr); NEXT(3); }
+#define FUN64_RAW(name, expr) op_##name: { double a = F64(2); PUT_F64(1, expr); NEXT(3); }
+#define FCMP32(name, expr) op_##name: { float a = F32(2), b = F32(3); PUT_U32(1, expr); NEXT(4); }
+#define FCMP64(name, expr) op_##name: { double a = F64(2), b = F64(3); PUT_U32(1, expr); NEXT(4); }
+#define TRUNC(name, T, GET, PUT, fn) op_##name: { T r; ri_trap t = fn(GET(2), &r); if (t) TRAP(t); PUT(1, r); NEXT(3); }
+#define CONV(name, GET, PUT, fn) op_##name: { PUT(1, fn(GET(2))); NEXT(3); }
+/* Compare-and-branch: a = operand 1, b = operand 2, offset in operand 3. */
+#define BRCMP32(name, cmp) op_BR_IF_##name: { uint32_t a = U32(1), b = U32(2); if (cmp(a, b)) JUMP(3); NEXT(4); }
+#define BRCMP64(name, cmp) op_BR_IF_##name: { uint64_t a = U64(1), b = U64(2); if (cmp(a, b)) JUMP(3); NEXT(4); }
+
+/* Effective address of a load (address operand 2) or store (address operand 1) of
+ * n bytes; traps unless the whole access is inside the memory. */
+#define ADDR(i, n) \
+    uint64_t ea = (uint64_t)U32(i) + pc[3]; \
+    if (__builtin_expect(ea + (n) > mem_size, 0)) TRAP(RI_TRAP_MEMORY_OOB); \
+    const uint8_t *ptr = mem_base + ea
+#define LOAD(name, T, n, swap, PUT, ext) \
+    op_##name: { ADDR(2, n); T v; memcpy(&v, ptr, n); v = swap(v); PUT(1, ext(v)); NEXT(4); }
+#define STORE(name, T, n, swap, GET) \
+    op_##name: { ADDR(1, n); T v = (T)GET(2); v = swap(v); memcpy((uint8_t *)ptr, &v, n); NEXT(4); }
+#define ID(x) (x)
+#define NOSWAP(x) (x)
+
+/* Runs `code` (in `inst`) with its frame at slot fp_index until the frame below it,
+ * the run's entry marker, is reached. With table_out, only returns the dispatch table. */
+static RI_SINGLE_COPY ri_errcode run(ri_store *store, ri_exec *exec, const ri_code *code, ri_instance *inst,
+                                     uint32_t fp_index, ri_error *err, const int32_t **table_out) {
+    static const int32_t dispatch[RI_CODE_OP_COUNT] = {
+#define RI_X_CTRL(name, words) [RI_CODE_##name] = &&op_##name - &&op_ENTRY,
+#define RI_X_CMPBR(cmp, neg) [RI_CODE_BR_IF_##cmp] = &&op_BR_IF_##cmp - &&op_ENTRY,
+#define RI_X_MEM(name, byte, t, n, st) [RI_CODE_##name] = &&op_##name - &&op_ENTRY,
+#define RI_X_NUM(name, byte, a, b, r) [RI_CODE_##name] = &&op_##name - &&op_ENTRY,
+        RI_CODE_CONTROL_OPS(RI_X_CTRL)
+        RI_CODE_CMP_BRANCHES(RI_X_CMPBR)
+        RI_MEMORY_OPS(RI_X_MEM)
+        RI_NUMERIC_OPS(RI_X_NUM)
+        RI_SAT_OPS(RI_X_NUM)
+#undef RI_X_CTRL
+#undef RI_X_CMPBR
+#undef RI_X_MEM
+#undef RI_X_NUM
+    };
+    if (table_out) {
+        *table_out = dispatch;
+        return RI_OK;
+    }
+
+    const bool canon = store->config.canonicalize_nans;
+    uint64_t gas = store->gas;
+    const uint32_t *pc = code->words;
+    ri_slot *fp = exec->stack + fp_index;
+    ri_code *const *codes;
+    ri_memory *mem;
+    uint8_t *mem_base;
+    uint64_t mem_size;
+    ri_trap trap_kind = RI_TRAP_NONE;
+    SWITCH_INSTANCE(inst);
+    LOAD_MEMORY();
+
+    /* State of a call being made: the callee and where its frame starts. */
+    ri_func *callee_func;
+    const ri_code *callee;
+    ri_instance *callee_inst;
+    uint32_t call_base, call_size;
+
+    DISPATCH();
+
+    /* ---- control ---- */
+
+op_ENTRY: /* enter a function: poll interrupt, charge the first region, zero declared locals, load the constant pool */
+    {
+        POLL_INTERRUPT();
+        CHARGE(pc[1]);
+        ri_slot *local = fp + pc[2];
+        memset(local, 0, (size_t)pc[3] * sizeof *local);
+        ri_slot *pool = local + pc[3];
+        uint32_t nconsts = pc[4];
+        for (uint32_t i = 0; i < nconsts; i++) pool[i].i64 = pc[5 + 2 * i] | (uint64_t)pc[6 + 2 * i] << 32;
+        NEXT(5 + 2 * nconsts);
+    }
+op_GAS: /* start of a region: charge its instructions */
+    CHARGE(pc[1]);
+    NEXT(2);
+op_LOOP: /* loop header (back-edges land here): poll interrupt, charge the region */
+    POLL_INTERRUPT();
+    CHARGE(pc[1]);
+    NEXT(2);
+op_BR: /* pc += offset */
+    JUMP(1);
+op_BR_IF: /* if a != 0 then branch */
+    if (U32(1)) JUMP(2);
+    NEXT(3);
+op_BR_IFNOT: /* if a == 0 then branch */
+    if (!U32(1)) JUMP(2);
+    NEXT(3);
+    BRCMP32(I32_EQ, CMP_EQ)       /* if a == b then branch */
+    BRCMP32(I32_NE, CMP_NE)       /* if a != b then branch */
+    BRCMP32(I32_LT_S, CMP32_LT_S) /* if a < b (signed) then branch */
+    BRCMP32(I32_LT_U, CMP_LT_U)   /* if a < b (unsigned) then branch */
+    BRCMP32(I32_GT_S, CMP32_GT_S) /* if a > b (signed) then branch */
+    BRCMP32(I32_GT_U, CMP_GT_U)   /* if a > b (unsigned) then branch */
+    BRCMP32(I32_LE_S, CMP32_LE_S) /* if a <= b (signed) then branch */
+    BRCMP32(I32_LE_U, CMP_LE_U)   /* if a <= b (unsigned) then branch */
+    BRCMP32(I32_GE_S, CMP32_GE_S) /* if a >= b (signed) then branch */
+    BRCMP32(I32_GE_U, CMP_GE_U)   /* if a >= b (unsigned) then branch */
+    BRCMP64(I64_EQ, CMP_EQ)       /* if a == b (i64) then branch */
+    BRCMP64(I64_NE, CMP_NE)       /* if a != b (i64) then branch */
+    BRCMP64(I64_LT_S, CMP64_LT_S) /* if a < b (i64 signed) then branch */
+    BRCMP64(I64_LT_U, CMP_LT_U)   /* if a < b (i64 unsigned) then branch */
+    BRCMP64(I64_GT_S, CMP64_GT_S) /* if a > b (i64 signed) then branch */
+    BRCMP64(I64_GT_U, CMP_GT_U)   /* if a > b (i64 unsigned) then branch */
+    BRCMP64(I64_LE_S, CMP64_LE_S) /* if a <= b (i64 signed) then branch */
+    BRCMP64(I64_LE_U, CMP_LE_U)   /* if a <= b (i64 unsigned) then branch */
+    BRCMP64(I64_GE_S, CMP64_GE_S) /* if a >= b (i64 signed) then branch */
+    BRCMP64(I64_GE_U, CMP_GE_U)   /* if a >= b (i64 unsigned) then branch */
+op_BR_TABLE: /* branch to offset[min(a, count)] */
+    {
+        uint32_t i = U32(1), count = pc[2];
+        if (i > count) i = count;
+        JUMP(3 + i);
+    }
+op_RETURN0: /* return */
+    goto do_return;
+op_RETURN1: /* return a */
+    fp[0] = SLOT(1);
+    goto do_return;
+op_RETURN_N: /* return slots [a, a + n) */
+    memmove(fp, fp + pc[1], (size_t)pc[2] * sizeof *fp);
+    goto do_return;
+do_return:
+    {
+        const ri_frame *f = &exec->frames[--exec->nframes];
+        if (!f->ret_pc) goto finish;
+        pc = f->ret_pc;
+        code = f->code;
+        fp = exec->stack + f->fp;
+        if (f->instance != inst) SWITCH_INSTANCE(f->instance);
+        LOAD_MEMORY(); /* the callee may have grown it */
+        DISPATCH();
+    }
+op_UNREACHABLE: /* trap */
+    TRAP(RI_TRAP_UNREACHABLE);
+
+op_CALL_LOCAL: /* call function a of this module, frame at b */
+    callee = codes[pc[1]];
+    callee_inst = inst;
+    call_base = pc[2];
+    call_size = 3;
+    goto call_wasm;
+op_CALL: /* call function a (an import), frame at b */
+    callee_func = inst->funcs[pc[1]];
+    call_base = pc[2];
+    call_size = 3;
+    goto call_func;
+op_CALL_INDIRECT: /* call table[t][c] checked against type a, frame at d */
+    {
+        const ri_table *tab = inst->tables[pc[2]];
+        uint32_t i = U32(3);
+        if (i >= tab->size) TRAP(RI_TRAP_UNDEFINED_ELEMENT);
+        callee_func = tab->elems[i];
+        if (!callee_func) TRAP(RI_TRAP_UNINITIALIZED_ELEMENT);
+        if (callee_func->type_id != inst->type_ids[pc[1]]) TRAP(RI_TRAP_INDIRECT_MISMATCH);
+        call_base = pc[4];
+        call_size = 5;
+        goto call_func;
+    }
+call_func:
+    if (callee_func->host) {
+        uint32_t at = (uint32_t)(fp - exec->stack);
+        exec->stack_top = at + call_base; /* a nested run starts above this frame */
+        store->gas = gas;
+        ri_errcode rc = call_host(store, exec, callee_func, inst, NULL, at + call_base, err);
+        fp = exec->stack + at;
+        gas = store->gas;
+        LOAD_MEMORY();
+        if (rc != RI_OK) TRAP(RI_TRAP_HOST);
+        NEXT(call_size);
+    }
+    callee = callee_func->code;
+    callee_inst = callee_func->instance;
+    if (!callee || !callee_inst) TRAP(RI_TRAP_UNREACHABLE);
+    goto call_wasm;
+call_wasm:
+    {
+        uint32_t at = (uint32_t)(fp - exec->stack);
+        uint64_t callee_at = (uint64_t)at + call_base;
+        if (__builtin_expect(callee_at + callee->frame_slots > exec->stack_cap, 0)) {
+            if (!ensure_stack(store, exec, callee_at + callee->frame_slots)) TRAP(RI_TRAP_STACK_EXHAUSTED);
+            fp = exec->stack + at;
+        }
+        /* frames_cap never exceeds max_call_depth: one test covers both */
+        if (__builtin_expect(exec->nframes >= exec->frames_cap, 0) && !ensure_frame(store, exec))
+            TRAP(RI_TRAP_STACK_EXHAUSTED);
+        ri_frame *f = &exec->frames[exec->nframes++];
+        f->ret_pc = pc + call_size;
+        f->code = code;
+        f->instance = inst;
+        f->fp = at;
+        fp += call_base;
+        code = callee;
+        pc = callee->words;
+        if (callee_inst != inst) {
+            SWITCH_INSTANCE(callee_inst);
+            LOAD_MEMORY();
+        }
+        DISPATCH();
+    }
+
+    /* ---- parametric and variables ---- */
+
+op_MOVE: /* d = a */
+    SLOT(1) = SLOT(2);
+    NEXT(3);
+op_SELECT: /* d = c ? a : b */
+    SLOT(1) = U32(4) ? SLOT(2) : SLOT(3);
+    NEXT(5);
+op_GLOBAL_GET: /* d = globals[a] */
+    SLOT(1) = inst->globals[pc[2]]->value;
+    NEXT(3);
+op_GLOBAL_SET: /* globals[a] = b */
+    inst->globals[pc[1]]->value = SLOT(2);
+    NEXT(3);
+op_CONST32: /* d = 32-bit constant */
+    SLOT(1).i64 = pc[2];
+    NEXT(3);
+op_CONST64: /* d = 64-bit constant */
+    SLOT(1).i64 = pc[2] | (uint64_t)pc[3] << 32;
+    NEXT(4);
+op_REF_IS_NULL: /* d = a == null */
+    PUT_U32(1, REF(2) == NULL);
+    NEXT(3);
+op_REF_FUNC: /* d = funcs[a] */
+    PUT_REF(1, inst->funcs[pc[2]]);
+    NEXT(3);
+
+    /* ---- memory ---- */
+
+    LOAD(I32_LOAD, uint32_t, 4, LE32, PUT_U32, ID)                      /* d = mem32[a + off] */
+    LOAD(I64_LOAD, uint64_t, 8, LE64, PUT_U64, ID)                      /* d = mem64[a + off] */
+    LOAD(F32_LOAD, uint32_t, 4, LE32, PUT_U32, ID)                      /* d = mem32[a + off] (bits) */
+    LOAD(F64_LOAD, uint64_t, 8, LE64, PUT_U64, ID)                      /* d = mem64[a + off] (bits) */
+    LOAD(I32_LOAD8_S, uint8_t, 1, NOSWAP, PUT_U32, ri_i32_extend8_s)    /* d = sext(mem8[a + off]) */
+    LOAD(I32_LOAD8_U, uint8_t, 1, NOSWAP, PUT_U32, ID)                  /* d = mem8[a + off] */
+    LOAD(I32_LOAD16_S, uint16_t, 2, LE16, PUT_U32, ri_i32_extend16_s)   /* d = sext(mem16[a + off]) */
+    LOAD(I32_LOAD16_U, uint16_t, 2, LE16, PUT_U32, ID)                  /* d = mem16[a + off] */
+    LOAD(I64_LOAD8_S, uint8_t, 1, NOSWAP, PUT_U64, ri_i64_extend8_s)    /* d = sext64(mem8[a + off]) */
+    LOAD(I64_LOAD8_U, uint8_t, 1, NOSWAP, PUT_U64, ID)                  /* d = mem8[a + off] */
+    LOAD(I64_LOAD16_S, uint16_t, 2, LE16, PUT_U64, ri_i64_extend16_s)   /* d = sext64(mem16[a + off]) */
+    LOAD(I64_LOAD16_U, uint16_t, 2, LE16, PUT_U64, ID)                  /* d = mem16[a + off] */
+    LOAD(I64_LOAD32_S, uint32_t, 4, LE32, PUT_U64, ri_i64_extend32_s)   /* d = sext64(mem32[a + off]) */
+    LOAD(I64_LOAD32_U, uint32_t, 4, LE32, PUT_U64, ID)                  /* d = mem32[a + off] */
+    STORE(I32_STORE, uint32_t, 4, LE32, U32)                            /* mem32[a + off] = b */
+    STORE(I64_STORE, uint64_t, 8, LE64, U64)                            /* mem64[a + off] = b */
+    STORE(F32_STORE, uint32_t, 4, LE32, U32)                            /* mem32[a + off] = b (bits) */
+    STORE(F64_STORE, uint64_t, 8, LE64, U64)                            /* mem64[a + off] = b (bits) */
+    STORE(I32_STORE8, uint8_t, 1, NOSWAP, U32)                          /* mem8[a + off] = b */
+    STORE(I32_STORE16, uint16_t, 2, LE16, U32)                          /* mem16[a + off] = b */
+    STORE(I64_STORE8, uint8_t, 1, NOSWAP, U64)                          /* mem8[a + off] = b */
+    STORE(I64_STORE16, uint16_t, 2, LE16, U64)                          /* mem16[a + off] = b */
+    STORE(I64_STORE32, uint32_t, 4, LE32, U64)                          /* mem32[a + off] = b */
+
+op_MEMORY_SIZE: /* d = memory size in pages */
+    PUT_U32(1, mem->pages);
+    NEXT(2);
+op_MEMORY_GROW: /* d = grow memory by a pages (old size, or -1) */
+    {
+        int64_t old = ri_memory_grow_internal(mem, U32(2));
+        PUT_U32(1, (uint32_t)old);
+        LOAD_MEMORY();
+        NEXT(3);
+    }
+op_MEMORY_INIT: /* mem[d .. d+n) = data[x][s .. s+n) */
+    {
+        uint32_t x = pc[1];
+        uint64_t d = U32(2), s = U32(3), n = U32(4);
+        CHARGE(n);
+        const ri_data_segment *seg = &inst->module->datas[x];
+        uint64_t len = inst->data_dropped[x] ? 0 : seg->init.len;
+        if (s + n > len || d + n > mem_size) TRAP(RI_TRAP_MEMORY_OOB);
+        if (n) memcpy(mem_base + d, inst->module->bytes + seg->init.offset + s, (size_t)n);
+        NEXT(5);
+    }
+op_DATA_DROP: /* data[x] = empty */
+    inst->data_dropped[pc[1]] = true;
+    NEXT(2);
+op_MEMORY_COPY: /* mem[d .. d+n) = mem[s .. s+n) (overlap-safe) */
+    {
+        uint64_t d = U32(1), s = U32(2), n = U32(3);
+        CHARGE(n);
+        if (s + n > mem_size || d + n > mem_size) TRAP(RI_TRAP_MEMORY_OOB);
+        if (n) memmove(mem_base + d, mem_base + s, (size_t)n);
+        NEXT(4);
+    }
+op_MEMORY_FILL: /* mem[d .. d+n) = byte b */
+    {
+        uint64_t d = U32(1), n = U32(3);
+        uint8_t value = (uint8_t)U32(2);
+        CHARGE(n);
+        if (d + n > mem_size) TRAP(RI_TRAP_MEMORY_OOB);
+        if (n) memset(mem_base + d, value, (size_t)n);
+        NEXT(4);
+    }
+
+    /* ---- tables ---- */
+
+op_TABLE_GET: /* d = table[t][a] */
+    {
+        const ri_table *tab = inst->tables[pc[3]];
+        uint32_t i = U32(2);
+        if (i >= tab->size) TRAP(RI_TRAP_TABLE_OOB);
+        PUT_REF(1, tab->elems[i]);
+        NEXT(4);
+    }
+op_TABLE_SET: /* table[t][a] = b */
+    {
+        ri_table *tab = inst->tables[pc[1]];
+        uint32_t i = U32(2);
+        if (i >= tab->size) TRAP(RI_TRAP_TABLE_OOB);
+        tab->elems[i] = REF(3);
+        NEXT(4);
+    }
+op_TABLE_SIZE: /* d = size of table t */
+    PUT_U32(1, inst->tables[pc[2]]->size);
+    NEXT(3);
+op_TABLE_GROW: /* d = grow table t by n entries of a (old size, or -1) */
+    PUT_U32(1, (uint32_t)ri_table_grow_internal(inst->tables[pc[4]], U32(3), REF(2)));
+    NEXT(5);
+op_TABLE_FILL: /* table[t][i .. i+n) = a */
+    {
+        ri_table *tab = inst->tables[pc[1]];
+        uint64_t i = U32(2), n = U32(4);
+        void *value = REF(3);
+        CHARGE(n);
+        if (i + n > tab->size) TRAP(RI_TRAP_TABLE_OOB);
+        for (uint64_t k = 0; k < n; k++) tab->elems[i + k] = value;
+        NEXT(5);
+    }
+op_TABLE_COPY: /* table[x][d .. d+n) = table[y][s .. s+n) (overlap-safe) */
+    {
+        ri_table *dst = inst->tables[pc[1]];
+        const ri_table *src = inst->tables[pc[2]];
+        uint64_t d = U32(3), s = U32(4), n = U32(5);
+        CHARGE(n);
+        if (s + n > src->size || d + n > dst->size) TRAP(RI_TRAP_TABLE_OOB);
+        if (n) memmove(dst->elems + d, src->elems + s, (size_t)n * sizeof *dst->elems);
+        NEXT(6);
+    }
+op_TABLE_INIT: /* table[t][d .. d+n) = elem[x][s .. s+n) */
+    {
+        uint32_t x = pc[1];
+        ri_table *tab = inst->tables[pc[2]];
+        uint64_t d = U32(3), s = U32(4), n = U32(5);
+        CHARGE(n);
+        const ri_elem_segment *seg = &inst->module->elems[x];
+        uint64_t len = inst->elem_dropped[x] ? 0 : seg->count;
+        if (s + n > len || d + n > tab->size) TRAP(RI_TRAP_TABLE_OOB);
+        for (uint64_t k = 0; k < n; k++) tab->elems[d + k] = elem_item(inst, seg, (uint32_t)(s + k));
+        NEXT(6);
+    }
+op_ELEM_DROP: /* elem[x] = empty */
+    inst->elem_dropped[pc[1]] = true;
+    NEXT(2);
+
+    /* ---- numeric ---- */
+
+    UN32(I32_EQZ, a == 0)                            /* d = a == 0 */
+    BIN32(I32_EQ, a == b)                            /* d = a == b */
+    BIN32(I32_NE, a != b)                            /* d = a != b */
+    BIN32(I32_LT_S, CMP32_LT_S(a, b))                /* d = a < b (signed) */
+    BIN32(I32_LT_U, a < b)                           /* d = a < b */
+    BIN32(I32_GT_S, CMP32_GT_S(a, b))                /* d = a > b (signed) */
+    BIN32(I32_GT_U, a > b)                           /* d = a > b */
+    BIN32(I32_LE_S, CMP32_LE_S(a, b))                /* d = a <= b (signed) */
+    BIN32(I32_LE_U, a <= b)                          /* d = a <= b */
+    BIN32(I32_GE_S, CMP32_GE_S(a, b))                /* d = a >= b (signed) */
+    BIN32(I32_GE_U, a >= b)                          /* d = a >= b */
+op_I64_EQZ: /* d = a == 0 (i64) */
+    PUT_U32(1, U64(2) == 0);
+    NEXT(3);
+    CMP64(I64_EQ, a == b)                            /* d = a == b (i64) */
+    CMP64(I64_NE, a != b)                            /* d = a != b (i64) */
+    CMP64(I64_LT_S, CMP64_LT_S(a, b))                /* d = a < b (i64 signed) */
+    CMP64(I64_LT_U, a < b)                           /* d = a < b (i64) */
+    CMP64(I64_GT_S, CMP64_GT_S(a, b))                /* d = a > b (i64 signed) */
+    CMP64(I64_GT_U, a > b)                           /* d = a > b (i64) */
+    CMP64(I64_LE_S, CMP64_LE_S(a, b))                /* d = a <= b (i64 signed) */
+    CMP64(I64_LE_U, a <= b)                          /* d = a <= b (i64) */
+    CMP64(I64_GE_S, CMP64_GE_S(a, b))                /* d = a >= b (i64 signed) */
+    CMP64(I64_GE_U, a >= b)                          /* d = a >= b (i64) */
+    FCMP32(F32_EQ, a == b)                           /* d = a == b (f32) */
+    FCMP32(F32_NE, a != b)                           /* d = a != b (f32) */
+    FCMP32(F32_LT, a < b)                            /* d = a < b (f32) */
+    FCMP32(F32_GT, a > b)                            /* d = a > b (f32) */
+    FCMP32(F32_LE, a <= b)                           /* d = a <= b (f32) */
+    FCMP32(F32_GE, a >= b)                           /* d = a >= b (f32) */
+    FCMP64(F64_EQ, a == b)                           /* d = a == b (f64) */
+    FCMP64(F64_NE, a != b)                           /* d = a != b (f64) */
+    FCMP64(F64_LT, a < b)                            /* d = a < b (f64) */
+    FCMP64(F64_GT, a > b)                            /* d = a > b (f64) */
+    FCMP64(F64_LE, a <= b)                           /* d = a <= b (f64) */
+    FCMP64(F64_GE, a >= b)                           /* d = a >= b (f64) */
+
+    UN32(I32_CLZ, ri_i32_clz(a))                     /* d = leading zeros of a */
+    UN32(I32_CTZ, ri_i32_ctz(a))                     /* d = trailing zeros of a */
+    UN32(I32_POPCNT, ri_i32_popcnt(a))               /* d = set bits of a */
+    BIN32(I32_ADD, a + b)                            /* d = a + b */
+    BIN32(I32_SUB, a - b)                            /* d = a - b */
+    BIN32(I32_MUL, a * b)                            /* d = a * b */
+    DIV32(I32_DIV_S, ri_i32_div_s)                   /* d = a / b (signed; traps) */
+    DIV32(I32_DIV_U, ri_i32_div_u)                   /* d = a / b (traps) */
+    DIV32(I32_REM_S, ri_i32_rem_s)                   /* d = a % b (signed; traps) */
+    DIV32(I32_REM_U, ri_i32_rem_u)                   /* d = a % b (traps) */
+    BIN32(I32_AND, a & b)                            /* d = a & b */
+    BIN32(I32_OR, a | b)                             /* d = a | b */
+    BIN32(I32_XOR, a ^ b)                            /* d = a ^ b */
+    BIN32(I32_SHL, ri_i32_shl(a, b))                 /* d = a << b */
+    BIN32(I32_SHR_S, ri_i32_shr_s(a, b))             /* d = a >> b (arithmetic) */
+    BIN32(I32_SHR_U, ri_i32_shr_u(a, b))             /* d = a >> b (logical) */
+    BIN32(I32_ROTL, ri_i32_rotl(a, b))               /* d = a rotl b */
+    BIN32(I32_ROTR, ri_i32_rotr(a, b))               /* d = a rotr b */
+    UN64(I64_CLZ, ri_i64_clz(a))                     /* d = leading zeros of a (i64) */
+    UN64(I64_CTZ, ri_i64_ctz(a))                     /* d = trailing zeros of a (i64) */
+    UN64(I64_POPCNT, ri_i64_popcnt(a))               /* d = set bits of a (i64) */
+    BIN64(I64_ADD, a + b)                            /* d = a + b (i64) */
+    BIN64(I64_SUB, a - b)                            /* d = a - b (i64) */
+    BIN64(I64_MUL, a * b)                            /* d = a * b (i64) */
+    DIV64(I64_DIV_S, ri_i64_div_s)                   /* d = a / b (i64 signed; traps) */
+    DIV64(I64_DIV_U, ri_i64_div_u)                   /* d = a / b (i64; traps) */
+    DIV64(I64_REM_S, ri_i64_rem_s)                   /* d = a % b (i64 signed; traps) */
+    DIV64(I64_REM_U, ri_i64_rem_u)                   /* d = a % b (i64; traps) */
+    BIN64(I64_AND, a & b)                            /* d = a & b (i64) */
+    BIN64(I64_OR, a | b)                             /* d = a | b (i64) */
+    BIN64(I64_XOR, a ^ b)                            /* d = a ^ b (i64) */
+    BIN64(I64_SHL, ri_i64_shl(a, b))                 /* d = a << b (i64) */
+    BIN64(I64_SHR_S, ri_i64_shr_s(a, b))             /* d = a >> b (i64 arithmetic) */
+    BIN64(I64_SHR_U, ri_i64_shr_u(a, b))             /* d = a >> b (i64 logical) */
+    BIN64(I64_ROTL, ri_i64_rotl(a, b))               /* d = a rotl b (i64) */
+    BIN64(I64_ROTR, ri_i64_rotr(a, b))               /* d = a rotr b (i64) */
+
+    FUN32_RAW(F32_ABS, ri_f32_abs(a))                /* d = |a| (sign bit only) */
+    FUN32_RAW(F32_NEG, ri_f32_neg(a))                /* d = -a (sign bit only) */
+    FUN32(F32_CEIL, ri_f32_ceil(a))                  /* d = ceil(a) */
+    FUN32(F32_FLOOR, ri_f32_floor(a))                /* d = floor(a) */
+    FUN32(F32_TRUNC, ri_f32_trunc(a))                /* d = trunc(a) */
+    FUN32(F32_NEAREST, ri_f32_nearest(a))            /* d = round half to even(a) */
+    FUN32(F32_SQRT, ri_f32_sqrt(a))                  /* d = sqrt(a) */
+    FBIN32(F32_ADD, a + b)                           /* d = a + b (f32) */
+    FBIN32(F32_SUB, a - b)                           /* d = a - b (f32) */
+    FBIN32(F32_MUL, a * b)                           /* d = a * b (f32) */
+    FBIN32(F32_DIV, a / b)                           /* d = a / b (f32) */
+    FBIN32(F32_MIN, ri_f32_min(a, b))                /* d = min(a, b) (f32) */
+    FBIN32(F32_MAX, ri_f32_max(a, b))                /* d = max(a, b) (f32) */
+    FBIN32_RAW(F32_COPYSIGN, ri_f32_copysign(a, b))  /* d = |a| with the sign of b */
+    FUN64_RAW(F64_ABS, ri_f64_abs(a))                /* d = |a| (sign bit only) */
+    FUN64_RAW(F64_NEG, ri_f64_neg(a))                /* d = -a (sign bit only) */
+    FUN64(F64_CEIL, ri_f64_ceil(a))                  /* d = ceil(a) */
+    FUN64(F64_FLOOR, ri_f64_floor(a))                /* d = floor(a) */
+    FUN64(F64_TRUNC, ri_f64_trunc(a))                /* d = trunc(a) */
+    FUN64(F64_NEAREST, ri_f64_nearest(a))            /* d = round half to even(a) */
+    FUN64(F64_SQRT, ri_f64_sqrt(a))                  /* d = sqrt(a) */
+    FBIN64(F64_ADD, a + b)                           /* d = a + b (f64) */
+    FBIN64(F64_SUB, a - b)                           /* d = a - b (f64) */
+    FBIN64(F64_MUL, a * b)                           /* d = a * b (f64) */
+    FBIN64(F64_DIV, a / b)                           /* d = a / b (f64) */
+    FBIN64(F64_MIN, ri_f64_min(a, b))                /* d = min(a, b) (f64) */
+    FBIN64(F64_MAX, ri_f64_max(a, b))                /* d = max(a, b) (f64) */
+    FBIN64_RAW(F64_COPYSIGN, ri_f64_copysign(a, b))  /* d = |a| with the sign of b */
+
+op_I32_WRAP_I64: /* d = low 32 bits of a */
+    PUT_U32(1, (uint32_t)U64(2));
+    NEXT(3);
+    TRUNC(I32_TRUNC_F32_S, uint32_t, F32, PUT_U32, ri_i32_trunc_f32_s) /* d = (i32)a, traps */
+    TRUNC(I32_TRUNC_F32_U, uint32_t, F32, PUT_U32, ri_i32_trunc_f32_u) /* d = (u32)a, traps */
+    TRUNC(I32_TRUNC_F64_S, uint32_t, F64, PUT_U32, ri_i32_trunc_f64_s) /* d = (i32)a, traps */
+    TRUNC(I32_TRUNC_F64_U, uint32_t, F64, PUT_U32, ri_i32_trunc_f64_u) /* d = (u32)a, traps */
+op_I64_EXTEND_I32_S: /* d = sign-extended a */
+    PUT_U64(1, ri_i64_extend32_s(U32(2)));
+    NEXT(3);
+op_I64_EXTEND_I32_U: /* d = zero-extended a */
+    PUT_U64(1, U32(2));
+    NEXT(3);
+    TRUNC(I64_TRUNC_F32_S, uint64_t, F32, PUT_U64, ri_i64_trunc_f32_s) /* d = (i64)a, traps */
+    TRUNC(I64_TRUNC_F32_U, uint64_t, F32, PUT_U64, ri_i64_trunc_f32_u) /* d = (u64)a, traps */
+    TRUNC(I64_TRUNC_F64_S, uint64_t, F64, PUT_U64, ri_i64_trunc_f64_s) /* d = (i64)a, traps */
+    TRUNC(I64_TRUNC_F64_U, uint64_t, F64, PUT_U64, ri_i64_trunc_f64_u) /* d = (u64)a, traps */
+    CONV(F32_CONVERT_I32_S, U32, PUT_F32, ri_f32_convert_i32_s)        /* d = (f32)(i32)a */
+    CONV(F32_CONVERT_I32_U, U32, PUT_F32, ri_f32_convert_i32_u)        /* d = (f32)(u32)a */
+    CONV(F32_CONVERT_I64_S, U64, PUT_F32, ri_f32_convert_i64_s)        /* d = (f32)(i64)a */
+    CONV(F32_CONVERT_I64_U, U64, PUT_F32, ri_f32_convert_i64_u)        /* d = (f32)(u64)a */
+op_F32_DEMOTE_F64: /* d = (f32)a */
+    {
+        float r = ri_f32_demote_f64(F64(2));
+        PUT_F32(1, CANON32(r));
+        NEXT(3);
+    }
+    CONV(F64_CONVERT_I32_S, U32, PUT_F64, ri_f64_convert_i32_s)        /* d = (f64)(i32)a */
+    CONV(F64_CONVERT_I32_U, U32, PUT_F64, ri_f64_convert_i32_u)        /* d = (f64)(u32)a */
+    CONV(F64_CONVERT_I64_S, U64, PUT_F64, ri_f64_convert_i64_s)        /* d = (f64)(i64)a */
+    CONV(F64_CONVERT_I64_U, U64, PUT_F64, ri_f64_convert_i64_u)        /* d = (f64)(u64)a */
+op_F64_PROMOTE_F32: /* d = (f64)a */
+    {
+        double r = ri_f64_promote_f32(F32(2));
+        PUT_F64(1, CANON64(r));
+        NEXT(3);
+    }
+op_I32_REINTERPRET_F32: /* d = bits of a */
+op_I64_REINTERPRET_F64:
+op_F32_REINTERPRET_I32:
+op_F64_REINTERPRET_I64:
+    SLOT(1) = SLOT(2);
+    NEXT(3);
+    UN32(I32_EXTEND8_S, ri_i32_extend8_s(a))         /* d = sext of the low 8 bits */
+    UN32(I32_EXTEND16_S, ri_i32_extend16_s(a))       /* d = sext of the low 16 bits */
+    UN64(I64_EXTEND8_S, ri_i64_extend8_s(a))         /* d = sext of the low 8 bits (i64) */
+    UN64(I64_EXTEND16_S, ri_i64_extend16_s(a))       /* d = sext of the low 16 bits (i64) */
+    UN64(I64_EXTEND32_S, ri_i64_extend32_s(a))       /* d = sext of the low 32 bits (i64) */
+    CONV(I32_TRUNC_SAT_F32_S, F32, PUT_U32, ri_i32_trunc_sat_f32_s)    /* d = (i32)a, saturating */
+    CONV(I32_TRUNC_SAT_F32_U, F32, PUT_U32, ri_i32_trunc_sat_f32_u)    /* d = (u32)a, saturating */
+    CONV(I32_TRUNC_SAT_F64_S, F64, PUT_U32, ri_i32_trunc_sat_f64_s)    /* d = (i32)a, saturating */
+    CONV(I32_TRUNC_SAT_F64_U, F64, PUT_U32, ri_i32_trunc_sat_f64_u)    /* d = (u32)a, saturating */
+    CONV(I64_TRUNC_SAT_F32_S, F32, PUT_U64, ri_i64_trunc_sat_f32_s)    /* d = (i64)a, saturating */
+    CONV(I64_TRUNC_SAT_F32_U, F32, PUT_U64, ri_i64_trunc_sat_f32_u)    /* d = (u64)a, saturating */
+    CONV(I64_TRUNC_SAT_F64_S, F64, PUT_U64, ri_i64_trunc_sat_f64_s)    /* d = (i64)a, saturating */
+    CONV(I64_TRUNC_SAT_F64_U, F64, PUT_U64, ri_i64_trunc_sat_f64_u)    /* d = (u64)a, saturating */
+
+    /* ---- leaving the loop ---- */
+
+out_of_gas:
+    /* A later change may suspend here instead: pc is at the charge, every frame is
+     * at a stop point. */
+    trap_kind = RI_TRAP_OUT_OF_GAS;
+    goto trap;
+trap:
+    store->gas = gas;
+    exec->trap_has_location = true;
+    exec->trap_func_index = code->func_index;
+    {
+        const ri_code_point *point = ri_code_find_point(code, (uint32_t)(pc - code->words));
+        exec->trap_wasm_offset = point ? point->wasm_offset : 0;
+    }
+    if (trap_kind != RI_TRAP_HOST) ri_error_trap(err, trap_kind); /* host traps carry their own message */
+    return RI_ERR_TRAP;
+finish:
+    store->gas = gas;
+    return RI_OK;
+}
+
+const int32_t *ri_interp_dispatch_table(void) {
+    const int32_t *table = NULL;
+    (void)run(NULL, NULL, NULL, NULL, 0, NULL, &table);
+    return table;
+}
+
+/* ---- entry from C ----------------------------------------------------------------------- */
+
+static ri_errcode exec_trap(ri_error *err, ri_trap trap) {
+    ri_error_trap(err, trap);
+    return RI_ERR_TRAP;
+}
+
+ri_errcode ri_exec_call(ri_store *store, ri_func *func, ri_slot *args_results, ri_error *err) {
+    ri_exec *exec = exec_get(store);
+    if (!exec) {
+        ri_error_set(err, RI_ERR_NOMEM, "out of memory for the execution stack");
+        return RI_ERR_NOMEM;
+    }
+    if (exec->nesting == 0) exec->trap_has_location = false;
+    if (exec->nesting >= RI_EXEC_MAX_NESTING) return exec_trap(err, RI_TRAP_STACK_EXHAUSTED);
+    if (func->host) {
+        exec->nesting++;
+        ri_errcode rc = call_host(store, exec, func, NULL, args_results, 0, err);
+        exec->nesting--;
+        return rc;
+    }
+    const ri_code *code = func->code;
+    if (!code || !func->instance) {
+        ri_error_set(err, RI_ERR_ARGUMENT, "function %u has no code", func->func_index);
+        return RI_ERR_ARGUMENT;
+    }
+    uint32_t base = exec->stack_top, saved_frames = exec->nframes;
+    if (!ensure_stack(store, exec, (uint64_t)base + code->frame_slots) || !ensure_frame(store, exec))
+        return exec_trap(err, RI_TRAP_STACK_EXHAUSTED);
+    if (code->nparams) memcpy(exec->stack + base, args_results, (size_t)code->nparams * sizeof(ri_slot));
+    /* The entry marker: returning to it leaves the interpreter. */
+    exec->frames[exec->nframes++] = (ri_frame){NULL, NULL, NULL, base};
+    exec->nesting++;
+    ri_errcode rc = run(store, exec, code, func->instance, base, err, NULL);
+    exec->nesting--;
+    if (rc == RI_OK && code->nresults)
+        memcpy(args_results, exec->stack + base, (size_t)code->nresults * sizeof(ri_slot));
+    exec->nframes = saved_frames;
+    exec->stack_top = base;
+    return rc;
+}
