@@ -12,7 +12,7 @@ DEMO_SCRIPTS = fac i32 f64 memory call_indirect linking
 .PHONY: all configure test spec asan check demo bench clean
 
 all: configure
-	cmake --build $(BUILD) -j $(JOBS)
+	cmake --build $(BUILD) -j $(JOBS) -- --no-print-directory
 
 configure:
 	@test -f $(BUILD)/CMakeCache.txt || CC=$(CC) cmake -S . -B $(BUILD) $(CMAKE_FLAGS)
@@ -31,7 +31,8 @@ asan:
 check:
 	bash scripts/check.sh
 
-demo: all
+demo:
+	@$(MAKE) --no-print-directory all >/dev/null
 	@echo "ri-sandbox demo: a few WebAssembly spec test scripts run by the engine"
 	@$(BUILD)/ri-spec $(foreach s,$(DEMO_SCRIPTS),$(SPEC_CORE)/$(s).wast)
 
@@ -39,4 +40,4 @@ bench:
 	@echo "Benchmarks come with issue 3 (engine speed); nothing to run yet."
 
 clean:
-	rm -rf $(BUILD) build-asan build-clang
+	rm -rf $(BUILD) build-asan build-clang build-logs

@@ -1,8 +1,9 @@
 // node node_time.mjs FILE.wasm [export]    -- like ../shared/bench/node_run.mjs (instantiate with
 //   no imports, call the export, print its result as a u32), and also print on stderr the time of
 //   the call alone, so Node's number compares with ri-bench-run's and the native timer's.
-// node node_time.mjs --compile FILE.wasm [repeat]  -- time synchronous compilation
-//   (new WebAssembly.Module) instead, for reference next to ri's load+validate+compile.
+// node --no-wasm-lazy-compilation node_time.mjs --compile FILE.wasm [repeat]  -- time synchronous
+//   compilation (new WebAssembly.Module) instead, for reference next to ri's load+validate+compile.
+//   Without that flag V8 compiles each function only when first called, which times nothing.
 import { readFileSync } from 'node:fs';
 
 const args = process.argv.slice(2);
@@ -11,8 +12,13 @@ if (args[0] === '--compile') {
   const repeat = Number(args[2] ?? 5);
   const times = [];
   for (let i = 0; i < repeat; i++) {
+    // V8 caches compiled modules by their bytes; a trailing custom section holding the run's
+    // number makes each compile a real one.
+    const name = `bench${i}`;
+    const extra = Buffer.from([0, name.length + 1, name.length, ...Buffer.from(name)]);
+    const unique = Buffer.concat([bytes, extra]);
     const t0 = process.hrtime.bigint();
-    new WebAssembly.Module(bytes);
+    new WebAssembly.Module(unique);
     times.push(Number(process.hrtime.bigint() - t0));
   }
   times.sort((a, b) => a - b);

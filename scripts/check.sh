@@ -26,7 +26,9 @@ run_step() {
     local rc=${PIPESTATUS[0]}
     step_names+=("$name")
     step_results+=("$([ "$rc" -eq 0 ] && echo ok || echo FAILED)")
-    step_notes+=("$(closing_line "$log") ($((SECONDS - start)) s)")
+    local closing
+    closing=$(closing_line "$log")
+    step_notes+=("${closing:+$closing }($((SECONDS - start)) s)")
     return "$rc"
 }
 

@@ -133,15 +133,19 @@ typedef struct ri_externtype {
     } of;
 } ri_externtype;
 
+/* Names are NUL-terminated for convenience; a WebAssembly name may itself contain
+ * U+0000, so the lengths are the authority. */
 typedef struct ri_import_info {
     const char *module;
     const char *name;
     ri_externtype type;
+    size_t module_len, name_len;
 } ri_import_info;
 
 typedef struct ri_export_info {
     const char *name;
     ri_externtype type;
+    size_t name_len;
 } ri_export_info;
 
 /* ---- modules --------------------------------------------------------------- */
@@ -157,6 +161,8 @@ typedef struct ri_module_config {
     uint32_t max_block_depth;     /* default 65,536 */
     uint32_t max_table_size;      /* elements; default 10,000,000 */
     uint32_t max_memory_pages;    /* declared minimum; default 65,536 (4 GiB) */
+    uint32_t max_total_locals;    /* declared locals of all functions together; default
+                                     16,777,216 (a few bytes of binary can declare many) */
 } ri_module_config;
 
 /* Decode, validate and compile. cfg may be NULL. Returns NULL and fills err on failure. */
@@ -222,6 +228,8 @@ ri_instance *ri_instantiate(ri_store *store, const ri_module *module,
 const ri_module *ri_instance_module(const ri_instance *inst);
 /* false if no export of that name */
 bool ri_instance_export(const ri_instance *inst, const char *name, ri_extern *out);
+/* The same for a name of len bytes, which may contain NUL bytes. */
+bool ri_instance_export_n(const ri_instance *inst, const char *name, size_t len, ri_extern *out);
 
 /* ---- functions ------------------------------------------------------------- */
 

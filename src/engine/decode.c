@@ -27,6 +27,7 @@
 #define DEFAULT_MAX_BLOCK_DEPTH 65536u
 #define DEFAULT_MAX_TABLE_SIZE 10000000u
 #define DEFAULT_MAX_MEMORY_PAGES 65536u
+#define DEFAULT_MAX_TOTAL_LOCALS 16777216u
 
 /* The largest memory the spec allows (in pages); beyond it a memory type is invalid,
  * which the validator reports, so the config limit does not pre-empt it. */
@@ -54,6 +55,7 @@ typedef struct decoder {
     const char *section;    /* for messages; NULL in the header */
     ri_errcode status;      /* a non-reader error (limit, memory, ...), RI_OK if none */
     bool funcs_built, tables_built, memories_built, globals_built;
+    uint64_t total_locals;  /* declared locals of the bodies so far (max_total_locals) */
 } decoder;
 
 static bool ok(const decoder *d) { return !d->r.failed && d->status == RI_OK; }
@@ -538,6 +540,11 @@ static bool decode_body(decoder *d, uint32_t index, ri_body *body) {
         return fail(d, RI_ERR_LIMIT, "too many locals: function %u has %llu with its parameters, the limit is %u",
                     m->nfunc_imports + index, (unsigned long long)with_params, m->config.max_locals);
 
+    d->total_locals += total;
+    if (d->total_locals > m->config.max_total_locals)
+        return fail(d, RI_ERR_LIMIT, "too many locals: the functions up to %u declare %llu together, the limit is %u",
+                    m->nfunc_imports + index, (unsigned long long)d->total_locals, m->config.max_total_locals);
+
     body->local_types = alloc_array(d, (size_t)total, 1);
     if (!body->local_types) return false;
     body->nlocals = (uint32_t)total;
@@ -647,13 +654,14 @@ static bool collect_declared(decoder *d) {
 
 /* ---- the module -------------------------------------------------------------------- */
 
-static void fill_config_defaults(ri_module_config *c) {
+void ri_module_config_fill_defaults(ri_module_config *c) {
     if (!c->max_module_bytes) c->max_module_bytes = DEFAULT_MAX_MODULE_BYTES;
     if (!c->max_functions) c->max_functions = DEFAULT_MAX_FUNCTIONS;
     if (!c->max_locals) c->max_locals = DEFAULT_MAX_LOCALS;
     if (!c->max_block_depth) c->max_block_depth = DEFAULT_MAX_BLOCK_DEPTH;
     if (!c->max_table_size) c->max_table_size = DEFAULT_MAX_TABLE_SIZE;
     if (!c->max_memory_pages) c->max_memory_pages = DEFAULT_MAX_MEMORY_PAGES;
+    if (!c->max_total_locals) c->max_total_locals = DEFAULT_MAX_TOTAL_LOCALS;
 }
 
 static bool decode_header(decoder *d) {
@@ -735,7 +743,7 @@ ri_errcode ri_decode_module(ri_module *m, const uint8_t *bytes, size_t len, ri_e
     memset(&d, 0, sizeof d);
     d.m = m;
     d.err = err;
-    fill_config_defaults(&m->config);
+    ri_module_config_fill_defaults(&m->config);
 
     if (len > m->config.max_module_bytes || len > UINT32_MAX) {
         size_t limit = m->config.max_module_bytes < UINT32_MAX ? m->config.max_module_bytes : UINT32_MAX;

@@ -606,9 +606,12 @@ fail_unlinked:
 const ri_module *ri_instance_module(const ri_instance *inst) { return inst ? inst->module : NULL; }
 
 bool ri_instance_export(const ri_instance *inst, const char *name, ri_extern *out) {
+    return name && ri_instance_export_n(inst, name, strlen(name), out);
+}
+
+bool ri_instance_export_n(const ri_instance *inst, const char *name, size_t len, ri_extern *out) {
     if (!inst || !name || !out) return false;
     const ri_module *m = inst->module;
-    size_t len = strlen(name);
     for (uint32_t i = 0; i < m->nexports; i++) {
         const ri_export *ex = &m->exports[i];
         if (ex->name.len != len || (len && memcmp(ri_span_ptr(m, ex->name), name, len) != 0)) continue;

@@ -7,15 +7,6 @@
 
 #include "runtime.h"
 
-/* Defaults for zero config fields (decode.c applies the same ones to modules it
- * decodes directly). */
-#define DEFAULT_MAX_MODULE_BYTES ((size_t)256 << 20)
-#define DEFAULT_MAX_FUNCTIONS 1000000u
-#define DEFAULT_MAX_LOCALS 50000u
-#define DEFAULT_MAX_BLOCK_DEPTH 65536u
-#define DEFAULT_MAX_TABLE_SIZE 10000000u
-#define DEFAULT_MAX_MEMORY_PAGES 65536u
-
 /*
  * The public API hands out NUL-terminated names and ri_valtype arrays that live as
  * long as the module. They are built once at load time into one allocation, kept in
@@ -29,14 +20,6 @@ typedef struct api_view {
     const char **export_names;    /* nexports */
 } api_view;
 
-static void fill_config_defaults(ri_module_config *c) {
-    if (!c->max_module_bytes) c->max_module_bytes = DEFAULT_MAX_MODULE_BYTES;
-    if (!c->max_functions) c->max_functions = DEFAULT_MAX_FUNCTIONS;
-    if (!c->max_locals) c->max_locals = DEFAULT_MAX_LOCALS;
-    if (!c->max_block_depth) c->max_block_depth = DEFAULT_MAX_BLOCK_DEPTH;
-    if (!c->max_table_size) c->max_table_size = DEFAULT_MAX_TABLE_SIZE;
-    if (!c->max_memory_pages) c->max_memory_pages = DEFAULT_MAX_MEMORY_PAGES;
-}
 
 /* Reserve n * size bytes aligned to align at *offset; false on size_t overflow. */
 static bool reserve(size_t *offset, size_t *at, size_t n, size_t size, size_t align) {
@@ -115,7 +98,7 @@ ri_module *ri_module_load(const uint8_t *bytes, size_t len, const ri_module_conf
     ri_module_config config;
     if (cfg) config = *cfg;
     else memset(&config, 0, sizeof config);
-    fill_config_defaults(&config);
+    ri_module_config_fill_defaults(&config);
     /* Before copying: an oversized input must not cost a copy. */
     if (len > config.max_module_bytes) {
         ri_error_set(err, RI_ERR_LIMIT, "module of %zu bytes exceeds the limit of %zu bytes", len,
@@ -223,6 +206,8 @@ ri_import_info ri_module_import(const ri_module *m, uint32_t index) {
     const ri_import *im = &m->imports[index];
     info.module = view_of(m)->import_modules[index];
     info.name = view_of(m)->import_names[index];
+    info.module_len = im->module_name.len;
+    info.name_len = im->field_name.len;
     info.type.kind = im->kind;
     switch (im->kind) {
     case RI_EXTERN_FUNC: info.type.of.func = functype_of(m, im->type_index); break;
@@ -242,6 +227,7 @@ ri_export_info ri_module_export(const ri_module *m, uint32_t index) {
     const ri_export *ex = &m->exports[index];
     uint32_t i = ex->index; /* validated, but checked again: this is the API boundary */
     info.name = view_of(m)->export_names[index];
+    info.name_len = ex->name.len;
     info.type.kind = ex->kind;
     switch (ex->kind) {
     case RI_EXTERN_FUNC:

@@ -146,6 +146,9 @@ struct ri_module {
     uint8_t *valtype_pool;
 };
 
+/* Zero fields of c take the documented defaults. */
+void ri_module_config_fill_defaults(ri_module_config *c);
+
 /* Pass 1: decode. Fills *m (which the caller zeroed) from bytes. On failure returns
  * RI_ERR_MALFORMED or RI_ERR_LIMIT with a message naming the section and offset;
  * whatever was allocated is released by ri_module_release. */

@@ -308,11 +308,12 @@ static ri_errcode push_frame(validator *v, uint8_t kind, const uint8_t *params, 
     if (v->nctrls > v->max_depth)
         return body_error(v, RI_ERR_LIMIT, "blocks nested deeper than %u", v->max_depth);
     if (v->nctrls == v->ctrls_cap) {
-        uint32_t cap = v->ctrls_cap ? v->ctrls_cap * 2 : 32;
+        uint64_t cap = v->ctrls_cap ? (uint64_t)v->ctrls_cap * 2 : 32;
+        if (cap > UINT32_MAX || cap > SIZE_MAX / sizeof(frame)) return nomem(v);
         frame *p = realloc(v->ctrls, (size_t)cap * sizeof *p);
         if (!p) return nomem(v);
         v->ctrls = p;
-        v->ctrls_cap = cap;
+        v->ctrls_cap = (uint32_t)cap;
     }
     frame *f = &v->ctrls[v->nctrls++];
     f->params = params;
@@ -716,6 +717,9 @@ static inline ri_errcode validate_instr(validator *v, const ri_instr *in, ri_rea
     return body_error(v, RI_ERR_MALFORMED, "illegal opcode 0x%x", in->op);
 }
 
+#undef NUMERIC_CASE
+#undef SAT_CASE
+
 /* The message for a body that is cut short. The reference interpreter reads on past
  * the body's declared size: at the end of the module it runs out ("unexpected end of
  * section or function"), elsewhere it finds some other byte where `end` must be. */
@@ -758,7 +762,9 @@ static ri_errcode validate_body(validator *v, uint32_t body_index) {
 
     v->nvals = 0;
     v->nctrls = 0;
-    ri_errcode rc = push_frame(v, K_FUNC, no_types, 0, type_list(v->type->results), v->type->nresults);
+    ri_errcode rc = reserve_vals(v, 16); /* so the stack is never a null pointer */
+    if (rc) return rc;
+    rc = push_frame(v, K_FUNC, no_types, 0, type_list(v->type->results), v->type->nresults);
     if (rc) return rc;
 
     ri_instr in;

@@ -94,6 +94,16 @@ static void strbuf_free(strbuf *b) {
     b->len = b->cap = 0;
 }
 
+/* Growable arrays: returns items with room for one more element (reallocated when full,
+ * capacity doubled), or NULL when out of memory, leaving items as it was. */
+static void *grow(void *items, size_t *cap, size_t count, size_t elem_size) {
+    if (count < *cap) return items;
+    size_t new_cap = *cap ? *cap * 2 : 16;
+    void *grown = realloc(items, new_cap * elem_size);
+    if (grown) *cap = new_cap;
+    return grown;
+}
+
 static const char *json_str(const json_t *obj, const char *key) {
     const json_t *v = json_object_get(obj, key);
     return json_is_string(v) ? json_string_value(v) : NULL;
@@ -218,13 +228,9 @@ static void count_failure_tag(runner *rn, const char *tag) {
             return;
         }
     }
-    if (rn->nfail_tags == rn->cap_fail_tags) {
-        size_t cap = rn->cap_fail_tags ? rn->cap_fail_tags * 2 : 16;
-        tag_count *grown = realloc(rn->fail_tags, cap * sizeof *grown);
-        if (!grown) return;
-        rn->fail_tags = grown;
-        rn->cap_fail_tags = cap;
-    }
+    tag_count *grown = grow(rn->fail_tags, &rn->cap_fail_tags, rn->nfail_tags, sizeof *grown);
+    if (!grown) return;
+    rn->fail_tags = grown;
     tag_count *t = &rn->fail_tags[rn->nfail_tags++];
     snprintf(t->tag, sizeof t->tag, "%s", tag);
     t->count = 1;
@@ -534,13 +540,9 @@ typedef struct script_state {
 } script_state;
 
 static bool instance_list_bind(instance_list *list, const char *name, ri_instance *inst) {
-    if (list->count == list->cap) {
-        size_t cap = list->cap ? list->cap * 2 : 8;
-        named_instance *grown = realloc(list->items, cap * sizeof *grown);
-        if (!grown) return false;
-        list->items = grown;
-        list->cap = cap;
-    }
+    named_instance *grown = grow(list->items, &list->cap, list->count, sizeof *grown);
+    if (!grown) return false;
+    list->items = grown;
     char *copy = strdup(name);
     if (!copy) return false;
     list->items[list->count].name = copy;
@@ -563,13 +565,9 @@ static void instance_list_free(instance_list *list) {
 }
 
 static bool remember_module(script_state *s, ri_module *m) {
-    if (s->nmodules == s->cap_modules) {
-        size_t cap = s->cap_modules ? s->cap_modules * 2 : 16;
-        ri_module **grown = realloc(s->modules, cap * sizeof *grown);
-        if (!grown) return false;
-        s->modules = grown;
-        s->cap_modules = cap;
-    }
+    ri_module **grown = grow(s->modules, &s->cap_modules, s->nmodules, sizeof *grown);
+    if (!grown) return false;
+    s->modules = grown;
     s->modules[s->nmodules++] = m;
     return true;
 }
@@ -707,7 +705,7 @@ static ri_module *load_module(script_state *s, const char *filename, ri_error *e
 /* Registered instances first, then the built-in spectest module. */
 static bool resolve_import(const script_state *s, const ri_import_info *imp, ri_extern *out) {
     const named_instance *reg = instance_list_find(&s->registered, imp->module);
-    if (reg) return reg->instance && ri_instance_export(reg->instance, imp->name, out);
+    if (reg) return reg->instance && ri_instance_export_n(reg->instance, imp->name, imp->name_len, out);
     if (strcmp(imp->module, "spectest") != 0) return false;
     for (size_t i = 0; i < s->nspectest; i++) {
         if (strcmp(s->spectest[i].name, imp->name) == 0) {
@@ -768,11 +766,8 @@ static action_status run_action(script_state *s, const json_t *cmd, action_resul
         fail(r, tag, "malformed action in JSON");
         return ACTION_BROKEN;
     }
-    if (strlen(field) != json_string_length(json_object_get(action, "field"))) {
-        /* ri_instance_export takes a C string, so such a name cannot be looked up. */
-        fail(r, "api:nul-in-name", "the export name contains a NUL byte, which ri_instance_export cannot take");
-        return ACTION_BROKEN;
-    }
+    /* a WebAssembly name may contain NUL bytes: its JSON length is the authority */
+    size_t field_len = json_string_length(json_object_get(action, "field"));
     ri_instance *inst = s->current;
     if (module_name) {
         const named_instance *named = instance_list_find(&s->named, module_name);
@@ -789,7 +784,7 @@ static action_status run_action(script_state *s, const json_t *cmd, action_resul
     }
     ri_extern ext;
     memset(&ext, 0, sizeof ext);
-    if (!ri_instance_export(inst, field, &ext)) {
+    if (!ri_instance_export_n(inst, field, field_len, &ext)) {
         fail(r, tag, "no export \"%s\"", field);
         return ACTION_BROKEN;
     }
@@ -1237,19 +1232,18 @@ static child_end run_child(runner *rn, const json_t *commands, size_t resume, co
         size_t n = json_array_size(commands);
         while (getline(&line, &cap, in) > 0) {
             line[strcspn(line, "\n")] = '\0';
-            char *p = line;
             char *endp;
-            unsigned long long index = strtoull(p, &endp, 10);
+            unsigned long long index = strtoull(line, &endp, 10);
             /* "INDEX OUTCOME TAG MESSAGE", as report() writes it */
-            if (endp == p || endp[0] != ' ' || !endp[1] || endp[2] != ' ' || index < end.next || index >= n)
+            if (endp == line || endp[0] != ' ' || !endp[1] || endp[2] != ' ' || index < end.next || index >= n)
                 continue;
-            char outcome = endp[1];
+            char verdict = endp[1];
             char *tag = endp + 3;
             char *message = strchr(tag, ' ');
             if (message) *message++ = '\0';
             else message = (char *)"";
-            if (outcome == OUTCOME_PASS) rep->counts.passed++;
-            else if (outcome == OUTCOME_SKIP) rep->counts.skipped++;
+            if (verdict == OUTCOME_PASS) rep->counts.passed++;
+            else if (verdict == OUTCOME_SKIP) rep->counts.skipped++;
             else record_failure(rn, rep, json_line(json_array_get(commands, index)), tag, message);
             end.next = (size_t)index + 1;
         }
@@ -1382,13 +1376,9 @@ typedef struct path_list {
 } path_list;
 
 static bool path_list_add(path_list *list, const char *path) {
-    if (list->count == list->cap) {
-        size_t cap = list->cap ? list->cap * 2 : 128;
-        char **grown = realloc(list->items, cap * sizeof *grown);
-        if (!grown) return false;
-        list->items = grown;
-        list->cap = cap;
-    }
+    char **grown = grow(list->items, &list->cap, list->count, sizeof *grown);
+    if (!grown) return false;
+    list->items = grown;
     char *copy = strdup(path);
     if (!copy) return false;
     list->items[list->count++] = copy;

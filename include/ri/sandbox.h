@@ -1,0 +1,258 @@
+/*
+ * ri sandbox: deterministic, metered WebAssembly sandboxes (seeds 000 and 001).
+ *
+ * A sandbox is one WebAssembly instance with resource limits (memory, gas, wall-clock
+ * time), deterministic time and randomness, import isolation, and snapshots.
+ *
+ *   ri_sandboxes  the factory (the original's createWasmSandbox()): hands out ids
+ *                 "sandbox-0", "sandbox-1", ... Thread-safe.
+ *   ri_sandbox    one sandbox. Used by one thread at a time; separate sandboxes are
+ *                 independent and may run on separate threads at the same time.
+ *                 ri_sandbox_interrupt is the only call allowed from another thread.
+ *
+ * Lifecycle (seed 001 §4): created --load--> loaded --execute--> running --> loaded;
+ * loaded --suspend--> suspended --restore--> loaded; any --destroy--> destroyed.
+ * destroy is idempotent; the handle stays valid (status "destroyed") until
+ * ri_sandbox_free.
+ *
+ * Errors are values: ri_sandbox_error carries the seed's error code, its fields, and
+ * the original's message texts.
+ */
+#ifndef RI_SANDBOX_H
+#define RI_SANDBOX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ri/engine.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- configuration --------------------------------------------------------- */
+
+#define RI_SANDBOX_DEFAULT_MAX_MEMORY_BYTES 16777216u /* 16 MiB */
+#define RI_SANDBOX_DEFAULT_MAX_GAS 1000000u
+#define RI_SANDBOX_DEFAULT_MAX_EXECUTION_MS 50u
+#define RI_SANDBOX_DEFAULT_SEED 0u
+
+/* How gas is counted. */
+typedef enum ri_gas_schedule {
+    /* Seed-compatible: each import call (host functions, __get_time, __get_random)
+     * costs 1, checked before the call; instructions cost nothing; exactly max_gas
+     * calls succeed. */
+    RI_GAS_HOST_CALLS = 0,
+    /* The engine's instruction metering: every instruction costs 1 (bulk operations
+     * 1 + their length), every import call 1 more; a loop without host calls is
+     * stopped deterministically too. */
+    RI_GAS_INSTRUCTIONS = 1,
+} ri_gas_schedule;
+
+/* A host function the module may import as env.<name>. The callback is the engine's
+ * ri_host_fn: it reads args, writes results, and fails with ri_host_fail(call, ...),
+ * which ends the execution as HOST_FUNCTION_ERROR {function name, message}. The
+ * caller's memory is ri_host_call_memory(call). */
+typedef struct ri_host_function {
+    const char *name;
+    uint32_t nparams;
+    const ri_valtype *params;   /* i32, i64, f32 or f64 */
+    uint32_t nresults;
+    const ri_valtype *results;
+    ri_host_fn fn;
+    void *user;
+} ri_host_function;
+
+typedef struct ri_sandbox_config {
+    uint64_t max_memory_bytes;      /* imported and module-defined memory alike */
+    uint64_t max_gas;               /* per execution; 0 is a valid budget */
+    uint32_t max_execution_ms;      /* wall clock, enforced inside loops too */
+    uint32_t deterministic_seed;    /* Mulberry32 seed */
+    bool has_event_timestamp;       /* required: create fails without it */
+    int64_t event_timestamp;        /* ms since epoch, what __get_time returns (truncated to i32) */
+    const ri_host_function *host_functions; /* copied at create */
+    uint32_t nhost_functions;
+    ri_gas_schedule gas_schedule;
+    uint32_t max_call_depth;        /* 0: the engine's default */
+} ri_sandbox_config;
+
+/* The seed's defaults; has_event_timestamp is false (the caller must set it). */
+ri_sandbox_config ri_sandbox_config_default(void);
+
+/* ---- errors ---------------------------------------------------------------- */
+
+typedef enum ri_sandbox_errcode {
+    RI_SANDBOX_OK = 0,
+    RI_SANDBOX_GAS_EXHAUSTED,        /* gas_used, gas_limit */
+    RI_SANDBOX_MEMORY_EXCEEDED,      /* memory_used, memory_limit */
+    RI_SANDBOX_TIMEOUT,              /* elapsed_ms, limit_ms */
+    RI_SANDBOX_WASM_TRAP,            /* trap_kind, message */
+    RI_SANDBOX_INVALID_MODULE,       /* message (the reason) */
+    RI_SANDBOX_HOST_FUNCTION_ERROR,  /* function_name, message */
+    RI_SANDBOX_INSTANCE_DESTROYED,   /* instance_id */
+    RI_SANDBOX_SNAPSHOT_ERROR,       /* message (the reason) */
+    RI_SANDBOX_INVALID_CONFIG,       /* message: a config the sandbox cannot honour */
+} ri_sandbox_errcode;
+
+/* "GAS_EXHAUSTED", "MEMORY_EXCEEDED", ... */
+const char *ri_sandbox_errcode_name(ri_sandbox_errcode code);
+
+typedef struct ri_sandbox_error {
+    ri_sandbox_errcode code;
+    uint64_t gas_used, gas_limit;
+    uint64_t memory_used, memory_limit;
+    uint64_t elapsed_ms, limit_ms;
+    /* WASM_TRAP kinds: the seed's "invalid_state", "no_instance", "missing_export",
+     * "runtime_error", and the engine's precise ones: "unreachable",
+     * "integer_divide_by_zero", "integer_overflow", "invalid_conversion",
+     * "out_of_bounds_memory", "out_of_bounds_table", "undefined_element",
+     * "uninitialized_element", "indirect_call_type_mismatch", "call_stack_exhausted". */
+    char trap_kind[40];
+    char function_name[128];
+    char instance_id[64];
+    char message[512];
+} ri_sandbox_error;
+
+/* ---- metrics and results ----------------------------------------------------- */
+
+typedef struct ri_sandbox_metrics {
+    uint64_t memory_used_bytes;
+    uint64_t memory_limit_bytes;
+    uint64_t gas_used;              /* of the last (or current) execution */
+    uint64_t gas_limit;
+    double execution_ms;            /* of the last (or current) execution */
+    uint64_t execution_limit_ms;
+} ri_sandbox_metrics;
+
+typedef struct ri_sandbox_result {
+    bool ok;
+    /* The function's result as JSON text (a number for the direct convention, an array
+     * of numbers for several results, the parsed JSON document for the JSON
+     * convention), or NULL when there is no value. Owned: ri_sandbox_result_free. */
+    char *value_json;
+    /* The direct convention's typed results (i64 exact), nresults of them. */
+    uint32_t nresults;
+    ri_val results[4];
+    ri_sandbox_metrics metrics;
+    uint64_t gas_used;
+    double duration_ms;
+    ri_sandbox_error error;         /* when !ok */
+} ri_sandbox_result;
+
+void ri_sandbox_result_free(ri_sandbox_result *result);
+
+/* ---- the factory and the sandbox ------------------------------------------------- */
+
+typedef struct ri_sandboxes ri_sandboxes;
+typedef struct ri_sandbox ri_sandbox;
+
+typedef enum ri_sandbox_status {
+    RI_SANDBOX_CREATED,
+    RI_SANDBOX_LOADED,
+    RI_SANDBOX_RUNNING,
+    RI_SANDBOX_SUSPENDED,
+    RI_SANDBOX_DESTROYED,
+} ri_sandbox_status;
+
+const char *ri_sandbox_status_name(ri_sandbox_status status); /* "created", ... */
+
+ri_sandboxes *ri_sandboxes_new(void);
+void ri_sandboxes_free(ri_sandboxes *factory); /* sandboxes stay valid; free them yourself */
+
+/* NULL on error (missing event timestamp, bad config, OOM), with err filled. */
+ri_sandbox *ri_sandbox_create(ri_sandboxes *factory, const ri_sandbox_config *config,
+                              ri_sandbox_error *err);
+void ri_sandbox_free(ri_sandbox *sb);
+
+const char *ri_sandbox_id(const ri_sandbox *sb);
+ri_sandbox_status ri_sandbox_status_of(const ri_sandbox *sb);   /* live */
+ri_sandbox_metrics ri_sandbox_get_metrics(const ri_sandbox *sb); /* live */
+const ri_sandbox_config *ri_sandbox_get_config(const ri_sandbox *sb);
+
+/* Load (or re-load) a module: magic check, decode/validate/compile, import isolation,
+ * instantiation. On failure the sandbox keeps its previous state. Error texts as in
+ * the original ("Failed to load WASM module: ...", "Import validation failed: ...",
+ * "Failed to instantiate WASM module: ...", "Cannot load module into destroyed
+ * instance: <id>"). */
+bool ri_sandbox_load(ri_sandbox *sb, const uint8_t *wasm, size_t len, ri_sandbox_error *err);
+
+/* Execute an export. payload_json NULL or "null", a number, or an array of numbers:
+ * the direct convention (missing arguments 0, extra ignored, typed per the export's
+ * signature); any other JSON: the JSON convention (__alloc, payload in memory, result
+ * packed as (len << 16 | ptr) in an i32, or as (len << 32 | ptr) in an i64).
+ * Never fails to return a result; see result->ok. */
+ri_sandbox_result ri_sandbox_execute(ri_sandbox *sb, const char *action, const char *payload_json);
+
+/* Direct call with typed arguments (the direct convention without JSON). */
+ri_sandbox_result ri_sandbox_call(ri_sandbox *sb, const char *action, const ri_val *args, uint32_t nargs);
+
+/* Thread-safe: stop a running execution (it ends as TIMEOUT if its time is up, else
+ * as WASM_TRAP "interrupted"). */
+void ri_sandbox_interrupt(ri_sandbox *sb);
+
+/* loaded -> suspended. */
+bool ri_sandbox_suspend(ri_sandbox *sb, ri_sandbox_error *err);
+/* Idempotent. */
+void ri_sandbox_destroy(ri_sandbox *sb);
+
+/* ---- snapshots (WSNP v1, seed 000) ------------------------------------------------- */
+
+/* Byte-exact WSNP v1 of memory 0, the PRNG state, the timestamp and the gas used.
+ * *out is malloc'd. v1 holds no globals and no tables, so a v1 snapshot stands for
+ * "globals and tables as at instantiation": snapshot refuses (SNAPSHOT_ERROR, saying
+ * what v1 cannot hold) when a mutable global or a table differs from its value at
+ * instantiation, and restore puts them back to those values. */
+bool ri_sandbox_snapshot(ri_sandbox *sb, uint8_t **out, size_t *out_len, ri_sandbox_error *err);
+/* Atomic: validates everything before changing anything; status becomes loaded. */
+bool ri_sandbox_restore(ri_sandbox *sb, const uint8_t *snapshot, size_t len, ri_sandbox_error *err);
+
+/* Mulberry32 (seed 001): out = next(&state). Exposed for tests and tools. */
+uint32_t ri_mulberry32_next(uint32_t *state);
+
+/* ---- determinism ---------------------------------------------------------------- */
+
+/* Runs action(payload) twice from the same full state and compares result, gas and
+ * snapshot bytes; leaves the sandbox as it was before. *deterministic tells. */
+bool ri_sandbox_check_determinism(ri_sandbox *sb, const char *action, const char *payload_json,
+                                  bool *deterministic, ri_sandbox_error *err);
+
+/* ---- memory pressure (pure functions, seed 001 §8) ----------------------------------- */
+
+typedef enum ri_pressure_level {
+    RI_PRESSURE_NORMAL,
+    RI_PRESSURE_WARNING,
+    RI_PRESSURE_PRESSURE,
+    RI_PRESSURE_CRITICAL,
+    RI_PRESSURE_OOM,
+} ri_pressure_level;
+
+const char *ri_pressure_level_name(ri_pressure_level level); /* "NORMAL", ... */
+
+ri_pressure_level ri_memory_pressure(ri_sandbox *const *sandboxes, size_t n, int64_t available_bytes);
+
+typedef enum ri_pressure_action {
+    RI_ADVICE_NONE,
+    RI_ADVICE_LOG,
+    RI_ADVICE_SUSPEND,
+    RI_ADVICE_EMERGENCY_SAVE,
+} ri_pressure_action;
+
+typedef struct ri_pressure_advice {
+    ri_pressure_action action;
+    char message[256];          /* RI_ADVICE_LOG */
+    size_t ninstance_ids;       /* SUSPEND, EMERGENCY_SAVE */
+    char **instance_ids;        /* owned: ri_pressure_advice_free */
+} ri_pressure_advice;
+
+const char *ri_pressure_action_name(ri_pressure_action action); /* "none", "log", ... */
+
+/* foreground_id may be NULL. */
+ri_pressure_advice ri_advise(ri_pressure_level level, ri_sandbox *const *sandboxes, size_t n,
+                             const char *foreground_id);
+void ri_pressure_advice_free(ri_pressure_advice *advice);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
