@@ -814,7 +814,7 @@ static bool find_malformed_body(validator *v, uint32_t from) {
         ri_reader_init(&r, m->bytes, start, start + body->code.len);
         /* nesting: the operand stack's bytes serve as a stack of frame kinds */
         v->nvals = 0;
-        if (!grow_quietly(v)) return false;
+        if (v->vals_cap == 0 && !grow_quietly(v)) return false;
         push(v, K_FUNC);
         ri_instr in;
         while (v->nvals > 0) {
