@@ -6,8 +6,6 @@ JOBS ?= $(shell nproc)
 ifeq ($(origin CC),default)
 CC = gcc
 endif
-SPEC_CORE ?= ../shared/wasm-testsuite/core
-DEMO_SCRIPTS = fac i32 f64 memory call_indirect linking
 
 .PHONY: all configure test spec asan check demo bench clean
 
@@ -33,11 +31,11 @@ check:
 
 demo:
 	@$(MAKE) --no-print-directory all >/dev/null
-	@echo "ri-sandbox demo: a few WebAssembly spec test scripts run by the engine"
-	@$(BUILD)/ri-spec $(foreach s,$(DEMO_SCRIPTS),$(SPEC_CORE)/$(s).wast)
+	@bash examples/demo.sh $(BUILD)
 
-bench:
-	@echo "Benchmarks come with issue 3 (engine speed); nothing to run yet."
+# Issue 3's benchmarks (bench/README.md); options via BENCH_ARGS="--reps 3 --programs fib".
+bench: configure
+	cmake --build $(BUILD) --target bench
 
 clean:
 	rm -rf $(BUILD) build-asan build-clang build-logs

@@ -234,12 +234,19 @@ def run_one(cmd, timeout, in_process):
     else the process's wall time), wall_ns, and detail on failure."""
     t0 = time.perf_counter_ns()
     try:
-        r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return {"status": "timeout", "result": None, "detail": f"no answer within {timeout:.0f} s"}
+        # Its own process group, so a hung run is stopped with everything it started.
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                start_new_session=True)
     except OSError as e:
         return {"status": "error", "result": None, "detail": f"cannot run {cmd[0]}: {e}"}
+    try:
+        stdout, stderr = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        return {"status": "timeout", "result": None, "detail": f"no answer within {timeout:.0f} s"}
     wall = time.perf_counter_ns() - t0
+    r = subprocess.CompletedProcess(cmd, proc.returncode, stdout, stderr)
     out = r.stdout + "\n" + r.stderr
     if r.returncode != 0:
         status = "crash" if r.returncode < 0 else "error"
@@ -507,8 +514,9 @@ def print_failures(cells_by_prog):
 def print_large(info):
     if not info:
         return
+    code = f", code section {info['code_bytes']:,} bytes" if "code_bytes" in info else ""
     print(f"\nLoad+validate+compile of {os.path.basename(info['wasm'])} "
-          f"({info['module_bytes']:,} bytes, code section {info.get('code_bytes', 0):,} bytes):")
+          f"({info['module_bytes']:,} bytes{code}):")
     if "ri_ns_per_code_byte" in info:
         v = info["ri_ns_per_code_byte"]
         print(f"  ri:   {v:.1f} ns per byte of code ({info['ri_load_median_ns'] / 1e6:.1f} ms), "
@@ -547,6 +555,50 @@ def print_targets(summary, large):
     targets = {label: {"value": v, "target": t, "met": (v <= t) if v is not None else None}
                for label, v, t in rows}
     return targets
+
+
+def previous_best(results_dir, sizes):
+    """The best (lowest) ri-on/native ratio per program over earlier results files made with
+    the same program sizes. The ratio, not the time, so a busier or faster machine on
+    another day moves it less."""
+    best = {}
+    try:
+        names = sorted(n for n in os.listdir(results_dir) if n.startswith("bench-") and n.endswith(".json"))
+    except OSError:
+        return best
+    for n in names:
+        try:
+            with open(os.path.join(results_dir, n)) as f:
+                old = json.load(f)
+        except (OSError, ValueError):
+            continue
+        if old.get("config", {}).get("sizes") is None:
+            continue
+        per = old.get("summary", {}).get("ratio_to_native", {}).get("ri-on", {})
+        for p, v in per.items():
+            if v is not None and old["config"]["sizes"].get(p) == sizes.get(p):
+                if p not in best or v < best[p][0]:
+                    best[p] = (v, old.get("date"))
+    return best
+
+
+def print_regressions(summary, best):
+    """Issue 3: no program slower than 1.5x its own previous best without a written reason."""
+    now = summary["ratio_to_native"].get("ri-on", {})
+    rows = []
+    for p, v in now.items():
+        if v is None or p not in best:
+            continue
+        b, date = best[p]
+        rows.append({"program": p, "ratio": v, "best": b, "best_date": date, "factor": v / b,
+                     "regressed": v / b > 1.5})
+    if rows:
+        print("\nri (metering on) / native against the best earlier run in the results folder "
+              "(a factor over 1.5 needs a written reason):")
+        for r in rows:
+            print(f"  {r['program']:<8} {r['ratio']:7.2f} now, best {r['best']:7.2f} ({r['best_date']}): "
+                  f"x{r['factor']:.2f}{'  REGRESSION' if r['regressed'] else ''}")
+    return rows
 
 
 # ---- results file and chart -----------------------------------------------------------------
@@ -662,8 +714,8 @@ def parse_args():
     ap.add_argument("--interp-factor", type=float, default=180.0,
                     help="initial guess of wasm-interp's slowdown over native (default 180); "
                          "replaced by the worst ratio seen once one program ran")
-    ap.add_argument("--large-funcs", type=int, default=4000,
-                    help="functions in the generated large module for load timing (default 4000)")
+    ap.add_argument("--large-funcs", type=int, default=2500,
+                    help="functions in the generated large module for load timing (default 2500)")
     ap.add_argument("--load-reps", type=int, default=5, help="loads of the large module (default 5)")
     ap.add_argument("--no-large", action="store_true", help="skip the large-module load timing")
     ap.add_argument("--no-chart", action="store_true", help="do not draw the PNG chart")
@@ -749,6 +801,7 @@ def main():
     failures = print_failures(cells_by_prog)
     print_large(large)
     targets = print_targets(summary, large)
+    regressions = print_regressions(summary, previous_best(args.results, {p: defs[p] for p in args.programs}))
 
     os.makedirs(args.results, exist_ok=True)
     base = os.path.join(args.results, f"bench-{stamp}")
@@ -778,6 +831,7 @@ def main():
         "summary": summary,
         "large_module": large,
         "targets": targets,
+        "against_previous_best": regressions,
         "chart": os.path.basename(png) if charted else None,
         "duration_s": round(time.time() - started, 1),
     }

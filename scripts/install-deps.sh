@@ -10,6 +10,7 @@ packages=(
     wabt                          # wast2json and wat2wasm: spec scripts and test fixtures
     libjansson-dev                # JSON: the spec runner
     libcmocka-dev                 # unit tests
+    gnuplot-nox                   # make bench: the chart of ratios
     libzstd-dev libssl-dev libwebsockets-dev # the sandbox library and server (later issues)
 )
 

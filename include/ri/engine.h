@@ -231,6 +231,30 @@ bool ri_instance_export(const ri_instance *inst, const char *name, ri_extern *ou
 /* The same for a name of len bytes, which may contain NUL bytes. */
 bool ri_instance_export_n(const ri_instance *inst, const char *name, size_t len, ri_extern *out);
 
+/* ---- instance state ----------------------------------------------------------
+ * Every memory, table, global and segment of an instance by index (imports first,
+ * as in the module's index spaces), exported or not: what snapshots, limits and
+ * restores need to see. Out-of-range indices give NULL / false. */
+
+uint32_t ri_instance_memory_count(const ri_instance *inst);
+ri_memory *ri_instance_memory(const ri_instance *inst, uint32_t index);
+uint32_t ri_instance_table_count(const ri_instance *inst);
+ri_table *ri_instance_table(const ri_instance *inst, uint32_t index);
+uint32_t ri_instance_global_count(const ri_instance *inst);
+ri_global *ri_instance_global(const ri_instance *inst, uint32_t index);
+/* Element and data segments: whether each has been dropped (by elem.drop/data.drop,
+ * or because it was active or declarative and instantiation applied it). */
+uint32_t ri_instance_elem_count(const ri_instance *inst);
+uint32_t ri_instance_data_count(const ri_instance *inst);
+bool ri_instance_elem_dropped(const ri_instance *inst, uint32_t index);
+bool ri_instance_data_dropped(const ri_instance *inst, uint32_t index);
+bool ri_instance_set_elem_dropped(ri_instance *inst, uint32_t index, bool dropped);
+bool ri_instance_set_data_dropped(ri_instance *inst, uint32_t index, bool dropped);
+
+/* The module's memories (imports first); *imported tells which came from an import. */
+uint32_t ri_module_memory_count(const ri_module *module);
+bool ri_module_memory(const ri_module *module, uint32_t index, ri_memtype *type, bool *imported);
+
 /* ---- functions ------------------------------------------------------------- */
 
 typedef struct ri_host_call ri_host_call;
@@ -269,6 +293,10 @@ uint64_t ri_memory_size(const ri_memory *mem); /* bytes */
 uint32_t ri_memory_pages(const ri_memory *mem);
 /* Returns the old size in pages, or -1 if it cannot grow (limits or allocation). */
 int64_t ri_memory_grow(ri_memory *mem, uint32_t delta_pages);
+/* Sets the size to exactly `pages`, smaller or larger (within the effective maximum);
+ * new bytes are zero. WebAssembly only grows memory; restoring a snapshot taken
+ * before a grow needs to go back. false (nothing changed) if not possible. */
+bool ri_memory_resize(ri_memory *mem, uint32_t pages);
 /* Bounds-checked copies; false if [offset, offset+len) is outside the memory. */
 bool ri_memory_read(const ri_memory *mem, uint64_t offset, void *dst, size_t len);
 bool ri_memory_write(ri_memory *mem, uint64_t offset, const void *src, size_t len);
@@ -281,6 +309,8 @@ uint32_t ri_table_size(const ri_table *table);
 bool ri_table_get(const ri_table *table, uint32_t index, void **out);
 bool ri_table_set(ri_table *table, uint32_t index, void *ref);
 int64_t ri_table_grow(ri_table *table, uint32_t delta, void *init);
+/* Sets the size to exactly `size` (new entries take init); see ri_memory_resize. */
+bool ri_table_resize(ri_table *table, uint32_t size, void *init);
 
 /* ---- globals --------------------------------------------------------------- */
 

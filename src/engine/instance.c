@@ -94,6 +94,20 @@ int64_t ri_memory_grow(ri_memory *mem, uint32_t delta_pages) {
     return ri_memory_grow_internal(mem, delta_pages);
 }
 
+bool ri_memory_resize(ri_memory *mem, uint32_t pages) {
+    if (!mem || pages > mem->max_pages) return false;
+    if (pages >= mem->pages) return ri_memory_grow_internal(mem, pages - mem->pages) >= 0;
+    uint64_t size = (uint64_t)pages * RI_PAGE_SIZE;
+    /* Never a NULL data pointer (see ri_memory_new); if the allocator cannot shrink,
+     * the larger buffer stays valid. */
+    uint8_t *data = realloc(mem->data, size ? (size_t)size : 1);
+    if (data) mem->data = data;
+    mem->size = size;
+    mem->pages = pages;
+    mem->type.limits.min = pages; /* as grow keeps it: the current size */
+    return true;
+}
+
 bool ri_memory_read(const ri_memory *mem, uint64_t offset, void *dst, size_t len) {
     if (!mem || (len && !dst)) return false;
     if (offset > mem->size || len > mem->size - offset) return false;
@@ -192,6 +206,16 @@ int64_t ri_table_grow_internal(ri_table *table, uint32_t delta, void *init) {
 int64_t ri_table_grow(ri_table *table, uint32_t delta, void *init) {
     if (!table) return -1;
     return ri_table_grow_internal(table, delta, init);
+}
+
+bool ri_table_resize(ri_table *table, uint32_t size, void *init) {
+    if (!table || size > table->max_size) return false;
+    if (size >= table->size) return ri_table_grow_internal(table, size - table->size, init) >= 0;
+    void **elems = realloc(table->elems, (size ? (size_t)size : 1) * sizeof *elems);
+    if (elems) table->elems = elems;
+    table->size = size;
+    table->type.limits.min = size;
+    return true;
 }
 
 /* ---- globals ------------------------------------------------------------------- */
@@ -604,6 +628,39 @@ fail_unlinked:
 /* ---- exports --------------------------------------------------------------------- */
 
 const ri_module *ri_instance_module(const ri_instance *inst) { return inst ? inst->module : NULL; }
+
+/* ---- instance state by index ------------------------------------------------------ */
+
+uint32_t ri_instance_memory_count(const ri_instance *inst) { return inst ? inst->module->nmemories : 0; }
+ri_memory *ri_instance_memory(const ri_instance *inst, uint32_t index) {
+    return index < ri_instance_memory_count(inst) ? inst->memories[index] : NULL;
+}
+uint32_t ri_instance_table_count(const ri_instance *inst) { return inst ? inst->module->ntables : 0; }
+ri_table *ri_instance_table(const ri_instance *inst, uint32_t index) {
+    return index < ri_instance_table_count(inst) ? inst->tables[index] : NULL;
+}
+uint32_t ri_instance_global_count(const ri_instance *inst) { return inst ? inst->module->nglobals : 0; }
+ri_global *ri_instance_global(const ri_instance *inst, uint32_t index) {
+    return index < ri_instance_global_count(inst) ? inst->globals[index] : NULL;
+}
+uint32_t ri_instance_elem_count(const ri_instance *inst) { return inst ? inst->module->nelems : 0; }
+uint32_t ri_instance_data_count(const ri_instance *inst) { return inst ? inst->module->ndatas : 0; }
+bool ri_instance_elem_dropped(const ri_instance *inst, uint32_t index) {
+    return index < ri_instance_elem_count(inst) && inst->elem_dropped[index];
+}
+bool ri_instance_data_dropped(const ri_instance *inst, uint32_t index) {
+    return index < ri_instance_data_count(inst) && inst->data_dropped[index];
+}
+bool ri_instance_set_elem_dropped(ri_instance *inst, uint32_t index, bool dropped) {
+    if (index >= ri_instance_elem_count(inst)) return false;
+    inst->elem_dropped[index] = dropped;
+    return true;
+}
+bool ri_instance_set_data_dropped(ri_instance *inst, uint32_t index, bool dropped) {
+    if (index >= ri_instance_data_count(inst)) return false;
+    inst->data_dropped[index] = dropped;
+    return true;
+}
 
 bool ri_instance_export(const ri_instance *inst, const char *name, ri_extern *out) {
     return name && ri_instance_export_n(inst, name, strlen(name), out);

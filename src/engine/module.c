@@ -220,6 +220,15 @@ ri_import_info ri_module_import(const ri_module *m, uint32_t index) {
 
 uint32_t ri_module_export_count(const ri_module *m) { return m ? m->nexports : 0; }
 
+uint32_t ri_module_memory_count(const ri_module *m) { return m ? m->nmemories : 0; }
+
+bool ri_module_memory(const ri_module *m, uint32_t index, ri_memtype *type, bool *imported) {
+    if (!m || index >= m->nmemories) return false;
+    if (type) *type = m->memories[index];
+    if (imported) *imported = index < m->nmemory_imports;
+    return true;
+}
+
 ri_export_info ri_module_export(const ri_module *m, uint32_t index) {
     ri_export_info info;
     memset(&info, 0, sizeof info);

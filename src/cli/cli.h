@@ -1,0 +1,33 @@
+/*
+ * The `ri` command: shared definitions of the subcommands.
+ *
+ * Exit codes are part of the command's interface (docs/CLI.md), so they live here, once.
+ */
+#ifndef RI_CLI_H
+#define RI_CLI_H
+
+/* The project's version: CMakeLists.txt passes project() VERSION as RI_CLI_VERSION. */
+#ifndef RI_CLI_VERSION
+#define RI_CLI_VERSION "unknown"
+#endif
+
+enum ri_exit {
+    RI_EXIT_OK = 0,        /* success */
+    RI_EXIT_EXEC = 1,      /* the execution failed: trap, gas, timeout, memory, host function,
+                              a snapshot the sandbox refused, a determinism check that failed */
+    RI_EXIT_USAGE = 2,     /* bad options or arguments, a PAYLOAD that is not JSON, a config the
+                              sandbox cannot honour */
+    RI_EXIT_INPUT = 3,     /* a module or snapshot that cannot be read or is invalid, an output
+                              file that cannot be written */
+    RI_EXIT_INTERNAL = 4,  /* out of memory, or a library error that should not happen */
+};
+
+/* Each subcommand gets argv with argv[0] being the subcommand's name. */
+int ri_cmd_run(int argc, char **argv);
+int ri_cmd_inspect(int argc, char **argv);
+int ri_cmd_validate(int argc, char **argv);
+
+/* The exit-code table, printed by every --help. */
+extern const char ri_exit_codes_help[];
+
+#endif

@@ -1,0 +1,207 @@
+/* `ri inspect FILE`: describes a WSNP v1 snapshot file (seed 000) without a sandbox. */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/args.h"
+#include "cli/cli.h"
+#include "cli/files.h"
+#include "cli/jsonw.h"
+#include "cli/output.h"
+#include "cli/wsnp_file.h"
+
+#define CMD "ri inspect"
+/* The largest a WSNP v1 file can be: header, two length fields, two 4 GiB sections. */
+#define SNAPSHOT_FILE_MAX ((size_t)13 + 2 * (size_t)UINT32_MAX)
+#define MAX_WARNINGS 8
+
+static void usage(FILE *f) {
+    fprintf(f,
+            "usage: ri inspect [--json | --text] FILE\n"
+            "\n"
+            "Describes a WSNP v1 snapshot file: format and version, memory size in bytes and\n"
+            "64 KiB pages, how many pages hold a non-zero byte, the state JSON and its fields\n"
+            "(prngState.current, timestamp, gasUsed), and the total size.\n"
+            "\n"
+            "A corrupt or truncated file gets seed 000's validation message, the checks run\n"
+            "in the seed's order: \"Snapshot too small — missing header\", \"Invalid snapshot\n"
+            "— bad magic bytes\", \"Unsupported snapshot version: N (expected 1)\", \"Snapshot\n"
+            "truncated — ...\", \"Invalid snapshot — corrupted state JSON\". The state JSON is\n"
+            "checked as strictly as restore checks it (exactly the seed's keys, integers), so\n"
+            "inspect accepts what `ri run --restore` accepts; only whether the memory size\n"
+            "fits a module is left to restore, which has one.\n"
+            "\n"
+            "options:\n"
+            "  --json        print a JSON document (the default when stdout is not a terminal);\n"
+            "                it is printed for an invalid file too, with \"valid\": false\n"
+            "  --text        print a readable summary (the default on a terminal)\n"
+            "  -h, --help    show this help\n"
+            "\n%s",
+            ri_exit_codes_help);
+}
+
+typedef struct warnings {
+    int n;
+    char text[MAX_WARNINGS][160];
+} warnings;
+
+static void warn(warnings *w, const char *fmt, ...) RI_PRINTF(2, 3);
+static void warn(warnings *w, const char *fmt, ...) {
+    if (w->n >= MAX_WARNINGS) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(w->text[w->n++], sizeof w->text[0], fmt, ap);
+    va_end(ap);
+}
+
+/* What a file restore accepts can still have that deserves a word. */
+static void collect_warnings(const ri_wsnp_view *v, warnings *w) {
+    if (v->memory_len % RI_WSNP_PAGE_BYTES != 0)
+        warn(w, "the memory section (%" PRIu32 " bytes) is not a whole number of 64 KiB pages: "
+                "no instance can take it", v->memory_len);
+    if (v->trailing > 0) warn(w, "%zu bytes after the state section (a v1 reader ignores them)", v->trailing);
+}
+
+static void print_json(const char *path, size_t size, const ri_wsnp_view *v, const warnings *w) {
+    ri_jsonw jw;
+    ri_jsonw_init(&jw, stdout);
+    ri_jsonw_object(&jw);
+    ri_jsonw_key(&jw, "file");
+    ri_jsonw_str(&jw, path);
+    ri_jsonw_key(&jw, "valid");
+    ri_jsonw_bool(&jw, true);
+    ri_jsonw_key(&jw, "format");
+    ri_jsonw_str(&jw, "WSNP");
+    ri_jsonw_key(&jw, "version");
+    ri_jsonw_u64(&jw, v->version);
+    ri_jsonw_key(&jw, "totalBytes");
+    ri_jsonw_u64(&jw, size);
+    ri_jsonw_key(&jw, "memory");
+    ri_jsonw_object(&jw);
+    ri_jsonw_key(&jw, "bytes");
+    ri_jsonw_u64(&jw, v->memory_len);
+    ri_jsonw_key(&jw, "pages");
+    ri_jsonw_u64(&jw, v->memory_len / RI_WSNP_PAGE_BYTES);
+    ri_jsonw_key(&jw, "nonZeroPages");
+    ri_jsonw_u64(&jw, ri_wsnp_nonzero_pages(v));
+    ri_jsonw_end(&jw);
+    ri_jsonw_key(&jw, "state");
+    ri_jsonw_object(&jw);
+    ri_jsonw_key(&jw, "bytes");
+    ri_jsonw_u64(&jw, v->state_len);
+    /* The text passed json_loadb (no NUL bytes, valid UTF-8), so it goes in as it is. */
+    ri_jsonw_key(&jw, "json");
+    char *text = strndup(v->state, v->state_len);
+    if (text)
+        ri_jsonw_raw(&jw, text);
+    else
+        ri_jsonw_strn(&jw, v->state, v->state_len);
+    free(text);
+    ri_jsonw_key(&jw, "prngStateCurrent");
+    ri_jsonw_i64(&jw, v->prng_current);
+    ri_jsonw_key(&jw, "timestamp");
+    ri_jsonw_i64(&jw, v->timestamp);
+    ri_jsonw_key(&jw, "gasUsed");
+    ri_jsonw_i64(&jw, v->gas_used);
+    ri_jsonw_end(&jw);
+    ri_jsonw_key(&jw, "trailingBytes");
+    ri_jsonw_u64(&jw, v->trailing);
+    ri_jsonw_key(&jw, "warnings");
+    ri_jsonw_array(&jw);
+    for (int i = 0; i < w->n; i++) ri_jsonw_str(&jw, w->text[i]);
+    ri_jsonw_end(&jw);
+    ri_jsonw_end(&jw);
+    ri_jsonw_finish(&jw);
+}
+
+static void print_json_invalid(const char *path, size_t size, const char *reason, const char *detail) {
+    ri_jsonw jw;
+    ri_jsonw_init(&jw, stdout);
+    ri_jsonw_object(&jw);
+    ri_jsonw_key(&jw, "file");
+    ri_jsonw_str(&jw, path);
+    ri_jsonw_key(&jw, "valid");
+    ri_jsonw_bool(&jw, false);
+    ri_jsonw_key(&jw, "totalBytes");
+    ri_jsonw_u64(&jw, size);
+    ri_jsonw_key(&jw, "error");
+    ri_jsonw_object(&jw);
+    ri_jsonw_key(&jw, "code");
+    ri_jsonw_str(&jw, "SNAPSHOT_ERROR");
+    ri_jsonw_key(&jw, "reason");
+    ri_jsonw_str(&jw, reason);
+    ri_jsonw_key(&jw, "detail");
+    ri_jsonw_str(&jw, *detail ? detail : NULL);
+    ri_jsonw_end(&jw);
+    ri_jsonw_end(&jw);
+    ri_jsonw_finish(&jw);
+}
+
+static void print_text(const char *path, size_t size, const ri_wsnp_view *v, const warnings *w) {
+    uint64_t pages = v->memory_len / RI_WSNP_PAGE_BYTES;
+    ri_printf_safe(stdout, "%s: WSNP snapshot, format version %u, %zu bytes\n", path, (unsigned)v->version, size);
+    printf("  memory   %" PRIu32 " bytes = %" PRIu64 " page%s of 64 KiB, %" PRIu64 " non-zero\n", v->memory_len,
+           pages, pages == 1 ? "" : "s", ri_wsnp_nonzero_pages(v));
+    printf("  state    %" PRIu32 " bytes of JSON: ", v->state_len);
+    /* Long or hostile state text is shown escaped and cut; the fields follow anyway. */
+    size_t shown = v->state_len < 200 ? v->state_len : 200;
+    ri_put_safe(stdout, v->state, shown);
+    printf("%s\n", shown < v->state_len ? " ..." : "");
+    printf("    prngState.current  %" PRId64 "\n", v->prng_current);
+    printf("    timestamp          %" PRId64 "\n", v->timestamp);
+    printf("    gasUsed            %" PRId64 "\n", v->gas_used);
+    for (int i = 0; i < w->n; i++) printf("  warning: %s\n", w->text[i]);
+}
+
+int ri_cmd_inspect(int argc, char **argv) {
+    ri_output_mode mode = RI_OUTPUT_AUTO;
+    const char *path = NULL;
+    ri_args args;
+    ri_args_init(&args, argc, argv);
+    for (ri_arg a = ri_args_next(&args); a.kind != RI_ARG_END; a = ri_args_next(&args)) {
+        if (a.kind == RI_ARG_POSITIONAL) {
+            if (path) return ri_usage(CMD, "unexpected argument '%s' (one FILE only)", a.text);
+            path = a.text;
+        } else if (ri_arg_is(&a, "--help") || ri_arg_is(&a, "-h")) {
+            usage(stdout);
+            return ri_finish_output(CMD, RI_EXIT_OK);
+        } else if (ri_arg_is(&a, "--json") || ri_arg_is(&a, "--text")) {
+            if (a.value) return ri_usage(CMD, "option %s takes no value", a.name);
+            ri_output_mode m = ri_arg_is(&a, "--json") ? RI_OUTPUT_JSON : RI_OUTPUT_TEXT;
+            if (mode != RI_OUTPUT_AUTO && mode != m) return ri_usage(CMD, "--json and --text exclude each other");
+            mode = m;
+        } else {
+            return ri_usage(CMD, "unknown option '%s'", a.text);
+        }
+    }
+    if (!path) return ri_usage(CMD, "missing FILE");
+
+    uint8_t *data;
+    size_t size;
+    char why[256];
+    int rc = ri_read_file(path, SNAPSHOT_FILE_MAX, &data, &size, why, sizeof why);
+    if (rc != RI_EXIT_OK) return ri_fail(rc, CMD, "cannot read snapshot '%s': %s", path, why);
+
+    bool json = ri_output_is_json(mode);
+    ri_wsnp_view view;
+    char reason[128], detail[128];
+    if (!ri_wsnp_parse(data, size, &view, reason, sizeof reason, detail, sizeof detail)) {
+        if (json) print_json_invalid(path, size, reason, detail);
+        free(data);
+        if (*detail)
+            ri_fail(RI_EXIT_INPUT, CMD, "%s: %s (%s)", path, reason, detail);
+        else
+            ri_fail(RI_EXIT_INPUT, CMD, "%s: %s", path, reason);
+        return ri_finish_output(CMD, RI_EXIT_INPUT);
+    }
+    warnings w = {0, {{0}}};
+    collect_warnings(&view, &w);
+    if (json)
+        print_json(path, size, &view, &w);
+    else
+        print_text(path, size, &view, &w);
+    free(data);
+    return ri_finish_output(CMD, RI_EXIT_OK);
+}

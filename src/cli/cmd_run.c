@@ -1,0 +1,475 @@
+/* `ri run MODULE.wasm FUNCTION [PAYLOAD]`: one sandbox, from options to exit status.
+ * Steps: options -> (snapshot file) -> module file -> create -> load -> restore ->
+ * determinism check -> executions -> snapshot -> report. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <jansson.h>
+
+#include "ri/sandbox.h"
+#include "cli/args.h"
+#include "cli/cli.h"
+#include "cli/files.h"
+#include "cli/host_builtins.h"
+#include "cli/output.h"
+#include "cli/run_report.h"
+#include "cli/wsnp_file.h"
+
+#define CMD "ri run"
+#define MODULE_FILE_MAX ((size_t)1 << 30) /* the engine's own limit (256 MiB) speaks first */
+#define SNAPSHOT_FILE_MAX ((size_t)13 + 2 * (size_t)UINT32_MAX)
+#define REPEAT_MAX 100000u
+#define MAX_HOSTS 16
+
+static void usage(FILE *f) {
+    fprintf(f,
+            "usage: ri run [OPTIONS] MODULE.wasm FUNCTION [PAYLOAD]\n"
+            "\n"
+            "Creates a sandbox, loads MODULE.wasm, and executes its exported FUNCTION; prints\n"
+            "the result and the metrics. PAYLOAD is JSON text: null, a number or an array of\n"
+            "numbers are the arguments (the direct convention; missing ones are 0); any other\n"
+            "JSON (an object, a string, ...) is written into the module's memory through its\n"
+            "__alloc export and FUNCTION(ptr, len) returns a packed pointer and length to a\n"
+            "JSON result (the JSON convention). A negative number may be given as is: `-5`.\n"
+            "The module may import only env.memory, env.__get_time, env.__get_random and the\n"
+            "host functions given with --host.\n"
+            "\n"
+            "sandbox configuration:\n"
+            "  --timestamp MS|now    the event time __get_time returns, in ms since the epoch.\n"
+            "                        Required (the sandbox never reads the clock), except with\n"
+            "                        --restore, which takes the snapshot's. `now` reads the\n"
+            "                        clock and is therefore NOT deterministic; the value used\n"
+            "                        is printed, so a run can be replayed.\n"
+            "  --seed N              PRNG seed for __get_random, 0..4294967295 (default 0)\n"
+            "  --max-memory BYTES    memory limit; digits, optionally KiB, MiB or GiB\n"
+            "                        (default 16MiB)\n"
+            "  --max-gas N           gas per execution (default 1000000)\n"
+            "  --timeout MS          wall-clock limit per execution in ms (default 50)\n"
+            "  --gas-schedule S      host-calls: each import call costs 1 (the default, as\n"
+            "                        the original); instructions: every instruction costs 1\n"
+            "                        too, so loops without host calls are metered\n"
+            "  --max-call-depth N    call frames before `call stack exhausted` (default: the\n"
+            "                        engine's, 10000)\n"
+            "  --host NAME[,NAME..]  give the module these built-in host functions, as\n"
+            "                        env.NAME (repeatable)\n"
+            "\n"
+            "built-in host functions (they write to stderr only):\n"
+            "%s"
+            "\n"
+            "what to do:\n"
+            "  --restore FILE        restore a WSNP snapshot into the sandbox before executing\n"
+            "  --repeat N            execute N times in the same sandbox (default 1, at most\n"
+            "                        %u); stops at the first failure\n"
+            "  --check-determinism   before executing, run FUNCTION twice from the same state\n"
+            "                        and compare result, gas and snapshot; the sandbox is left\n"
+            "                        as it was\n"
+            "  --snapshot FILE       after the executions, write a WSNP snapshot to FILE\n"
+            "                        (atomically; not written when an execution failed)\n"
+            "\n"
+            "output:\n"
+            "  --json                a JSON document (the default when stdout is not a\n"
+            "                        terminal); keys in a fixed order: ok, sandbox, module,\n"
+            "                        function, payload, config, restoredFrom, determinism,\n"
+            "                        executions, value, error, metrics, status, snapshot\n"
+            "  --text                a readable summary (the default on a terminal)\n"
+            "  -h, --help            show this help\n"
+            "\n"
+            "The document is printed when the sandbox ran (exit status 0 or 1); for a usage,\n"
+            "input or internal error (2, 3, 4) only a message on stderr is.\n"
+            "\n%s",
+            ri_host_builtins_help, REPEAT_MAX, ri_exit_codes_help);
+}
+
+typedef struct run_options {
+    const char *module_path;
+    const char *function;
+    const char *payload;
+    ri_sandbox_config config;
+    const char *timestamp_arg;        /* NULL if not given */
+    const char *restore_path;
+    const char *snapshot_path;
+    uint64_t repeat;
+    bool check_determinism;
+    ri_output_mode mode;
+    const ri_host_function *hosts[MAX_HOSTS];
+    const char *host_names[MAX_HOSTS];
+    uint32_t nhosts;
+} run_options;
+
+/* --host a,b,c: each name once, each a built-in. */
+static int add_hosts(run_options *o, const char *list) {
+    const char *p = list;
+    for (;;) {
+        const char *comma = strchr(p, ',');
+        size_t n = comma ? (size_t)(comma - p) : strlen(p);
+        char name[32];
+        if (n == 0 || n >= sizeof name)
+            return ri_usage(CMD, "--host: '%.*s' is not a built-in host function (see --help)", (int)n, p);
+        memcpy(name, p, n);
+        name[n] = '\0';
+        const ri_host_function *h = ri_host_builtin(name);
+        if (!h) return ri_usage(CMD, "--host: '%s' is not a built-in host function (see --help)", name);
+        bool dup = false;
+        for (uint32_t i = 0; i < o->nhosts; i++) dup = dup || o->hosts[i] == h;
+        if (!dup) {
+            if (o->nhosts == MAX_HOSTS) return ri_usage(CMD, "--host: too many host functions");
+            o->hosts[o->nhosts] = h;
+            o->host_names[o->nhosts++] = h->name;
+        }
+        if (!comma) return RI_EXIT_OK;
+        p = comma + 1;
+    }
+}
+
+/* A numeric option's value; a usage error names the option and the expected form. */
+static int number_option(ri_args *args, const ri_arg *a, uint64_t max, uint64_t *out) {
+    const char *v = ri_args_value(args, a);
+    if (!v) return ri_usage(CMD, "option %s needs a value", a->name);
+    const char *why;
+    if (!ri_parse_u64(v, max, out, &why))
+        return ri_usage(CMD, "%s: '%s' is %s (expected an integer from 0 to %" PRIu64 ")", a->name, v, why, max);
+    return RI_EXIT_OK;
+}
+
+/* --timestamp MS or now. `now` is read here, once, so every execution sees the same. */
+static int timestamp_option(run_options *o) {
+    if (strcmp(o->timestamp_arg, "now") == 0) {
+        struct timespec ts;
+        if (clock_gettime(CLOCK_REALTIME, &ts) != 0) return ri_fail(RI_EXIT_INTERNAL, CMD, "cannot read the clock");
+        o->config.event_timestamp = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    } else {
+        const char *why;
+        if (!ri_parse_i64(o->timestamp_arg, &o->config.event_timestamp, &why))
+            return ri_usage(CMD, "--timestamp: '%s' is %s (expected milliseconds since the epoch, or now)",
+                            o->timestamp_arg, why);
+    }
+    o->config.has_event_timestamp = true;
+    return RI_EXIT_OK;
+}
+
+static int parse_options(int argc, char **argv, run_options *o, bool *help) {
+    memset(o, 0, sizeof *o);
+    o->config = ri_sandbox_config_default();
+    o->repeat = 1;
+    o->mode = RI_OUTPUT_AUTO;
+    *help = false;
+    const char *positional[3] = {NULL, NULL, NULL};
+    int npositional = 0;
+    ri_args args;
+    ri_args_init(&args, argc, argv);
+    for (ri_arg a = ri_args_next(&args); a.kind != RI_ARG_END; a = ri_args_next(&args)) {
+        int rc = RI_EXIT_OK;
+        uint64_t n;
+        if (a.kind == RI_ARG_POSITIONAL) {
+            if (npositional == 3) return ri_usage(CMD, "unexpected argument '%s' (PAYLOAD is one JSON text: quote it)", a.text);
+            positional[npositional++] = a.text;
+            continue;
+        }
+        bool is_flag = ri_arg_is(&a, "--help") || ri_arg_is(&a, "-h") || ri_arg_is(&a, "--json") ||
+                       ri_arg_is(&a, "--text") || ri_arg_is(&a, "--check-determinism");
+        if (is_flag && a.value) return ri_usage(CMD, "option %s takes no value", a.name);
+        if (ri_arg_is(&a, "--help") || ri_arg_is(&a, "-h")) {
+            *help = true;
+            return RI_EXIT_OK;
+        } else if (ri_arg_is(&a, "--json") || ri_arg_is(&a, "--text")) {
+            ri_output_mode m = ri_arg_is(&a, "--json") ? RI_OUTPUT_JSON : RI_OUTPUT_TEXT;
+            if (o->mode != RI_OUTPUT_AUTO && o->mode != m) return ri_usage(CMD, "--json and --text exclude each other");
+            o->mode = m;
+        } else if (ri_arg_is(&a, "--check-determinism")) {
+            o->check_determinism = true;
+        } else if (ri_arg_is(&a, "--max-memory")) {
+            const char *v = ri_args_value(&args, &a);
+            const char *why;
+            if (!v) return ri_usage(CMD, "option --max-memory needs a value");
+            if (!ri_parse_bytes(v, &o->config.max_memory_bytes, &why))
+                return ri_usage(CMD, "--max-memory: '%s' is %s (e.g. 16777216 or 16MiB)", v, why);
+        } else if (ri_arg_is(&a, "--max-gas")) {
+            rc = number_option(&args, &a, UINT64_MAX, &o->config.max_gas);
+        } else if (ri_arg_is(&a, "--timeout")) {
+            if ((rc = number_option(&args, &a, UINT32_MAX, &n)) == RI_EXIT_OK) o->config.max_execution_ms = (uint32_t)n;
+        } else if (ri_arg_is(&a, "--seed")) {
+            if ((rc = number_option(&args, &a, UINT32_MAX, &n)) == RI_EXIT_OK) o->config.deterministic_seed = (uint32_t)n;
+        } else if (ri_arg_is(&a, "--max-call-depth")) {
+            if ((rc = number_option(&args, &a, UINT32_MAX, &n)) == RI_EXIT_OK) o->config.max_call_depth = (uint32_t)n;
+        } else if (ri_arg_is(&a, "--repeat")) {
+            if ((rc = number_option(&args, &a, REPEAT_MAX, &o->repeat)) == RI_EXIT_OK && o->repeat == 0)
+                return ri_usage(CMD, "--repeat: must be at least 1");
+        } else if (ri_arg_is(&a, "--timestamp")) {
+            if (!(o->timestamp_arg = ri_args_value(&args, &a))) return ri_usage(CMD, "option --timestamp needs a value");
+            rc = timestamp_option(o);
+        } else if (ri_arg_is(&a, "--gas-schedule")) {
+            const char *v = ri_args_value(&args, &a);
+            if (!v) return ri_usage(CMD, "option --gas-schedule needs a value");
+            if (strcmp(v, "host-calls") == 0)
+                o->config.gas_schedule = RI_GAS_HOST_CALLS;
+            else if (strcmp(v, "instructions") == 0)
+                o->config.gas_schedule = RI_GAS_INSTRUCTIONS;
+            else
+                return ri_usage(CMD, "--gas-schedule: '%s' is not host-calls or instructions", v);
+        } else if (ri_arg_is(&a, "--host")) {
+            const char *v = ri_args_value(&args, &a);
+            if (!v) return ri_usage(CMD, "option --host needs a value");
+            rc = add_hosts(o, v);
+        } else if (ri_arg_is(&a, "--restore") || ri_arg_is(&a, "--snapshot")) {
+            const char *v = ri_args_value(&args, &a);
+            if (!v || !*v) return ri_usage(CMD, "option %s needs a FILE", a.name);
+            *(ri_arg_is(&a, "--restore") ? &o->restore_path : &o->snapshot_path) = v;
+        } else {
+            return ri_usage(CMD, "unknown option '%s'", a.text);
+        }
+        if (rc != RI_EXIT_OK) return rc;
+    }
+    if (npositional < 1) return ri_usage(CMD, "missing MODULE.wasm and FUNCTION");
+    if (npositional < 2) return ri_usage(CMD, "missing FUNCTION (the exported function to execute)");
+    o->module_path = positional[0];
+    o->function = positional[1];
+    o->payload = npositional == 3 ? positional[2] : NULL;
+    if (o->payload) {
+        json_error_t jerr;
+        json_t *v = json_loads(o->payload, JSON_DECODE_ANY | JSON_ALLOW_NUL, &jerr);
+        if (!v)
+            return ri_usage(CMD, "PAYLOAD cannot be parsed as JSON: %s (line %d, column %d); a string needs quotes: '\"text\"'",
+                            jerr.text, jerr.line, jerr.column);
+        json_decref(v);
+    }
+    return RI_EXIT_OK;
+}
+
+/* Without --timestamp, the --restore snapshot's timestamp; the snapshot file is checked
+ * here too, so a bad file is reported before anything runs. */
+static int resolve_timestamp(run_options *o, const uint8_t *snap, size_t snap_len, const char **source) {
+    if (o->timestamp_arg) {
+        *source = strcmp(o->timestamp_arg, "now") == 0 ? "now" : "option";
+        return RI_EXIT_OK;
+    }
+    if (!snap)
+        return ri_usage(CMD, "--timestamp MS is required: the event time __get_time returns, in ms since the "
+                             "epoch (the sandbox never reads the clock; `--timestamp now` does, "
+                             "non-deterministically)");
+    ri_wsnp_view view;
+    char reason[128], detail[128];
+    if (!ri_wsnp_parse(snap, snap_len, &view, reason, sizeof reason, detail, sizeof detail)) {
+        if (*detail) return ri_fail(RI_EXIT_INPUT, CMD, "--restore %s: %s (%s)", o->restore_path, reason, detail);
+        return ri_fail(RI_EXIT_INPUT, CMD, "--restore %s: %s", o->restore_path, reason);
+    }
+    o->config.event_timestamp = view.timestamp;
+    o->config.has_event_timestamp = true;
+    *source = "snapshot";
+    return RI_EXIT_OK;
+}
+
+/* Exit status for a failed execution or sandbox operation. */
+static int exit_for(ri_sandbox_errcode code) {
+    switch (code) {
+    case RI_SANDBOX_INVALID_MODULE: return RI_EXIT_INPUT;
+    case RI_SANDBOX_INVALID_CONFIG: return RI_EXIT_USAGE;
+    case RI_SANDBOX_INSTANCE_DESTROYED: return RI_EXIT_INTERNAL; /* ri never destroys early */
+    default: return RI_EXIT_EXEC;
+    }
+}
+
+/* After a missing_export trap: name the functions there are, which is what one wants. */
+static void hint_exports(const uint8_t *wasm, size_t len) {
+    ri_error err;
+    ri_module *m = ri_module_load(wasm, len, NULL, &err);
+    if (!m) return;
+    fflush(stdout);
+    fputs("ri run: exported functions:", stderr);
+    int shown = 0;
+    for (uint32_t i = 0; i < ri_module_export_count(m); i++) {
+        ri_export_info ex = ri_module_export(m, i);
+        if (ex.type.kind != RI_EXTERN_FUNC) continue;
+        fputs(shown++ ? ", " : " ", stderr);
+        ri_put_safe(stderr, ex.name, ex.name_len);
+    }
+    fputs(shown ? "\n" : " none\n", stderr);
+    ri_module_free(m);
+}
+
+/* Executions, stopping at the first failure. Returns RI_EXIT_OK or RI_EXIT_INTERNAL. */
+static int execute_all(ri_sandbox *sb, const run_options *o, ri_run_report *r) {
+    r->records = calloc((size_t)o->repeat, sizeof *r->records);
+    if (!r->records) return ri_fail(RI_EXIT_INTERNAL, CMD, "out of memory for %" PRIu64 " results", o->repeat);
+    for (uint64_t i = 0; i < o->repeat; i++) {
+        ri_sandbox_result res = ri_sandbox_execute(sb, o->function, o->payload);
+        if (!res.ok) {
+            r->failed = true;
+            r->error = res.error;
+            ri_sandbox_result_free(&res);
+            return RI_EXIT_OK;
+        }
+        ri_run_record *rec = &r->records[r->nrecords];
+        /* A copy: the library's buffer is released with its result. */
+        rec->value_json = res.value_json ? strdup(res.value_json) : NULL;
+        bool lost = res.value_json && !rec->value_json;
+        rec->gas_used = res.gas_used;
+        rec->duration_ms = res.duration_ms;
+        rec->metrics = res.metrics;
+        ri_sandbox_result_free(&res);
+        if (lost) return ri_fail(RI_EXIT_INTERNAL, CMD, "out of memory keeping a result");
+        r->nrecords++;
+    }
+    return RI_EXIT_OK;
+}
+
+static int take_snapshot(ri_sandbox *sb, const run_options *o, ri_run_report *r) {
+    r->snapshot_path = o->snapshot_path;
+    if (r->failed || (r->determinism_checked && !r->determinism_ok)) {
+        r->snapshot = RI_SNAP_SKIPPED;
+        return RI_EXIT_OK;
+    }
+    uint8_t *bytes = NULL;
+    size_t len = 0;
+    if (!ri_sandbox_snapshot(sb, &bytes, &len, &r->snapshot_error)) {
+        r->snapshot = RI_SNAP_REFUSED;
+        return exit_for(r->snapshot_error.code);
+    }
+    int rc = ri_write_file_atomic(o->snapshot_path, bytes, len, r->snapshot_write_error,
+                                  sizeof r->snapshot_write_error);
+    free(bytes);
+    if (rc != RI_EXIT_OK) {
+        r->snapshot = RI_SNAP_WRITE_FAILED;
+        return rc;
+    }
+    r->snapshot = RI_SNAP_WRITTEN;
+    r->snapshot_bytes = len;
+    return RI_EXIT_OK;
+}
+
+/* Runs the sandbox part: everything after the files are read. */
+static int run_sandbox(const run_options *o, const uint8_t *wasm, size_t wasm_len, const uint8_t *snap,
+                       size_t snap_len, const char *ts_source) {
+    ri_host_function hosts[MAX_HOSTS];
+    for (uint32_t i = 0; i < o->nhosts; i++) hosts[i] = *o->hosts[i];
+    ri_sandbox_config config = o->config;
+    config.host_functions = o->nhosts ? hosts : NULL;
+    config.nhost_functions = o->nhosts;
+
+    ri_sandboxes *factory = ri_sandboxes_new();
+    if (!factory) return ri_fail(RI_EXIT_INTERNAL, CMD, "out of memory creating the sandbox factory");
+    ri_sandbox_error err;
+    memset(&err, 0, sizeof err);
+    ri_sandbox *sb = ri_sandbox_create(factory, &config, &err);
+    if (!sb) {
+        int rc = err.code == RI_SANDBOX_INVALID_CONFIG ? RI_EXIT_USAGE : RI_EXIT_INTERNAL;
+        ri_fail(rc, CMD, "cannot create the sandbox: %s", err.message);
+        ri_sandboxes_free(factory);
+        return rc;
+    }
+
+    int rc = RI_EXIT_OK;
+    ri_run_report r;
+    memset(&r, 0, sizeof r);
+    if (!ri_sandbox_load(sb, wasm, wasm_len, &err)) {
+        rc = err.code == RI_SANDBOX_INVALID_CONFIG ? RI_EXIT_USAGE
+             : err.code == RI_SANDBOX_INSTANCE_DESTROYED ? RI_EXIT_INTERNAL
+                                                         : RI_EXIT_INPUT;
+        ri_fail(rc, CMD, "%s: %s", o->module_path, err.message);
+        goto done;
+    }
+    if (snap && !ri_sandbox_restore(sb, snap, snap_len, &err)) {
+        rc = err.code == RI_SANDBOX_SNAPSHOT_ERROR ? RI_EXIT_INPUT : exit_for(err.code);
+        ri_fail(rc, CMD, "--restore %s: %s", o->restore_path, err.message);
+        goto done;
+    }
+
+    r.module_path = o->module_path;
+    r.function = o->function;
+    r.payload = o->payload;
+    r.sandbox_id = ri_sandbox_id(sb);
+    r.config = ri_sandbox_get_config(sb);
+    r.timestamp_source = ts_source;
+    r.host_names = o->host_names;
+    r.nhosts = o->nhosts;
+    r.restored_from = snap ? o->restore_path : NULL;
+    r.repeat = o->repeat;
+
+    int exec_rc = RI_EXIT_OK;
+    if (o->check_determinism) {
+        r.determinism_checked = true;
+        r.determinism_ok = ri_sandbox_check_determinism(sb, o->function, o->payload, &r.deterministic,
+                                                        &r.determinism_error);
+        if (!r.determinism_ok) exec_rc = exit_for(r.determinism_error.code);
+        else if (!r.deterministic) exec_rc = RI_EXIT_EXEC;
+    }
+    /* A check that could not run leaves the sandbox in an unknown state: stop there. */
+    if (!o->check_determinism || r.determinism_ok) {
+        rc = execute_all(sb, o, &r);
+        if (rc != RI_EXIT_OK) goto done;
+        if (r.failed && exec_rc == RI_EXIT_OK) exec_rc = exit_for(r.error.code);
+    }
+    if (o->snapshot_path) {
+        int snap_rc = take_snapshot(sb, o, &r);
+        if (snap_rc != RI_EXIT_OK && exec_rc == RI_EXIT_OK) exec_rc = snap_rc;
+    }
+    r.metrics = ri_sandbox_get_metrics(sb);
+    r.status = ri_sandbox_status_of(sb);
+    r.ok = exec_rc == RI_EXIT_OK;
+    bool json = ri_output_is_json(o->mode);
+    ri_run_report_print(&r, json);
+
+    /* In JSON the failure is in the document; a line on stderr serves whoever watches. */
+    char buf[1024];
+    if (r.failed) {
+        ri_describe_error(&r.error, buf, sizeof buf);
+        if (json) ri_fail(exec_rc, CMD, "execution %zu failed: %s", r.nrecords + 1, buf);
+        if (r.error.code == RI_SANDBOX_WASM_TRAP && strcmp(r.error.trap_kind, "missing_export") == 0)
+            hint_exports(wasm, wasm_len);
+    }
+    if (r.determinism_checked && json) {
+        if (!r.determinism_ok) {
+            ri_describe_error(&r.determinism_error, buf, sizeof buf);
+            ri_fail(exec_rc, CMD, "determinism check could not run: %s", buf);
+        } else if (!r.deterministic) {
+            ri_fail(exec_rc, CMD, "not deterministic: two runs from the same state differed");
+        }
+    }
+    if (r.snapshot == RI_SNAP_REFUSED) {
+        ri_describe_error(&r.snapshot_error, buf, sizeof buf);
+        ri_fail(exec_rc, CMD, "--snapshot %s: %s", o->snapshot_path, buf);
+    } else if (r.snapshot == RI_SNAP_WRITE_FAILED) {
+        ri_fail(exec_rc, CMD, "--snapshot: cannot write '%s': %s", o->snapshot_path, r.snapshot_write_error);
+    }
+    rc = exec_rc;
+done:
+    for (size_t i = 0; i < r.nrecords; i++) free(r.records[i].value_json);
+    free(r.records);
+    ri_sandbox_destroy(sb);
+    ri_sandbox_free(sb);
+    ri_sandboxes_free(factory);
+    return rc;
+}
+
+int ri_cmd_run(int argc, char **argv) {
+    run_options o;
+    bool help;
+    int rc = parse_options(argc, argv, &o, &help);
+    if (rc != RI_EXIT_OK) return rc;
+    if (help) {
+        usage(stdout);
+        return ri_finish_output(CMD, RI_EXIT_OK);
+    }
+
+    char why[256];
+    uint8_t *snap = NULL, *wasm = NULL;
+    size_t snap_len = 0, wasm_len = 0;
+    const char *ts_source = NULL;
+    if (o.restore_path) {
+        rc = ri_read_file(o.restore_path, SNAPSHOT_FILE_MAX, &snap, &snap_len, why, sizeof why);
+        if (rc != RI_EXIT_OK) return ri_fail(rc, CMD, "cannot read snapshot '%s': %s", o.restore_path, why);
+    }
+    rc = resolve_timestamp(&o, snap, snap_len, &ts_source);
+    if (rc == RI_EXIT_OK) {
+        rc = ri_read_file(o.module_path, MODULE_FILE_MAX, &wasm, &wasm_len, why, sizeof why);
+        if (rc != RI_EXIT_OK)
+            ri_fail(rc, CMD, "cannot read module '%s': %s", o.module_path, why);
+        else
+            rc = run_sandbox(&o, wasm, wasm_len, snap, snap_len, ts_source);
+    }
+    free(wasm);
+    free(snap);
+    return ri_finish_output(CMD, rc);
+}

@@ -1,0 +1,62 @@
+/* `ri`: the command-line front end of ri-sandbox. Dispatches to the subcommands. */
+#include <stdio.h>
+#include <string.h>
+
+#include "ri/sandbox.h"
+#include "cli/cli.h"
+#include "cli/output.h"
+
+const char ri_exit_codes_help[] =
+    "exit status:\n"
+    "  0  success\n"
+    "  1  the execution failed: a trap, gas exhausted, timeout, memory exceeded, a host\n"
+    "     function error, a snapshot the sandbox refused, a failed determinism check\n"
+    "  2  usage error: bad options, missing or extra arguments, a PAYLOAD that is not\n"
+    "     JSON, a configuration the sandbox cannot honour\n"
+    "  3  input error: a module or snapshot that cannot be read or is invalid, an output\n"
+    "     file that cannot be written\n"
+    "  4  internal error (out of memory, a library failure)\n";
+
+static void usage(FILE *f) {
+    fprintf(f,
+            "usage: ri COMMAND [OPTIONS] [ARGS]\n"
+            "\n"
+            "ri-sandbox's command: deterministic, metered WebAssembly sandboxes.\n"
+            "\n"
+            "commands:\n"
+            "  run MODULE.wasm FUNCTION [PAYLOAD]\n"
+            "                   execute an exported function in a fresh sandbox; print the\n"
+            "                   result and the metrics; snapshot and restore options\n"
+            "  inspect FILE     describe a WSNP snapshot file\n"
+            "  validate MODULE.wasm\n"
+            "                   load a module with the engine; list its imports and exports\n"
+            "\n"
+            "options:\n"
+            "  -h, --help       show this help (`ri COMMAND --help` for a command's)\n"
+            "  --version        show the version\n"
+            "\n%s"
+            "\nSee docs/CLI.md for the details and examples.\n",
+            ri_exit_codes_help);
+}
+
+int main(int argc, char **argv) {
+    const char *cmd = argc > 1 ? argv[1] : NULL;
+    if (!cmd) {
+        usage(stderr);
+        return RI_EXIT_USAGE;
+    }
+    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+        usage(stdout);
+        return ri_finish_output("ri", RI_EXIT_OK);
+    }
+    if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
+        printf("ri %s (ri-sandbox; snapshots: WSNP v1)\n", RI_CLI_VERSION);
+        return ri_finish_output("ri", RI_EXIT_OK);
+    }
+    /* The subcommand sees itself as argv[0]. */
+    if (strcmp(cmd, "run") == 0) return ri_cmd_run(argc - 1, argv + 1);
+    if (strcmp(cmd, "inspect") == 0) return ri_cmd_inspect(argc - 1, argv + 1);
+    if (strcmp(cmd, "validate") == 0) return ri_cmd_validate(argc - 1, argv + 1);
+    if (cmd[0] == '-') return ri_usage("ri", "unknown option '%s'", cmd);
+    return ri_usage("ri", "unknown command '%s' (commands: run, inspect, validate)", cmd);
+}

@@ -1,0 +1,51 @@
+/*
+ * The host bridge: every function a module imports is one engine host function whose
+ * user pointer is an sb_binding. Each call first pays its gas and passes the timeout
+ * check (limits.c), in that order, and only then does its work, so a refused call has
+ * no effect (the PRNG does not advance). A failing user function ends the run as
+ * HOST_FUNCTION_ERROR {function name, message}.
+ */
+#include "sandbox_internal.h"
+
+/* env.__get_time: the configured event timestamp, truncated to i32 as JavaScript's
+ * ToInt32 does (1700000000000 arrives as -807049216). */
+static int32_t event_time_i32(const ri_sandbox *sb) {
+    return sb_i32_from_bits((uint32_t)(uint64_t)sb->config.event_timestamp);
+}
+
+static int bridge_call(ri_host_call *call, void *user, const ri_val *args, ri_val *results) {
+    sb_binding *binding = user;
+    ri_sandbox *sb = binding->sb;
+    sb_run *run = sb->run;
+    if (!run) {
+        /* Only reachable if the embedder calls an import outside execute/load. */
+        return ri_host_fail(call, "import called outside an execution of sandbox %s", sb->id);
+    }
+    if (!sb_run_charge_import(sb, run)) return ri_host_fail(call, "%s", run->failure.message);
+
+    switch (binding->kind) {
+    case SB_IMPORT_TIME:
+        results[0] = ri_val_i32(event_time_i32(sb));
+        return 0;
+    case SB_IMPORT_RANDOM:
+        results[0] = ri_val_i32(sb_i32_from_bits(ri_mulberry32_next(&sb->prng_state)));
+        return 0;
+    case SB_IMPORT_HOST:
+        break;
+    }
+    const ri_host_function *host = binding->host;
+    int failed = host->fn(call, host->user, args, results);
+    if (failed) {
+        /* Limit failures recorded by a nested import call stay what they are. */
+        if (!run->failed || run->failure.code == RI_SANDBOX_HOST_FUNCTION_ERROR) {
+            run->failed = true;
+            sb_error_host(&run->failure, host->name, "");
+        }
+        return failed;
+    }
+    return 0;
+}
+
+ri_func *sb_bridge_make(ri_store *store, sb_binding *binding, const ri_functype *type) {
+    return ri_func_new_host(store, type, bridge_call, binding);
+}

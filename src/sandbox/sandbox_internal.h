@@ -1,0 +1,251 @@
+/*
+ * Private to src/sandbox/: the sandbox and factory structures and the contracts
+ * between the files (one concern each):
+ *
+ *   sandbox.c         factory, create/free, statuses, metrics, suspend, destroy
+ *   errors.c          error values, names, message helpers
+ *   load.c            ri_sandbox_load: the original's checks and texts, in order
+ *   isolation.c       import validation (namespaces, names, kinds, signatures)
+ *   host_bridge.c     __get_time, __get_random and the user's host functions as
+ *                     engine host functions, metered
+ *   limits.c          one metered run: gas, wall clock, watchdog registration
+ *   traps.c           engine errors -> the sandbox's error values
+ *   execute.c         ri_sandbox_execute / ri_sandbox_call: both conventions
+ *   js_json.c         JSON text as JavaScript's JSON.stringify writes it
+ *   watchdog.c        the factory's timeout thread
+ *   prng.c            Mulberry32
+ *   instance_state.c  globals, tables, segments and memory: capture, compare, apply
+ *   engine_access.c   the only file that reads engine internals (see its comment)
+ *   wsnp.c            WSNP v1 snapshot and restore
+ *   determinism.c     ri_sandbox_check_determinism
+ *   pressure.c        ri_memory_pressure, ri_advise
+ */
+#ifndef RI_SANDBOX_INTERNAL_H
+#define RI_SANDBOX_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "ri/sandbox.h"
+
+#define SB_PAGE_SIZE 65536u
+#define SB_MAX_PAGES 65536u /* WebAssembly 2.0: at most 4 GiB */
+
+/* ---- clock (limits.c) ---------------------------------------------------------- */
+
+/* CLOCK_MONOTONIC in nanoseconds: durations and the watchdog's deadlines. */
+uint64_t sb_now_ns(void);
+
+/* ---- errors (errors.c) --------------------------------------------------------- */
+
+void sb_error_clear(ri_sandbox_error *err);
+void sb_error_set(ri_sandbox_error *err, ri_sandbox_errcode code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+/* WASM_TRAP with the given kind. */
+void sb_error_trap(ri_sandbox_error *err, const char *kind, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+/* Puts prefix before the message ("Failed to instantiate WASM module: " + cause). */
+void sb_error_prefix(ri_sandbox_error *err, const char *prefix);
+void sb_error_destroyed(ri_sandbox_error *err, const char *instance_id);
+void sb_error_gas(ri_sandbox_error *err, uint64_t used, uint64_t limit);
+void sb_error_timeout(ri_sandbox_error *err, uint64_t elapsed_ms, uint64_t limit_ms);
+void sb_error_memory(ri_sandbox_error *err, uint64_t used, uint64_t limit);
+void sb_error_host(ri_sandbox_error *err, const char *function_name, const char *message);
+
+/* A WebAssembly name (len bytes, may hold NUL or control bytes) made printable for
+ * a message: control bytes as \xNN. Always NUL-terminates buf (cap > 0). */
+void sb_printable_name(char *buf, size_t cap, const char *name, size_t len);
+const char *sb_valtype_name(ri_valtype type);
+/* "(i32, i32) -> i32", "() -> ()", "(f64) -> (i32, i64)". */
+void sb_format_signature(char *buf, size_t cap, uint32_t nparams, const ri_valtype *params,
+                         uint32_t nresults, const ri_valtype *results);
+
+/* ---- the watchdog (watchdog.c) ----------------------------------------------------- */
+
+typedef struct sb_watchdog sb_watchdog;
+
+/* One armed deadline; lives in its run (no allocation). Fields are the watchdog's
+ * while armed. */
+typedef struct sb_watch {
+    struct sb_watch *prev, *next;
+    ri_store *store;
+    uint64_t deadline_ns;
+    bool fired;
+} sb_watch;
+
+sb_watchdog *sb_watchdog_new(void);
+void sb_watchdog_retain(sb_watchdog *wd);
+/* The last release stops and joins the thread. */
+void sb_watchdog_release(sb_watchdog *wd);
+/* Starts the thread on first use; false if it cannot be started. */
+bool sb_watchdog_arm(sb_watchdog *wd, sb_watch *watch, ri_store *store, uint64_t deadline_ns);
+/* Returns whether the deadline fired (the store was interrupted). */
+bool sb_watchdog_disarm(sb_watchdog *wd, sb_watch *watch);
+
+/* ---- instance state (instance_state.c) ---------------------------------------------- */
+
+typedef struct sb_table_state {
+    uint32_t size;
+    void **elems;
+} sb_table_state;
+
+/* What an instance holds besides its code: globals, tables, segment flags and
+ * (optionally) memory 0. */
+typedef struct sb_state {
+    uint32_t nglobals;
+    ri_val *globals;
+    uint32_t ntables;
+    sb_table_state *tables;
+    uint32_t nelems, ndatas;
+    bool *elem_dropped, *data_dropped;
+    bool has_memory;
+    uint32_t memory_pages;
+    uint8_t *memory;
+} sb_state;
+
+/* false on OOM (out is then empty). memory may be NULL (not captured). */
+bool sb_state_capture(ri_instance *inst, ri_memory *memory, sb_state *out);
+/* Writes the first difference into why (if not NULL) and returns false. Memory is
+ * compared only when both hold it. */
+bool sb_state_equal(const sb_state *a, const sb_state *b, char *why, size_t cap);
+/* Puts the instance (and memory, when s holds it) into state s. The only failable
+ * step (growing) runs first, so false means nothing changed. */
+bool sb_state_apply(ri_instance *inst, ri_memory *memory, const sb_state *s);
+void sb_state_free(sb_state *s);
+
+/* ---- the loaded image ---------------------------------------------------------------- */
+
+typedef enum sb_import_kind {
+    SB_IMPORT_TIME,
+    SB_IMPORT_RANDOM,
+    SB_IMPORT_HOST,
+} sb_import_kind;
+
+/* The user pointer of one imported host function. */
+typedef struct sb_binding {
+    ri_sandbox *sb;
+    sb_import_kind kind;
+    const ri_host_function *host; /* SB_IMPORT_HOST: the sandbox's copy */
+} sb_binding;
+
+/* Everything one load builds; swapped in whole on success, so a failed load leaves
+ * the previous image untouched. */
+typedef struct sb_image {
+    ri_store *store;
+    ri_module *module;       /* NULL before the first load */
+    ri_instance *instance;   /* NULL before the first load */
+    ri_memory *memory;       /* memory 0 of the instance, else the sandbox's env.memory */
+    sb_binding *bindings;    /* one per function import */
+    sb_state baseline;       /* globals, tables, segments after instantiation (WSNP v1) */
+} sb_image;
+
+/* A store and an env.memory of initial_pages, maximum max_pages. */
+sb_image *sb_image_new(const ri_sandbox *sb, uint32_t initial_pages, uint32_t max_pages, ri_sandbox_error *err);
+void sb_image_free(sb_image *img);
+
+/* ---- one metered run (limits.c) --------------------------------------------------------- */
+
+typedef struct sb_run {
+    ri_store *store;
+    uint64_t start_ns;
+    uint64_t host_gas_used;  /* RI_GAS_HOST_CALLS: import calls so far */
+    sb_watch watch;
+    bool watch_fired;
+    /* Set by the host bridge when it makes a call fail; the engine then traps
+     * RI_TRAP_HOST and traps.c reports this instead. GAS_EXHAUSTED and TIMEOUT stick. */
+    bool failed;
+    ri_sandbox_error failure;
+} sb_run;
+
+/* Arms gas and the watchdog for a run on store; false (err set) if the watchdog
+ * thread cannot start. */
+bool sb_run_begin(ri_sandbox *sb, sb_run *run, ri_store *store, ri_sandbox_error *err);
+void sb_run_end(ri_sandbox *sb, sb_run *run);
+uint64_t sb_run_gas_used(const ri_sandbox *sb, const sb_run *run);
+double sb_run_elapsed_ms(const sb_run *run);
+/* Before every import call: gas +1, the gas check, the timeout check. false: the
+ * call must fail (run->failure says why). */
+bool sb_run_charge_import(ri_sandbox *sb, sb_run *run);
+
+/* traps.c: an engine error from a run, as the sandbox reports it. */
+void sb_map_run_error(ri_sandbox *sb, sb_run *run, ri_errcode rc, const ri_error *e, ri_sandbox_error *out);
+const char *sb_trap_kind(ri_trap trap);
+
+/* ---- host bridge (host_bridge.c) ------------------------------------------------------ */
+
+/* The engine host function of type `type` that serves one function import (already
+ * validated by isolation.c) through `binding`. */
+ri_func *sb_bridge_make(ri_store *store, sb_binding *binding, const ri_functype *type);
+
+/* ---- isolation (isolation.c) ----------------------------------------------------------- */
+
+/* Walks the module's imports in order; on the first refusal writes the reason
+ * (without the "Import validation failed: " prefix) and returns false. */
+bool sb_validate_imports(const ri_sandbox *sb, const ri_module *module, char *reason, size_t cap);
+/* The host function a validated import name refers to, or NULL. */
+const ri_host_function *sb_find_host_function(const ri_sandbox *sb, const char *name, size_t len);
+
+/* ---- JSON (js_json.c) -------------------------------------------------------------------- */
+
+/* Number::toString as JavaScript writes it ("0.1", "1e+21", "NaN"). */
+void sb_js_number(char *buf, size_t cap, double value);
+/* JSON.parse: any JSON text (scalars too); integers exact when they fit 64 bits,
+ * else (only then) every number a double, as in JavaScript. NULL with error set. */
+json_t *sb_js_parse(const char *text, size_t len, json_error_t *error);
+/* JSON.stringify(value) of the parsed document: compact, JavaScript's key order,
+ * escapes and numbers. malloc'd; NULL on OOM. */
+char *sb_js_stringify(const json_t *value);
+
+/* ---- the sandbox ----------------------------------------------------------------------- */
+
+struct ri_sandboxes {
+    pthread_mutex_t lock; /* guards next_id */
+    uint64_t next_id;
+    sb_watchdog *watchdog;
+};
+
+struct ri_sandbox {
+    char id[32];
+    ri_sandbox_config config;        /* host_functions points at host_functions below */
+    ri_host_function *host_functions;/* owned copies (names and types too) */
+    uint32_t memory_limit_pages;     /* ceil(max_memory_bytes / 64 KiB), at most 65,536 */
+    sb_watchdog *watchdog;           /* shared with the factory, reference counted */
+
+    atomic_int status;               /* ri_sandbox_status */
+    sb_image *image;
+    uint32_t prng_state;
+    ri_sandbox_metrics metrics;      /* of the last execution; live fields computed on read */
+
+    sb_run *run;                     /* the run in progress (execute, or a load's start) */
+    bool destroy_requested;          /* destroy() came during a run: finish it afterwards */
+
+    /* ri_sandbox_interrupt may come from another thread: it reads this under the lock. */
+    pthread_mutex_t interrupt_lock;
+    ri_store *interruptible;
+};
+
+ri_sandbox_status sb_status(const ri_sandbox *sb);
+void sb_set_status(ri_sandbox *sb, ri_sandbox_status status);
+/* Releases the image after a destroy (also a deferred one). */
+void sb_release_image(ri_sandbox *sb);
+
+/* ToInt32 of 32 bits: the two's-complement reading without implementation-defined casts. */
+static inline int32_t sb_i32_from_bits(uint32_t bits) {
+    return bits <= (uint32_t)INT32_MAX ? (int32_t)bits : -(int32_t)(~bits) - 1;
+}
+static inline int64_t sb_i64_from_bits(uint64_t bits) {
+    return bits <= (uint64_t)INT64_MAX ? (int64_t)bits : -(int64_t)(~bits) - 1;
+}
+
+#endif

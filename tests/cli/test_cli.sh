@@ -1,0 +1,403 @@
+#!/usr/bin/env bash
+# Tests of the `ri` command: exit codes, JSON output, error messages for missing and
+# corrupt files, the snapshot -> inspect -> restore round trip, --help everywhere.
+#
+#   bash tests/cli/test_cli.sh [PATH/TO/ri]        (default: build/ri)
+#
+# Needs wat2wasm. Prints each failure, then "N passed, N failed"; exits non-zero when
+# anything failed.
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+ri=${1:-$root/build/ri}
+if [ ! -x "$ri" ]; then
+    echo "test_cli: no ri executable at $ri" >&2
+    echo "0 passed, 1 failed"
+    exit 1
+fi
+command -v wat2wasm >/dev/null || { echo "test_cli: wat2wasm not found" >&2; echo "0 passed, 1 failed"; exit 1; }
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/ri-cli-test.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+passed=0 failed=0
+name=""
+
+pass() { passed=$((passed + 1)); }
+fail() {
+    failed=$((failed + 1))
+    echo "FAIL [$name] $*"
+    echo "  command: ${cmd[*]}"
+    sed 's/^/  stdout: /' "$tmp/out" | head -n 15
+    sed 's/^/  stderr: /' "$tmp/err" | head -n 8
+}
+
+# t NAME WANT_STATUS CMD...: runs CMD (stdout, stderr kept for the checks after it) and
+# checks its exit status.
+t() {
+    name=$1 want=$2
+    shift 2
+    cmd=("$@")
+    "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
+    local got=$?
+    if [ "$got" -eq "$want" ]; then pass; else fail "exit status $got, expected $want"; fi
+}
+# Checks on the last command's output (extended regular expressions).
+out_has() { if grep -Eq -- "$1" "$tmp/out"; then pass; else fail "stdout lacks /$1/"; fi; }
+out_lacks() { if grep -Eq -- "$1" "$tmp/out"; then fail "stdout has /$1/"; else pass; fi; }
+err_has() { if grep -Eq -- "$1" "$tmp/err"; then pass; else fail "stderr lacks /$1/"; fi; }
+out_empty() { if [ -s "$tmp/out" ]; then fail "stdout is not empty"; else pass; fi; }
+# The top-level keys of a JSON document from ri, in order, on one line.
+top_keys() { grep -E '^  "[A-Za-z]+":' "$tmp/out" | sed -E 's/^  "([A-Za-z]+)".*/\1/' | tr '\n' ' '; }
+keys_are() {
+    local got
+    got=$(top_keys)
+    if [ "$got" = "$1 " ]; then pass; else fail "top-level keys: '$got', expected '$1 '"; fi
+}
+
+# ---- fixtures ------------------------------------------------------------------------
+wat() { # wat NAME TEXT: compiles a module into $tmp/NAME.wasm
+    printf '%s\n' "$2" >"$tmp/$1.wat"
+    wat2wasm "$tmp/$1.wat" -o "$tmp/$1.wasm" || { echo "test_cli: wat2wasm failed on $1" >&2; exit 1; }
+}
+wat2wasm "$root/examples/counter.wat" -o "$tmp/counter.wasm" || exit 1
+counter=$tmp/counter.wasm
+wat misc '(module
+  (import "env" "memory" (memory 1))
+  (import "env" "__get_random" (func $random (result i32)))
+  (import "env" "__get_time" (func $time (result i32)))
+  (func (export "rand") (result i32) (call $random))
+  (func (export "time") (result i32) (call $time))
+  (func (export "boom") (result i32) unreachable)
+  (func (export "div0") (param i32) (result i32) (i32.div_s (i32.const 1) (local.get 0)))
+  (func (export "big") (result i64) (i64.const 9007199254740993))
+  (func $deep (export "deep") (result i32) (call $deep))
+  (func (export "grow") (param i32) (result i32) (memory.grow (local.get 0))))'
+wat wasi '(module (import "wasi_snapshot_preview1" "fd_write" (func (param i32 i32 i32 i32) (result i32))))'
+wat hostfail '(module
+  (import "env" "fail" (func $fail (param i32)))
+  (import "env" "tick" (func $tick))
+  (func (export "go") (call $tick) (call $fail (i32.const 7)))
+  (func (export "ticks") (loop $l (call $tick) (br $l))))'
+printf 'not wasm' >"$tmp/garbage.wasm"
+: >"$tmp/empty.wasm"
+mkdir "$tmp/adir"
+TS=--timestamp=1700000000000
+# A generous timeout for the runs not about time: a loaded CI machine must not turn a
+# 0.1 ms execution into a TIMEOUT. Options given later (--timeout 20) still win.
+SLOW=--timeout=60000
+
+# ---- help and version ------------------------------------------------------------------
+t "ri --help" 0 "$ri" --help
+out_has '^usage: ri COMMAND'
+out_has 'exit status'
+out_has '  3  input error'
+t "ri --version" 0 "$ri" --version
+out_has '^ri [0-9]+\.[0-9]+\.[0-9]+'
+t "ri alone" 2 "$ri"
+err_has 'usage: ri'
+t "unknown command" 2 "$ri" frobnicate
+err_has "unknown command 'frobnicate'"
+for sub in run inspect validate; do
+    t "ri $sub --help" 0 "$ri" "$sub" --help
+    out_has "^usage: ri $sub"
+    out_has 'exit status'
+done
+t "run --help names every config option" 0 "$ri" run --help
+for opt in --max-memory --max-gas --timeout --seed --timestamp --gas-schedule --max-call-depth \
+    --restore --snapshot --repeat --check-determinism --json --text --host; do
+    out_has -- "$opt"
+done
+
+# ---- usage errors: exit 2, a message, nothing on stdout -----------------------------------
+t "run without arguments" 2 "$ri" run "$TS"
+err_has 'missing MODULE.wasm'
+out_empty
+t "run without FUNCTION" 2 "$ri" run "$SLOW" "$TS" "$counter"
+err_has 'missing FUNCTION'
+t "run without --timestamp" 2 "$ri" run "$SLOW" "$counter" increment
+err_has -- '--timestamp MS is required'
+t "bad --max-gas" 2 "$ri" run "$SLOW" "$TS" --max-gas abc "$counter" increment
+err_has -- "--max-gas: 'abc' is not a decimal number"
+t "--seed out of range" 2 "$ri" run "$SLOW" "$TS" --seed 4294967296 "$counter" increment
+err_has -- "--seed: '4294967296' is out of range"
+t "--seed negative" 2 "$ri" run "$SLOW" "$TS" --seed=-1 "$counter" increment
+err_has -- '--seed'
+t "--timeout with a sign" 2 "$ri" run "$SLOW" "$TS" --timeout +5 "$counter" increment
+t "bad --timestamp" 2 "$ri" run "$SLOW" --timestamp 12x "$counter" increment
+err_has -- "--timestamp: '12x'"
+t "bad --max-memory unit" 2 "$ri" run "$SLOW" "$TS" --max-memory 16XB "$counter" increment
+err_has -- '--max-memory'
+t "--max-memory overflow" 2 "$ri" run "$SLOW" "$TS" --max-memory 99999999999999999999GiB "$counter" increment
+err_has 'out of range'
+t "--repeat 0" 2 "$ri" run "$SLOW" "$TS" --repeat 0 "$counter" increment
+err_has 'at least 1'
+t "option without value" 2 "$ri" run "$SLOW" "$counter" increment "$TS" --max-gas
+err_has 'needs a value'
+t "flag with a value" 2 "$ri" run "$SLOW" "$TS" --json=yes "$counter" increment
+err_has 'takes no value'
+t "unknown option" 2 "$ri" run "$SLOW" "$TS" --fast "$counter" increment
+err_has "unknown option '--fast'"
+t "bad --gas-schedule" 2 "$ri" run "$SLOW" "$TS" --gas-schedule fast "$counter" increment
+err_has 'not host-calls or instructions'
+t "unknown --host" 2 "$ri" run "$SLOW" "$TS" --host printf "$counter" increment
+err_has "'printf' is not a built-in host function"
+t "--json with --text" 2 "$ri" run "$SLOW" "$TS" --json --text "$counter" increment
+err_has 'exclude each other'
+t "PAYLOAD not JSON" 2 "$ri" run "$SLOW" "$TS" "$counter" add '{"a":'
+err_has 'PAYLOAD cannot be parsed as JSON'
+t "PAYLOAD a bare word" 2 "$ri" run "$SLOW" "$TS" "$counter" add hello
+err_has 'PAYLOAD cannot be parsed as JSON'
+deep="$(printf '%.0s[' $(seq 1 5000))$(printf '%.0s]' $(seq 1 5000))"
+t "PAYLOAD nested too deep" 2 "$ri" run "$SLOW" "$TS" "$counter" add "$deep"
+err_has 'PAYLOAD cannot be parsed as JSON: .*depth'
+t "too many arguments" 2 "$ri" run "$SLOW" "$TS" "$counter" add 1 2
+err_has 'unexpected argument'
+t "inspect without FILE" 2 "$ri" inspect
+err_has 'missing FILE'
+t "validate with two modules" 2 "$ri" validate "$counter" "$counter"
+
+# ---- input errors: exit 3 ----------------------------------------------------------------
+t "missing module" 3 "$ri" run "$SLOW" "$TS" "$tmp/nope.wasm" increment
+err_has "cannot read module '.*nope.wasm': No such file or directory"
+out_empty
+t "module is a directory" 3 "$ri" run "$SLOW" "$TS" "$tmp/adir" increment
+err_has 'Is a directory'
+t "empty module" 3 "$ri" run "$SLOW" "$TS" "$tmp/empty.wasm" increment
+err_has 'Empty WASM bytes'
+t "garbage module" 3 "$ri" run "$SLOW" "$TS" "$tmp/garbage.wasm" increment
+err_has 'Failed to load WASM module'
+t "WASI import" 3 "$ri" run "$SLOW" "$TS" "$tmp/wasi.wasm" main
+err_has "blocked namespace 'wasi_snapshot_preview1'"
+t "undeclared host function" 3 "$ri" run "$SLOW" "$TS" "$tmp/hostfail.wasm" go
+err_has "undeclared function 'env.fail'"
+t "missing --restore file" 3 "$ri" run "$SLOW" "$TS" --restore "$tmp/nope.wsnp" "$counter" increment
+err_has "cannot read snapshot '.*nope.wsnp'"
+t "hostile file name is escaped" 3 "$ri" run "$SLOW" "$TS" "$tmp/$(printf 'a\033[31mb')" increment
+err_has 'a\\x1B\[31mb'
+
+# ---- running ------------------------------------------------------------------------------
+t "increment" 0 "$ri" run "$TS" "$counter" increment
+out_has '^  "ok": true,'
+out_has '^  "value": 1,'
+out_has '"sandbox": "sandbox-[0-9]+"'
+out_has '"memoryUsedBytes": 65536'
+out_has '"gasLimit": 1000000'
+out_has '"executionLimitMs": 50'
+out_has '"eventTimestamp": 1700000000000'
+out_has '"gasSchedule": "host-calls"'
+out_has '"status": "loaded"'
+out_has '"snapshot": null'
+keys_are "ok sandbox module function payload config restoredFrom determinism executions value error metrics status snapshot"
+t "--repeat keeps state" 0 "$ri" run "$SLOW" "$TS" --repeat 3 "$counter" increment
+out_has '^  "value": 3,'
+n=$(grep -c '"durationMs"' "$tmp/out")
+if [ "$n" -eq 3 ]; then pass; else fail "$n executions listed, expected 3"; fi
+t "direct convention argument" 0 "$ri" run "$SLOW" "$TS" "$counter" add 5
+out_has '^  "value": 5,'
+out_has '^  "payload": 5,'
+t "negative argument is not an option" 0 "$ri" run "$SLOW" "$TS" "$counter" add -2
+out_has '^  "value": -2,'
+t "arguments as an array" 0 "$ri" run "$SLOW" "$TS" "$counter" add '[40]'
+out_has '^  "value": 40,'
+t "options after positionals" 0 "$ri" run "$SLOW" "$counter" add 7 "$TS" --max-gas=10
+out_has '"gasLimit": 10'
+t "-- ends the options" 0 "$ri" run "$SLOW" "$TS" -- "$counter" add 3
+out_has '^  "value": 3,'
+t "__get_random seed 0" 0 "$ri" run "$SLOW" "$TS" "$tmp/misc.wasm" rand
+out_has '^  "value": 1144304738,'
+t "__get_random seed 42" 0 "$ri" run "$SLOW" "$TS" --seed 42 "$tmp/misc.wasm" rand
+out_has '^  "value": -1713246340,'
+t "__get_time truncated to i32" 0 "$ri" run "$SLOW" "$TS" "$tmp/misc.wasm" time
+out_has '^  "value": -807049216,'
+t "i64 result exact" 0 "$ri" run "$SLOW" "$TS" "$tmp/misc.wasm" big
+out_has '9007199254740993'
+t "JSON convention" 0 "$ri" run "$SLOW" "$TS" "$counter" deposit '{"amount": 38}'
+out_has '"counter": ?38'
+out_has '"added": ?38'
+out_has '"time": ?-807049216'
+t "--check-determinism" 0 "$ri" run "$SLOW" "$TS" --check-determinism "$counter" deposit '{"amount": 2}'
+out_has '"deterministic": true'
+t "same seed, same rolls" 0 "$ri" run "$SLOW" "$TS" --seed 7 --repeat 5 "$counter" roll
+grep '"value"' "$tmp/out" >"$tmp/rolls1"
+t "same seed, same rolls (again)" 0 "$ri" run "$SLOW" "$TS" --seed 7 --repeat 5 "$counter" roll
+grep '"value"' "$tmp/out" >"$tmp/rolls2"
+if cmp -s "$tmp/rolls1" "$tmp/rolls2"; then pass; else name="same seed"; fail "rolls differ between runs"; fi
+t "text output" 0 "$ri" run "$SLOW" "$TS" --text --repeat 2 "$counter" increment
+out_has 'run 2 +ok +value 2'
+out_has 'metrics'
+out_lacks '^\{'
+t "--timestamp now" 0 "$ri" run "$SLOW" --timestamp now "$counter" increment
+out_has '"eventTimestampSource": "now"'
+
+# ---- execution failures: exit 1, the document on stdout, a line on stderr ---------------------
+t "host-call gas exhausted" 1 "$ri" run "$SLOW" "$TS" --host tick,fail --max-gas 100 --timeout 60000 "$tmp/hostfail.wasm" ticks
+out_has '"code": "GAS_EXHAUSTED"'
+out_has '"gasUsed": 101'
+out_has '"gasLimit": 100'
+out_has '^  "ok": false,'
+err_has 'execution 1 failed: GAS_EXHAUSTED'
+t "trap" 1 "$ri" run "$SLOW" "$TS" "$tmp/misc.wasm" boom
+out_has '"code": "WASM_TRAP"'
+out_has '"trapKind": "unreachable"'
+keys_are "ok sandbox module function payload config restoredFrom determinism executions value error metrics status snapshot"
+t "divide by zero" 1 "$ri" run "$SLOW" "$TS" "$tmp/misc.wasm" div0 0
+out_has '"trapKind": "integer_divide_by_zero"'
+t "missing export" 1 "$ri" run "$SLOW" "$TS" "$counter" nope
+out_has '"trapKind": "missing_export"'
+err_has 'exported functions: .*increment'
+t "host function error" 1 "$ri" run "$SLOW" "$TS" --host tick,fail "$tmp/hostfail.wasm" go
+out_has '"code": "HOST_FUNCTION_ERROR"'
+out_has '"functionName": "fail"'
+out_has '"message": "fail\(7\) called"'
+t "--host given twice" 1 "$ri" run "$SLOW" "$TS" --host tick --host fail,tick "$tmp/hostfail.wasm" go
+out_has '"hostFunctions": \["tick", "fail"\]'
+t "instruction gas stops a loop" 1 "$ri" run "$SLOW" "$TS" --gas-schedule instructions --max-gas 100000 --timeout 60000 "$counter" spin
+out_has '"code": "GAS_EXHAUSTED"'
+t "timeout stops a loop" 1 "$ri" run "$SLOW" "$TS" --timeout 20 "$counter" spin
+out_has '"code": "TIMEOUT"'
+out_has '"limitMs": 20'
+t "memory exceeded" 1 "$ri" run "$SLOW" "$TS" --max-memory 100000 "$tmp/misc.wasm" grow 1
+out_has '"code": "MEMORY_EXCEEDED"'
+out_has '"memoryLimit": 100000'
+t "call depth" 1 "$ri" run "$SLOW" "$TS" --max-call-depth 100 "$tmp/misc.wasm" deep
+out_has '"trapKind": "call_stack_exhausted"'
+t "failure in text mode" 1 "$ri" run "$SLOW" "$TS" --text "$tmp/misc.wasm" boom
+out_has 'FAILED +WASM_TRAP \(unreachable\)'
+t "--repeat stops at the first failure" 1 "$ri" run "$SLOW" "$TS" --repeat 5 "$tmp/misc.wasm" boom
+n=$(grep -c '"trapKind"' "$tmp/out")
+if [ "$n" -eq 2 ]; then pass; else fail "expected the failure once in executions and once as error, got $n"; fi
+
+# ---- snapshots: out, inspect, restore --------------------------------------------------------
+snap=$tmp/state.wsnp
+t "snapshot out" 0 "$ri" run "$SLOW" "$TS" --seed 42 --repeat 3 --snapshot "$snap" "$counter" increment
+out_has '"written": true'
+[ -f "$snap" ] && pass || fail "no snapshot file"
+size=$(stat -c %s "$snap")
+out_has "\"bytes\": $size"
+ls -a "$tmp" | grep -q '^\.state\.wsnp\.' && fail "a temporary file was left behind" || pass
+t "inspect --json" 0 "$ri" inspect --json "$snap"
+out_has '"format": "WSNP"'
+out_has '"version": 1'
+out_has "\"totalBytes\": $size"
+out_has '"bytes": 65536'
+out_has '"pages": 1'
+out_has '"nonZeroPages": 1'
+out_has '"timestamp": 1700000000000'
+out_has '"prngStateCurrent": 42'
+out_has '"gasUsed": 0'
+out_has '"warnings": \[\]'
+t "inspect --text" 0 "$ri" inspect --text "$snap"
+out_has 'WSNP snapshot, format version 1'
+out_has '1 page of 64 KiB, 1 non-zero'
+state_len=$((size - 65536 - 13))
+out_has "state +$state_len bytes of JSON: \{\"prngState\":\{\"current\":42\},\"timestamp\":1700000000000,\"gasUsed\":0\}"
+t "restore continues the state" 0 "$ri" run "$SLOW" --restore "$snap" "$counter" increment
+out_has '^  "value": 4,'
+out_has '"eventTimestampSource": "snapshot"'
+out_has '"eventTimestamp": 1700000000000'
+out_has "\"restoredFrom\": \".*state.wsnp\""
+t "restore with an explicit timestamp" 0 "$ri" run "$SLOW" --timestamp 5 --restore "$snap" "$counter" increment
+out_has '"eventTimestamp": 5'
+t "restore continues the PRNG" 0 "$ri" run "$SLOW" --restore "$snap" "$tmp/misc.wasm" rand
+out_has '^  "value": -1713246340,'  # seed 42's first output: the snapshot was taken before any roll
+# Round trip: 2 rolls + snapshot + restore + 1 roll == 3 rolls.
+t "three rolls" 0 "$ri" run "$SLOW" "$TS" --seed 9 --repeat 3 "$tmp/misc.wasm" rand
+third=$(grep -E '^  "value":' "$tmp/out")
+t "two rolls, snapshot" 0 "$ri" run "$SLOW" "$TS" --seed 9 --repeat 2 --snapshot "$tmp/two.wsnp" "$tmp/misc.wasm" rand
+t "restore, one roll" 0 "$ri" run "$SLOW" --restore "$tmp/two.wsnp" "$tmp/misc.wasm" rand
+out_has "^$third\$"
+t "snapshots are byte-identical across runs" 0 "$ri" run "$SLOW" "$TS" --seed 42 --repeat 3 --snapshot "$tmp/again.wsnp" "$counter" increment
+cmp -s "$snap" "$tmp/again.wsnp" && pass || fail "snapshots differ"
+t "snapshot not written after a failure" 1 "$ri" run "$SLOW" "$TS" --snapshot "$tmp/fail.wsnp" "$tmp/misc.wasm" boom
+out_has '"written": false'
+[ -e "$tmp/fail.wsnp" ] && fail "snapshot written after a failure" || pass
+t "snapshot into a missing directory" 3 "$ri" run "$SLOW" "$TS" --snapshot "$tmp/no/such/dir/s.wsnp" "$counter" increment
+err_has 'cannot write'
+out_has '"written": false'
+t "snapshot over a directory" 3 "$ri" run "$SLOW" "$TS" --snapshot "$tmp/adir" "$counter" increment
+err_has 'Is a directory'
+ls -a "$tmp" | grep -q '^\.adir\.' && fail "a temporary file was left behind" || pass
+t "restore with --check-determinism" 0 "$ri" run "$SLOW" --restore "$snap" --check-determinism "$counter" increment
+out_has '"deterministic": true'
+out_has '^  "value": 4,'
+
+# ---- corrupt and truncated snapshots: seed 000's messages, in its order --------------------
+corrupt() { # corrupt NAME MESSAGE: inspect and restore both report MESSAGE, exit 3
+    t "inspect $1" 3 "$ri" inspect "$tmp/$1.wsnp"
+    err_has "$2"
+    t "inspect --json $1" 3 "$ri" inspect --json "$tmp/$1.wsnp"
+    out_has '"valid": false'
+    out_has "\"reason\": \"$2"
+    t "restore $1" 3 "$ri" run "$TS" --restore "$tmp/$1.wsnp" "$counter" increment
+    err_has "$2"
+}
+: >"$tmp/empty.wsnp"
+corrupt empty 'Snapshot too small — missing header'
+printf 'WSN' >"$tmp/short.wsnp"
+corrupt short 'Snapshot too small — missing header'
+printf 'WASM\001\000\000\000\000' >"$tmp/magic.wsnp"
+corrupt magic 'Invalid snapshot — bad magic bytes'
+printf 'WSNP\002' >"$tmp/version.wsnp"
+corrupt version 'Unsupported snapshot version: 2 \(expected 1\)'
+printf 'WSNP\001\000\000' >"$tmp/nomemlen.wsnp"
+corrupt nomemlen 'Snapshot truncated — missing memory length'
+head -c 1000 "$snap" >"$tmp/memcut.wsnp"
+corrupt memcut 'Snapshot truncated — memory section incomplete'
+head -c $((9 + 65536 + 2)) "$snap" >"$tmp/nostatelen.wsnp"
+corrupt nostatelen 'Snapshot truncated — missing state length'
+head -c $((size - 3)) "$snap" >"$tmp/statecut.wsnp"
+corrupt statecut 'Snapshot truncated — state section incomplete'
+{ head -c $((9 + 65536)) "$snap"; printf '\005\000\000\000{bad}'; } >"$tmp/badjson.wsnp"
+corrupt badjson 'Invalid snapshot — corrupted state JSON'
+t "inspect a missing file" 3 "$ri" inspect "$tmp/nope.wsnp"
+err_has "cannot read snapshot '.*nope.wsnp': No such file or directory"
+# A snapshot of another memory size: well-formed, but it does not fit this module.
+{ printf 'WSNP\001\000\000\002\000'; head -c 131072 /dev/zero; s='{"prngState":{"current":0},"timestamp":1,"gasUsed":0}'
+  printf "\\$(printf %03o ${#s})\\000\\000\\000%s" "$s"; } >"$tmp/twopages.wsnp"
+t "inspect a 2-page snapshot" 0 "$ri" inspect --json "$tmp/twopages.wsnp"
+out_has '"pages": 2'
+out_has '"nonZeroPages": 0'
+# (A 1-page memory cannot take it under any restore policy when its limit is 1 page.)
+t "restore a 2-page snapshot into a 1-page limit" 3 "$ri" run "$SLOW" --max-memory 64KiB --restore "$tmp/twopages.wsnp" "$counter" increment
+err_has 'Snapshot memory size \(131072\) does not match instance memory \(65536\)'
+{ head -c $((9 + 65536)) "$snap"; s='{"prngState":{"current":1},"timestamp":1,"gasUsed":0,"x":1}'
+  printf "\\$(printf %03o ${#s})\\000\\000\\000%s" "$s"; } >"$tmp/extrakey.wsnp"
+corrupt extrakey 'Invalid snapshot — corrupted state JSON'
+t "inspect says why the state JSON is corrupted" 3 "$ri" inspect "$tmp/extrakey.wsnp"
+err_has 'corrupted state JSON \(the state has keys other than the seed.s\)'
+{ cat "$snap"; printf 'extra'; } >"$tmp/trailing.wsnp"
+t "inspect trailing bytes" 0 "$ri" inspect --json "$tmp/trailing.wsnp"
+out_has '"trailingBytes": 5'
+out_has 'after the state section'
+
+# ---- validate --------------------------------------------------------------------------------
+t "validate --text" 0 "$ri" validate --text "$counter"
+out_has 'valid WebAssembly module'
+out_has 'env.__get_random +func \(\) -> \(i32\)'
+out_has 'env.memory +memory 1 page, no maximum'
+out_has 'deposit +func \(i32, i32\) -> \(i32\)'
+t "validate --json" 0 "$ri" validate --json "$counter"
+out_has '"valid": true'
+out_has '"name": "__alloc"'
+out_has '"params": \["i32", "i32"\]'
+keys_are "file bytes valid imports exports"
+t "validate garbage" 3 "$ri" validate "$tmp/garbage.wasm"
+err_has 'malformed module'
+t "validate garbage --json" 3 "$ri" validate --json "$tmp/garbage.wasm"
+out_has '"valid": false'
+t "validate a missing file" 3 "$ri" validate "$tmp/nope.wasm"
+err_has 'No such file or directory'
+
+# ---- output errors ----------------------------------------------------------------------------
+if [ -w /dev/full ]; then
+    "$ri" run "$TS" "$counter" increment --json >/dev/full 2>"$tmp/err"
+    rc=$?
+    name="stdout to /dev/full"
+    [ "$rc" -eq 3 ] && pass || fail "exit status $rc, expected 3"
+    err_has 'error writing standard output'
+fi
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

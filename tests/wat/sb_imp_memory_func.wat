@@ -1,0 +1,3 @@
+;; Import check fixture: env.memory imported as a function; it is a memory.
+(module
+  (import "env" "memory" (func)))

@@ -1,0 +1,3 @@
+;; Import isolation fixture: an env function no one declared.
+(module
+  (import "env" "undeclared_fn" (func)))

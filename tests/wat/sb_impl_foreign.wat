@@ -1,0 +1,2 @@
+;; Fixture: imports from a namespace other than env.
+(module (import "js" "log" (func (param i32))))

@@ -1,0 +1,2 @@
+;; Fixture: env.memory imported as a function.
+(module (import "env" "memory" (func)))

@@ -1,0 +1,3 @@
+;; Fixture: no memory at all (the sandbox's own env.memory page is what a snapshot holds).
+(module
+  (func (export "add") (param i32 i32) (result i32) local.get 0 local.get 1 i32.add))

@@ -1,0 +1,2 @@
+;; Fixture: a start function that traps.
+(module (func $boom unreachable) (start $boom))
