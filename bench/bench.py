@@ -3,7 +3,9 @@
 native code, runs them on native code, ri (metering off and on), Node's WebAssembly and wabt's
 wasm-interp in one run, checks every checksum, and prints median times, ratios to native and
 to Node and their geometric means, plus load+validate+compile speed on a large generated module.
-Writes a JSON results file and a bar chart (gnuplot) under bench/results/.
+Then (issue 4) times the sandbox library's operations (ri-bench-sandbox) against the same
+operations on Node (sandbox_ops.mjs) and prints their ratios. `--only engine|sandbox` runs one
+part. Writes a JSON results file and a bar chart (gnuplot) under bench/results/.
 
 Python standard library only. See bench/README.md for how to read the output."""
 
@@ -37,6 +39,30 @@ TARGET_RI_NODE = 3.5
 TARGET_METERING = 1.05
 TARGET_LOAD_NS_PER_BYTE = 100.0
 TARGET_CODE_RATIO = 3.0
+
+# Issue 4: the sandbox operations (sandbox_ops.c and sandbox_ops.mjs print one line per
+# operation; the call_* ones are ri's typed-argument calls, with Node's execute as reference).
+SANDBOX_OPS = ["create", "load", "execute_add", "execute_fib20", "call_add", "call_fib20",
+               "snapshot_1p", "restore_1p", "snapshot_256p", "restore_256p"]
+SANDBOX_LABELS = {
+    "create": "create",
+    "load": "load",
+    "execute_add": "execute add(17,25)",
+    "execute_fib20": "execute fib(20)",
+    "call_add": "  typed call add",
+    "call_fib20": "  typed call fib(20)",
+    "snapshot_1p": "snapshot 1 page",
+    "restore_1p": "restore 1 page",
+    "snapshot_256p": "snapshot 256 pages",
+    "restore_256p": "restore 256 pages",
+}
+# Node's operation each ri operation compares with.
+SANDBOX_NODE_OP = {"call_add": "execute_add", "call_fib20": "execute_fib20"}
+# Seed 001's performance targets in microseconds (create < 5 ms, load < 50 ms, execute < 50 ms,
+# snapshot and restore < 10 ms), checked against ri's p99.
+SANDBOX_TARGET_US = {"create": 5000, "load": 50000, "execute_add": 50000, "execute_fib20": 50000,
+                     "call_add": 50000, "call_fib20": 50000, "snapshot_1p": 10000,
+                     "restore_1p": 10000, "snapshot_256p": 10000, "restore_256p": 10000}
 
 
 class BenchError(Exception):
@@ -601,6 +627,138 @@ def print_regressions(summary, best):
     return rows
 
 
+# ---- sandbox operations (issue 4) -------------------------------------------------------------
+
+def parse_kv(line):
+    return dict(kv.split("=", 1) for kv in line.split()[1:] if "=" in kv)
+
+
+def run_sandbox_tool(cmd, timeout):
+    """Runs ri-bench-sandbox or sandbox_ops.mjs once. Returns (check dict, {op: line dict},
+    error text or None)."""
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, start_new_session=True)
+    except subprocess.TimeoutExpired:
+        return None, {}, f"no answer within {timeout:.0f} s"
+    except OSError as e:
+        return None, {}, f"cannot run {cmd[0]}: {e}"
+    check, ops = None, {}
+    for line in r.stdout.splitlines():
+        if line.startswith("sandbox-check "):
+            check = parse_kv(line)
+        elif line.startswith("sandbox-op "):
+            kv = parse_kv(line)
+            ops[kv["op"]] = {"runs": int(kv["runs"]), "warmup": int(kv["warmup"]),
+                             **{k: float(kv[k]) for k in ("median_us", "p99_us", "min_us", "mean_us")}}
+        elif line.startswith("sandbox-bench "):
+            kv = parse_kv(line)
+            if check is None and "timer_overhead_us" in kv:
+                ops["_timer_overhead_us"] = float(kv["timer_overhead_us"])
+    if r.returncode != 0:
+        return check, ops, f"{describe_exit(r.returncode)}: {tail(r.stdout + r.stderr)}"
+    if check is None:
+        return check, ops, f"no sandbox-check line in the output: {tail(r.stdout + r.stderr)}"
+    return check, ops, None
+
+
+def measure_sandbox(args):
+    """--sandbox-rounds rounds, each running ri-bench-sandbox and then sandbox_ops.mjs (so a
+    change in machine load hits both); per operation the median of the rounds' medians and of
+    their p99s. Both must agree on the results and write the same snapshot bytes."""
+    sides = {"ri": [args.ri_sandbox, "--scale", str(args.sandbox_scale), args.sandbox_wasm]}
+    if "node" in args.runtimes:
+        sides["node"] = [args.node, os.path.join(HERE, "sandbox_ops.mjs"), "--scale", str(args.sandbox_scale),
+                         args.sandbox_wasm]
+    info = {"status": "ok", "detail": "", "module": args.sandbox_wasm, "scale": args.sandbox_scale,
+            "rounds": args.sandbox_rounds, "checks": {}, "timer_overhead_us": {},
+            "per_round": {side: [] for side in sides}, "ops": {}}
+    for rnd in range(args.sandbox_rounds):
+        for side, cmd in sides.items():
+            log(f"Sandbox operations on {side}, round {rnd + 1} of {args.sandbox_rounds}")
+            check, ops, err = run_sandbox_tool(cmd, args.timeout)
+            if err:
+                info["status"], info["detail"] = "error", f"{side}: {err}"
+                return info
+            info["timer_overhead_us"][side] = ops.pop("_timer_overhead_us", None)
+            info["checks"][side] = check
+            info["per_round"][side].append(ops)
+    ri_check = info["checks"]["ri"]
+    want = {"add": "42", "fib20": "6765", "fib20_gas": "21", "restore_roundtrip": "ok"}
+    wrong = [f"{k}={ri_check.get(k)} (expected {v})" for k, v in want.items() if ri_check.get(k) != v]
+    if wrong:
+        info["status"], info["detail"] = "wrong", "ri: " + ", ".join(wrong)
+    elif "node" in info["checks"] and info["checks"]["node"] != ri_check:
+        diff = [f"{k}: ri {ri_check.get(k)}, node {info['checks']['node'].get(k)}"
+                for k in sorted(set(ri_check) | set(info["checks"]["node"]))
+                if ri_check.get(k) != info["checks"]["node"].get(k)]
+        info["status"], info["detail"] = "wrong", "ri and node disagree: " + "; ".join(diff)
+    for op in SANDBOX_OPS:
+        row = {}
+        for side, rounds in info["per_round"].items():
+            name = SANDBOX_NODE_OP.get(op, op) if side == "node" else op
+            got = [r[name] for r in rounds if name in r]
+            if got:
+                row[side] = {"median_us": statistics.median(g["median_us"] for g in got),
+                             "p99_us": statistics.median(g["p99_us"] for g in got),
+                             "runs": got[0]["runs"], "rounds": len(got)}
+        if "ri" in row and "node" in row:
+            row["ratio_ri_node"] = row["ri"]["median_us"] / row["node"]["median_us"]
+            if op in SANDBOX_NODE_OP:
+                row["node_op"] = SANDBOX_NODE_OP[op]
+        if "ri" in row:
+            row["target_us"] = SANDBOX_TARGET_US[op]
+            row["ri_p99_within_target"] = row["ri"]["p99_us"] < SANDBOX_TARGET_US[op]
+        if row:
+            info["ops"][op] = row
+    direct = [v["ratio_ri_node"] for op, v in info["ops"].items()
+              if "ratio_ri_node" in v and op not in SANDBOX_NODE_OP]
+    info["geomean_ri_node"] = geomean(direct)
+    return info
+
+
+def print_sandbox(info):
+    if info is None:
+        return
+    print(f"\nSandbox operations (issue 4): ri-bench-sandbox against sandbox_ops.mjs on Node, "
+          f"{info['rounds']} round(s) each")
+    if info["status"] == "error":
+        print(f"  not measured: {info['detail']}")
+        return
+    def us(v):
+        return f"{v:.1f}" if v >= 100 else f"{v:.2f}"
+    print(f"{'operation':<22}{'iterations':>11}{'ri median':>11}{'ri p99':>10}"
+          f"{'node median':>13}{'node p99':>10}{'ri/node':>9}")
+    for op in SANDBOX_OPS:
+        row = info["ops"].get(op)
+        if not row:
+            continue
+        ri, node = row.get("ri"), row.get("node")
+        cells = [f"{ri['runs'] if ri else '-':>11}",
+                 f"{us(ri['median_us']) if ri else '-':>11}", f"{us(ri['p99_us']) if ri else '-':>10}",
+                 f"{us(node['median_us']) if node else '-':>13}", f"{us(node['p99_us']) if node else '-':>10}",
+                 f"{row['ratio_ri_node']:>9.2f}" if "ratio_ri_node" in row else f"{'-':>9}"]
+        print(f"{SANDBOX_LABELS[op]:<22}" + "".join(cells))
+    g = info.get("geomean_ri_node")
+    if g is not None:
+        print(f"{'geomean':<22}{'':>11}{'':>11}{'':>10}{'':>13}{'':>10}{g:>9.2f}")
+    print("  times in microseconds: each operation timed alone, median and p99 over the iterations "
+          "(the median of the rounds' values);")
+    print("  'typed call' rows are ri_sandbox_call (no JSON payload), compared with Node's execute and "
+          "left out of the geomean. "
+          f"Timer overhead per reading: "
+          + ", ".join(f"{k} {v:.3f}" for k, v in info["timer_overhead_us"].items() if v is not None) + " us")
+    over = [SANDBOX_LABELS[op].strip() for op, v in info["ops"].items() if v.get("ri_p99_within_target") is False]
+    print("  seed 001's targets (create < 5 ms, load < 50 ms, execute < 50 ms, snapshot and restore "
+          "< 10 ms), ri p99: " + ("all met" if not over else "NOT met by " + ", ".join(over)))
+    if info["status"] != "ok":
+        print(f"  WRONG: {info['detail']}")
+    else:
+        c = info["checks"]["ri"]
+        print(f"  checked: add 42, fib(20) 6765 for 21 gas, snapshots of {int(c['snapshot_1p_bytes']):,} "
+              f"and {int(c['snapshot_256p_bytes']):,} bytes" +
+              (", byte-identical on ri and Node" if "node" in info["checks"] else ""))
+
+
 # ---- results file and chart -----------------------------------------------------------------
 
 def tool_version(cmd):
@@ -718,6 +876,17 @@ def parse_args():
                     help="functions in the generated large module for load timing (default 2500)")
     ap.add_argument("--load-reps", type=int, default=5, help="loads of the large module (default 5)")
     ap.add_argument("--no-large", action="store_true", help="skip the large-module load timing")
+    ap.add_argument("--only", choices=["engine", "sandbox"],
+                    help="run only the engine programs (with the large module) or only the sandbox "
+                         "operations (default: both)")
+    ap.add_argument("--ri-sandbox", default=os.path.join(ROOT, "build", "ri-bench-sandbox"),
+                    help="the ri-bench-sandbox program (default: build/ri-bench-sandbox)")
+    ap.add_argument("--sandbox-wasm",
+                    help="its module (default: bench/sandbox/sandbox_ops.wasm next to --ri-sandbox)")
+    ap.add_argument("--sandbox-scale", type=float, default=1.0,
+                    help="multiplies the sandbox operations' iteration counts (default 1)")
+    ap.add_argument("--sandbox-rounds", type=int, default=3,
+                    help="runs of each side of the sandbox operations, interleaved (default 3)")
     ap.add_argument("--no-chart", action="store_true", help="do not draw the PNG chart")
     ap.add_argument("--clang", default="clang-19")
     ap.add_argument("--gcc", default="gcc")
@@ -735,13 +904,22 @@ def parse_args():
                  f"(programs: {', '.join(PROGRAMS)}; runtimes: {', '.join(RUNTIMES)})")
     if args.reps < 1:
         ap.error("--reps must be at least 1")
+    if args.sandbox_rounds < 1:
+        ap.error("--sandbox-rounds must be at least 1")
+    if not 0 < args.sandbox_scale <= 1000:
+        ap.error("--sandbox-scale must be in (0, 1000]")
+    args.engine = args.only in (None, "engine")
+    args.sandbox = args.only in (None, "sandbox")
+    if args.sandbox_wasm is None:
+        args.sandbox_wasm = os.path.join(os.path.dirname(os.path.abspath(args.ri_sandbox)),
+                                         "bench", "sandbox", "sandbox_ops.wasm")
     # The ratio tables need their reference column.
     args.runtimes = [r for r in RUNTIMES if r in args.runtimes]
     return args
 
 
 def check_tools(args):
-    need = {"clang-19": args.clang, "gcc": args.gcc}
+    need = {"clang-19": args.clang, "gcc": args.gcc} if args.engine else {}
     if "node" in args.runtimes:
         need["node"] = args.node
     if "wasm-interp" in args.runtimes:
@@ -750,11 +928,20 @@ def check_tools(args):
         path = shutil.which(prog)
         if not path:
             raise BenchError(f"{what} not found (looked for '{prog}'); see bench/README.md")
-    if any(r.startswith("ri") for r in args.runtimes):
+    if args.sandbox:
+        if not (os.path.isfile(args.ri_sandbox) and os.access(args.ri_sandbox, os.X_OK)):
+            raise BenchError(f"{args.ri_sandbox} is not built; run `make` first, pass --ri-sandbox PATH "
+                             "or --only engine")
+        if not os.path.isfile(args.sandbox_wasm):
+            raise BenchError(f"{args.sandbox_wasm} is missing (built with ri-bench-sandbox); "
+                             "pass --sandbox-wasm PATH")
+        args.ri_sandbox = os.path.abspath(args.ri_sandbox)
+        args.sandbox_wasm = os.path.abspath(args.sandbox_wasm)
+    if args.engine and any(r.startswith("ri") for r in args.runtimes):
         if not (os.path.isfile(args.ri) and os.access(args.ri, os.X_OK)):
             raise BenchError(f"{args.ri} is not built; run `make` first or pass --ri PATH")
         args.ri = os.path.abspath(args.ri)
-    if not args.no_chart and not shutil.which(args.gnuplot):
+    if args.engine and not args.no_chart and not shutil.which(args.gnuplot):
         log(f"gnuplot not found ('{args.gnuplot}'): no chart (apt-get install gnuplot-nox)")
         args.no_chart = True
 
@@ -764,21 +951,23 @@ def main():
     started = time.time()
     now = datetime.datetime.now().astimezone()
     stamp = now.strftime("%Y%m%d-%H%M%S")
+    defs, sums, built, large_files = {}, {}, {}, None
     try:
         check_tools(args)
-        defs = parse_sizes(os.path.join(args.shared, "sizes.mk"))
-        sums = parse_checksums(os.path.join(args.shared, "README.md"))
-        os.makedirs(args.build_dir, exist_ok=True)
-        log(f"Building into {args.build_dir}")
-        built = build_programs(args, defs)
-        large_files = None if args.no_large else build_large(args)
+        if args.engine:
+            defs = parse_sizes(os.path.join(args.shared, "sizes.mk"))
+            sums = parse_checksums(os.path.join(args.shared, "README.md"))
+            os.makedirs(args.build_dir, exist_ok=True)
+            log(f"Building into {args.build_dir}")
+            built = build_programs(args, defs)
+            large_files = None if args.no_large else build_large(args)
     except BenchError as e:
         log(f"bench: {e}")
         return 2
 
     cells_by_prog = {}
     interp_factor = args.interp_factor
-    for p in args.programs:
+    for p in args.programs if args.engine else []:
         log(f"Running {p} ({', '.join(args.runtimes)})")
         cells = measure_program(args, p, built[p], sums[p], interp_factor)
         cells_by_prog[p] = cells
@@ -791,23 +980,27 @@ def main():
     if large_files:
         log("Timing load+validate+compile of the large module")
         large = run_large(args, large_files)
+    sandbox = measure_sandbox(args) if args.sandbox else None
 
     print(f"\nri-sandbox benchmarks, {now.strftime('%Y-%m-%d %H:%M:%S %Z')}")
     facts = machine_facts()
     print(f"machine: {facts['cpu_model']}, {facts['nproc']} CPUs, load average at start "
           f"{facts['loadavg_at_start'][0]:.2f}")
-    print("times: the run() call alone, timed inside each process (wasm-interp: whole process)")
-    summary = summarise(args, cells_by_prog)
-    failures = print_failures(cells_by_prog)
-    print_large(large)
-    targets = print_targets(summary, large)
-    regressions = print_regressions(summary, previous_best(args.results, {p: defs[p] for p in args.programs}))
+    summary, failures, targets, regressions = {}, [], {}, []
+    if args.engine:
+        print("times: the run() call alone, timed inside each process (wasm-interp: whole process)")
+        summary = summarise(args, cells_by_prog)
+        failures = print_failures(cells_by_prog)
+        print_large(large)
+        targets = print_targets(summary, large)
+        regressions = print_regressions(summary, previous_best(args.results, {p: defs[p] for p in args.programs}))
+    print_sandbox(sandbox)
 
     os.makedirs(args.results, exist_ok=True)
     base = os.path.join(args.results, f"bench-{stamp}")
     png = base + ".png"
     charted = False
-    if not args.no_chart and "native" in args.runtimes:
+    if args.engine and not args.no_chart and "native" in args.runtimes:
         charted = draw_chart(args, summary, png, now.strftime("%Y-%m-%d %H:%M"))
     results = {
         "date": now.isoformat(timespec="seconds"),
@@ -823,8 +1016,9 @@ def main():
         },
         "config": {"reps": args.reps, "cell_budget_s": args.cell_budget, "timeout_s": args.timeout,
                    "interp_limit_s": args.interp_limit, "large_funcs": args.large_funcs,
-                   "programs": args.programs, "runtimes": args.runtimes,
-                   "sizes": {p: defs[p] for p in args.programs},
+                   "programs": args.programs if args.engine else [], "runtimes": args.runtimes,
+                   "sections": [n for n, on in (("engine", args.engine), ("sandbox", args.sandbox)) if on],
+                   "sizes": {p: defs[p] for p in args.programs} if args.engine else {},
                    "timing": "run() call timed in-process; wasm-interp: process wall time"},
         "programs": {p: {"expected": sums[p], "runtimes": {rt: c.to_json() for rt, c in cells.items()}}
                      for p, cells in cells_by_prog.items()},
@@ -832,6 +1026,7 @@ def main():
         "large_module": large,
         "targets": targets,
         "against_previous_best": regressions,
+        "sandbox_ops": sandbox,
         "chart": os.path.basename(png) if charted else None,
         "duration_s": round(time.time() - started, 1),
     }
@@ -841,8 +1036,9 @@ def main():
     print(f"\nResults: {base}.json" + (f"\nChart:   {png}" if charted else ""))
     print(f"Total time: {time.time() - started:.0f} s")
     bad_large = large is not None and large.get("ri_status") not in (None, "ok")
-    if failures or bad_large:
-        print("\nFAILED: some runtime crashed or returned a wrong checksum (see above)")
+    bad_sandbox = sandbox is not None and sandbox["status"] != "ok"
+    if failures or bad_large or bad_sandbox:
+        print("\nFAILED: some runtime crashed or returned a wrong result (see above)")
         return 1
     return 0
 

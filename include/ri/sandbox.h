@@ -207,6 +207,46 @@ bool ri_sandbox_snapshot(ri_sandbox *sb, uint8_t **out, size_t *out_len, ri_sand
 /* Atomic: validates everything before changing anything; status becomes loaded. */
 bool ri_sandbox_restore(ri_sandbox *sb, const uint8_t *snapshot, size_t len, ri_sandbox_error *err);
 
+/* Reading a WSNP v1 image without a sandbox (tools such as `ri inspect` describe
+ * snapshot files with it; ri_sandbox_restore parses with it too, so both accept the
+ * same images). */
+
+#define RI_WSNP_VERSION 1u
+#define RI_WSNP_PAGE_BYTES 65536u
+
+typedef struct ri_wsnp_view {
+    uint8_t version;
+    uint32_t memory_len;
+    const uint8_t *memory;      /* points into the caller's buffer */
+    uint32_t state_len;
+    const char *state;          /* the state JSON, state_len bytes, not NUL-terminated */
+    size_t trailing;            /* bytes after the state section, which v1 ignores */
+    int64_t prng_current;       /* prngState.current as written (the original writes it signed) */
+    uint32_t prng_state;        /* the same as the PRNG's unsigned 32-bit state */
+    int64_t timestamp;
+    uint64_t gas_used;
+    /* For "Invalid snapshot — corrupted state JSON": what is wrong with the state JSON
+     * (the JSON parser's message, or the field that is missing or mistyped); else "".
+     * Kept apart so that err->message stays seed 000's text. */
+    char detail[160];
+} ri_wsnp_view;
+
+/* Seed 000's checks 1 to 6, in its order, with its messages (SNAPSHOT_ERROR):
+ * "Snapshot too small — missing header", "Invalid snapshot — bad magic bytes",
+ * "Unsupported snapshot version: <v> (expected 1)", "Snapshot truncated — missing memory
+ * length", "... memory section incomplete", "... missing state length", "... state
+ * section incomplete", "Invalid snapshot — corrupted state JSON". The state JSON must be
+ * an object, no key twice, with prngState {current} (an integer in [-2^31, 2^32)),
+ * timestamp (an integer in int64) and gasUsed (an integer in [0, 2^63)); integers may be
+ * written as 3.0 or 1.7e12; other keys are accepted (forward compatibility). Check 7
+ * (the memory size against an instance) is restore's. On failure *out is zeroed except
+ * out->detail. data may be NULL when len is 0; err may be NULL. */
+bool ri_wsnp_parse(const uint8_t *data, size_t len, ri_wsnp_view *out, ri_sandbox_error *err);
+
+/* Pages of the memory section with at least one non-zero byte (a partial last page
+ * counts as a page). */
+uint64_t ri_wsnp_nonzero_pages(const ri_wsnp_view *view);
+
 /* Mulberry32 (seed 001): out = next(&state). Exposed for tests and tools. */
 uint32_t ri_mulberry32_next(uint32_t *state);
 

@@ -1,4 +1,5 @@
-/* `ri inspect FILE`: describes a WSNP v1 snapshot file (seed 000) without a sandbox. */
+/* `ri inspect FILE`: describes a WSNP v1 snapshot file (seed 000) without a sandbox, read
+ * with the library's parser (ri_wsnp_parse), so it accepts what restore accepts. */
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -10,7 +11,7 @@
 #include "cli/files.h"
 #include "cli/jsonw.h"
 #include "cli/output.h"
-#include "cli/wsnp_file.h"
+#include "ri/sandbox.h"
 
 #define CMD "ri inspect"
 /* The largest a WSNP v1 file can be: header, two length fields, two 4 GiB sections. */
@@ -28,10 +29,11 @@ static void usage(FILE *f) {
             "A corrupt or truncated file gets seed 000's validation message, the checks run\n"
             "in the seed's order: \"Snapshot too small — missing header\", \"Invalid snapshot\n"
             "— bad magic bytes\", \"Unsupported snapshot version: N (expected 1)\", \"Snapshot\n"
-            "truncated — ...\", \"Invalid snapshot — corrupted state JSON\". The state JSON is\n"
-            "checked as strictly as restore checks it (exactly the seed's keys, integers), so\n"
-            "inspect accepts what `ri run --restore` accepts; only whether the memory size\n"
-            "fits a module is left to restore, which has one.\n"
+            "truncated — ...\", \"Invalid snapshot — corrupted state JSON\". The checks are the\n"
+            "library's own (ri_wsnp_parse, which restore runs too): the state JSON needs\n"
+            "prngState.current, timestamp and gasUsed as integers (other keys are accepted,\n"
+            "a key given twice is not), so inspect accepts what `ri run --restore` accepts;\n"
+            "only whether the memory size fits a module is left to restore, which has one.\n"
             "\n"
             "options:\n"
             "  --json        print a JSON document (the default when stdout is not a terminal);\n"
@@ -104,7 +106,7 @@ static void print_json(const char *path, size_t size, const ri_wsnp_view *v, con
     ri_jsonw_key(&jw, "timestamp");
     ri_jsonw_i64(&jw, v->timestamp);
     ri_jsonw_key(&jw, "gasUsed");
-    ri_jsonw_i64(&jw, v->gas_used);
+    ri_jsonw_u64(&jw, v->gas_used);
     ri_jsonw_end(&jw);
     ri_jsonw_key(&jw, "trailingBytes");
     ri_jsonw_u64(&jw, v->trailing);
@@ -151,7 +153,7 @@ static void print_text(const char *path, size_t size, const ri_wsnp_view *v, con
     printf("%s\n", shown < v->state_len ? " ..." : "");
     printf("    prngState.current  %" PRId64 "\n", v->prng_current);
     printf("    timestamp          %" PRId64 "\n", v->timestamp);
-    printf("    gasUsed            %" PRId64 "\n", v->gas_used);
+    printf("    gasUsed            %" PRIu64 "\n", v->gas_used);
     for (int i = 0; i < w->n; i++) printf("  warning: %s\n", w->text[i]);
 }
 
@@ -186,14 +188,14 @@ int ri_cmd_inspect(int argc, char **argv) {
 
     bool json = ri_output_is_json(mode);
     ri_wsnp_view view;
-    char reason[128], detail[128];
-    if (!ri_wsnp_parse(data, size, &view, reason, sizeof reason, detail, sizeof detail)) {
-        if (json) print_json_invalid(path, size, reason, detail);
+    ri_sandbox_error err;
+    if (!ri_wsnp_parse(data, size, &view, &err)) {
+        if (json) print_json_invalid(path, size, err.message, view.detail);
         free(data);
-        if (*detail)
-            ri_fail(RI_EXIT_INPUT, CMD, "%s: %s (%s)", path, reason, detail);
+        if (*view.detail)
+            ri_fail(RI_EXIT_INPUT, CMD, "%s: %s (%s)", path, err.message, view.detail);
         else
-            ri_fail(RI_EXIT_INPUT, CMD, "%s: %s", path, reason);
+            ri_fail(RI_EXIT_INPUT, CMD, "%s: %s", path, err.message);
         return ri_finish_output(CMD, RI_EXIT_INPUT);
     }
     warnings w = {0, {{0}}};

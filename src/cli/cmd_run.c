@@ -16,7 +16,6 @@
 #include "cli/host_builtins.h"
 #include "cli/output.h"
 #include "cli/run_report.h"
-#include "cli/wsnp_file.h"
 
 #define CMD "ri run"
 #define MODULE_FILE_MAX ((size_t)1 << 30) /* the engine's own limit (256 MiB) speaks first */
@@ -250,10 +249,11 @@ static int resolve_timestamp(run_options *o, const uint8_t *snap, size_t snap_le
                              "epoch (the sandbox never reads the clock; `--timestamp now` does, "
                              "non-deterministically)");
     ri_wsnp_view view;
-    char reason[128], detail[128];
-    if (!ri_wsnp_parse(snap, snap_len, &view, reason, sizeof reason, detail, sizeof detail)) {
-        if (*detail) return ri_fail(RI_EXIT_INPUT, CMD, "--restore %s: %s (%s)", o->restore_path, reason, detail);
-        return ri_fail(RI_EXIT_INPUT, CMD, "--restore %s: %s", o->restore_path, reason);
+    ri_sandbox_error err;
+    if (!ri_wsnp_parse(snap, snap_len, &view, &err)) {
+        if (*view.detail)
+            return ri_fail(RI_EXIT_INPUT, CMD, "--restore %s: %s (%s)", o->restore_path, err.message, view.detail);
+        return ri_fail(RI_EXIT_INPUT, CMD, "--restore %s: %s", o->restore_path, err.message);
     }
     o->config.event_timestamp = view.timestamp;
     o->config.has_event_timestamp = true;

@@ -38,14 +38,16 @@
  * region runs. Bulk instructions charge their length on top when they run.
  *
  * ---- Stop points (pause / snapshot readiness) --------------------------------------
- * Execution can only stop at ENTRY, GAS, LOOP, a call, or a trapping instruction.
+ * Execution can only stop at ENTRY, GAS, LOOP, a call, a bulk instruction (which
+ * charges its length when it runs), or a trapping instruction.
  * Each of these gets an ri_code_point {code position, WebAssembly byte offset, operand
  * stack height}, sorted by position, so any pc where execution stopped maps back to
  * (function index, wasm offset, height). The compiler keeps this invariant: at ENTRY,
- * GAS, LOOP and calls every operand-stack entry is materialised in its own slot (no
- * entry is pending as "the value of local k" or "constant c"). A suspended frame is
- * therefore fully described by (function index, wasm offset, fp[0 .. nlocals) and
- * fp[stack_base .. stack_base + height)); the constant pool is rebuilt from the code.
+ * GAS, LOOP, calls and bulk instructions every operand-stack entry is materialised in
+ * its own slot (no entry is pending as "the value of local k" or "constant c"). A
+ * suspended frame is therefore fully described by (function index, wasm offset,
+ * fp[0 .. nlocals) and fp[stack_base .. stack_base + height)); the constant pool is
+ * rebuilt from the code.
  * A caller frame suspended in a call is described by the CALL point: its return pc is
  * the position just after that call instruction (the greatest point < return pc).
  * Since the code is a deterministic function of the module, a snapshot taken at one of
@@ -136,6 +138,7 @@ typedef enum ri_point_kind {
     RI_POINT_LOOP,    /* loop header: interrupt poll + gas (back-edges land here) */
     RI_POINT_CALL,    /* call, call_indirect: the caller waits here */
     RI_POINT_TRAP,    /* an instruction that may trap */
+    RI_POINT_BULK,    /* memory/table init, copy, fill: charges its length, may trap */
 } ri_point_kind;
 
 typedef struct ri_code_point {

@@ -616,12 +616,18 @@ static bool numeric_may_trap(uint16_t op) {
     }
 }
 
-/* Bulk and table instructions: pops `nin` operands, emits op with the immediates
- * first and the operands after (bottom first), pushes a result if `result`. */
+/* What an instruction is as a stop point. */
+enum { STOP_NONE, STOP_TRAP, STOP_BULK };
+
+/* Memory, table and bulk instructions: pops `nin` operands, emits op with the
+ * immediates first (or last) and the operands (bottom first), pushes a result if
+ * `result`. Bulk instructions charge gas as they run, so they are stop points where
+ * every operand is materialised. */
 static void compile_generic(compiler *c, ri_code_op op, const uint32_t *imms, uint32_t nimm,
-                            uint32_t nin, bool result, bool imms_last, bool may_trap) {
+                            uint32_t nin, bool result, bool imms_last, int stop) {
     uint32_t words[8];
     operand ins[4];
+    if (stop == STOP_BULK) flush_all(c);
     for (uint32_t i = nin; i-- > 0;) ins[i] = pop(c);
     uint32_t n = 0;
     if (result) words[n++] = own_slot(c, c->h);
@@ -631,7 +637,7 @@ static void compile_generic(compiler *c, ri_code_op op, const uint32_t *imms, ui
     uint32_t p = emit_op(c, op, n + 1);
     if (p == NO_POS) return;
     memcpy(&c->code[p + 1], words, n * sizeof *words);
-    if (may_trap) add_point(c, p, RI_POINT_TRAP, c->h + nin);
+    if (stop != STOP_NONE) add_point(c, p, stop == STOP_BULK ? RI_POINT_BULK : RI_POINT_TRAP, c->h + nin);
     if (result) { push_slot(c); note_dst(c, p); }
 }
 
@@ -776,18 +782,18 @@ static void compile_instr(compiler *c, const ri_instr *in) {
     }
     case RI_OP_TABLE_GET: {
         if (in->imm.index >= m->ntables) { fail(c, RI_ERR_INVALID, "unknown table"); return; }
-        compile_generic(c, RI_CODE_TABLE_GET, &in->imm.index, 1, 1, true, true, true);
+        compile_generic(c, RI_CODE_TABLE_GET, &in->imm.index, 1, 1, true, true, STOP_TRAP);
         return;
     }
     case RI_OP_TABLE_SET:
         if (in->imm.index >= m->ntables) { fail(c, RI_ERR_INVALID, "unknown table"); return; }
-        compile_generic(c, RI_CODE_TABLE_SET, &in->imm.index, 1, 2, false, false, true);
+        compile_generic(c, RI_CODE_TABLE_SET, &in->imm.index, 1, 2, false, false, STOP_TRAP);
         return;
     case RI_OP_MEMORY_SIZE:
     case RI_OP_MEMORY_GROW:
         if (m->nmemories == 0) { fail(c, RI_ERR_INVALID, "unknown memory"); return; }
-        if (op == RI_OP_MEMORY_SIZE) compile_generic(c, RI_CODE_MEMORY_SIZE, NULL, 0, 0, true, false, false);
-        else compile_generic(c, RI_CODE_MEMORY_GROW, NULL, 0, 1, true, false, false);
+        if (op == RI_OP_MEMORY_SIZE) compile_generic(c, RI_CODE_MEMORY_SIZE, NULL, 0, 0, true, false, STOP_NONE);
+        else compile_generic(c, RI_CODE_MEMORY_GROW, NULL, 0, 1, true, false, STOP_NONE);
         return;
     case RI_OP_I32_CONST: push_const(c, (uint32_t)in->imm.i32); return;
     case RI_OP_I64_CONST: push_const(c, (uint64_t)in->imm.i64); return;
@@ -825,45 +831,45 @@ static void compile_instr(compiler *c, const ri_instr *in) {
 
     case RI_FC(RI_FC_MEMORY_INIT):
         if (m->nmemories == 0 || in->imm.index >= m->ndatas) { fail(c, RI_ERR_INVALID, "unknown data segment"); return; }
-        compile_generic(c, RI_CODE_MEMORY_INIT, &in->imm.index, 1, 3, false, false, true);
+        compile_generic(c, RI_CODE_MEMORY_INIT, &in->imm.index, 1, 3, false, false, STOP_BULK);
         return;
     case RI_FC(RI_FC_DATA_DROP):
         if (in->imm.index >= m->ndatas) { fail(c, RI_ERR_INVALID, "unknown data segment"); return; }
-        compile_generic(c, RI_CODE_DATA_DROP, &in->imm.index, 1, 0, false, false, false);
+        compile_generic(c, RI_CODE_DATA_DROP, &in->imm.index, 1, 0, false, false, STOP_NONE);
         return;
     case RI_FC(RI_FC_MEMORY_COPY):
     case RI_FC(RI_FC_MEMORY_FILL):
         if (m->nmemories == 0) { fail(c, RI_ERR_INVALID, "unknown memory"); return; }
         compile_generic(c, op == RI_FC(RI_FC_MEMORY_COPY) ? RI_CODE_MEMORY_COPY : RI_CODE_MEMORY_FILL,
-                        NULL, 0, 3, false, false, true);
+                        NULL, 0, 3, false, false, STOP_BULK);
         return;
     case RI_FC(RI_FC_TABLE_INIT): {
         if (in->imm.pair.a >= m->nelems || in->imm.pair.b >= m->ntables) { fail(c, RI_ERR_INVALID, "unknown table or segment"); return; }
         uint32_t imms[2] = {in->imm.pair.a, in->imm.pair.b};
-        compile_generic(c, RI_CODE_TABLE_INIT, imms, 2, 3, false, false, true);
+        compile_generic(c, RI_CODE_TABLE_INIT, imms, 2, 3, false, false, STOP_BULK);
         return;
     }
     case RI_FC(RI_FC_ELEM_DROP):
         if (in->imm.index >= m->nelems) { fail(c, RI_ERR_INVALID, "unknown element segment"); return; }
-        compile_generic(c, RI_CODE_ELEM_DROP, &in->imm.index, 1, 0, false, false, false);
+        compile_generic(c, RI_CODE_ELEM_DROP, &in->imm.index, 1, 0, false, false, STOP_NONE);
         return;
     case RI_FC(RI_FC_TABLE_COPY): {
         if (in->imm.pair.a >= m->ntables || in->imm.pair.b >= m->ntables) { fail(c, RI_ERR_INVALID, "unknown table"); return; }
         uint32_t imms[2] = {in->imm.pair.a, in->imm.pair.b};
-        compile_generic(c, RI_CODE_TABLE_COPY, imms, 2, 3, false, false, true);
+        compile_generic(c, RI_CODE_TABLE_COPY, imms, 2, 3, false, false, STOP_BULK);
         return;
     }
     case RI_FC(RI_FC_TABLE_GROW):
         if (in->imm.index >= m->ntables) { fail(c, RI_ERR_INVALID, "unknown table"); return; }
-        compile_generic(c, RI_CODE_TABLE_GROW, &in->imm.index, 1, 2, true, true, false);
+        compile_generic(c, RI_CODE_TABLE_GROW, &in->imm.index, 1, 2, true, true, STOP_NONE);
         return;
     case RI_FC(RI_FC_TABLE_SIZE):
         if (in->imm.index >= m->ntables) { fail(c, RI_ERR_INVALID, "unknown table"); return; }
-        compile_generic(c, RI_CODE_TABLE_SIZE, &in->imm.index, 1, 0, true, false, false);
+        compile_generic(c, RI_CODE_TABLE_SIZE, &in->imm.index, 1, 0, true, false, STOP_NONE);
         return;
     case RI_FC(RI_FC_TABLE_FILL):
         if (in->imm.index >= m->ntables) { fail(c, RI_ERR_INVALID, "unknown table"); return; }
-        compile_generic(c, RI_CODE_TABLE_FILL, &in->imm.index, 1, 3, false, false, true);
+        compile_generic(c, RI_CODE_TABLE_FILL, &in->imm.index, 1, 3, false, false, STOP_BULK);
         return;
     default:
         fail(c, RI_ERR_INVALID, "unsupported instruction");

@@ -16,7 +16,7 @@
  *   prng.c            Mulberry32
  *   instance_state.c  globals, tables, segments and memory: capture, compare, apply
  *   engine_access.c   the only file that reads engine internals (see its comment)
- *   wsnp.c            WSNP v1 snapshot and restore
+ *   wsnp.c            WSNP v1 snapshot, parse and restore
  *   determinism.c     ri_sandbox_check_determinism
  *   pressure.c        ri_memory_pressure, ri_advise
  */

@@ -11,18 +11,20 @@
  * "those as after instantiation": snapshot refuses when one of them has changed since
  * the load (rather than losing it silently), and restore puts them back.
  *
- * Restore runs every check of seed 000 in its order with the original's texts (the
- * memory size must equal the instance's, as check 7 says; the complete format of
- * issue 5 carries the size and lifts that), and changes nothing before all passed.
+ * ri_wsnp_parse runs seed 000's checks 1-6 in its order with the original's texts and
+ * needs no sandbox; restore runs it, then check 7 (the memory size must equal the
+ * instance's; the complete format of issue 5 carries the size and lifts that), and
+ * changes nothing before all passed.
  */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sandbox_internal.h"
 
-#define WSNP_VERSION 1u
+#define WSNP_VERSION RI_WSNP_VERSION
 #define WSNP_HEADER_SIZE 5u
 
 static void put_u32le(uint8_t *p, uint32_t v) {
@@ -104,13 +106,21 @@ bool ri_sandbox_snapshot(ri_sandbox *sb, uint8_t **out, size_t *out_len, ri_sand
     return true;
 }
 
-/* ---- restore -------------------------------------------------------------------------------- */
+/* ---- parsing (ri_wsnp_parse) ------------------------------------------------------------------ */
 
-typedef struct wsnp_state {
-    uint32_t prng;
-    int64_t timestamp;
-    uint64_t gas_used;
-} wsnp_state;
+/* Sets out->detail; returns false so that a failed step reads as one line. */
+static bool state_wrong(ri_wsnp_view *out, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+static bool state_wrong(ri_wsnp_view *out, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(out->detail, sizeof out->detail, fmt, ap);
+    va_end(ap);
+    return false;
+}
 
 /* A JSON number whose value is an integer in [min, max], in whatever notation
  * (JSON.parse reads 3.0 and 1.7e12 as integers too). */
@@ -129,36 +139,101 @@ static bool integral_number(const json_t *v, int64_t min, int64_t max, int64_t *
     return true;
 }
 
-/* An object with exactly the given keys. */
-static bool exact_keys(const json_t *object, const char *const *keys, size_t n) {
-    if (!json_is_object(object) || json_object_size(object) != n) return false;
-    for (size_t i = 0; i < n; i++)
-        if (!json_object_get(object, keys[i])) return false;
+/* object[key], which must be there and an integral number in [min, max]. */
+static bool integer_field(const json_t *object, const char *key, const char *name, int64_t min, int64_t max,
+                          const char *range, int64_t *value, ri_wsnp_view *out) {
+    const json_t *v = json_object_get(object, key);
+    if (!v) return state_wrong(out, "%s is missing", name);
+    if (!json_is_number(v)) return state_wrong(out, "%s is not a number", name);
+    if (!integral_number(v, min, max, value)) return state_wrong(out, "%s must be an integer %s", name, range);
     return true;
 }
 
-/* Strict: exactly the three keys and prngState.current (no others, no duplicates),
- * each an integer in range: the PRNG state 32 bits (written signed, unsigned
- * accepted), the gas not negative. */
-static bool parse_state(const uint8_t *text, size_t len, wsnp_state *out) {
-    static const char *const top_keys[] = {"prngState", "timestamp", "gasUsed"};
-    static const char *const prng_keys[] = {"current"};
+/* Check 6. The fields a restore needs must be there with the right types; other keys
+ * are accepted (a later writer may add some), but a key given twice is refused, as
+ * which value counts would be up to the reader. */
+static bool parse_state(const char *text, size_t len, ri_wsnp_view *out) {
     json_error_t jerr;
-    json_t *root = json_loadb((const char *)text, len, JSON_REJECT_DUPLICATES, &jerr);
+    json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+    if (!root) return state_wrong(out, "%s", jerr.text);
+    int64_t current = 0, timestamp = 0, gas = 0;
     const json_t *prng = json_object_get(root, "prngState");
-    int64_t current, timestamp, gas;
-    bool ok = exact_keys(root, top_keys, 3) && exact_keys(prng, prng_keys, 1) &&
-              integral_number(json_object_get(prng, "current"), INT32_MIN, UINT32_MAX, &current) &&
-              integral_number(json_object_get(root, "timestamp"), INT64_MIN, INT64_MAX, &timestamp) &&
-              integral_number(json_object_get(root, "gasUsed"), 0, INT64_MAX, &gas);
-    if (ok) {
-        out->prng = (uint32_t)(uint64_t)current;
-        out->timestamp = timestamp;
-        out->gas_used = (uint64_t)gas;
-    }
+    bool ok = json_is_object(root) || state_wrong(out, "%s is not an object", "the state");
+    ok = ok && (prng || state_wrong(out, "%s is missing", "prngState"));
+    ok = ok && (json_is_object(prng) || state_wrong(out, "%s is not an object", "prngState"));
+    ok = ok && integer_field(prng, "current", "prngState.current", INT32_MIN, UINT32_MAX,
+                             "in [-2^31, 2^32)", &current, out);
+    ok = ok && integer_field(root, "timestamp", "timestamp", INT64_MIN, INT64_MAX, "in the 64-bit range",
+                             &timestamp, out);
+    ok = ok && integer_field(root, "gasUsed", "gasUsed", 0, INT64_MAX, "in [0, 2^63)", &gas, out);
     json_decref(root);
-    return ok;
+    if (!ok) return false;
+    out->prng_current = current;
+    out->prng_state = (uint32_t)(uint64_t)current; /* -631835670 and 3663131626 are one state */
+    out->timestamp = timestamp;
+    out->gas_used = (uint64_t)gas;
+    return true;
 }
+
+bool ri_wsnp_parse(const uint8_t *data, size_t len, ri_wsnp_view *out, ri_sandbox_error *err) {
+    ri_sandbox_error scratch;
+    ri_wsnp_view unused;
+    if (!err) err = &scratch;
+    if (!out) out = &unused;
+    sb_error_clear(err);
+    memset(out, 0, sizeof *out);
+    if (!data) len = 0;
+
+    /* Seed 000's checks, in order. Sizes are compared as "bytes left": no sum can wrap. */
+    if (len < WSNP_HEADER_SIZE) return snapshot_error(err, "Snapshot too small \u2014 missing header");
+    if (memcmp(data, "WSNP", 4) != 0) return snapshot_error(err, "Invalid snapshot \u2014 bad magic bytes");
+    if (data[4] != WSNP_VERSION) {
+        sb_error_set(err, RI_SANDBOX_SNAPSHOT_ERROR, "Unsupported snapshot version: %u (expected 1)", data[4]);
+        return false;
+    }
+    size_t pos = WSNP_HEADER_SIZE;
+    if (len - pos < 4) return snapshot_error(err, "Snapshot truncated \u2014 missing memory length");
+    uint32_t memory_len = get_u32le(data + pos);
+    pos += 4;
+    if (len - pos < memory_len) return snapshot_error(err, "Snapshot truncated \u2014 memory section incomplete");
+    const uint8_t *memory = data + pos;
+    pos += memory_len;
+    if (len - pos < 4) return snapshot_error(err, "Snapshot truncated \u2014 missing state length");
+    uint32_t state_len = get_u32le(data + pos);
+    pos += 4;
+    if (len - pos < state_len) return snapshot_error(err, "Snapshot truncated \u2014 state section incomplete");
+    const char *state = (const char *)data + pos;
+    pos += state_len;
+    if (!parse_state(state, state_len, out)) {
+        /* Keep the detail, clear the rest: a failed parse describes no image. */
+        char detail[sizeof out->detail];
+        memcpy(detail, out->detail, sizeof detail);
+        memset(out, 0, sizeof *out);
+        memcpy(out->detail, detail, sizeof detail);
+        return snapshot_error(err, "Invalid snapshot \u2014 corrupted state JSON");
+    }
+    out->version = data[4];
+    out->memory_len = memory_len;
+    out->memory = memory;
+    out->state_len = state_len;
+    out->state = state;
+    out->trailing = len - pos;
+    return true;
+}
+
+uint64_t ri_wsnp_nonzero_pages(const ri_wsnp_view *view) {
+    static const uint8_t zeros[RI_WSNP_PAGE_BYTES];
+    uint64_t count = 0;
+    if (!view || !view->memory) return 0;
+    for (uint64_t off = 0; off < view->memory_len; off += RI_WSNP_PAGE_BYTES) {
+        uint64_t n = view->memory_len - off;
+        if (n > RI_WSNP_PAGE_BYTES) n = RI_WSNP_PAGE_BYTES;
+        if (memcmp(view->memory + off, zeros, (size_t)n) != 0) count++;
+    }
+    return count;
+}
+
+/* ---- restore -------------------------------------------------------------------------------- */
 
 bool ri_sandbox_restore(ri_sandbox *sb, const uint8_t *snapshot, size_t len, ri_sandbox_error *err) {
     ri_sandbox_error scratch;
@@ -171,39 +246,24 @@ bool ri_sandbox_restore(ri_sandbox *sb, const uint8_t *snapshot, size_t len, ri_
         return snapshot_error(err, "Cannot restore into an instance that has not been loaded");
     if (status == RI_SANDBOX_RUNNING || sb->run)
         return snapshot_error(err, "Cannot restore into a running instance \u2014 suspend first");
-    if (!snapshot) len = 0;
 
-    /* Seed 000's checks, in order. Offsets are computed in 64 bits: no wrap. */
-    if (len < WSNP_HEADER_SIZE) return snapshot_error(err, "Snapshot too small \u2014 missing header");
-    if (memcmp(snapshot, "WSNP", 4) != 0) return snapshot_error(err, "Invalid snapshot \u2014 bad magic bytes");
-    if (snapshot[4] != WSNP_VERSION) {
-        sb_error_set(err, RI_SANDBOX_SNAPSHOT_ERROR, "Unsupported snapshot version: %u (expected 1)", snapshot[4]);
-        return false;
-    }
-    if (len < 9) return snapshot_error(err, "Snapshot truncated \u2014 missing memory length");
-    uint64_t memory_len = get_u32le(snapshot + 5);
-    if (9 + memory_len > len) return snapshot_error(err, "Snapshot truncated \u2014 memory section incomplete");
-    if (9 + memory_len + 4 > len) return snapshot_error(err, "Snapshot truncated \u2014 missing state length");
-    uint64_t state_len = get_u32le(snapshot + 9 + memory_len);
-    if (13 + memory_len + state_len > len)
-        return snapshot_error(err, "Snapshot truncated \u2014 state section incomplete");
-    wsnp_state state;
-    if (!parse_state(snapshot + 13 + memory_len, (size_t)state_len, &state))
-        return snapshot_error(err, "Invalid snapshot \u2014 corrupted state JSON");
+    /* Seed 000's checks 1-6: the same parser `ri inspect` uses. */
+    ri_wsnp_view view;
+    if (!ri_wsnp_parse(snapshot, len, &view, err)) return false;
     sb_image *img = sb->image;
     if (!img || !img->memory || !img->instance) return snapshot_error(err, "No WASM memory available for restore");
-    if (memory_len != ri_memory_size(img->memory)) {
+    if (view.memory_len != ri_memory_size(img->memory)) {
         sb_error_set(err, RI_SANDBOX_SNAPSHOT_ERROR, "Snapshot memory size (%llu) does not match instance memory (%llu)",
-                     (unsigned long long)memory_len, (unsigned long long)ri_memory_size(img->memory));
+                     (unsigned long long)view.memory_len, (unsigned long long)ri_memory_size(img->memory));
         return false;
     }
 
     /* Everything is valid. The one failable step (an allocation) changes nothing when it fails. */
     if (!sb_state_apply(img->instance, NULL, &img->baseline))
         return snapshot_error(err, "Cannot restore: out of memory resetting globals and tables");
-    if (memory_len) memcpy(ri_memory_data(img->memory), snapshot + 9, (size_t)memory_len);
-    sb->prng_state = state.prng;
-    sb->metrics.gas_used = state.gas_used;
+    if (view.memory_len) memcpy(ri_memory_data(img->memory), view.memory, view.memory_len);
+    sb->prng_state = view.prng_state;
+    sb->metrics.gas_used = view.gas_used;
     sb_set_status(sb, RI_SANDBOX_LOADED);
     return true;
 }

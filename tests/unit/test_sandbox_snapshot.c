@@ -994,13 +994,19 @@ static void state_json_of_wrong_shape_is_refused_atomically(void **state) {
     blob before = prepared_state(&e);
     uint8_t *mem = calloc(PAGE, 1);
     assert_non_null(mem);
-    /* Valid JSON, but not the state the seed defines. */
+    /* Valid JSON, but without the fields a restore needs (or one of them twice). */
     static const char *shapes[] = {
         "{}",
         "[1,2,3]",
         "{\"prngState\":{},\"timestamp\":1700000000000,\"gasUsed\":0}",
         "{\"prngState\":{\"current\":\"x\"},\"timestamp\":1700000000000,\"gasUsed\":0}",
         "{\"prngState\":{\"current\":0},\"timestamp\":1700000000000,\"gasUsed\":-1}",
+        "{\"prngState\":{\"current\":0},\"timestamp\":1700000000000}",
+        "{\"prngState\":{\"current\":0},\"gasUsed\":0}",
+        "{\"timestamp\":1700000000000,\"gasUsed\":0}",
+        "{\"prngState\":0,\"timestamp\":1700000000000,\"gasUsed\":0}",
+        "{\"prngState\":{\"current\":0},\"timestamp\":\"now\",\"gasUsed\":0}",
+        "{\"prngState\":{\"current\":0},\"timestamp\":1700000000000,\"gasUsed\":0,\"gasUsed\":1}",
     };
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
         blob bad = make_snapshot(mem, PAGE, shapes[i]);
@@ -1011,7 +1017,7 @@ static void state_json_of_wrong_shape_is_refused_atomically(void **state) {
             fail();
         }
         assert_int_equal(err.code, RI_SANDBOX_SNAPSHOT_ERROR);
-        assert_true(strlen(err.message) > 0);
+        assert_string_equal(err.message, "Invalid snapshot — corrupted state JSON");
         free(bad.data);
     }
     assert_unchanged(&e, before, RI_SANDBOX_LOADED);
