@@ -652,7 +652,7 @@ def run_sandbox_tool(cmd, timeout):
                              **{k: float(kv[k]) for k in ("median_us", "p99_us", "min_us", "mean_us")}}
         elif line.startswith("sandbox-bench "):
             kv = parse_kv(line)
-            if check is None and "timer_overhead_us" in kv:
+            if "timer_overhead_us" in kv:
                 ops["_timer_overhead_us"] = float(kv["timer_overhead_us"])
     if r.returncode != 0:
         return check, ops, f"{describe_exit(r.returncode)}: {tail(r.stdout + r.stderr)}"
@@ -672,10 +672,12 @@ def measure_sandbox(args):
     info = {"status": "ok", "detail": "", "module": args.sandbox_wasm, "scale": args.sandbox_scale,
             "rounds": args.sandbox_rounds, "checks": {}, "timer_overhead_us": {},
             "per_round": {side: [] for side in sides}, "ops": {}}
+    # One run takes seconds (Node about 5 s at scale 1); a hung one is stopped well before --timeout.
+    timeout = min(args.timeout, 120.0 * max(1.0, args.sandbox_scale))
     for rnd in range(args.sandbox_rounds):
         for side, cmd in sides.items():
             log(f"Sandbox operations on {side}, round {rnd + 1} of {args.sandbox_rounds}")
-            check, ops, err = run_sandbox_tool(cmd, args.timeout)
+            check, ops, err = run_sandbox_tool(cmd, timeout)
             if err:
                 info["status"], info["detail"] = "error", f"{side}: {err}"
                 return info
@@ -710,6 +712,11 @@ def measure_sandbox(args):
             row["ri_p99_within_target"] = row["ri"]["p99_us"] < SANDBOX_TARGET_US[op]
         if row:
             info["ops"][op] = row
+    differ = [op for op, v in info["ops"].items() if op not in SANDBOX_NODE_OP and "ri" in v and "node" in v
+              and v["ri"]["runs"] != v["node"]["runs"]]
+    if differ and info["status"] == "ok":
+        info["status"], info["detail"] = "wrong", ("ri and node ran different iteration counts for "
+                                                   + ", ".join(differ) + " (their OPS tables differ)")
     direct = [v["ratio_ri_node"] for op, v in info["ops"].items()
               if "ratio_ri_node" in v and op not in SANDBOX_NODE_OP]
     info["geomean_ri_node"] = geomean(direct)
@@ -719,8 +726,9 @@ def measure_sandbox(args):
 def print_sandbox(info):
     if info is None:
         return
-    print(f"\nSandbox operations (issue 4): ri-bench-sandbox against sandbox_ops.mjs on Node, "
-          f"{info['rounds']} round(s) each")
+    against = ("against sandbox_ops.mjs on Node" if "node" in info["per_round"]
+               else "(Node not run: not in --runtimes)")
+    print(f"\nSandbox operations (issue 4): ri-bench-sandbox {against}, {info['rounds']} round(s) each")
     if info["status"] == "error":
         print(f"  not measured: {info['detail']}")
         return
@@ -885,8 +893,8 @@ def parse_args():
                     help="its module (default: bench/sandbox/sandbox_ops.wasm next to --ri-sandbox)")
     ap.add_argument("--sandbox-scale", type=float, default=1.0,
                     help="multiplies the sandbox operations' iteration counts (default 1)")
-    ap.add_argument("--sandbox-rounds", type=int, default=3,
-                    help="runs of each side of the sandbox operations, interleaved (default 3)")
+    ap.add_argument("--sandbox-rounds", type=int, default=5,
+                    help="runs of each side of the sandbox operations, interleaved (default 5)")
     ap.add_argument("--no-chart", action="store_true", help="do not draw the PNG chart")
     ap.add_argument("--clang", default="clang-19")
     ap.add_argument("--gcc", default="gcc")

@@ -38,6 +38,7 @@
 #endif
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -88,10 +89,16 @@ static uint64_t now_ns(void) {
     return (uint64_t)ts.tv_sec * UINT64_C(1000000000) + (uint64_t)ts.tv_nsec;
 }
 
-static _Noreturn void die(const char *fmt, const char *a, const char *b) {
+#if defined(__GNUC__)
+__attribute__((format(printf, 1, 2)))
+#endif
+static _Noreturn void die(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
     fprintf(stderr, "ri-bench-sandbox: ");
-    fprintf(stderr, fmt, a, b);
+    vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
+    va_end(ap);
     exit(1);
 }
 
@@ -106,7 +113,7 @@ static uint8_t *read_file(const char *path, size_t *len_out) {
     size_t cap = 4096, len = 0;
     uint8_t *buf = malloc(cap);
     for (;;) {
-        if (!buf) die("out of memory reading %s%s", path, "");
+        if (!buf) die("out of memory reading %s", path);
         if (len == cap) {
             uint8_t *bigger = realloc(buf, cap * 2);
             if (!bigger) free(buf);
@@ -120,7 +127,7 @@ static uint8_t *read_file(const char *path, size_t *len_out) {
     }
     bool bad = ferror(f) != 0;
     fclose(f);
-    if (bad) die("cannot read %s%s", path, "");
+    if (bad) die("cannot read %s", path);
     *len_out = len;
     return buf;
 }
@@ -189,7 +196,7 @@ static ri_sandbox *loaded_sandbox(bench_ctx *cx) {
 static int32_t run_i32(ri_sandbox *sb, const char *action, const char *payload, uint64_t *gas) {
     ri_sandbox_result r = ri_sandbox_execute(sb, action, payload);
     if (!r.ok) die_err(action, &r.error);
-    if (r.nresults != 1) die("%s returned no i32%s", action, "");
+    if (r.nresults != 1) die("%s returned no i32", action);
     int32_t v = r.results[0].of.i32;
     if (gas) *gas = r.gas_used;
     ri_sandbox_result_free(&r);
@@ -202,11 +209,11 @@ static ri_sandbox *filled_sandbox(bench_ctx *cx, uint32_t pages) {
     if (pages > 1) {
         char arg[32];
         snprintf(arg, sizeof arg, "[%" PRIu32 "]", pages - 1);
-        if (run_i32(sb, "grow", arg, NULL) != 1) die("memory.grow to %s pages failed%s", arg, "");
+        if (run_i32(sb, "grow", arg, NULL) != 1) die("memory.grow by %s pages failed", arg);
     }
     run_i32(sb, "fill", NULL, NULL);
     ri_sandbox_metrics m = ri_sandbox_get_metrics(sb);
-    if (m.memory_used_bytes != (uint64_t)pages * RI_WSNP_PAGE_BYTES) die("memory is not the expected size%s%s", "", "");
+    if (m.memory_used_bytes != (uint64_t)pages * RI_WSNP_PAGE_BYTES) die("memory is not the expected size");
     return sb;
 }
 
@@ -347,7 +354,7 @@ static void op_snapshot(bench_ctx *cx, void *state, samples *s) {
     bool ok = ri_sandbox_snapshot(st->sb, &buf, &len, &err);
     uint64_t t1 = now_ns();
     if (!ok) die_err("snapshot", &err);
-    if (len != st->len) die("snapshot changed size%s%s", "", "");
+    if (len != st->len) die("snapshot changed size");
     free(buf);
     put(s, t0, t1);
 }
@@ -366,7 +373,7 @@ static void op_restore(bench_ctx *cx, void *state, samples *s) {
 static void run_op(bench_ctx *cx, const char *name, unsigned count, op_fn fn, void *state) {
     unsigned warmup = count / 10 ? count / 10 : 1;
     samples s = {malloc(sizeof(uint64_t) * count), 0, count};
-    if (!s.ns) die("out of memory for %s%s", name, "");
+    if (!s.ns) die("out of memory for %s", name);
     samples none = {NULL, 0, 0};
     for (unsigned i = 0; i < warmup; i++) fn(cx, state, &none);
     for (unsigned i = 0; i < count; i++) fn(cx, state, &s);
@@ -387,12 +394,12 @@ static void prepare_snapshot(snap_state *st, const char *what) {
     if (!ri_sandbox_snapshot(st->sb, &again, &len, &err)) die_err(what, &err);
     bool changed = len != st->len || memcmp(again, st->snap, len) != 0;
     free(again);
-    if (!changed) die("%s: fill() did not change the state%s", what, "");
+    if (!changed) die("%s: fill() did not change the state", what);
     if (!ri_sandbox_restore(st->sb, st->snap, st->len, &err)) die_err(what, &err);
     if (!ri_sandbox_snapshot(st->sb, &again, &len, &err)) die_err(what, &err);
     bool same = len == st->len && memcmp(again, st->snap, len) == 0;
     free(again);
-    if (!same) die("%s: the snapshot after restore differs from the one restored%s", what, "");
+    if (!same) die("%s: the snapshot after restore differs from the one restored", what);
 }
 
 static double timer_overhead_us(void) {
@@ -448,7 +455,7 @@ int main(int argc, char **argv) {
     bench_ctx cx = {0};
     cx.config = bench_config();
     cx.factory = ri_sandboxes_new();
-    if (!cx.factory) die("out of memory%s%s", "", "");
+    if (!cx.factory) die("out of memory");
     uint8_t *wasm = read_file(path, &cx.wasm_len);
     cx.wasm = wasm;
 
@@ -460,7 +467,7 @@ int main(int argc, char **argv) {
     int32_t add = run_i32(exec, "add", "[17,25]", NULL);
     g_ticks = 0;
     int32_t fib = run_i32(exec, "fib", "[20]", &gas);
-    if (g_ticks != 21) die("fib(20) called env.tick a wrong number of times%s%s", "", "");
+    if (g_ticks != 21) die("fib(20) called env.tick a wrong number of times");
     snap_state s1 = {filled_sandbox(&cx, 1), NULL, 0};
     snap_state s256 = {filled_sandbox(&cx, FILL_PAGES_256), NULL, 0};
     prepare_snapshot(&s1, "snapshot of 1 page");
@@ -470,7 +477,7 @@ int main(int argc, char **argv) {
            " restore_roundtrip=ok\n",
            add, fib, gas, s1.len, fnv1a(s1.snap, s1.len), s256.len, fnv1a(s256.snap, s256.len));
     fflush(stdout);
-    if (add != 42 || fib != 6765 || gas != 21) die("wrong results of add or fib(20)%s%s", "", "");
+    if (add != 42 || fib != 6765 || gas != 21) die("wrong results of add or fib(20)");
 
     const struct {
         op_fn fn;

@@ -458,4 +458,15 @@ async function main() {
   }
 }
 
-await main();
+// Keeps the event loop alive while main() awaits the asynchronous loads. Without an active
+// handle, Node leaves uv_run whenever only a compile is pending and waits for V8's background
+// tasks in NodePlatform::DrainTasks; Node 20 can deadlock there (a concurrent JIT job waits for a
+// garbage collection only the main thread can do; the same kind of deadlock as nodejs/node#54918),
+// which hung 1 run in 3 of this script. A server running the original always has active handles (its sockets), so this
+// is also the more faithful setting.
+const keepAlive = setInterval(() => {}, 1 << 30);
+try {
+  await main();
+} finally {
+  clearInterval(keepAlive);
+}

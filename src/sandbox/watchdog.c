@@ -20,6 +20,10 @@ struct sb_watchdog {
     unsigned refs;
     bool started;
     bool stopping;
+    /* The deadline the thread sleeps until (UINT64_MAX: no deadline; 0: awake, it
+     * rescans before sleeping again). Arming wakes it only for an earlier deadline,
+     * so an execution costs no context switch in the common case. */
+    uint64_t sleeping_until;
     pthread_t thread;
 };
 
@@ -87,6 +91,7 @@ static void *watchdog_main(void *arg) {
                 earliest = w->deadline_ns;
             }
         }
+        wd->sleeping_until = earliest;
         if (earliest == UINT64_MAX) {
             pthread_cond_wait(&wd->wake, &wd->lock);
         } else {
@@ -96,6 +101,7 @@ static void *watchdog_main(void *arg) {
             int rc = pthread_cond_timedwait(&wd->wake, &wd->lock, &until);
             (void)rc; /* timeouts and wake-ups alike: rescan */
         }
+        wd->sleeping_until = 0;
     }
     pthread_mutex_unlock(&wd->lock);
     return NULL;
@@ -118,7 +124,7 @@ bool sb_watchdog_arm(sb_watchdog *wd, sb_watch *watch, ri_store *store, uint64_t
     watch->next = wd->watches;
     if (wd->watches) wd->watches->prev = watch;
     wd->watches = watch;
-    pthread_cond_signal(&wd->wake); /* it may be the new earliest */
+    if (deadline_ns < wd->sleeping_until) pthread_cond_signal(&wd->wake); /* the new earliest */
     pthread_mutex_unlock(&wd->lock);
     return true;
 }
