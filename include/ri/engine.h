@@ -173,6 +173,9 @@ uint32_t ri_module_import_count(const ri_module *module);
 ri_import_info ri_module_import(const ri_module *module, uint32_t index);
 uint32_t ri_module_export_count(const ri_module *module);
 ri_export_info ri_module_export(const ri_module *module, uint32_t index);
+/* The module's binary as loaded (the module's own copy, valid as long as the module):
+ * what a snapshot hashes to name the module, or embeds. */
+const uint8_t *ri_module_bytes(const ri_module *module, size_t *len);
 
 /* ---- stores ---------------------------------------------------------------- */
 
@@ -251,6 +254,14 @@ bool ri_instance_data_dropped(const ri_instance *inst, uint32_t index);
 bool ri_instance_set_elem_dropped(ri_instance *inst, uint32_t index, bool dropped);
 bool ri_instance_set_data_dropped(ri_instance *inst, uint32_t index, bool dropped);
 
+/* The function index space (imports first). ri_instance_func_index maps a function
+ * (a funcref value, an ri_func*) back to its index in this instance's space; false if
+ * the function is not in it (a function of another instance that was not imported).
+ * Snapshots store funcrefs as these indices, not as pointers. */
+uint32_t ri_instance_func_count(const ri_instance *inst);
+ri_func *ri_instance_func(const ri_instance *inst, uint32_t index);
+bool ri_instance_func_index(const ri_instance *inst, const ri_func *func, uint32_t *index);
+
 /* The module's memories (imports first); *imported tells which came from an import. */
 uint32_t ri_module_memory_count(const ri_module *module);
 bool ri_module_memory(const ri_module *module, uint32_t index, ri_memtype *type, bool *imported);
@@ -297,6 +308,9 @@ int64_t ri_memory_grow(ri_memory *mem, uint32_t delta_pages);
  * new bytes are zero. WebAssembly only grows memory; restoring a snapshot taken
  * before a grow needs to go back. false (nothing changed) if not possible. */
 bool ri_memory_resize(ri_memory *mem, uint32_t pages);
+/* The effective maximum in pages: the type's maximum capped by the store's
+ * max_memory_pages; grow and resize never go past it. */
+uint32_t ri_memory_max_pages(const ri_memory *mem);
 /* Bounds-checked copies; false if [offset, offset+len) is outside the memory. */
 bool ri_memory_read(const ri_memory *mem, uint64_t offset, void *dst, size_t len);
 bool ri_memory_write(ri_memory *mem, uint64_t offset, const void *src, size_t len);
@@ -306,6 +320,8 @@ bool ri_memory_write(ri_memory *mem, uint64_t offset, const void *src, size_t le
 ri_table *ri_table_new(ri_store *store, ri_tabletype type, void *init, ri_error *err);
 ri_tabletype ri_table_type(const ri_table *table);
 uint32_t ri_table_size(const ri_table *table);
+/* The effective maximum in elements (the type's, capped by the store's max_table_elems). */
+uint32_t ri_table_max_size(const ri_table *table);
 bool ri_table_get(const ri_table *table, uint32_t index, void **out);
 bool ri_table_set(ri_table *table, uint32_t index, void *ref);
 int64_t ri_table_grow(ri_table *table, uint32_t delta, void *init);

@@ -36,6 +36,10 @@
  * or GAS (after a forward label that some branch targets, after br_if / if, after each
  * call). If the gas left cannot pay, execution stops at that charge, before any of the
  * region runs. Bulk instructions charge their length on top when they run.
+ * What counts: every WebAssembly instruction that executes, block, loop, nop and
+ * local.get included, and an `end` or `else` when execution falls through it (an
+ * `end` reached by a branch is not executed; dead code never is). A region is charged
+ * whole when it starts, so a trap in its middle has paid for the rest of it.
  *
  * ---- Stop points (pause / snapshot readiness) --------------------------------------
  * Execution can only stop at ENTRY, GAS, LOOP, a call, a bulk instruction (which
@@ -143,8 +147,11 @@ typedef enum ri_point_kind {
 
 typedef struct ri_code_point {
     uint32_t pos;         /* word index of the instruction in ri_code.words */
-    uint32_t wasm_offset; /* byte offset of the WebAssembly instruction in the module */
-    uint32_t height;      /* operand stack height before the instruction */
+    /* Byte offset in the module of the WebAssembly instruction execution is at:
+     * ENTRY, GAS, LOOP: the first instruction of the region (after the call, br_if,
+     * if, else, end or loop that opened it); CALL, TRAP, BULK: the instruction itself. */
+    uint32_t wasm_offset;
+    uint32_t height;      /* operand stack height there (before a CALL/TRAP/BULK instruction) */
     uint32_t kind;        /* ri_point_kind */
 } ri_code_point;
 

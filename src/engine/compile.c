@@ -75,6 +75,7 @@ typedef struct compiler {
     uint32_t nctrl, ctrl_cap;
     uint32_t dead_depth;  /* blocks opened inside dead code */
     uint32_t *stubs;      /* br_table scratch: stub position per label depth */
+    uint32_t stubs_cap;
 
     uint32_t gas_pos;     /* word holding the cost of the current region (0: none) */
     uint32_t gas_count;   /* WebAssembly instructions in the current region so far */
@@ -85,6 +86,7 @@ typedef struct compiler {
     uint32_t last_dst_pos; /* its dst word, when it wrote a single result (0: none) */
 
     uint32_t wasm_offset;  /* of the instruction being compiled */
+    uint32_t next_offset;  /* of the instruction after it: where a region opened here begins */
 } compiler;
 
 /* ---- failure ------------------------------------------------------------------------ */
@@ -281,7 +283,10 @@ static uint32_t start_region(compiler *c, ri_code_op op, ri_point_kind kind) {
     if (empty) truncate_code(c, c->len - 2);
     end_region(c);
     uint32_t pos = emit1(c, op, 0);
+    uint32_t at = c->wasm_offset;
+    c->wasm_offset = c->next_offset; /* execution resumes with the region's first instruction */
     add_point(c, pos, kind, c->h);
+    c->wasm_offset = at;
     c->gas_pos = pos == NO_POS ? 0 : pos + 1;
     c->gas_count = 0;
     return pos;
@@ -367,10 +372,7 @@ static ctrl *push_ctrl(compiler *c, ctrl_kind kind, uint32_t nparams, uint32_t n
     if (c->failed) return NULL;
     if (c->h < nparams) { fail(c, RI_ERR_INVALID, "block parameters missing"); return NULL; }
     if (!grow_array(c, (void **)&c->ctrls, &c->ctrl_cap, (uint64_t)c->nctrl + 1, sizeof *c->ctrls)) return NULL;
-    uint32_t stubs_cap = c->ctrl_cap;
-    uint32_t *stubs = realloc(c->stubs, (size_t)stubs_cap * sizeof *stubs);
-    if (!stubs) { fail(c, RI_ERR_NOMEM, "out of memory"); return NULL; }
-    c->stubs = stubs;
+    if (!grow_array(c, (void **)&c->stubs, &c->stubs_cap, c->ctrl_cap, sizeof *c->stubs)) return NULL;
     ctrl *l = &c->ctrls[c->nctrl++];
     memset(l, 0, sizeof *l);
     l->kind = kind;
@@ -952,6 +954,7 @@ static ri_code *compile_function(compiler *c, uint32_t body_index) {
             break;
         }
         c->wasm_offset = in.offset;
+        c->next_offset = ri_reader_offset(&r);
         if (c->ctrls[c->nctrl - 1].unreachable) { skip_dead(c, &in); continue; }
         c->gas_count++;
         compile_instr(c, &in);

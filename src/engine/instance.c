@@ -108,6 +108,8 @@ bool ri_memory_resize(ri_memory *mem, uint32_t pages) {
     return true;
 }
 
+uint32_t ri_memory_max_pages(const ri_memory *mem) { return mem ? mem->max_pages : 0; }
+
 bool ri_memory_read(const ri_memory *mem, uint64_t offset, void *dst, size_t len) {
     if (!mem || (len && !dst)) return false;
     if (offset > mem->size || len > mem->size - offset) return false;
@@ -175,6 +177,8 @@ ri_tabletype ri_table_type(const ri_table *table) {
 }
 
 uint32_t ri_table_size(const ri_table *table) { return table ? table->size : 0; }
+
+uint32_t ri_table_max_size(const ri_table *table) { return table ? table->max_size : 0; }
 
 bool ri_table_get(const ri_table *table, uint32_t index, void **out) {
     if (!table || !out || index >= table->size) return false;
@@ -295,6 +299,15 @@ bool ri_global_set(ri_global *global, ri_val value) {
 }
 
 /* ---- constant expressions ------------------------------------------------------- */
+
+void *ri_elem_item(const ri_instance *inst, const ri_elem_segment *seg, uint32_t i) {
+    if (i >= seg->count) return NULL;
+    if (seg->func_indices) {
+        uint32_t x = seg->func_indices[i];
+        return x < inst->module->nfuncs ? inst->funcs[x] : NULL;
+    }
+    return seg->exprs ? ri_eval_const(inst, seg->exprs[i]).ref : NULL;
+}
 
 ri_slot ri_eval_const(const ri_instance *inst, ri_expr e) {
     /* Validation guarantees one constant instruction then `end`; anything else
@@ -511,16 +524,7 @@ static bool init_elems(ri_instance *inst, ri_error *err) {
             ri_error_trap(err, RI_TRAP_TABLE_OOB);
             return false;
         }
-        for (uint32_t k = 0; k < seg->count; k++) {
-            void *ref = NULL;
-            if (seg->func_indices) {
-                uint32_t fi = seg->func_indices[k];
-                ref = fi < m->nfuncs ? inst->funcs[fi] : NULL;
-            } else if (seg->exprs) {
-                ref = ri_eval_const(inst, seg->exprs[k]).ref;
-            }
-            table->elems[(uint64_t)offset + k] = ref;
-        }
+        for (uint32_t k = 0; k < seg->count; k++) table->elems[(uint64_t)offset + k] = ri_elem_item(inst, seg, k);
         inst->elem_dropped[i] = true;
     }
     return true;
@@ -630,6 +634,27 @@ fail_unlinked:
 const ri_module *ri_instance_module(const ri_instance *inst) { return inst ? inst->module : NULL; }
 
 /* ---- instance state by index ------------------------------------------------------ */
+
+uint32_t ri_instance_func_count(const ri_instance *inst) { return inst ? inst->module->nfuncs : 0; }
+ri_func *ri_instance_func(const ri_instance *inst, uint32_t index) {
+    return index < ri_instance_func_count(inst) ? inst->funcs[index] : NULL;
+}
+bool ri_instance_func_index(const ri_instance *inst, const ri_func *func, uint32_t *index) {
+    if (!inst || !func) return false;
+    /* The instance's own functions know their index; imports (host functions or
+     * functions of other instances) are found among the first nfunc_imports. */
+    if (func->instance == inst && func->func_index < inst->module->nfuncs && inst->funcs[func->func_index] == func) {
+        if (index) *index = func->func_index;
+        return true;
+    }
+    for (uint32_t i = 0; i < inst->module->nfunc_imports; i++) {
+        if (inst->funcs[i] == func) {
+            if (index) *index = i;
+            return true;
+        }
+    }
+    return false;
+}
 
 uint32_t ri_instance_memory_count(const ri_instance *inst) { return inst ? inst->module->nmemories : 0; }
 ri_memory *ri_instance_memory(const ri_instance *inst, uint32_t index) {

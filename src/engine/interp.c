@@ -160,30 +160,6 @@ static ri_errcode call_host(ri_store *store, ri_exec *exec, ri_func *f, ri_insta
     return rc;
 }
 
-/* ---- element segments -------------------------------------------------------------- */
-
-/* Item i of element segment `seg`, evaluated against the instance. */
-static void *elem_item(const ri_instance *inst, const ri_elem_segment *seg, uint32_t i) {
-    const ri_module *m = inst->module;
-    if (seg->func_indices) {
-        uint32_t x = seg->func_indices[i];
-        return x < m->nfuncs ? inst->funcs[x] : NULL;
-    }
-    if (!seg->exprs) return NULL;
-    ri_expr e = seg->exprs[i];
-    if ((uint64_t)e.offset + e.len > m->size) return NULL;
-    ri_reader r;
-    ri_reader_init(&r, m->bytes, m->bytes + e.offset, m->bytes + e.offset + e.len);
-    ri_instr in;
-    if (!ri_read_instr(&r, &in)) return NULL;
-    switch (in.op) {
-    case RI_OP_REF_FUNC: return in.imm.index < m->nfuncs ? inst->funcs[in.imm.index] : NULL;
-    case RI_OP_GLOBAL_GET:
-        return in.imm.index < m->nglobals && inst->globals[in.imm.index] ? inst->globals[in.imm.index]->value.ref : NULL;
-    default: return NULL; /* ref.null */
-    }
-}
-
 /* ---- the interpreter -------------------------------------------------------------------- */
 
 /* Operand i of the current instruction, as a slot, and typed views of it. */
@@ -301,6 +277,7 @@ static RI_SINGLE_COPY ri_errcode run(ri_store *store, ri_exec *exec, const ri_co
     uint8_t *mem_base;
     uint64_t mem_size;
     ri_trap trap_kind = RI_TRAP_NONE;
+    uint32_t trap_element = 0; /* call_indirect: the table element a trap names */
     SWITCH_INSTANCE(inst);
     LOAD_MEMORY();
 
@@ -403,6 +380,7 @@ op_CALL_INDIRECT: /* call table[t][c] checked against type a, frame at d */
     {
         const ri_table *tab = inst->tables[pc[2]];
         uint32_t i = U32(3);
+        trap_element = i;
         if (i >= tab->size) TRAP(RI_TRAP_UNDEFINED_ELEMENT);
         callee_func = tab->elems[i];
         if (!callee_func) TRAP(RI_TRAP_UNINITIALIZED_ELEMENT);
@@ -601,7 +579,7 @@ op_TABLE_INIT: /* table[t][d .. d+n) = elem[x][s .. s+n) */
         const ri_elem_segment *seg = &inst->module->elems[x];
         uint64_t len = inst->elem_dropped[x] ? 0 : seg->count;
         if (s + n > len || d + n > tab->size) TRAP(RI_TRAP_TABLE_OOB);
-        for (uint64_t k = 0; k < n; k++) tab->elems[d + k] = elem_item(inst, seg, (uint32_t)(s + k));
+        for (uint64_t k = 0; k < n; k++) tab->elems[d + k] = ri_elem_item(inst, seg, (uint32_t)(s + k));
         NEXT(6);
     }
 op_ELEM_DROP: /* elem[x] = empty */
@@ -786,6 +764,10 @@ trap:
         exec->trap_wasm_offset = point ? point->wasm_offset : 0;
     }
     if (trap_kind != RI_TRAP_HOST) ri_error_trap(err, trap_kind); /* host traps carry their own message */
+    /* call_indirect's element traps name the element, as the reference interpreter does
+     * ("uninitialized element 2"); the spec text stays the message's prefix. */
+    if (err && (trap_kind == RI_TRAP_UNDEFINED_ELEMENT || trap_kind == RI_TRAP_UNINITIALIZED_ELEMENT))
+        snprintf(err->message, sizeof err->message, "%s %u", ri_trap_message(trap_kind), trap_element);
     return RI_ERR_TRAP;
 finish:
     store->gas = gas;

@@ -222,6 +222,11 @@ uint32_t ri_module_export_count(const ri_module *m) { return m ? m->nexports : 0
 
 uint32_t ri_module_memory_count(const ri_module *m) { return m ? m->nmemories : 0; }
 
+const uint8_t *ri_module_bytes(const ri_module *m, size_t *len) {
+    if (len) *len = m ? m->size : 0;
+    return m ? m->bytes : NULL;
+}
+
 bool ri_module_memory(const ri_module *m, uint32_t index, ri_memtype *type, bool *imported) {
     if (!m || index >= m->nmemories) return false;
     if (type) *type = m->memories[index];

@@ -138,6 +138,9 @@ int64_t ri_table_grow_internal(ri_table *table, uint32_t delta, void *init);
 /* instance.c: the value of a (validated) constant expression in inst: offsets, global
  * initialisers and element expressions (table.init evaluates these the same way). */
 ri_slot ri_eval_const(const ri_instance *inst, ri_expr e);
+/* Item i of an element segment (a function index or a constant expression),
+ * evaluated against the instance: instantiation and table.init share it. */
+void *ri_elem_item(const ri_instance *inst, const ri_elem_segment *seg, uint32_t i);
 
 /* compile.c: translate every body of a validated module into m->codes. */
 ri_errcode ri_compile_module(ri_module *m, ri_error *err);

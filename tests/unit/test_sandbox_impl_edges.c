@@ -223,8 +223,8 @@ static void traps_map_precisely(void **state) {
         {"deep", "0", "call_stack_exhausted", "call stack exhausted"},
         {"trunc", "1e300", "integer_overflow", "integer overflow"},
         {"trunc_nan", NULL, "invalid_conversion", "invalid conversion to integer"},
-        {"call_null", NULL, "uninitialized_element", "uninitialized element"},
-        {"call_oob", NULL, "undefined_element", "undefined element"},
+        {"call_null", NULL, "uninitialized_element", "uninitialized element 1"},
+        {"call_oob", NULL, "undefined_element", "undefined element 9"},
         {"call_mismatch", NULL, "indirect_call_type_mismatch", "indirect call type mismatch"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
