@@ -63,7 +63,7 @@ void sb_map_run_error(ri_sandbox *sb, sb_run *run, ri_errcode rc, const ri_error
         return;
     }
     default:
-        sb_error_trap(out, sb_trap_kind(e->trap), "%s", ri_trap_message(e->trap));
+        sb_error_trap(out, sb_trap_kind(e->trap), "%s", e->message); /* the engine's text, detail included */
         return;
     }
 }
