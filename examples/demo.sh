@@ -5,7 +5,7 @@
 #
 # It compiles examples/counter.wat into BUILD_DIR/demo/, then loads it, executes, takes a
 # snapshot, inspects it, restores it into a fresh process and shows that the state goes
-# on, shows determinism (same seed, same output, byte-identical snapshots,
+# on, diffs two snapshots, shows determinism (same seed, same output, byte-identical snapshots,
 # --check-determinism) and the limits that stop a runaway loop. Every claim it prints is
 # also checked; the exit status is non-zero if one does not hold.
 set -uo pipefail
@@ -23,7 +23,7 @@ mkdir -p "$demo"
 wat2wasm "$root/examples/counter.wat" -o "$demo/counter.wasm" || { echo "demo: wat2wasm failed" >&2; exit 2; }
 # Short relative paths in the commands shown.
 cd "$demo" || exit 2
-rm -f counter.wsnp rolls-*.wsnp two-rolls.wsnp broken.wsnp
+rm -f counter.wsnp rolls-*.wsnp two-rolls.wsnp broken.wsnp later.wsnp
 
 bold="" plain=""
 if [ -t 1 ]; then bold=$(tput bold 2>/dev/null || true) plain=$(tput sgr0 2>/dev/null || true); fi
@@ -81,9 +81,11 @@ check "the third increment returns 3" has 'run 3 +ok +value 3 '
 note "The counter lives in linear memory; --timestamp is the time __get_time returns"
 note "(the sandbox never reads the clock: a run is a function of its inputs)."
 
-section "3. What the snapshot holds (WSNP v1: memory + PRNG state + timestamp + gas)"
+section "3. What the snapshot holds (WSNP v2: module hash, memory, globals, tables, PRNG, gas)"
 ri 0 inspect --text counter.wsnp
-check "one page of memory" has '65536 bytes = 1 page'
+check "one page of memory, one page stored" has '1 page = 65536 bytes.*1 stored'
+note "Zero pages are left out and the rest is compressed with zstd; --format v1 writes"
+note "seed 000's format instead (the whole memory, byte for byte)."
 
 section "4. A new process, a fresh sandbox: restored, the counter goes on"
 ri 0 run --text --restore counter.wsnp counter.wasm increment
@@ -129,15 +131,20 @@ check "instruction metering stops it" has 'GAS_EXHAUSTED'
 ri 1 run --text --timestamp $TS --timeout 50 counter.wasm spin
 check "the wall-clock timeout stops it" has 'TIMEOUT'
 
-section "10. A damaged snapshot gets seed 000's message (exit status 3)"
-head -c 1000 counter.wsnp >broken.wsnp
+section "10. A damaged snapshot is refused before anything changes (exit status 3)"
+head -c 100 counter.wsnp >broken.wsnp
 ri 3 inspect --text broken.wsnp
-check "truncation is named" has 'Snapshot truncated — memory section incomplete'
+check "truncation is named" has 'Snapshot truncated'
 ri 3 run --restore broken.wsnp counter.wasm increment
 
 section "11. For programs: JSON with a fixed key order (the default when stdout is not a terminal)"
 ri 0 run --json --restore counter.wsnp counter.wasm get
 check "the JSON says ok" has '^  "ok": true,'
+
+section "12. What changed between two snapshots"
+"$ri" run --json --restore counter.wsnp --snapshot later.wsnp counter.wasm increment >/dev/null
+ri 0 diff --text counter.wsnp later.wsnp
+check "the counter's bytes are the change" has 'memory 0 .*1 byte differs'
 
 echo
 if [ "$failures" -eq 0 ]; then

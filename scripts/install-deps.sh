@@ -11,7 +11,8 @@ packages=(
     libjansson-dev                # JSON: the spec runner
     libcmocka-dev                 # unit tests
     gnuplot-nox                   # make bench: the chart of ratios
-    libzstd-dev libssl-dev libwebsockets-dev # the sandbox library and server (later issues)
+    libzstd-dev libssl-dev        # snapshots (WSNP v2): zstd, SHA-256 and libcrypto
+    libwebsockets-dev             # the server (a later issue)
 )
 
 missing=()

@@ -26,6 +26,7 @@
 #include <stdint.h>
 
 #include "ri/engine.h"
+#include "ri/snapshot.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -196,7 +197,7 @@ bool ri_sandbox_suspend(ri_sandbox *sb, ri_sandbox_error *err);
 /* Idempotent. */
 void ri_sandbox_destroy(ri_sandbox *sb);
 
-/* ---- snapshots (WSNP v1, seed 000) ------------------------------------------------- */
+/* ---- snapshots (WSNP v1, seed 000; WSNP v2, issue 5) --------------------------------- */
 
 /* Byte-exact WSNP v1 of memory 0, the PRNG state, the timestamp and the gas used.
  * *out is malloc'd. v1 holds no globals and no tables, so a v1 snapshot stands for
@@ -204,8 +205,56 @@ void ri_sandbox_destroy(ri_sandbox *sb);
  * what v1 cannot hold) when a mutable global or a table differs from its value at
  * instantiation, and restore puts them back to those values. */
 bool ri_sandbox_snapshot(ri_sandbox *sb, uint8_t **out, size_t *out_len, ri_sandbox_error *err);
-/* Atomic: validates everything before changing anything; status becomes loaded. */
+/* Restores a WSNP v1 or v2 image (dispatched on the version byte; other versions:
+ * "Unsupported snapshot version: N (expected 1 or 2)"). Atomic: validates everything
+ * before changing anything; status becomes loaded.
+ * v2 (docs/SNAPSHOT_FORMAT.md) holds everything: memories with their sizes (grown or
+ * not), every global, every table, the dropped segments, PRNG and gas; restore puts
+ * them all back, resizing memories and tables to the image's sizes. The image names
+ * its module by SHA-256: it must be the loaded module, or else the image must embed
+ * its module (include_module), which is then loaded in place of the current one (a
+ * created sandbox too: such an image alone restores anywhere). The event timestamp
+ * is the config's and stays (as for v1). */
 bool ri_sandbox_restore(ri_sandbox *sb, const uint8_t *snapshot, size_t len, ri_sandbox_error *err);
+
+typedef enum ri_snapshot_format {
+    RI_SNAPSHOT_DEFAULT = 0,    /* WSNP v2 */
+    RI_SNAPSHOT_V1 = 1,         /* seed 000, byte-exact (what ri_sandbox_snapshot writes) */
+    RI_SNAPSHOT_V2 = 2,
+} ri_snapshot_format;
+
+/* All zero is the default: v2, zstd, module not embedded. */
+typedef struct ri_snapshot_options {
+    ri_snapshot_format format;
+    bool include_module;        /* v2: embed the module binary (section MODL) */
+    bool uncompressed;          /* v2: store pages without zstd (bytes canonical across zstd versions) */
+} ri_snapshot_options;
+
+/* A snapshot in the format the options ask (opts NULL: the default, v2). The status
+ * rules and texts are v1's; v2 refuses only what no file can hold (a non-null
+ * externref). *out is malloc'd. */
+bool ri_sandbox_snapshot_with(ri_sandbox *sb, const ri_snapshot_options *opts, uint8_t **out, size_t *out_len,
+                              ri_sandbox_error *err);
+
+/* The version of an image from its header: 1 or 2, or 0 with err set ("Snapshot too
+ * small — missing header", "Invalid snapshot — bad magic bytes", "Unsupported snapshot
+ * version: N (expected 1 or 2)"). */
+int ri_snapshot_version(const uint8_t *data, size_t len, ri_sandbox_error *err);
+
+/* Reads an image of either version into an ri_snap_image (ri/snapshot.h) for tools:
+ * v2 with ri_snap_read, v1 with ri_wsnp_parse (its memory must be whole pages). The
+ * image points into data. Free with ri_snap_image_free. */
+bool ri_snapshot_open(const uint8_t *data, size_t len, ri_snap_image *out, ri_sandbox_error *err);
+
+/* What differs from snapshot old_snap to snapshot new_snap (either version; a v1 image
+ * has no tables, globals or segments to compare). opts may be NULL. Free the result
+ * with ri_snap_diff_free; ri_snap_diff_json gives it as JSON text. */
+bool ri_snapshot_diff(const uint8_t *old_snap, size_t old_len, const uint8_t *new_snap, size_t new_len,
+                      const ri_snap_diff_options *opts, ri_snap_diff *out, ri_sandbox_error *err);
+/* What differs from a snapshot (old) to the live sandbox (new), which must be loaded
+ * or suspended. Changes nothing. */
+bool ri_sandbox_diff(ri_sandbox *sb, const uint8_t *snapshot, size_t len, const ri_snap_diff_options *opts,
+                     ri_snap_diff *out, ri_sandbox_error *err);
 
 /* Reading a WSNP v1 image without a sandbox (tools such as `ri inspect` describe
  * snapshot files with it; ri_sandbox_restore parses with it too, so both accept the

@@ -1,5 +1,6 @@
-/* `ri inspect FILE`: describes a WSNP v1 snapshot file (seed 000) without a sandbox, read
- * with the library's parser (ri_wsnp_parse), so it accepts what restore accepts. */
+/* `ri inspect FILE`: describes a WSNP snapshot file without a sandbox, read with the
+ * library's parsers, so it accepts what restore accepts: v1 (seed 000, ri_wsnp_parse)
+ * here, v2 (issue 5, ri_snap_read) in inspect_v2.c. */
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -9,12 +10,14 @@
 #include "cli/args.h"
 #include "cli/cli.h"
 #include "cli/files.h"
+#include "cli/inspect_v2.h"
 #include "cli/jsonw.h"
 #include "cli/output.h"
 #include "ri/sandbox.h"
 
 #define CMD "ri inspect"
-/* The largest a WSNP v1 file can be: header, two length fields, two 4 GiB sections. */
+/* The largest a WSNP v1 file can be (header, two length fields, two 4 GiB sections);
+ * a v2 file of a 4 GiB memory stored raw is about as large. */
 #define SNAPSHOT_FILE_MAX ((size_t)13 + 2 * (size_t)UINT32_MAX)
 #define MAX_WARNINGS 8
 
@@ -22,18 +25,27 @@ static void usage(FILE *f) {
     fprintf(f,
             "usage: ri inspect [--json | --text] FILE\n"
             "\n"
-            "Describes a WSNP v1 snapshot file: format and version, memory size in bytes and\n"
-            "64 KiB pages, how many pages hold a non-zero byte, the state JSON and its fields\n"
-            "(prngState.current, timestamp, gasUsed), and the total size.\n"
+            "Describes a WSNP snapshot file, version 1 or 2.\n"
             "\n"
-            "A corrupt or truncated file gets seed 000's validation message, the checks run\n"
-            "in the seed's order: \"Snapshot too small — missing header\", \"Invalid snapshot\n"
-            "— bad magic bytes\", \"Unsupported snapshot version: N (expected 1)\", \"Snapshot\n"
-            "truncated — ...\", \"Invalid snapshot — corrupted state JSON\". The checks are the\n"
-            "library's own (ri_wsnp_parse, which restore runs too): the state JSON needs\n"
-            "prngState.current, timestamp and gasUsed as integers (other keys are accepted,\n"
-            "a key given twice is not), so inspect accepts what `ri run --restore` accepts;\n"
-            "only whether the memory size fits a module is left to restore, which has one.\n"
+            "v2: the module's SHA-256 and size and whether the module is embedded, the state\n"
+            "(status, PRNG state, gas, timestamp), the instance's counts, the sections and\n"
+            "their sizes, each memory's pages, stored (non-zero) pages, encoding and\n"
+            "compression ratio, tables, globals, dropped segments and the checksum. The\n"
+            "checksum, every section and every memory payload are checked as restore checks\n"
+            "them.\n"
+            "\n"
+            "v1: memory size in bytes and 64 KiB pages, how many pages hold a non-zero byte,\n"
+            "the state JSON and its fields (prngState.current, timestamp, gasUsed), and the\n"
+            "total size. A corrupt or truncated v1 file gets seed 000's validation message,\n"
+            "the checks in the seed's order: \"Snapshot too small — missing header\",\n"
+            "\"Invalid snapshot — bad magic bytes\", \"Snapshot truncated — ...\", \"Invalid\n"
+            "snapshot — corrupted state JSON\" (the state JSON needs prngState.current,\n"
+            "timestamp and gasUsed as integers; other keys are accepted, a key given twice\n"
+            "is not). Other versions: \"Unsupported snapshot version: N (expected 1 or 2)\".\n"
+            "\n"
+            "The checks are the library's own, which restore runs too, so inspect accepts\n"
+            "what `ri run --restore` accepts; only whether the image fits a module (memory\n"
+            "size, module hash, counts) is left to restore, which has one.\n"
             "\n"
             "options:\n"
             "  --json        print a JSON document (the default when stdout is not a terminal);\n"
@@ -182,13 +194,29 @@ int ri_cmd_inspect(int argc, char **argv) {
 
     uint8_t *data;
     size_t size;
-    char why[256];
+    char why[400];
     int rc = ri_read_file(path, SNAPSHOT_FILE_MAX, &data, &size, why, sizeof why);
     if (rc != RI_EXIT_OK) return ri_fail(rc, CMD, "cannot read snapshot '%s': %s", path, why);
 
     bool json = ri_output_is_json(mode);
     ri_wsnp_view view;
     ri_sandbox_error err;
+    int version = ri_snapshot_version(data, size, &err);
+    if (version == 2) {
+        rc = ri_inspect_v2(path, data, size, json, why, sizeof why);
+        if (rc != RI_EXIT_OK) {
+            if (json) print_json_invalid(path, size, why, "");
+            ri_fail(rc, CMD, "%s: %s", path, why);
+        }
+        free(data);
+        return ri_finish_output(CMD, rc);
+    }
+    if (version == 0) {
+        if (json) print_json_invalid(path, size, err.message, "");
+        free(data);
+        ri_fail(RI_EXIT_INPUT, CMD, "%s: %s", path, err.message);
+        return ri_finish_output(CMD, RI_EXIT_INPUT);
+    }
     if (!ri_wsnp_parse(data, size, &view, &err)) {
         if (json) print_json_invalid(path, size, err.message, view.detail);
         free(data);

@@ -19,6 +19,8 @@
 
 #define CMD "ri run"
 #define MODULE_FILE_MAX ((size_t)1 << 30) /* the engine's own limit (256 MiB) speaks first */
+/* The largest WSNP v1 file (13 bytes and two 4 GiB sections); a v2 file of a 4 GiB
+ * memory stored raw is about as large. */
 #define SNAPSHOT_FILE_MAX ((size_t)13 + 2 * (size_t)UINT32_MAX)
 #define REPEAT_MAX 100000u
 #define MAX_HOSTS 16
@@ -59,7 +61,9 @@ static void usage(FILE *f) {
             "%s"
             "\n"
             "what to do:\n"
-            "  --restore FILE        restore a WSNP snapshot into the sandbox before executing\n"
+            "  --restore FILE        restore a WSNP snapshot (v1 or v2) into the sandbox before\n"
+            "                        executing; a v2 image that embeds its module replaces\n"
+            "                        MODULE.wasm's if they differ\n"
             "  --repeat N            execute N times in the same sandbox (default 1, at most\n"
             "                        %u); stops at the first failure\n"
             "  --check-determinism   before executing, run FUNCTION twice from the same state\n"
@@ -67,6 +71,11 @@ static void usage(FILE *f) {
             "                        as it was\n"
             "  --snapshot FILE       after the executions, write a WSNP snapshot to FILE\n"
             "                        (atomically; not written when an execution failed)\n"
+            "  --format v1|v2        the snapshot's format (default v2: everything, zstd;\n"
+            "                        v1: seed 000's, memory only, byte-exact)\n"
+            "  --embed-module        v2: put MODULE.wasm into the snapshot, so that the file\n"
+            "                        alone can be restored anywhere\n"
+            "  --uncompressed        v2: store memory pages without zstd\n"
             "\n"
             "output:\n"
             "  --json                a JSON document (the default when stdout is not a\n"
@@ -90,6 +99,8 @@ typedef struct run_options {
     const char *timestamp_arg;        /* NULL if not given */
     const char *restore_path;
     const char *snapshot_path;
+    ri_snapshot_options snapshot_options;
+    bool format_given;
     uint64_t repeat;
     bool check_determinism;
     ri_output_mode mode;
@@ -168,7 +179,8 @@ static int parse_options(int argc, char **argv, run_options *o, bool *help) {
             continue;
         }
         bool is_flag = ri_arg_is(&a, "--help") || ri_arg_is(&a, "-h") || ri_arg_is(&a, "--json") ||
-                       ri_arg_is(&a, "--text") || ri_arg_is(&a, "--check-determinism");
+                       ri_arg_is(&a, "--text") || ri_arg_is(&a, "--check-determinism") ||
+                       ri_arg_is(&a, "--embed-module") || ri_arg_is(&a, "--uncompressed");
         if (is_flag && a.value) return ri_usage(CMD, "option %s takes no value", a.name);
         if (ri_arg_is(&a, "--help") || ri_arg_is(&a, "-h")) {
             *help = true;
@@ -179,6 +191,20 @@ static int parse_options(int argc, char **argv, run_options *o, bool *help) {
             o->mode = m;
         } else if (ri_arg_is(&a, "--check-determinism")) {
             o->check_determinism = true;
+        } else if (ri_arg_is(&a, "--embed-module")) {
+            o->snapshot_options.include_module = true;
+        } else if (ri_arg_is(&a, "--uncompressed")) {
+            o->snapshot_options.uncompressed = true;
+        } else if (ri_arg_is(&a, "--format")) {
+            const char *v = ri_args_value(&args, &a);
+            if (!v) return ri_usage(CMD, "option --format needs a value");
+            if (strcmp(v, "v1") == 0 || strcmp(v, "1") == 0)
+                o->snapshot_options.format = RI_SNAPSHOT_V1;
+            else if (strcmp(v, "v2") == 0 || strcmp(v, "2") == 0)
+                o->snapshot_options.format = RI_SNAPSHOT_V2;
+            else
+                return ri_usage(CMD, "--format: '%s' is not v1 or v2", v);
+            o->format_given = true;
         } else if (ri_arg_is(&a, "--max-memory")) {
             const char *v = ri_args_value(&args, &a);
             const char *why;
@@ -221,6 +247,12 @@ static int parse_options(int argc, char **argv, run_options *o, bool *help) {
         }
         if (rc != RI_EXIT_OK) return rc;
     }
+    ri_snapshot_options *so = &o->snapshot_options;
+    if (so->format == RI_SNAPSHOT_DEFAULT) so->format = RI_SNAPSHOT_V2; /* issue 5: v2 by default */
+    if ((o->format_given || so->include_module || so->uncompressed) && !o->snapshot_path)
+        return ri_usage(CMD, "--format, --embed-module and --uncompressed describe the --snapshot FILE: give one");
+    if (so->format == RI_SNAPSHOT_V1 && (so->include_module || so->uncompressed))
+        return ri_usage(CMD, "--embed-module and --uncompressed need --format v2 (WSNP v1 holds memory only)");
     if (npositional < 1) return ri_usage(CMD, "missing MODULE.wasm and FUNCTION");
     if (npositional < 2) return ri_usage(CMD, "missing FUNCTION (the exported function to execute)");
     o->module_path = positional[0];
@@ -248,14 +280,26 @@ static int resolve_timestamp(run_options *o, const uint8_t *snap, size_t snap_le
         return ri_usage(CMD, "--timestamp MS is required: the event time __get_time returns, in ms since the "
                              "epoch (the sandbox never reads the clock; `--timestamp now` does, "
                              "non-deterministically)");
-    ri_wsnp_view view;
     ri_sandbox_error err;
-    if (!ri_wsnp_parse(snap, snap_len, &view, &err)) {
-        if (*view.detail)
-            return ri_fail(RI_EXIT_INPUT, CMD, "--restore %s: %s (%s)", o->restore_path, err.message, view.detail);
-        return ri_fail(RI_EXIT_INPUT, CMD, "--restore %s: %s", o->restore_path, err.message);
+    int version = ri_snapshot_version(snap, snap_len, &err);
+    if (version == 0) return ri_fail(RI_EXIT_INPUT, CMD, "--restore %s: %s", o->restore_path, err.message);
+    if (version == 2) {
+        ri_snap_image image;
+        ri_snap_error e;
+        if (!ri_snap_read(snap, snap_len, &image, &e))
+            return ri_fail(RI_EXIT_INPUT, CMD, "--restore %s: %s", o->restore_path, e.message);
+        o->config.event_timestamp = image.meta.event_timestamp;
+        ri_snap_image_free(&image);
+    } else {
+        /* v1: seed 000's checks and messages, the detail apart. */
+        ri_wsnp_view view;
+        if (!ri_wsnp_parse(snap, snap_len, &view, &err)) {
+            if (*view.detail)
+                return ri_fail(RI_EXIT_INPUT, CMD, "--restore %s: %s (%s)", o->restore_path, err.message, view.detail);
+            return ri_fail(RI_EXIT_INPUT, CMD, "--restore %s: %s", o->restore_path, err.message);
+        }
+        o->config.event_timestamp = view.timestamp;
     }
-    o->config.event_timestamp = view.timestamp;
     o->config.has_event_timestamp = true;
     *source = "snapshot";
     return RI_EXIT_OK;
@@ -317,13 +361,15 @@ static int execute_all(ri_sandbox *sb, const run_options *o, ri_run_report *r) {
 
 static int take_snapshot(ri_sandbox *sb, const run_options *o, ri_run_report *r) {
     r->snapshot_path = o->snapshot_path;
+    r->snapshot_format = o->snapshot_options.format == RI_SNAPSHOT_V1 ? 1 : 2;
+    r->snapshot_module = o->snapshot_options.include_module;
     if (r->failed || (r->determinism_checked && !r->determinism_ok)) {
         r->snapshot = RI_SNAP_SKIPPED;
         return RI_EXIT_OK;
     }
     uint8_t *bytes = NULL;
     size_t len = 0;
-    if (!ri_sandbox_snapshot(sb, &bytes, &len, &r->snapshot_error)) {
+    if (!ri_sandbox_snapshot_with(sb, &o->snapshot_options, &bytes, &len, &r->snapshot_error)) {
         r->snapshot = RI_SNAP_REFUSED;
         return exit_for(r->snapshot_error.code);
     }

@@ -27,7 +27,8 @@ static void usage(FILE *f) {
             "  run MODULE.wasm FUNCTION [PAYLOAD]\n"
             "                   execute an exported function in a fresh sandbox; print the\n"
             "                   result and the metrics; snapshot and restore options\n"
-            "  inspect FILE     describe a WSNP snapshot file\n"
+            "  inspect FILE     describe a WSNP snapshot file (v1 or v2)\n"
+            "  diff OLD NEW     what changed between two snapshot files\n"
             "  validate MODULE.wasm\n"
             "                   load a module with the engine; list its imports and exports\n"
             "\n"
@@ -50,13 +51,14 @@ int main(int argc, char **argv) {
         return ri_finish_output("ri", RI_EXIT_OK);
     }
     if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
-        printf("ri %s (ri-sandbox; snapshots: WSNP v1)\n", RI_CLI_VERSION);
+        printf("ri %s (ri-sandbox; snapshots: WSNP v1, v2)\n", RI_CLI_VERSION);
         return ri_finish_output("ri", RI_EXIT_OK);
     }
     /* The subcommand sees itself as argv[0]. */
     if (strcmp(cmd, "run") == 0) return ri_cmd_run(argc - 1, argv + 1);
     if (strcmp(cmd, "inspect") == 0) return ri_cmd_inspect(argc - 1, argv + 1);
     if (strcmp(cmd, "validate") == 0) return ri_cmd_validate(argc - 1, argv + 1);
+    if (strcmp(cmd, "diff") == 0) return ri_cmd_diff(argc - 1, argv + 1);
     if (cmd[0] == '-') return ri_usage("ri", "unknown option '%s'", cmd);
-    return ri_usage("ri", "unknown command '%s' (commands: run, inspect, validate)", cmd);
+    return ri_usage("ri", "unknown command '%s' (commands: run, inspect, diff, validate)", cmd);
 }

@@ -163,6 +163,10 @@ static void json_snapshot(ri_jsonw *w, const ri_run_report *r) {
     ri_jsonw_object(w);
     ri_jsonw_key(w, "file");
     ri_jsonw_str(w, r->snapshot_path);
+    ri_jsonw_key(w, "format");
+    ri_jsonw_u64(w, (uint64_t)r->snapshot_format);
+    ri_jsonw_key(w, "moduleEmbedded");
+    ri_jsonw_bool(w, r->snapshot_module);
     ri_jsonw_key(w, "written");
     ri_jsonw_bool(w, r->snapshot == RI_SNAP_WRITTEN);
     switch (r->snapshot) {
@@ -341,7 +345,8 @@ static void print_text(const ri_run_report *r) {
     case RI_SNAP_NONE:
         break;
     case RI_SNAP_WRITTEN:
-        ri_printf_safe(stdout, "  snapshot   wrote %s (%zu bytes)\n", r->snapshot_path, r->snapshot_bytes);
+        ri_printf_safe(stdout, "  snapshot   wrote %s (WSNP v%d%s, %zu bytes)\n", r->snapshot_path, r->snapshot_format,
+                       r->snapshot_module ? " with the module" : "", r->snapshot_bytes);
         break;
     case RI_SNAP_SKIPPED:
         ri_printf_safe(stdout, "  snapshot   %s not written: an execution failed\n", r->snapshot_path);

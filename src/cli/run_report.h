@@ -53,6 +53,8 @@ typedef struct ri_run_report {
     ri_sandbox_status status;
 
     const char *snapshot_path;
+    int snapshot_format;         /* 1 or 2 */
+    bool snapshot_module;        /* v2 with the module embedded */
     ri_snapshot_outcome snapshot;
     size_t snapshot_bytes;
     ri_sandbox_error snapshot_error;

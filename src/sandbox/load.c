@@ -103,18 +103,12 @@ static bool instantiate(ri_sandbox *sb, sb_image *img, const ri_extern *externs,
     return false;
 }
 
-bool ri_sandbox_load(ri_sandbox *sb, const uint8_t *wasm, size_t len, ri_sandbox_error *err) {
-    ri_sandbox_error scratch;
-    if (!err) err = &scratch;
-    sb_error_clear(err);
-    if (!sb) return fail(err, "%s", "ri_sandbox_load: sandbox is NULL");
-    if (sb_status(sb) == RI_SANDBOX_DESTROYED) {
-        sb_error_set(err, RI_SANDBOX_INSTANCE_DESTROYED, "Cannot load module into destroyed instance: %s", sb->id);
-        snprintf(err->instance_id, sizeof err->instance_id, "%s", sb->id);
-        return false;
-    }
-    if (sb->run) return fail(err, "Cannot load module into a running instance: %s", sb->id);
-
+/* Everything a load does but the swap: the bytes' checks, compilation, the memory
+ * limit, import isolation, instantiation (the start function runs), the baseline.
+ * On success *out is a complete image the caller installs (the start function's PRNG
+ * draws stay, as for any load); on failure nothing of the sandbox changed. */
+bool sb_build_image(ri_sandbox *sb, const uint8_t *wasm, size_t len, sb_image **out, ri_sandbox_error *err) {
+    *out = NULL;
     if (!wasm || len == 0) return fail(err, "%s", LOAD_FAILED "Empty WASM bytes \u2014 module must not be empty");
     if (len < 8) {
         sb_error_set(err, RI_SANDBOX_INVALID_MODULE, LOAD_FAILED "WASM module too small: %zu bytes (minimum 8)", len);
@@ -170,6 +164,24 @@ bool ri_sandbox_load(ri_sandbox *sb, const uint8_t *wasm, size_t len, ri_sandbox
         sb_image_free(img);
         return fail(err, "%s", LOAD_FAILED "out of memory");
     }
+    *out = img;
+    return true;
+}
+
+bool ri_sandbox_load(ri_sandbox *sb, const uint8_t *wasm, size_t len, ri_sandbox_error *err) {
+    ri_sandbox_error scratch;
+    if (!err) err = &scratch;
+    sb_error_clear(err);
+    if (!sb) return fail(err, "%s", "ri_sandbox_load: sandbox is NULL");
+    if (sb_status(sb) == RI_SANDBOX_DESTROYED) {
+        sb_error_set(err, RI_SANDBOX_INSTANCE_DESTROYED, "Cannot load module into destroyed instance: %s", sb->id);
+        snprintf(err->instance_id, sizeof err->instance_id, "%s", sb->id);
+        return false;
+    }
+    if (sb->run) return fail(err, "Cannot load module into a running instance: %s", sb->id);
+
+    sb_image *img;
+    if (!sb_build_image(sb, wasm, len, &img, err)) return false;
     sb_image_free(sb->image);
     sb->image = img;
     sb_set_status(sb, RI_SANDBOX_LOADED);

@@ -15,8 +15,10 @@
  *   watchdog.c        the factory's timeout thread
  *   prng.c            Mulberry32
  *   instance_state.c  globals, tables, segments and memory: capture, compare, apply
- *   engine_access.c   the only file that reads engine internals (see its comment)
  *   wsnp.c            WSNP v1 snapshot, parse and restore
+ *   wsnp2.c           WSNP v2 snapshot and restore (through src/snapshot/), module identity
+ *   snapshot_api.c    snapshot with options, restore of either version, opening an image
+ *   snapshot_diff.c   diffs of two images, or of an image and the live sandbox
  *   determinism.c     ri_sandbox_check_determinism
  *   pressure.c        ri_memory_pressure, ri_advise
  */
@@ -148,11 +150,32 @@ typedef struct sb_image {
     ri_memory *memory;       /* memory 0 of the instance, else the sandbox's env.memory */
     sb_binding *bindings;    /* one per function import */
     sb_state baseline;       /* globals, tables, segments after instantiation (WSNP v1) */
+    bool has_module_sha256;  /* computed on first use (snapshot, restore) */
+    uint8_t module_sha256[RI_SNAP_SHA256_BYTES];
 } sb_image;
 
 /* A store and an env.memory of initial_pages, maximum max_pages. */
 sb_image *sb_image_new(const ri_sandbox *sb, uint32_t initial_pages, uint32_t max_pages, ri_sandbox_error *err);
 void sb_image_free(sb_image *img);
+
+/* load.c: everything a load does but installing the image (see ri_sandbox_load). */
+bool sb_build_image(ri_sandbox *sb, const uint8_t *wasm, size_t len, sb_image **out, ri_sandbox_error *err);
+
+/* ---- snapshots (wsnp.c, wsnp2.c) ------------------------------------------------------------ */
+
+/* The checks every snapshot runs first (destroyed, not loaded, running), with the
+ * seed's texts. */
+bool sb_snapshot_allowed(ri_sandbox *sb, ri_sandbox_error *err);
+bool sb_snapshot_v1(ri_sandbox *sb, uint8_t **out, size_t *out_len, ri_sandbox_error *err);
+bool sb_snapshot_v2(ri_sandbox *sb, const ri_snapshot_options *opts, uint8_t **out, size_t *out_len,
+                    ri_sandbox_error *err);
+/* After the status checks and the version dispatch of ri_sandbox_restore. */
+bool sb_restore_v1(ri_sandbox *sb, const uint8_t *snapshot, size_t len, ri_sandbox_error *err);
+bool sb_restore_v2(ri_sandbox *sb, const uint8_t *snapshot, size_t len, ri_sandbox_error *err);
+/* SHA-256 of the image's module (computed once); false if libcrypto fails. */
+bool sb_module_sha256(sb_image *img, uint8_t out[RI_SNAP_SHA256_BYTES]);
+/* The live state as a WSNP v2 meta (module identity, status, PRNG, gas, timestamp). */
+bool sb_snapshot_meta(ri_sandbox *sb, ri_snap_meta *meta, ri_sandbox_error *err);
 
 /* ---- one metered run (limits.c) --------------------------------------------------------- */
 

@@ -61,14 +61,7 @@ static bool v1_can_hold(ri_sandbox *sb, ri_sandbox_error *err) {
     return false;
 }
 
-bool ri_sandbox_snapshot(ri_sandbox *sb, uint8_t **out, size_t *out_len, ri_sandbox_error *err) {
-    ri_sandbox_error scratch;
-    if (!err) err = &scratch;
-    sb_error_clear(err);
-    if (out) *out = NULL;
-    if (out_len) *out_len = 0;
-    if (!sb || !out || !out_len) return snapshot_error(err, "ri_sandbox_snapshot: a NULL argument");
-
+bool sb_snapshot_allowed(ri_sandbox *sb, ri_sandbox_error *err) {
     ri_sandbox_status status = sb_status(sb);
     if (status == RI_SANDBOX_DESTROYED) return snapshot_error(err, "Cannot snapshot a destroyed instance");
     if (status == RI_SANDBOX_CREATED) return snapshot_error(err, "Cannot snapshot an instance that has not been loaded");
@@ -76,6 +69,15 @@ bool ri_sandbox_snapshot(ri_sandbox *sb, uint8_t **out, size_t *out_len, ri_sand
         return snapshot_error(err, "Cannot snapshot a running instance \u2014 suspend first");
     if (!sb->image || !sb->image->memory || !sb->image->instance)
         return snapshot_error(err, "No WASM memory available for snapshot");
+    return true;
+}
+
+bool ri_sandbox_snapshot(ri_sandbox *sb, uint8_t **out, size_t *out_len, ri_sandbox_error *err) {
+    ri_snapshot_options v1 = {RI_SNAPSHOT_V1, false, false};
+    return ri_sandbox_snapshot_with(sb, &v1, out, out_len, err);
+}
+
+bool sb_snapshot_v1(ri_sandbox *sb, uint8_t **out, size_t *out_len, ri_sandbox_error *err) {
     if (!v1_can_hold(sb, err)) return false;
 
     uint64_t memory_size = ri_memory_size(sb->image->memory);
@@ -235,18 +237,7 @@ uint64_t ri_wsnp_nonzero_pages(const ri_wsnp_view *view) {
 
 /* ---- restore -------------------------------------------------------------------------------- */
 
-bool ri_sandbox_restore(ri_sandbox *sb, const uint8_t *snapshot, size_t len, ri_sandbox_error *err) {
-    ri_sandbox_error scratch;
-    if (!err) err = &scratch;
-    sb_error_clear(err);
-    if (!sb) return snapshot_error(err, "ri_sandbox_restore: sandbox is NULL");
-    ri_sandbox_status status = sb_status(sb);
-    if (status == RI_SANDBOX_DESTROYED) return snapshot_error(err, "Cannot restore into a destroyed instance");
-    if (status == RI_SANDBOX_CREATED)
-        return snapshot_error(err, "Cannot restore into an instance that has not been loaded");
-    if (status == RI_SANDBOX_RUNNING || sb->run)
-        return snapshot_error(err, "Cannot restore into a running instance \u2014 suspend first");
-
+bool sb_restore_v1(ri_sandbox *sb, const uint8_t *snapshot, size_t len, ri_sandbox_error *err) {
     /* Seed 000's checks 1-6: the same parser `ri inspect` uses. */
     ri_wsnp_view view;
     if (!ri_wsnp_parse(snapshot, len, &view, err)) return false;

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Tests of the `ri` command: exit codes, JSON output, error messages for missing and
-# corrupt files, the snapshot -> inspect -> restore round trip, --help everywhere.
+# corrupt files, the snapshot -> inspect -> restore round trip (WSNP v1 and v2), diff,
+# --help everywhere.
 #
 #   bash tests/cli/test_cli.sh [PATH/TO/ri]        (default: build/ri)
 #
@@ -99,14 +100,15 @@ t "ri alone" 2 "$ri"
 err_has 'usage: ri'
 t "unknown command" 2 "$ri" frobnicate
 err_has "unknown command 'frobnicate'"
-for sub in run inspect validate; do
+for sub in run inspect validate diff; do
     t "ri $sub --help" 0 "$ri" "$sub" --help
     out_has "^usage: ri $sub"
     out_has 'exit status'
 done
 t "run --help names every config option" 0 "$ri" run --help
 for opt in --max-memory --max-gas --timeout --seed --timestamp --gas-schedule --max-call-depth \
-    --restore --snapshot --repeat --check-determinism --json --text --host; do
+    --restore --snapshot --repeat --check-determinism --json --text --host --format --embed-module \
+    --uncompressed; do
     out_has -- "$opt"
 done
 
@@ -269,9 +271,10 @@ t "--repeat stops at the first failure" 1 "$ri" run "$SLOW" "$TS" --repeat 5 "$t
 n=$(grep -c '"trapKind"' "$tmp/out")
 if [ "$n" -eq 2 ]; then pass; else fail "expected the failure once in executions and once as error, got $n"; fi
 
-# ---- snapshots: out, inspect, restore --------------------------------------------------------
+# ---- snapshots (WSNP v1): out, inspect, restore ------------------------------------------------
 snap=$tmp/state.wsnp
-t "snapshot out" 0 "$ri" run "$SLOW" "$TS" --seed 42 --repeat 3 --snapshot "$snap" "$counter" increment
+t "snapshot out" 0 "$ri" run "$SLOW" "$TS" --seed 42 --repeat 3 --format v1 --snapshot "$snap" "$counter" increment
+out_has '"format": 1,'
 out_has '"written": true'
 [ -f "$snap" ] && pass || fail "no snapshot file"
 size=$(stat -c %s "$snap")
@@ -308,7 +311,7 @@ third=$(grep -E '^  "value":' "$tmp/out")
 t "two rolls, snapshot" 0 "$ri" run "$SLOW" "$TS" --seed 9 --repeat 2 --snapshot "$tmp/two.wsnp" "$tmp/misc.wasm" rand
 t "restore, one roll" 0 "$ri" run "$SLOW" --restore "$tmp/two.wsnp" "$tmp/misc.wasm" rand
 out_has "^$third\$"
-t "snapshots are byte-identical across runs" 0 "$ri" run "$SLOW" "$TS" --seed 42 --repeat 3 --snapshot "$tmp/again.wsnp" "$counter" increment
+t "snapshots are byte-identical across runs" 0 "$ri" run "$SLOW" "$TS" --seed 42 --repeat 3 --format=v1 --snapshot "$tmp/again.wsnp" "$counter" increment
 cmp -s "$snap" "$tmp/again.wsnp" && pass || fail "snapshots differ"
 t "snapshot not written after a failure" 1 "$ri" run "$SLOW" "$TS" --snapshot "$tmp/fail.wsnp" "$tmp/misc.wasm" boom
 out_has '"written": false'
@@ -339,8 +342,8 @@ printf 'WSN' >"$tmp/short.wsnp"
 corrupt short 'Snapshot too small — missing header'
 printf 'WASM\001\000\000\000\000' >"$tmp/magic.wsnp"
 corrupt magic 'Invalid snapshot — bad magic bytes'
-printf 'WSNP\002' >"$tmp/version.wsnp"
-corrupt version 'Unsupported snapshot version: 2 \(expected 1\)'
+printf 'WSNP\003' >"$tmp/version.wsnp"
+corrupt version 'Unsupported snapshot version: 3 \(expected 1 or 2\)'
 printf 'WSNP\001\000\000' >"$tmp/nomemlen.wsnp"
 corrupt nomemlen 'Snapshot truncated — missing memory length'
 head -c 1000 "$snap" >"$tmp/memcut.wsnp"
@@ -384,6 +387,106 @@ err_has 'corrupted state JSON \(gasUsed is missing\)'
 t "inspect trailing bytes" 0 "$ri" inspect --json "$tmp/trailing.wsnp"
 out_has '"trailingBytes": 5'
 out_has 'after the state section'
+
+# ---- snapshots (WSNP v2, the default): out, inspect, restore, diff ----------------------------
+wat glob '(module
+  (import "env" "memory" (memory 1))
+  (global $g (mut i32) (i32.const 0))
+  (func (export "inc") (result i32)
+    (global.set $g (i32.add (global.get $g) (i32.const 1)))
+    (i32.store (i32.const 64) (global.get $g))
+    (global.get $g))
+  (func (export "grow") (result i32) (memory.grow (i32.const 2))))'
+v2=$tmp/v2.wsnp
+t "v2 snapshot out" 0 "$ri" run "$SLOW" "$TS" --seed 42 --repeat 3 --snapshot "$v2" "$counter" increment
+out_has '"format": 2,'
+out_has '"moduleEmbedded": false,'
+v2size=$(stat -c %s "$v2")
+[ "$v2size" -lt 1000 ] && pass || fail "a one-page v2 snapshot of $v2size bytes: the zero pages should be gone"
+head -c 5 "$v2" | od -An -tx1 | grep -q '57 53 4e 50 02' && pass || fail "not a WSNP v2 header"
+t "inspect v2 --json" 0 "$ri" inspect --json "$v2"
+out_has '"version": 2,'
+out_has "\"totalBytes\": $v2size,"
+out_has '"sha256": "[0-9a-f]{64}"'
+out_has '"embedded": false'
+out_has '"storedPages": 1,'
+out_has '"encoding": "zstd"'
+out_has '"ratio": [0-9]+\.[0-9]'
+out_has '"tag": "MEMS"'
+out_has '"prngState": 42,'
+out_has '"timestamp": 1700000000000'
+keys_are "file valid format version totalBytes module state counts sections memories tables globals segments checksum warnings"
+t "inspect v2 --text" 0 "$ri" inspect --text "$v2"
+out_has 'WSNP snapshot, format version 2'
+out_has 'module +sha256:[0-9a-f]{64}, [0-9]+ bytes, not embedded'
+out_has 'memory 0 +1 page = 65536 bytes.*1 stored, zstd 65536 -> [0-9]+ bytes'
+out_has 'sections +META 88, MEMS'
+t "restore v2 continues the state" 0 "$ri" run "$SLOW" --restore "$v2" "$counter" increment
+out_has '^  "value": 4,'
+out_has '"eventTimestampSource": "snapshot"'
+t "v2 snapshots are byte-identical across runs" 0 "$ri" run "$SLOW" "$TS" --seed 42 --repeat 3 --snapshot "$tmp/v2again.wsnp" "$counter" increment
+cmp -s "$v2" "$tmp/v2again.wsnp" && pass || fail "v2 snapshots differ"
+t "--format v1 with --embed-module" 2 "$ri" run "$SLOW" "$TS" --format v1 --embed-module --snapshot "$tmp/x.wsnp" "$counter" increment
+err_has 'need --format v2'
+t "--format v3" 2 "$ri" run "$SLOW" "$TS" --format v3 --snapshot "$tmp/x.wsnp" "$counter" increment
+err_has "'v3' is not v1 or v2"
+t "--format without --snapshot" 2 "$ri" run "$SLOW" "$TS" --format v2 "$counter" increment
+err_has 'give one'
+# Mutable globals: v1 refuses them, v2 keeps them.
+t "v1 refuses a changed global" 1 "$ri" run "$SLOW" "$TS" --repeat 3 --format v1 --snapshot "$tmp/g1.wsnp" "$tmp/glob.wasm" inc
+err_has 'global 0 has changed since the module was loaded'
+t "v2 keeps a changed global" 0 "$ri" run "$SLOW" "$TS" --repeat 3 --snapshot "$tmp/g3.wsnp" "$tmp/glob.wasm" inc
+t "restore v2 brings the global back" 0 "$ri" run "$SLOW" --restore "$tmp/g3.wsnp" "$tmp/glob.wasm" inc
+out_has '^  "value": 4,'
+# Module identity: another module is refused, an embedded one is taken.
+t "restore v2 into another module" 3 "$ri" run "$SLOW" --restore "$v2" "$tmp/misc.wasm" rand
+err_has 'Snapshot module mismatch — the image was taken with module sha256:[0-9a-f]{64}, this sandbox runs sha256:'
+t "v2 with the module embedded" 0 "$ri" run "$SLOW" "$TS" --seed 42 --repeat 3 --embed-module --snapshot "$tmp/emb.wsnp" "$counter" increment
+out_has '"moduleEmbedded": true,'
+t "inspect an embedded module" 0 "$ri" inspect --text "$tmp/emb.wsnp"
+out_has 'bytes, embedded'
+out_has 'MODL [0-9]+'
+t "restore the embedded module over another" 0 "$ri" run "$SLOW" --restore "$tmp/emb.wsnp" "$tmp/misc.wasm" increment
+out_has '^  "value": 4,'
+t "--uncompressed" 0 "$ri" run "$SLOW" "$TS" --uncompressed --snapshot "$tmp/raw.wsnp" "$counter" increment
+t "inspect --uncompressed" 0 "$ri" inspect --json "$tmp/raw.wsnp"
+out_has '"encoding": "raw"'
+# Corrupt and truncated v2 images: refused by inspect and restore with a clear reason.
+cp "$v2" "$tmp/v2flip.wsnp"
+printf '\377' | dd of="$tmp/v2flip.wsnp" bs=1 seek=30 conv=notrunc status=none
+corrupt v2flip 'Invalid snapshot — checksum mismatch: the image is corrupted'
+head -c $((v2size - 1)) "$v2" >"$tmp/v2cut.wsnp"
+corrupt v2cut 'Snapshot truncated — the checksum section is missing at the end'
+head -c 7 "$v2" >"$tmp/v2short.wsnp"
+corrupt v2short 'Snapshot too small — missing header'
+# diff
+t "diff --help" 0 "$ri" diff --help
+out_has '^usage: ri diff'
+t "diff of one file with itself" 0 "$ri" diff --text --exit-code "$v2" "$tmp/v2again.wsnp"
+out_has 'identical'
+t "two more steps" 0 "$ri" run "$SLOW" --restore "$tmp/g3.wsnp" --repeat 2 --snapshot "$tmp/g5.wsnp" "$tmp/glob.wasm" inc
+t "diff --text" 0 "$ri" diff --text "$tmp/g3.wsnp" "$tmp/g5.wsnp"
+out_has 'they differ'
+out_has 'global 0 +i32 3 -> i32 5'
+out_has 'memory 0 +1 page; 1 byte differs in 1 range on 1 page'
+out_has '0x00000040  1 byte'
+t "diff --exit-code" 1 "$ri" diff --text --exit-code "$tmp/g3.wsnp" "$tmp/g5.wsnp"
+t "diff --json" 0 "$ri" diff --json "$tmp/g3.wsnp" "$tmp/g5.wsnp"
+out_has '"identical": false'
+out_has '"offset": 64'
+keys_are "identical old new changed memories globals tables segments"
+t "diff a grown memory" 0 "$ri" run "$SLOW" --restore "$tmp/g3.wsnp" --snapshot "$tmp/g3grown.wsnp" "$tmp/glob.wasm" grow
+t "diff --text grown" 0 "$ri" diff --text "$tmp/g3.wsnp" "$tmp/g3grown.wsnp"
+out_has 'memory 0 +1 -> 3 pages; 0 bytes differ'
+t "diff v1 and v2" 0 "$ri" diff --text "$snap" "$v2"
+out_has 'format +v1 -> v2'
+out_has 'not compared'
+t "diff a corrupt file" 3 "$ri" diff "$v2" "$tmp/v2flip.wsnp"
+err_has 'v2flip.wsnp: Invalid snapshot — checksum mismatch'
+t "diff without files" 2 "$ri" diff "$v2"
+err_has 'missing NEW'
+t "diff a missing file" 3 "$ri" diff "$v2" "$tmp/nope.wsnp"
+err_has "cannot read snapshot '.*nope.wsnp'"
 
 # ---- validate --------------------------------------------------------------------------------
 t "validate --text" 0 "$ri" validate --text "$counter"

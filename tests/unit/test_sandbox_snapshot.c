@@ -762,12 +762,13 @@ static void restore_bad_magic(void **state) {
 static void restore_unsupported_version(void **state) {
     (void)state;
     env e = open_env("sb_memcounter");
+    /* Restore reads v1 and v2 (issue 5); a 5-byte v2 header is cut short. */
     uint8_t v[5] = {'W', 'S', 'N', 'P', 2};
-    expect_restore_error(e.sb, v, sizeof v, "Unsupported snapshot version: 2 (expected 1)");
+    expect_restore_error(e.sb, v, sizeof v, "Snapshot too small — missing header");
     v[4] = 0;
-    expect_restore_error(e.sb, v, sizeof v, "Unsupported snapshot version: 0 (expected 1)");
+    expect_restore_error(e.sb, v, sizeof v, "Unsupported snapshot version: 0 (expected 1 or 2)");
     v[4] = 255;
-    expect_restore_error(e.sb, v, sizeof v, "Unsupported snapshot version: 255 (expected 1)");
+    expect_restore_error(e.sb, v, sizeof v, "Unsupported snapshot version: 255 (expected 1 or 2)");
     close_env(&e);
 }
 
@@ -776,7 +777,7 @@ static void restore_version_checked_before_truncation(void **state) {
     env e = open_env("sb_memcounter");
     blob b = snap(e.sb);
     b.data[4] = 3;
-    expect_restore_error(e.sb, b.data, 20, "Unsupported snapshot version: 3 (expected 1)");
+    expect_restore_error(e.sb, b.data, 20, "Unsupported snapshot version: 3 (expected 1 or 2)");
     free(b.data);
     close_env(&e);
 }

@@ -1,0 +1,311 @@
+/*
+ * ri snapshot: WSNP version 2, the complete snapshot format of an engine instance
+ * (docs/SNAPSHOT_FORMAT.md has the byte layout).
+ *
+ * This layer sits between the engine (ri/engine.h, the only header it uses) and the
+ * sandbox library. It knows instances, not sandboxes: what a sandbox adds (status,
+ * PRNG state, gas, event timestamp) travels as the fields of ri_snap_meta.
+ *
+ *   ri_snap_write     instance + meta -> WSNP v2 bytes (canonical: the same state and
+ *                     options give the same bytes)
+ *   ri_snap_read      WSNP v2 bytes -> ri_snap_image, a checked view into the bytes
+ *                     (header, checksum, sections, every length) without decompressing
+ *   ri_snap_check     an image against an instance: would it restore? (no change)
+ *   ri_snap_restore   an image into an instance, atomically
+ *   ri_snap_pages_*   the stored pages of a memory, one at a time (streaming zstd)
+ *   ri_snap_diff_images, ri_snap_diff_json   what differs between two images
+ *   ri_snap_crc32c, ri_snap_sha256           the image checksum, the module identity
+ *
+ * Errors are values: every fallible call fills an ri_snap_error (a code and a complete
+ * message). Nothing here is process-wide mutable state.
+ */
+#ifndef RI_SNAPSHOT_H
+#define RI_SNAPSHOT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ri/engine.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define RI_SNAP_VERSION 2u
+#define RI_SNAP_PAGE_BYTES 65536u
+#define RI_SNAP_MAX_PAGES 65536u       /* WebAssembly 2.0: 4 GiB */
+#define RI_SNAP_SHA256_BYTES 32u
+#define RI_SNAP_HEADER_BYTES 8u        /* "WSNP", version, 3 reserved zero bytes */
+#define RI_SNAP_SECTION_HEADER_BYTES 16u
+#define RI_SNAP_CHECKSUM_BYTES 4u      /* CSUM: CRC-32C */
+/* The final section: header and CRC-32C, the last 20 bytes of every image. */
+#define RI_SNAP_TRAILER_BYTES (RI_SNAP_SECTION_HEADER_BYTES + RI_SNAP_CHECKSUM_BYTES)
+/* The zstd level every writer uses: fixed, so that equal states give equal bytes. */
+#define RI_SNAP_ZSTD_LEVEL 3
+
+/* A reference stored in a table entry or a global: a function index, or these. */
+#define RI_SNAP_NULL_REF UINT32_MAX       /* ref.null */
+#define RI_SNAP_NO_ENTRY (UINT32_MAX - 1) /* diff: the entry is beyond that table's size */
+
+/* ---- errors ---------------------------------------------------------------- */
+
+typedef enum ri_snap_errcode {
+    RI_SNAP_OK = 0,
+    RI_SNAP_ERR_CORRUPT,      /* not a well-formed WSNP v2 image (truncated, checksum, bounds) */
+    RI_SNAP_ERR_UNSUPPORTED,  /* well-formed, but holds what this reader cannot restore */
+    RI_SNAP_ERR_MISMATCH,     /* the image does not fit the instance (module, counts, types, sizes) */
+    RI_SNAP_ERR_STATE,        /* the instance holds state no image can express (a non-null externref) */
+    RI_SNAP_ERR_NOMEM,
+    RI_SNAP_ERR_ARGUMENT,     /* API misuse */
+} ri_snap_errcode;
+
+typedef struct ri_snap_error {
+    ri_snap_errcode code;
+    char message[320];
+} ri_snap_error;
+
+/* ---- what travels besides the instance --------------------------------------------- */
+
+/* The sandbox status a snapshot was taken in (the wire values). */
+typedef enum ri_snap_status {
+    RI_SNAP_STATUS_LOADED = 0,
+    RI_SNAP_STATUS_SUSPENDED = 1,
+} ri_snap_status;
+
+typedef struct ri_snap_meta {
+    uint8_t module_sha256[RI_SNAP_SHA256_BYTES];
+    uint64_t module_size;            /* bytes of the module binary */
+    ri_snap_status status;
+    uint32_t prng_state;
+    uint64_t gas_used;               /* at most INT64_MAX */
+    int64_t event_timestamp;
+} ri_snap_meta;
+
+/* CRC-32C of data (the image checksum, section CSUM); 0 for NULL. */
+uint32_t ri_snap_crc32c(const uint8_t *data, size_t len);
+/* SHA-256 (libcrypto): the module identity. false only if libcrypto fails. */
+bool ri_snap_sha256(const uint8_t *data, size_t len, uint8_t out[RI_SNAP_SHA256_BYTES]);
+/* 64 lowercase hex digits and a NUL. */
+void ri_snap_hex(const uint8_t digest[RI_SNAP_SHA256_BYTES], char out[2 * RI_SNAP_SHA256_BYTES + 1]);
+
+/* ---- writing ------------------------------------------------------------------------ */
+
+typedef enum ri_snap_compression {
+    RI_SNAP_COMPRESS_ZSTD = 0,       /* default: zstd at RI_SNAP_ZSTD_LEVEL (raw when not smaller) */
+    RI_SNAP_COMPRESS_NONE = 1,       /* stored pages as they are (canonical across zstd versions) */
+} ri_snap_compression;
+
+typedef struct ri_snap_write_options {
+    ri_snap_compression compression;
+    /* The module binary to embed as section MODL (its SHA-256 and size must be the
+     * meta's), so that the file alone can be restored anywhere; NULL: not embedded. */
+    const uint8_t *module;
+    size_t module_len;
+} ri_snap_write_options;
+
+/* The instance's memories, tables, globals and segment flags plus meta, as WSNP v2.
+ * opts may be NULL (zstd, no module). *out is malloc'd. Refuses (RI_SNAP_ERR_STATE) a
+ * non-null externref (it points at the embedder's data, which no file can hold) and a
+ * funcref of a function outside the instance's function index space. */
+bool ri_snap_write(const ri_instance *inst, const ri_snap_meta *meta, const ri_snap_write_options *opts,
+                   uint8_t **out, size_t *out_len, ri_snap_error *err);
+
+/* ---- reading ------------------------------------------------------------------------ */
+
+/* How one memory's stored pages are encoded. */
+typedef enum ri_snap_encoding {
+    RI_SNAP_ENC_RAW = 0,             /* the present pages, in page order, as they are */
+    RI_SNAP_ENC_ZSTD = 1,            /* one zstd frame whose content is those bytes */
+    RI_SNAP_ENC_FLAT = 255,          /* not on the wire: a WSNP v1 memory, every page stored */
+} ri_snap_encoding;
+
+typedef struct ri_snap_section {
+    char tag[4];                     /* as written; not NUL-terminated */
+    uint32_t flags;                  /* bit 0: required */
+    uint64_t offset;                 /* of the section header in the image */
+    uint64_t length;                 /* of the content */
+    bool known;                      /* a section this reader understands */
+} ri_snap_section;
+
+typedef struct ri_snap_memory {
+    uint32_t pages;                  /* the size when the snapshot was taken */
+    uint32_t max_pages;              /* the memory type's maximum, if has_max */
+    bool has_max;
+    ri_snap_encoding encoding;
+    uint32_t present_pages;          /* pages stored: those with a non-zero byte */
+    const uint8_t *bitmap;           /* ceil(pages / 8) bytes: bit (i % 8) of byte i / 8 = page i stored */
+    const uint8_t *payload;          /* the stored bytes (zstd frame, raw pages, or v1 memory) */
+    uint64_t payload_len;
+    uint64_t raw_len;                /* present_pages * 64 KiB: the payload's content */
+} ri_snap_memory;
+
+typedef struct ri_snap_global {
+    ri_valtype type;
+    bool mutable_;
+    /* i32, f32: the 32 bits zero-extended; i64, f64: the 64 bits; funcref: the
+     * function index, or RI_SNAP_NULL_REF; externref: RI_SNAP_NULL_REF (only null). */
+    uint64_t bits;
+} ri_snap_global;
+
+typedef struct ri_snap_table {
+    ri_valtype elem;                 /* RI_FUNCREF or RI_EXTERNREF */
+    uint32_t size;
+    uint32_t max;
+    bool has_max;
+    const uint8_t *entries;          /* size u32 little-endian: function index or RI_SNAP_NULL_REF */
+} ri_snap_table;
+
+/* A read image. Pointers point into the caller's buffer, which must outlive it;
+ * the arrays are owned (ri_snap_image_free). */
+typedef struct ri_snap_image {
+    uint8_t version;                 /* 2; 1 for a v1 image (ri_snap_image_from_v1) */
+    size_t total_len;
+    ri_snap_meta meta;
+    bool has_module_hash;            /* false for v1 images */
+    bool has_instance_state;         /* tables, globals, segments: false for v1 images */
+    uint32_t func_count;             /* the module's function index space */
+    const uint8_t *module;           /* MODL: the embedded module, or NULL */
+    size_t module_len;
+    uint32_t nmemories;
+    ri_snap_memory *memories;
+    uint32_t ntables;
+    ri_snap_table *tables;
+    uint32_t nglobals;
+    ri_snap_global *globals;
+    uint32_t nelems, ndatas;
+    const uint8_t *elem_dropped;     /* nelems bytes, 0 or 1 */
+    const uint8_t *data_dropped;     /* ndatas bytes, 0 or 1 */
+    bool has_frames;                 /* FRMS: a suspended call (not supported yet) */
+    uint32_t nsections;
+    ri_snap_section *sections;       /* in file order, the checksum section included */
+    uint32_t checksum;               /* CRC-32C of every byte before the CSUM section */
+} ri_snap_image;
+
+/* Reads a WSNP v2 image: header, the checksum (before anything else is believed), the
+ * sections (bounds, order, unknown optional ones skipped, unknown required ones
+ * refused) and every section's content (lengths, counts, values). A suspended call
+ * (FRMS) is RI_SNAP_ERR_UNSUPPORTED "suspended calls are not supported yet". Memory
+ * pages are not decompressed here: restore and ri_snap_pages_* do that, and check
+ * that the payload holds exactly the stored pages. On failure *out is zeroed. */
+bool ri_snap_read(const uint8_t *data, size_t len, ri_snap_image *out, ri_snap_error *err);
+
+/* Describes a WSNP v1 image's contents (parsed by the sandbox library) as an image of
+ * version 1: one memory stored flat, no module hash and no instance state. memory_len
+ * must be a whole number of pages. The memory stays the caller's. */
+bool ri_snap_image_from_v1(const uint8_t *memory, uint64_t memory_len, uint32_t prng_state, uint64_t gas_used,
+                           int64_t event_timestamp, ri_snap_image *out, ri_snap_error *err);
+
+void ri_snap_image_free(ri_snap_image *img);
+
+/* The stored pages of memory `index`, in page order, one at a time: 1 with *page and
+ * *data (64 KiB, valid until the next call), 0 at the end (after checking that the
+ * payload held exactly the stored pages), -1 on error. Memory use is constant. */
+typedef struct ri_snap_pages ri_snap_pages;
+ri_snap_pages *ri_snap_pages_open(const ri_snap_image *img, uint32_t index, ri_snap_error *err);
+int ri_snap_pages_next(ri_snap_pages *pages, uint32_t *page, const uint8_t **data, ri_snap_error *err);
+void ri_snap_pages_close(ri_snap_pages *pages);
+
+/* ---- restoring ---------------------------------------------------------------------- */
+
+/* Whether img fits inst: the same function count, memories, tables, globals (types,
+ * mutability; immutable ones equal), segments, sizes within the effective maxima,
+ * function indices in range. The module identity is the caller's to check (it knows
+ * which module the instance runs). Changes nothing. */
+bool ri_snap_check(const ri_instance *inst, const ri_snap_image *img, ri_snap_error *err);
+
+/* ri_snap_check, then decompresses every memory (checking each payload), then grows
+ * what must grow; only then changes the instance: memories and tables get the image's
+ * sizes and contents, mutable globals its values, segments its dropped flags. On
+ * failure nothing has changed. */
+bool ri_snap_restore(ri_instance *inst, const ri_snap_image *img, ri_snap_error *err);
+
+/* ---- diff ------------------------------------------------------------------------- */
+
+typedef struct ri_snap_diff_options {
+    size_t max_ranges;               /* memory ranges listed; 0: 10,000 (counts stay exact) */
+    size_t max_entries;              /* table entries listed; 0: 10,000 */
+} ri_snap_diff_options;
+
+typedef struct ri_snap_range {
+    uint32_t memory;
+    uint64_t offset;
+    uint64_t length;
+} ri_snap_range;
+
+typedef struct ri_snap_memory_diff {
+    uint32_t index;
+    bool in_old, in_new;             /* whether each image has this memory */
+    uint32_t old_pages, new_pages;
+    uint64_t changed_bytes;          /* bytes that differ (a missing page reads as zeros) */
+    uint64_t changed_pages;          /* pages with at least one differing byte */
+    uint64_t range_count;            /* maximal runs of differing bytes */
+} ri_snap_memory_diff;
+
+typedef struct ri_snap_global_diff {
+    uint32_t index;
+    ri_snap_global old_value, new_value;  /* type RI_V128 (never stored) when absent on a side */
+} ri_snap_global_diff;
+
+typedef struct ri_snap_table_diff {
+    uint32_t index;
+    bool in_old, in_new;
+    ri_valtype old_elem, new_elem;
+    uint32_t old_size, new_size;
+    uint64_t changed_entries;
+} ri_snap_table_diff;
+
+typedef struct ri_snap_entry_diff {
+    uint32_t table, index;
+    uint32_t old_ref, new_ref;       /* function index, RI_SNAP_NULL_REF or RI_SNAP_NO_ENTRY */
+} ri_snap_entry_diff;
+
+typedef struct ri_snap_segment_diff {
+    bool data;                       /* data segment; else element segment */
+    uint32_t index;
+    bool old_dropped, new_dropped;
+} ri_snap_segment_diff;
+
+typedef struct ri_snap_diff {
+    bool identical;                  /* nothing differs in what both images hold */
+    uint8_t old_version, new_version;
+    ri_snap_meta old_meta, new_meta;
+    bool old_has_module_hash, new_has_module_hash;
+    bool module_changed;             /* both have a hash and they differ */
+    bool instance_state_compared;    /* false when an image is v1 (no tables, globals, segments) */
+    uint32_t nmemories;              /* memories that differ (size, contents, presence) */
+    ri_snap_memory_diff *memories;
+    size_t nranges;
+    ri_snap_range *ranges;           /* in memory, then offset order */
+    bool ranges_truncated;
+    size_t nglobals;                 /* changed globals only */
+    ri_snap_global_diff *globals;
+    uint32_t old_nglobals, new_nglobals;
+    uint32_t ntables;                /* tables that differ */
+    ri_snap_table_diff *tables;
+    size_t nentries;
+    ri_snap_entry_diff *entries;     /* in table, then index order */
+    bool entries_truncated;
+    size_t nsegments;                /* changed segments only */
+    ri_snap_segment_diff *segments;
+} ri_snap_diff;
+
+/* What differs from old to new. Both images must be readable to the end (their pages
+ * are streamed; a payload that does not decompress is an error). opts may be NULL. */
+bool ri_snap_diff_images(const ri_snap_image *old_img, const ri_snap_image *new_img,
+                         const ri_snap_diff_options *opts, ri_snap_diff *out, ri_snap_error *err);
+void ri_snap_diff_free(ri_snap_diff *diff);
+
+/* The diff as JSON text (indented, keys in a fixed order; docs/SNAPSHOT_FORMAT.md),
+ * malloc'd (free()); NULL on OOM. */
+char *ri_snap_diff_json(const ri_snap_diff *diff);
+
+/* "loaded", "suspended". */
+const char *ri_snap_status_name(ri_snap_status status);
+/* "i32", "funcref", ... */
+const char *ri_snap_valtype_name(ri_valtype type);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,220 @@
+/*
+ * Restoring a read image into an instance, atomically: every check first (the image
+ * fits the instance), then every step that can fail (decompressing the memories,
+ * growing memories and tables; a failed grow shrinks back what grew, which loses
+ * nothing), and only then the changes that cannot fail (shrinking, contents, globals,
+ * segment flags).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "snapshot_internal.h"
+
+#define MISMATCH(...) snap_fail(err, RI_SNAP_ERR_MISMATCH, __VA_ARGS__)
+
+static bool counts_fit(const ri_instance *inst, const ri_snap_image *img, ri_snap_error *err) {
+    struct {
+        const char *what;
+        uint32_t image, instance;
+    } c[] = {
+        {"functions", img->func_count, ri_instance_func_count(inst)},
+        {"memories", img->nmemories, ri_instance_memory_count(inst)},
+        {"tables", img->ntables, ri_instance_table_count(inst)},
+        {"globals", img->nglobals, ri_instance_global_count(inst)},
+        {"element segments", img->nelems, ri_instance_elem_count(inst)},
+        {"data segments", img->ndatas, ri_instance_data_count(inst)},
+    };
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++)
+        if (c[i].image != c[i].instance)
+            return MISMATCH("Snapshot does not fit the instance — the image has %u %s, the instance %u", c[i].image,
+                            c[i].what, c[i].instance);
+    return true;
+}
+
+/* A global's value in the instance, as the image stores it. */
+static uint64_t live_bits(const ri_instance *inst, const ri_global *g) {
+    ri_val v = ri_global_get(g);
+    uint32_t index = RI_SNAP_NULL_REF;
+    switch (v.type) {
+    case RI_I32: return (uint32_t)v.of.i32;
+    case RI_I64: return (uint64_t)v.of.i64;
+    case RI_F32: return v.of.f32_bits;
+    case RI_F64: return v.of.f64_bits;
+    case RI_FUNCREF:
+    case RI_EXTERNREF:
+        /* A reference the image cannot name never equals a stored one. */
+        if (v.of.ref && (v.type == RI_EXTERNREF || !ri_instance_func_index(inst, (const ri_func *)v.of.ref, &index)))
+            return UINT64_MAX;
+        return index;
+    case RI_V128: break;
+    }
+    return UINT64_MAX;
+}
+
+bool ri_snap_check(const ri_instance *inst, const ri_snap_image *img, ri_snap_error *err) {
+    snap_ok(err);
+    if (!inst || !img) return snap_fail(err, RI_SNAP_ERR_ARGUMENT, "ri_snap_check: a NULL argument");
+    if (img->version != RI_SNAP_VERSION || !img->has_instance_state)
+        return snap_fail(err, RI_SNAP_ERR_ARGUMENT, "ri_snap_check: a version %u image holds no instance state",
+                         img->version);
+    if (img->has_frames)
+        return snap_fail(err, RI_SNAP_ERR_UNSUPPORTED, "the image holds a suspended call: suspended calls are not supported yet");
+    if (!counts_fit(inst, img, err)) return false;
+    for (uint32_t i = 0; i < img->nmemories; i++) {
+        const ri_memory *mem = ri_instance_memory(inst, i);
+        uint32_t max = ri_memory_max_pages(mem);
+        if (img->memories[i].pages > max)
+            return MISMATCH("Snapshot does not fit the instance — memory %u holds %u pages, above this instance's "
+                            "maximum of %u pages",
+                            i, img->memories[i].pages, max);
+        /* A memory never shrinks below its declared minimum (the instance's type follows
+         * the current size; the module keeps the declaration). */
+        ri_memtype declared;
+        if (ri_module_memory(ri_instance_module(inst), i, &declared, NULL) && img->memories[i].pages < declared.limits.min)
+            return MISMATCH("Snapshot does not fit the instance — memory %u holds %u pages, below the module's "
+                            "minimum of %u page%s",
+                            i, img->memories[i].pages, declared.limits.min, declared.limits.min == 1 ? "" : "s");
+    }
+    for (uint32_t i = 0; i < img->ntables; i++) {
+        const ri_table *table = ri_instance_table(inst, i);
+        const ri_snap_table *t = &img->tables[i];
+        ri_valtype elem = ri_table_type(table).elem;
+        if (t->elem != elem)
+            return MISMATCH("Snapshot does not fit the instance — table %u holds %s in the image, %s in the instance", i,
+                            ri_snap_valtype_name(t->elem), ri_snap_valtype_name(elem));
+        if (t->size > ri_table_max_size(table))
+            return MISMATCH("Snapshot does not fit the instance — table %u holds %u entries, above this instance's "
+                            "maximum of %u",
+                            i, t->size, ri_table_max_size(table));
+    }
+    for (uint32_t i = 0; i < img->nglobals; i++) {
+        const ri_global *g = ri_instance_global(inst, i);
+        const ri_snap_global *s = &img->globals[i];
+        ri_globaltype type = ri_global_type(g);
+        if (s->type != type.type || s->mutable_ != type.mutable_)
+            return MISMATCH("Snapshot does not fit the instance — global %u is %s%s in the image, %s%s in the instance",
+                            i, s->mutable_ ? "mut " : "", ri_snap_valtype_name(s->type), type.mutable_ ? "mut " : "",
+                            ri_snap_valtype_name(type.type));
+        /* Immutable globals are not restored: they must already be equal. */
+        if (!s->mutable_ && s->bits != live_bits(inst, g))
+            return MISMATCH("Snapshot does not fit the instance — immutable global %u holds another value in the image",
+                            i);
+    }
+    return true;
+}
+
+/* Per memory: its content for the commit, and what was allocated for it. */
+typedef struct prepared {
+    const uint8_t *content;
+    uint8_t *owned;
+} prepared;
+
+static void free_prepared(prepared *p, uint32_t n) {
+    for (uint32_t i = 0; p && i < n; i++) free(p[i].owned);
+    free(p);
+}
+
+/* Grows every memory and table that the image makes larger; on failure shrinks back
+ * those already grown (their old contents are intact) and returns false. */
+static bool grow_all(ri_instance *inst, const ri_snap_image *img, uint32_t *old_pages, uint32_t *old_sizes,
+                     ri_snap_error *err) {
+    uint32_t m = 0, t = 0;
+    for (; m < img->nmemories; m++) {
+        ri_memory *mem = ri_instance_memory(inst, m);
+        old_pages[m] = ri_memory_pages(mem);
+        if (img->memories[m].pages > old_pages[m] && !ri_memory_resize(mem, img->memories[m].pages)) break;
+    }
+    if (m == img->nmemories) {
+        for (; t < img->ntables; t++) {
+            ri_table *table = ri_instance_table(inst, t);
+            old_sizes[t] = ri_table_size(table);
+            if (img->tables[t].size > old_sizes[t] && !ri_table_resize(table, img->tables[t].size, NULL)) break;
+        }
+        if (t == img->ntables) return true;
+    }
+    bool memory_failed = m < img->nmemories;
+    for (uint32_t k = 0; k < t; k++) (void)ri_table_resize(ri_instance_table(inst, k), old_sizes[k], NULL);
+    for (uint32_t k = 0; k < (memory_failed ? m : img->nmemories); k++)
+        (void)ri_memory_resize(ri_instance_memory(inst, k), old_pages[k]);
+    if (memory_failed)
+        return snap_fail(err, RI_SNAP_ERR_NOMEM, "Cannot restore: out of memory growing memory %u to %u pages", m,
+                         img->memories[m].pages);
+    return snap_fail(err, RI_SNAP_ERR_NOMEM, "Cannot restore: out of memory growing table %u to %u entries", t,
+                     img->tables[t].size);
+}
+
+static void commit_memory(ri_memory *mem, const ri_snap_memory *m, const uint8_t *content) {
+    (void)ri_memory_resize(mem, m->pages); /* only shrinks now, which cannot fail */
+    uint8_t *data = ri_memory_data(mem);
+    size_t next = 0;
+    for (uint32_t i = 0; i < m->pages; i++) {
+        uint8_t *page = data + (size_t)i * RI_SNAP_PAGE_BYTES;
+        if (snap_bit(m->bitmap, i)) {
+            memcpy(page, content + next, RI_SNAP_PAGE_BYTES);
+            next += RI_SNAP_PAGE_BYTES;
+        } else {
+            memset(page, 0, RI_SNAP_PAGE_BYTES);
+        }
+    }
+}
+
+static ri_val global_value(const ri_instance *inst, const ri_snap_global *g) {
+    ri_val v;
+    memset(&v, 0, sizeof v);
+    v.type = g->type;
+    switch (g->type) {
+    case RI_I32: {
+        uint32_t b = (uint32_t)g->bits; /* two's complement without an implementation-defined cast */
+        v.of.i32 = b <= (uint32_t)INT32_MAX ? (int32_t)b : -(int32_t)(~b) - 1;
+        break;
+    }
+    case RI_I64: v.of.i64 = snap_i64_from_bits(g->bits); break;
+    case RI_F32: v.of.f32_bits = (uint32_t)g->bits; break;
+    case RI_F64: v.of.f64_bits = g->bits; break;
+    case RI_FUNCREF: v.of.ref = g->bits == RI_SNAP_NULL_REF ? NULL : ri_instance_func(inst, (uint32_t)g->bits); break;
+    case RI_EXTERNREF: v.of.ref = NULL; break;
+    case RI_V128: break;
+    }
+    return v;
+}
+
+bool ri_snap_restore(ri_instance *inst, const ri_snap_image *img, ri_snap_error *err) {
+    if (!ri_snap_check(inst, img, err)) return false;
+
+    /* Fallible, changing nothing: decompression (which checks every payload). */
+    prepared *prep = calloc(img->nmemories ? img->nmemories : 1, sizeof *prep);
+    uint32_t *old_pages = calloc(img->nmemories ? img->nmemories : 1, sizeof *old_pages);
+    uint32_t *old_sizes = calloc(img->ntables ? img->ntables : 1, sizeof *old_sizes);
+    bool ok = prep && old_pages && old_sizes;
+    if (!ok) snap_fail(err, RI_SNAP_ERR_NOMEM, "Cannot restore: out of memory");
+    for (uint32_t i = 0; ok && i < img->nmemories; i++)
+        ok = snap_inflate(&img->memories[i], i, &prep[i].content, &prep[i].owned, err);
+    /* Fallible, undone on failure: growing. */
+    ok = ok && grow_all(inst, img, old_pages, old_sizes, err);
+    free(old_pages);
+    free(old_sizes);
+    if (!ok) {
+        free_prepared(prep, img->nmemories);
+        return false;
+    }
+
+    /* From here nothing fails. */
+    for (uint32_t i = 0; i < img->nmemories; i++)
+        commit_memory(ri_instance_memory(inst, i), &img->memories[i], prep[i].content);
+    free_prepared(prep, img->nmemories);
+    for (uint32_t i = 0; i < img->ntables; i++) {
+        ri_table *table = ri_instance_table(inst, i);
+        const ri_snap_table *t = &img->tables[i];
+        (void)ri_table_resize(table, t->size, NULL);
+        for (uint32_t e = 0; e < t->size; e++) {
+            uint32_t index = snap_get_u32(t->entries + (size_t)e * 4);
+            ri_table_set(table, e, index == RI_SNAP_NULL_REF ? NULL : ri_instance_func(inst, index));
+        }
+    }
+    for (uint32_t i = 0; i < img->nglobals; i++)
+        if (img->globals[i].mutable_) ri_global_set(ri_instance_global(inst, i), global_value(inst, &img->globals[i]));
+    for (uint32_t i = 0; i < img->nelems; i++) ri_instance_set_elem_dropped(inst, i, img->elem_dropped[i] != 0);
+    for (uint32_t i = 0; i < img->ndatas; i++) ri_instance_set_data_dropped(inst, i, img->data_dropped[i] != 0);
+    snap_ok(err);
+    return true;
+}

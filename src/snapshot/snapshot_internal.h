@@ -1,0 +1,131 @@
+/*
+ * Private to src/snapshot/: the wire constants of WSNP v2 and the contracts between
+ * the files (one concern each):
+ *
+ *   error.c      error values and the names of statuses and value types
+ *   digest.c     SHA-256 (libcrypto) and its hex form: the module identity
+ *   crc32c.c     CRC-32C: the image checksum
+ *   buf.c        the growable output buffer and little-endian encoding
+ *   pages.c      memory pages: zero-page test, the stored-page payload (zstd or raw),
+ *                decompression for restore, the streaming page reader
+ *   write.c      ri_snap_write: instance -> canonical image
+ *   read.c       ri_snap_read: image -> checked view; v1 contents as an image
+ *   restore.c    ri_snap_check, ri_snap_restore
+ *   diff.c       ri_snap_diff_images
+ *   diff_json.c  ri_snap_diff_json
+ */
+#ifndef RI_SNAPSHOT_INTERNAL_H
+#define RI_SNAPSHOT_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ri/snapshot.h"
+
+/* ---- the wire format (docs/SNAPSHOT_FORMAT.md) --------------------------------------- */
+
+#define SNAP_FLAG_REQUIRED 1u
+#define SNAP_META_BYTES 88u
+#define SNAP_MEMORY_HEADER_BYTES 24u
+#define SNAP_TABLE_HEADER_BYTES 12u
+#define SNAP_GLOBAL_BYTES 16u
+#define SNAP_SEGS_HEADER_BYTES 8u
+#define SNAP_MEMORY_HAS_MAX 1u
+#define SNAP_TABLE_HAS_MAX 1u
+/* Streaming decompression refuses frames that need a larger window: our writer's
+ * frames need at most 2 MiB (zstd level 3), and a hostile frame must not make a
+ * reader allocate gigabytes. */
+#define SNAP_ZSTD_WINDOW_LOG_MAX 24
+
+/* The sections this version knows, in the order a writer puts them. */
+typedef enum snap_tag_id {
+    SNAP_TAG_META,
+    SNAP_TAG_MODL,
+    SNAP_TAG_MEMS,
+    SNAP_TAG_TBLS,
+    SNAP_TAG_GLBS,
+    SNAP_TAG_SEGS,
+    SNAP_TAG_FRMS,
+    SNAP_TAG_CSUM,
+    SNAP_TAG_COUNT,
+    SNAP_TAG_UNKNOWN = SNAP_TAG_COUNT,
+} snap_tag_id;
+
+extern const char snap_tags[SNAP_TAG_COUNT][4];
+snap_tag_id snap_tag_lookup(const uint8_t tag[4]);
+
+/* ---- errors (error.c) ------------------------------------------------------------------ */
+
+/* Sets err (if not NULL) and returns false, so a failed step reads as one line. */
+bool snap_fail(ri_snap_error *err, ri_snap_errcode code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+void snap_ok(ri_snap_error *err);
+/* A section tag made printable for a message: 'MEMS', or \xNN for other bytes. */
+void snap_tag_text(const uint8_t tag[4], char out[20]);
+
+/* ---- little-endian integers ---------------------------------------------------------------- */
+
+static inline uint32_t snap_get_u32(const uint8_t *p) {
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+static inline uint64_t snap_get_u64(const uint8_t *p) {
+    return (uint64_t)snap_get_u32(p) | (uint64_t)snap_get_u32(p + 4) << 32;
+}
+static inline void snap_put_u32(uint8_t *p, uint32_t v) {
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)(v >> 16);
+    p[3] = (uint8_t)(v >> 24);
+}
+static inline void snap_put_u64(uint8_t *p, uint64_t v) {
+    snap_put_u32(p, (uint32_t)v);
+    snap_put_u32(p + 4, (uint32_t)(v >> 32));
+}
+/* Two's complement without implementation-defined conversions. */
+static inline int64_t snap_i64_from_bits(uint64_t bits) {
+    return bits <= (uint64_t)INT64_MAX ? (int64_t)bits : -(int64_t)(~bits) - 1;
+}
+
+/* ---- the output buffer (buf.c) --------------------------------------------------------------- */
+
+typedef struct snap_buf {
+    uint8_t *data;
+    size_t len, cap;
+    bool failed;                /* an allocation failed: every later write is a no-op */
+} snap_buf;
+
+/* Room for n more bytes; false (and failed set) on OOM or size_t overflow. */
+bool snap_buf_reserve(snap_buf *b, size_t n);
+void snap_buf_put(snap_buf *b, const void *src, size_t n);
+void snap_buf_u8(snap_buf *b, uint8_t v);
+void snap_buf_u32(snap_buf *b, uint32_t v);
+void snap_buf_u64(snap_buf *b, uint64_t v);
+void snap_buf_zeros(snap_buf *b, size_t n);
+/* Writes a section header with length 0 and returns where it starts; snap_buf_end_section
+ * patches the length once the content is written. */
+size_t snap_buf_begin_section(snap_buf *b, snap_tag_id tag, uint32_t flags);
+void snap_buf_end_section(snap_buf *b, size_t at);
+void snap_buf_free(snap_buf *b);
+
+/* ---- pages (pages.c) ------------------------------------------------------------------------- */
+
+bool snap_page_is_zero(const uint8_t *page);
+static inline bool snap_bit(const uint8_t *bitmap, uint32_t i) { return (bitmap[i >> 3] >> (i & 7)) & 1u; }
+
+/* Appends memory `index` (pages of `data`) to the MEMS section being written: its
+ * header, the bitmap of non-zero pages and the payload (zstd unless that is not
+ * smaller, or raw as asked). */
+bool snap_write_memory(snap_buf *b, const uint8_t *data, uint32_t pages, ri_memtype type,
+                       ri_snap_compression compression, uint32_t index, ri_snap_error *err);
+
+/* The payload's content (present_pages * 64 KiB): for raw payloads a pointer into the
+ * image (*owned NULL); for zstd a malloc'd buffer (*owned = it), checked to be exactly
+ * one frame of exactly that content. */
+bool snap_inflate(const ri_snap_memory *m, uint32_t index, const uint8_t **content, uint8_t **owned,
+                  ri_snap_error *err);
+
+#endif
