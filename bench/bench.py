@@ -4,8 +4,10 @@ native code, runs them on native code, ri (metering off and on), Node's WebAssem
 wasm-interp in one run, checks every checksum, and prints median times, ratios to native and
 to Node and their geometric means, plus load+validate+compile speed on a large generated module.
 Then (issue 4) times the sandbox library's operations (ri-bench-sandbox) against the same
-operations on Node (sandbox_ops.mjs) and prints their ratios. `--only engine|sandbox` runs one
-part. Writes a JSON results file and a bar chart (gnuplot) under bench/results/.
+operations on Node (sandbox_ops.mjs) and prints their ratios. Then (issue 6) times the snapshot
+store (ri-bench-store): save and restore of a 16 MiB sandbox, the space of 100 snapshots against
+plain WSNP files, list with 10,000 snapshots. `--only engine|sandbox|store` runs one part. Writes
+a JSON results file and a bar chart (gnuplot) under bench/results/.
 
 Python standard library only. See bench/README.md for how to read the output."""
 
@@ -28,8 +30,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
 PROGRAMS = ["fib", "sieve", "matmul", "sha256", "nbody", "qsort"]
-# Column order of the table. "ri-off" leaves the store's default gas (UINT64_MAX); "ri-on"
-# sets a large finite budget. The engine charges gas in both today, see ri_run.c.
+# Column order of the table. "ri-off" loads the module unmetered (ri_module_config.unmetered:
+# no gas charges in the code); "ri-on" is metered, with a large finite budget. See ri_run.c.
 RUNTIMES = ["native", "ri-off", "ri-on", "node", "wasm-interp"]
 WASM_FLAGS = ["--target=wasm32", "-O2", "-nostdlib", "-Wl,--no-entry", "-Wl,-z,stack-size=1048576"]
 
@@ -409,8 +411,10 @@ def run_large(args, files):
             info["code_bytes"] = int(m.group(1))
             info["ri_load_median_ns"] = int(m.group(2))
             info["ri_ns_per_code_byte"] = float(m.group(3))
-        m = re.search(r"internal_code_ratio=(\S+)", r.stdout)
-        info["internal_code_ratio"] = m.group(1) if m else "n/a"
+        m = re.search(r"internal_code_bytes=(\d+) internal_code_ratio=([\d.]+)", r.stdout)
+        if m:
+            info["internal_code_bytes"] = int(m.group(1))
+            info["internal_code_ratio"] = float(m.group(2))
         # The large module also makes a broad correctness check of the engine.
         run = run_one([args.ri, "--repeat", "1", files["wasm"], "run"], args.timeout, True)
         info["ri_result"] = run.get("result")
@@ -515,8 +519,6 @@ def summarise(args, cells_by_prog):
         print("\nMetering cost, ri-on / ri-off: " +
               ", ".join(f"{p} {v:.3f}" if v is not None else f"{p} -" for p, v in meter.items()) +
               (f"; geomean {gm:.3f}" if gm is not None else ""))
-        print("  (the engine charges gas in both modes today, so this stays near 1.0 until it gets "
-              "an unmetered mode)")
     gas = {p: c["ri-on"].gas_used for p, c in cells_by_prog.items() if "ri-on" in c and c["ri-on"].ok}
     if gas:
         print("Gas used per run (ri-on): " + ", ".join(f"{p} {g:,}" for p, g in gas.items()))
@@ -553,8 +555,9 @@ def print_large(info):
         print(f"  node: {info['node_ns_per_code_byte']:.1f} ns per byte of code "
               "(new WebAssembly.Module, eager; V8's Liftoff baseline compiler on parallel threads; for reference)")
     if "internal_code_ratio" in info:
-        print(f"  internal code size / code section: {info['internal_code_ratio']} "
-              f"(target <= {TARGET_CODE_RATIO:.0f}x; the engine does not report its code size yet)")
+        v = info["internal_code_ratio"]
+        print(f"  internal code size / code section: {v:.2f} ({info['internal_code_bytes']:,} bytes; "
+              f"target <= {TARGET_CODE_RATIO:g}: {'met' if v <= TARGET_CODE_RATIO else 'NOT met'})")
     if "ri_status" in info:
         print(f"  result of run(): native {info.get('native_result')}, ri {info.get('ri_result')} "
               f"({info['ri_status']}{': ' + info['ri_detail'] if info.get('ri_detail') else ''})"
@@ -572,7 +575,7 @@ def print_targets(summary, large):
                  TARGET_METERING))
     rows.append(("load+validate+compile, ns per code byte", (large or {}).get("ri_ns_per_code_byte"),
                  TARGET_LOAD_NS_PER_BYTE))
-    rows.append(("internal code / code section", None, TARGET_CODE_RATIO))
+    rows.append(("internal code / code section", (large or {}).get("internal_code_ratio"), TARGET_CODE_RATIO))
     for label, v, t in rows:
         if v is None:
             print(f"  {label:<42} {'n/a':>8}   (target <= {t:g})")
@@ -625,6 +628,102 @@ def print_regressions(summary, best):
             print(f"  {r['program']:<8} {r['ratio']:7.2f} now, best {r['best']:7.2f} ({r['best_date']}): "
                   f"x{r['factor']:.2f}{'  REGRESSION' if r['regressed'] else ''}")
     return rows
+
+
+# ---- the snapshot store (issue 6) ---------------------------------------------------------------
+
+# Issue 6's targets: a save with 1% of the pages changed costs under 10% of a first save; 100
+# snapshots of a slowly changing sandbox take under 5% of the space of 100 plain WSNP v1 files.
+STORE_TARGET_SAVE_RATIO = 0.10
+STORE_TARGET_SPACE_RATIO = 0.05
+STORE_LABELS = {
+    "first_save": "first save (16 MiB, 256 random pages)",
+    "save_1pct": "save, 1% of pages changed",
+    "restore_1pct_warm": "restore, 1% differ (page cache warm)",
+    "restore_cold": "restore, cold (every page read + verified)",
+}
+
+
+def measure_store(args):
+    """Runs ri-bench-store once: store-op lines (latencies), store-size (space), store-fill."""
+    cmd = [args.ri_store, "--reps", str(args.store_reps), "--list-count", str(args.store_list_count)]
+    info = {"status": "ok", "detail": "", "command": cmd, "ops": {}, "size": None, "fill": None}
+    log(f"Snapshot store: {' '.join(cmd)}")
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=max(args.timeout, 1800.0),
+                           start_new_session=True)
+    except subprocess.TimeoutExpired:
+        info["status"], info["detail"] = "error", "no answer in time"
+        return info
+    except OSError as e:
+        info["status"], info["detail"] = "error", f"cannot run {cmd[0]}: {e}"
+        return info
+    checked = False
+    for line in r.stdout.splitlines():
+        kv = parse_kv(line)
+        if line.startswith("store-op "):
+            info["ops"][kv["op"]] = {"runs": int(kv["runs"]),
+                                     **{k: float(kv[k]) for k in ("median_ms", "min_ms", "max_ms")}}
+        elif line.startswith("store-size "):
+            info["size"] = {k: int(v) for k, v in kv.items()}
+        elif line.startswith("store-fill "):
+            info["fill"] = {"snapshots": int(kv["snapshots"]), "total_ms": float(kv["total_ms"]),
+                            "per_snapshot_ms": float(kv["per_snapshot_ms"])}
+        elif line.startswith("store-check ") and kv.get("roundtrip") == "ok":
+            checked = True
+    if r.returncode != 0:
+        info["status"], info["detail"] = "error", f"{describe_exit(r.returncode)}: {tail(r.stdout + r.stderr)}"
+        return info
+    if not checked:
+        info["status"], info["detail"] = "wrong", "the restored state was not checked equal to the saved one"
+        return info
+    ops, size = info["ops"], info["size"]
+    if "first_save" in ops and "save_1pct" in ops:
+        info["save_ratio"] = ops["save_1pct"]["median_ms"] / ops["first_save"]["median_ms"]
+    if size and size.get("v1_bytes"):
+        info["space_ratio"] = size["store_bytes"] / size["v1_bytes"]
+        info["space_ratio_disk"] = size["store_disk_bytes"] / size["v1_bytes"]
+    return info
+
+
+def print_store(info):
+    if info is None:
+        return
+    print("\nSnapshot store (issue 6): ri-bench-store")
+    if info["status"] == "error":
+        print(f"  not measured: {info['detail']}")
+        return
+    ops = info["ops"]
+    print(f"{'operation':<46}{'runs':>6}{'median ms':>11}{'min ms':>9}{'max ms':>9}")
+    for op, v in ops.items():
+        label = STORE_LABELS.get(op, op.replace("_", " "))
+        print(f"{label:<46}{v['runs']:>6}{v['median_ms']:>11.2f}{v['min_ms']:>9.2f}{v['max_ms']:>9.2f}")
+    fill = info.get("fill")
+    if fill:
+        print(f"  (the {fill['snapshots']:,} snapshots for the list took {fill['per_snapshot_ms']:.2f} ms each to save)")
+    size = info.get("size")
+    if size:
+        mib = 1024 * 1024
+        print(f"  space of {size['snapshots']} snapshots (1% of pages changed between them): store "
+              f"{size['store_bytes'] / mib:.1f} MiB ({size['store_disk_bytes'] / mib:.1f} MiB on disk, "
+              f"{size['blobs']} blobs), plain WSNP v1 files {size['v1_bytes'] / mib:.1f} MiB, "
+              f"WSNP v2 files {size['v2_bytes'] / mib:.1f} MiB")
+    verdicts = []
+    if "save_ratio" in info:
+        ok = info["save_ratio"] < STORE_TARGET_SAVE_RATIO
+        verdicts.append(f"1%-changed save / first save = {info['save_ratio'] * 100:.1f}% "
+                        f"(target < {STORE_TARGET_SAVE_RATIO * 100:.0f}%: {'met' if ok else 'NOT met'})")
+    if "space_ratio" in info:
+        ok = info["space_ratio"] < STORE_TARGET_SPACE_RATIO
+        verdicts.append(f"store / plain v1 files = {info['space_ratio'] * 100:.2f}% "
+                        f"({info['space_ratio_disk'] * 100:.2f}% counting disk blocks; target < "
+                        f"{STORE_TARGET_SPACE_RATIO * 100:.0f}%: {'met' if ok else 'NOT met'})")
+    for v in verdicts:
+        print("  " + v)
+    if info["status"] != "ok":
+        print(f"  WRONG: {info['detail']}")
+    else:
+        print("  checked: a restored state is byte for byte the saved one")
 
 
 # ---- sandbox operations (issue 4) -------------------------------------------------------------
@@ -884,9 +983,15 @@ def parse_args():
                     help="functions in the generated large module for load timing (default 2500)")
     ap.add_argument("--load-reps", type=int, default=5, help="loads of the large module (default 5)")
     ap.add_argument("--no-large", action="store_true", help="skip the large-module load timing")
-    ap.add_argument("--only", choices=["engine", "sandbox"],
-                    help="run only the engine programs (with the large module) or only the sandbox "
-                         "operations (default: both)")
+    ap.add_argument("--only", choices=["engine", "sandbox", "store"],
+                    help="run only the engine programs (with the large module), only the sandbox "
+                         "operations, or only the snapshot store (default: all)")
+    ap.add_argument("--ri-store", default=os.path.join(ROOT, "build", "ri-bench-store"),
+                    help="the ri-bench-store program (default: build/ri-bench-store)")
+    ap.add_argument("--store-reps", type=int, default=5,
+                    help="repetitions of each store latency and list measurement (default 5)")
+    ap.add_argument("--store-list-count", type=int, default=10000,
+                    help="snapshots in the store for the list timing (default 10000)")
     ap.add_argument("--ri-sandbox", default=os.path.join(ROOT, "build", "ri-bench-sandbox"),
                     help="the ri-bench-sandbox program (default: build/ri-bench-sandbox)")
     ap.add_argument("--sandbox-wasm",
@@ -916,8 +1021,11 @@ def parse_args():
         ap.error("--sandbox-rounds must be at least 1")
     if not 0 < args.sandbox_scale <= 1000:
         ap.error("--sandbox-scale must be in (0, 1000]")
+    if args.store_reps < 1 or args.store_list_count < 1:
+        ap.error("--store-reps and --store-list-count must be at least 1")
     args.engine = args.only in (None, "engine")
     args.sandbox = args.only in (None, "sandbox")
+    args.store = args.only in (None, "store")
     if args.sandbox_wasm is None:
         args.sandbox_wasm = os.path.join(os.path.dirname(os.path.abspath(args.ri_sandbox)),
                                          "bench", "sandbox", "sandbox_ops.wasm")
@@ -945,6 +1053,11 @@ def check_tools(args):
                              "pass --sandbox-wasm PATH")
         args.ri_sandbox = os.path.abspath(args.ri_sandbox)
         args.sandbox_wasm = os.path.abspath(args.sandbox_wasm)
+    if args.store:
+        if not (os.path.isfile(args.ri_store) and os.access(args.ri_store, os.X_OK)):
+            raise BenchError(f"{args.ri_store} is not built; run `make` first, pass --ri-store PATH "
+                             "or --only engine|sandbox")
+        args.ri_store = os.path.abspath(args.ri_store)
     if args.engine and any(r.startswith("ri") for r in args.runtimes):
         if not (os.path.isfile(args.ri) and os.access(args.ri, os.X_OK)):
             raise BenchError(f"{args.ri} is not built; run `make` first or pass --ri PATH")
@@ -989,6 +1102,7 @@ def main():
         log("Timing load+validate+compile of the large module")
         large = run_large(args, large_files)
     sandbox = measure_sandbox(args) if args.sandbox else None
+    store = measure_store(args) if args.store else None
 
     print(f"\nri-sandbox benchmarks, {now.strftime('%Y-%m-%d %H:%M:%S %Z')}")
     facts = machine_facts()
@@ -1003,6 +1117,7 @@ def main():
         targets = print_targets(summary, large)
         regressions = print_regressions(summary, previous_best(args.results, {p: defs[p] for p in args.programs}))
     print_sandbox(sandbox)
+    print_store(store)
 
     os.makedirs(args.results, exist_ok=True)
     base = os.path.join(args.results, f"bench-{stamp}")
@@ -1025,7 +1140,8 @@ def main():
         "config": {"reps": args.reps, "cell_budget_s": args.cell_budget, "timeout_s": args.timeout,
                    "interp_limit_s": args.interp_limit, "large_funcs": args.large_funcs,
                    "programs": args.programs if args.engine else [], "runtimes": args.runtimes,
-                   "sections": [n for n, on in (("engine", args.engine), ("sandbox", args.sandbox)) if on],
+                   "sections": [n for n, on in (("engine", args.engine), ("sandbox", args.sandbox),
+                                                ("store", args.store)) if on],
                    "sizes": {p: defs[p] for p in args.programs} if args.engine else {},
                    "timing": "run() call timed in-process; wasm-interp: process wall time"},
         "programs": {p: {"expected": sums[p], "runtimes": {rt: c.to_json() for rt, c in cells.items()}}
@@ -1035,6 +1151,7 @@ def main():
         "targets": targets,
         "against_previous_best": regressions,
         "sandbox_ops": sandbox,
+        "snapshot_store": store,
         "chart": os.path.basename(png) if charted else None,
         "duration_s": round(time.time() - started, 1),
     }
@@ -1045,7 +1162,8 @@ def main():
     print(f"Total time: {time.time() - started:.0f} s")
     bad_large = large is not None and large.get("ri_status") not in (None, "ok")
     bad_sandbox = sandbox is not None and sandbox["status"] != "ok"
-    if failures or bad_large or bad_sandbox:
+    bad_store = store is not None and store["status"] != "ok"
+    if failures or bad_large or bad_sandbox or bad_store:
         print("\nFAILED: some runtime crashed or returned a wrong result (see above)")
         return 1
     return 0

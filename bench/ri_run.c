@@ -6,11 +6,15 @@
  *       imports, one call of FUNC() -> i32. Prints the result as an unsigned decimal on
  *       stdout (every run must agree) and, with --repeat, one machine-readable line on
  *       stderr:  ri-bench-run: call runs=N median_ns=.. min_ns=.. max_ns=.. gas_used=..
+ *       --no-metering loads the module unmetered (ri_module_config.unmetered: code
+ *       compiled without gas charges); by default it is metered, with a finite budget.
  *
  *   ri-bench-run --load-only [--repeat N] MODULE.wasm
  *       Times ri_module_load (decode + validate + compile) N times (default 5) and prints
  *       on stdout:  ri-bench-run: load runs=N module_bytes=.. code_bytes=.. median_ns=..
  *       min_ns=.. ns_per_code_byte=..
+ *       and the size of the engine's internal code against the code section:
+ *       ri-bench-run: internal_code_bytes=.. internal_code_ratio=..
  *
  * Only the call is timed (not loading or instantiation), so the numbers compare with an
  * in-process timer around run() in native code and in Node.
@@ -33,10 +37,9 @@
 #include "ri/engine.h"
 
 /* Metering on: a budget large enough for any benchmark (about 10^15 instructions, days of
- * work) yet finite, so the accounting runs as it would for a real guest. Metering off leaves
- * the store's default, UINT64_MAX. NOTE: the engine charges gas either way today (UINT64_MAX
- * is merely "effectively unmetered"), so the on/off ratio only becomes meaningful once the
- * engine gets a truly unmetered mode (issue 3). */
+ * work) yet finite, so the accounting runs as it would for a real guest. Metering off loads
+ * the module with ri_module_config.unmetered: its code charges no gas at all (and the store
+ * keeps its default budget, UINT64_MAX, untouched). */
 #define METERED_GAS UINT64_C(1000000000000000)
 
 #define MAX_REPEAT 100000
@@ -175,10 +178,18 @@ static int load_only(const uint8_t *bytes, size_t len, const char *path, long re
     printf("ri-bench-run: load runs=%ld module_bytes=%zu code_bytes=%" PRIu32 " median_ns=%" PRIu64
            " min_ns=%" PRIu64 " ns_per_code_byte=%.2f\n",
            repeat, len, code_bytes, med, times[0], (double)med / (double)code_bytes);
-    /* TODO(issue 3): the internal code size relative to the code section needs an API
-     * such as `size_t ri_module_code_bytes(const ri_module *)`; until then it is n/a. */
-    printf("ri-bench-run: internal_code_ratio=n/a\n");
     free(times);
+    /* The internal code the engine made of the bodies, against the code section. */
+    ri_error err;
+    ri_module *m = ri_module_load(bytes, len, NULL, &err);
+    if (!m) {
+        fprintf(stderr, "ri-bench-run: %s: load failed: %s: %s\n", path, ri_errcode_name(err.code), err.message);
+        return 1;
+    }
+    size_t internal = ri_module_code_bytes(m);
+    ri_module_free(m);
+    printf("ri-bench-run: internal_code_bytes=%zu internal_code_ratio=%.2f\n", internal,
+           (double)internal / (double)code_bytes);
     return 0;
 }
 
@@ -192,8 +203,7 @@ static int run_once(const ri_module *m, const char *func_name, bool metering, ui
         fprintf(stderr, "ri-bench-run: out of memory creating a store\n");
         return 1;
     }
-    uint64_t budget = metering ? METERED_GAS : UINT64_MAX;
-    if (metering) ri_store_set_gas(store, budget);
+    if (metering) ri_store_set_gas(store, METERED_GAS);
 
     ri_instance *inst = ri_instantiate(store, m, NULL, 0, &err);
     if (!inst) {
@@ -243,7 +253,10 @@ done:
 static int run_calls(const uint8_t *bytes, size_t len, const char *path, const char *func_name,
                      bool metering, long repeat, bool report) {
     ri_error err;
-    ri_module *m = ri_module_load(bytes, len, NULL, &err);
+    ri_module_config cfg;
+    memset(&cfg, 0, sizeof cfg); /* zero fields: the defaults */
+    cfg.unmetered = !metering;
+    ri_module *m = ri_module_load(bytes, len, &cfg, &err);
     if (!m) {
         fprintf(stderr, "ri-bench-run: %s: load failed: %s: %s\n", path, ri_errcode_name(err.code),
                 err.message);

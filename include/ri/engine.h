@@ -163,6 +163,11 @@ typedef struct ri_module_config {
     uint32_t max_memory_pages;    /* declared minimum; default 65,536 (4 GiB) */
     uint32_t max_total_locals;    /* declared locals of all functions together; default
                                      16,777,216 (a few bytes of binary can declare many) */
+    bool unmetered;               /* compile without gas metering: the module's code never
+                                     charges gas (ri_store_gas stays unchanged by it, and it
+                                     cannot run out of gas); interruption still works. For
+                                     trusted code and for measuring what metering costs.
+                                     Default (false): metered, see ri_store_set_gas. */
 } ri_module_config;
 
 /* Decode, validate and compile. cfg may be NULL. Returns NULL and fills err on failure. */
@@ -176,6 +181,10 @@ ri_export_info ri_module_export(const ri_module *module, uint32_t index);
 /* The module's binary as loaded (the module's own copy, valid as long as the module):
  * what a snapshot hashes to name the module, or embeds. */
 const uint8_t *ri_module_bytes(const ri_module *module, size_t *len);
+/* Bytes of internal code the engine compiled the module's function bodies into (the
+ * instruction streams, without the stop-point tables), to compare with the size of the
+ * code section. */
+size_t ri_module_code_bytes(const ri_module *module);
 
 /* ---- stores ---------------------------------------------------------------- */
 

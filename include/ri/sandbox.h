@@ -164,6 +164,14 @@ void ri_sandboxes_free(ri_sandboxes *factory); /* sandboxes stay valid; free the
 /* NULL on error (missing event timestamp, bad config, OOM), with err filled. */
 ri_sandbox *ri_sandbox_create(ri_sandboxes *factory, const ri_sandbox_config *config,
                               ri_sandbox_error *err);
+/* The longest sandbox id ri_sandbox_create_with_id accepts. */
+#define RI_SANDBOX_ID_MAX 63
+/* ri_sandbox_create with an id chosen by the caller instead of the factory's next
+ * "sandbox-N" (the snapshot store names the sandboxes it restores into
+ * "<origin>-restored-<short>"). id: 1 to RI_SANDBOX_ID_MAX characters from A-Z a-z 0-9
+ * . _ - (INVALID_CONFIG otherwise). Uniqueness is the caller's to ensure. */
+ri_sandbox *ri_sandbox_create_with_id(ri_sandboxes *factory, const ri_sandbox_config *config, const char *id,
+                                      ri_sandbox_error *err);
 void ri_sandbox_free(ri_sandbox *sb);
 
 const char *ri_sandbox_id(const ri_sandbox *sb);
@@ -191,6 +199,11 @@ ri_sandbox_result ri_sandbox_call(ri_sandbox *sb, const char *action, const ri_v
 /* Thread-safe: stop a running execution (it ends as TIMEOUT if its time is up, else
  * as WASM_TRAP "interrupted"). */
 void ri_sandbox_interrupt(ri_sandbox *sb);
+
+/* The loaded module's binary (valid until the next load, restore or destroy), its length
+ * and its SHA-256 (computed once per load); NULL when no module is loaded. len and
+ * sha256 may be NULL. */
+const uint8_t *ri_sandbox_module(ri_sandbox *sb, size_t *len, uint8_t sha256[RI_SNAP_SHA256_BYTES]);
 
 /* loaded -> suspended. */
 bool ri_sandbox_suspend(ri_sandbox *sb, ri_sandbox_error *err);

@@ -31,6 +31,9 @@ static void usage(FILE *f) {
             "  diff OLD NEW     what changed between two snapshot files\n"
             "  validate MODULE.wasm\n"
             "                   load a module with the engine; list its imports and exports\n"
+            "  snap SUBCOMMAND --store DIR ...\n"
+            "                   the snapshot store: save, restore, list, show, delete,\n"
+            "                   rename, diff, export, import, gc\n"
             "\n"
             "options:\n"
             "  -h, --help       show this help (`ri COMMAND --help` for a command's)\n"
@@ -59,6 +62,7 @@ int main(int argc, char **argv) {
     if (strcmp(cmd, "inspect") == 0) return ri_cmd_inspect(argc - 1, argv + 1);
     if (strcmp(cmd, "validate") == 0) return ri_cmd_validate(argc - 1, argv + 1);
     if (strcmp(cmd, "diff") == 0) return ri_cmd_diff(argc - 1, argv + 1);
+    if (strcmp(cmd, "snap") == 0) return ri_cmd_snap(argc - 1, argv + 1);
     if (cmd[0] == '-') return ri_usage("ri", "unknown option '%s'", cmd);
-    return ri_usage("ri", "unknown command '%s' (commands: run, inspect, diff, validate)", cmd);
+    return ri_usage("ri", "unknown command '%s' (commands: run, inspect, diff, validate, snap)", cmd);
 }

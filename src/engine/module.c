@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "code.h"
 #include "runtime.h"
 
 /*
@@ -225,6 +226,14 @@ uint32_t ri_module_memory_count(const ri_module *m) { return m ? m->nmemories : 
 const uint8_t *ri_module_bytes(const ri_module *m, size_t *len) {
     if (len) *len = m ? m->size : 0;
     return m ? m->bytes : NULL;
+}
+
+size_t ri_module_code_bytes(const ri_module *m) {
+    size_t bytes = 0;
+    if (!m || !m->codes) return 0;
+    for (uint32_t i = 0; i < m->nbodies; i++)
+        if (m->codes[i]) bytes += (size_t)m->codes[i]->nwords * sizeof *m->codes[i]->words;
+    return bytes;
 }
 
 bool ri_module_memory(const ri_module *m, uint32_t index, ri_memtype *type, bool *imported) {

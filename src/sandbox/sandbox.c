@@ -195,12 +195,33 @@ void ri_sandboxes_free(ri_sandboxes *factory) {
 
 /* ---- create and free --------------------------------------------------------------------- */
 
-ri_sandbox *ri_sandbox_create(ri_sandboxes *factory, const ri_sandbox_config *config, ri_sandbox_error *err) {
+/* A caller-chosen id: 1 to RI_SANDBOX_ID_MAX characters from A-Z a-z 0-9 . _ - (it
+ * appears in messages and file names, so nothing that needs quoting). */
+static bool valid_id(const char *id) {
+    size_t n = strlen(id);
+    if (n == 0 || n > RI_SANDBOX_ID_MAX) return false;
+    for (size_t i = 0; i < n; i++) {
+        char c = id[i];
+        bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+                  c == '_' || c == '-';
+        if (!ok) return false;
+    }
+    return true;
+}
+
+/* id NULL: the factory's next "sandbox-N". */
+static ri_sandbox *create_sandbox(ri_sandboxes *factory, const ri_sandbox_config *config, const char *id,
+                                  ri_sandbox_error *err) {
     ri_sandbox_error scratch;
     if (!err) err = &scratch;
     sb_error_clear(err);
     if (!factory || !config) {
         sb_error_set(err, RI_SANDBOX_INVALID_CONFIG, "ri_sandbox_create: %s is NULL", factory ? "config" : "factory");
+        return NULL;
+    }
+    if (id && !valid_id(id)) {
+        sb_error_set(err, RI_SANDBOX_INVALID_CONFIG,
+                     "Invalid sandbox id: ids are 1 to %d characters from A-Z a-z 0-9 . _ -", RI_SANDBOX_ID_MAX);
         return NULL;
     }
     if (!validate_config(config, err)) return NULL;
@@ -230,10 +251,14 @@ ri_sandbox *ri_sandbox_create(ri_sandboxes *factory, const ri_sandbox_config *co
         free(sb);
         return NULL;
     }
-    pthread_mutex_lock(&factory->lock);
-    uint64_t id = factory->next_id++;
-    pthread_mutex_unlock(&factory->lock);
-    snprintf(sb->id, sizeof sb->id, "sandbox-%llu", (unsigned long long)id);
+    if (id) {
+        snprintf(sb->id, sizeof sb->id, "%s", id);
+    } else {
+        pthread_mutex_lock(&factory->lock);
+        uint64_t next = factory->next_id++;
+        pthread_mutex_unlock(&factory->lock);
+        snprintf(sb->id, sizeof sb->id, "sandbox-%llu", (unsigned long long)next);
+    }
     sb->watchdog = factory->watchdog;
     sb_watchdog_retain(sb->watchdog);
 
@@ -243,6 +268,19 @@ ri_sandbox *ri_sandbox_create(ri_sandboxes *factory, const ri_sandbox_config *co
     sb->metrics.execution_limit_ms = config->max_execution_ms;
     sb_set_status(sb, RI_SANDBOX_CREATED);
     return sb;
+}
+
+ri_sandbox *ri_sandbox_create(ri_sandboxes *factory, const ri_sandbox_config *config, ri_sandbox_error *err) {
+    return create_sandbox(factory, config, NULL, err);
+}
+
+ri_sandbox *ri_sandbox_create_with_id(ri_sandboxes *factory, const ri_sandbox_config *config, const char *id,
+                                      ri_sandbox_error *err) {
+    if (!id) {
+        if (err) sb_error_set(err, RI_SANDBOX_INVALID_CONFIG, "ri_sandbox_create_with_id: id is NULL");
+        return NULL;
+    }
+    return create_sandbox(factory, config, id, err);
 }
 
 void ri_sandbox_free(ri_sandbox *sb) {

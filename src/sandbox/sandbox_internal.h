@@ -239,7 +239,7 @@ struct ri_sandboxes {
 };
 
 struct ri_sandbox {
-    char id[32];
+    char id[RI_SANDBOX_ID_MAX + 1];
     ri_sandbox_config config;        /* host_functions points at host_functions below */
     ri_host_function *host_functions;/* owned copies (names and types too) */
     uint32_t memory_limit_pages;     /* ceil(max_memory_bytes / 64 KiB), at most 65,536 */

@@ -30,6 +30,18 @@ bool sb_module_sha256(sb_image *img, uint8_t out[RI_SNAP_SHA256_BYTES]) {
     return true;
 }
 
+const uint8_t *ri_sandbox_module(ri_sandbox *sb, size_t *len, uint8_t sha256[RI_SNAP_SHA256_BYTES]) {
+    if (len) *len = 0;
+    if (!sb || sb_status(sb) == RI_SANDBOX_DESTROYED || !sb->image || !sb->image->module) return NULL;
+    size_t n = 0;
+    const uint8_t *bytes = ri_module_bytes(sb->image->module, &n);
+    uint8_t digest[RI_SNAP_SHA256_BYTES];
+    if (!bytes || !sb_module_sha256(sb->image, digest)) return NULL;
+    if (sha256) memcpy(sha256, digest, RI_SNAP_SHA256_BYTES);
+    if (len) *len = n;
+    return bytes;
+}
+
 bool sb_snapshot_meta(ri_sandbox *sb, ri_snap_meta *meta, ri_sandbox_error *err) {
     memset(meta, 0, sizeof *meta);
     if (!sb_module_sha256(sb->image, meta->module_sha256))
