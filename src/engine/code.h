@@ -68,24 +68,41 @@
  * instruction's size, 0 if variable (ENTRY, BR_TABLE). */
 #define RI_CODE_CONTROL_OPS(X) \
     X(ENTRY, 0)          /* gas, first_local, ndeclared, nconsts, consts (2 words each) */ \
+    X(ENTRY_Z, 5)        /* the same without constants, ndeclared <= 8: zeroes 8 slots */ \
+    X(ENTRY_ZU, 5)       /* ENTRY_Z of unmetered code: charges nothing */ \
     X(GAS, 2)            /* cost */ \
     X(LOOP, 2)           /* cost; polls the interrupt flag */ \
-    X(BR, 2)             /* offset */ \
-    X(BR_IF, 3)          /* cond, offset: branch when cond != 0 */ \
-    X(BR_IFNOT, 3)       /* cond, offset: branch when cond == 0 */ \
     X(BR_TABLE, 0)       /* index, count, count + 1 offsets */ \
     X(RETURN0, 1) \
     X(RETURN1, 2)        /* src */ \
     X(RETURN_N, 3)       /* first src, count (contiguous) */ \
     X(UNREACHABLE, 1) \
     X(CALL_LOCAL, 3)     /* body index, frame base */ \
+    X(CALL_LOCAL_M1, 5)  /* body index, frame base, d, s: one MOVE first, then the call */ \
+    X(CALL_LOCAL_M2, 7)  /* body index, frame base, d1, s1, d2, s2: MOVE2 first */ \
     X(CALL, 3)           /* function index (an import), frame base */ \
     X(CALL_INDIRECT, 5)  /* type index, table index, element index slot, frame base */ \
+    X(CALL_INDIRECT_M1, 7) /* the same, then d, s: one MOVE first */ \
+    X(CALL_INDIRECT_M2, 9) /* the same, then d1, s1, d2, s2: MOVE2 first */ \
     X(MOVE, 3)           /* dst, src */ \
+    X(MOVE2, 5)          /* dst1, src1, dst2, src2: two MOVEs, in order */ \
+    X(MOVE3, 7)          /* three MOVEs, in order */ \
+    X(MOVE4, 9)          /* four MOVEs, in order */ \
+    X(I32_ADD_I2, 7)     /* d1, a1, imm1, d2, a2, imm2: two I32_ADD_I, in order */ \
+    X(I32_ADD_2D, 5)     /* d, a, b, d2: d = a + b, then d2 = d (local.tee d; local.set d2) */ \
+    X(I32_ADD_I_2D, 5)   /* d, a, imm, d2: the same with an immediate */ \
+    X(I32_XOR_ROTL2, 6)  /* d, x, k1, y, k2: d = rotl(x, k1) ^ rotl(y, k2), k1 and k2 immediates */ \
+    X(F64_AXPY, 6)       /* p, off, a, q, qoff: mem64[p + off] = a * mem64[q + qoff] + mem64[p + off]; \
+                            the second load's stop point is at position + 3 */ \
+    X(F64_AXPY_XI, 7)    /* p, off, a, q, imm, qoff: the same, q's address (u32)(q + imm) + qoff */ \
+    X(I32_LOAD2, 7)      /* d1, a1, off1, d2, a2, off2: two I32_LOAD, in order; the second's \
+                            stop point is at position + 3 */ \
+    X(I32_CMP3_S, 4)     /* d, a, b: d = (a > b) - (a < b), signed */ \
+    X(I32_CMP3_U, 4)     /* the same, unsigned */ \
     X(SELECT, 5)         /* dst, a, b, cond */ \
     X(GLOBAL_GET, 3)     /* dst, global index */ \
     X(GLOBAL_SET, 3)     /* global index, src */ \
-    X(CONST32, 3)        /* dst, value (when the constant pool is full) */ \
+    X(CONST32, 3)        /* dst, value (zero-extended) */ \
     X(CONST64, 4)        /* dst, low, high */ \
     X(MEMORY_SIZE, 2)    /* dst */ \
     X(MEMORY_GROW, 3)    /* dst, delta */ \
@@ -104,8 +121,16 @@
     X(REF_IS_NULL, 3)    /* dst, a */ \
     X(REF_FUNC, 3)       /* dst, function index */
 
-/* Compare-and-branch superinstructions (BR_IF_<cmp> a b offset, 4 words), made when
- * br_if or if consumes the result of the compare just before it.
+/* Branches: X(NAME, WORDS); the offset is the last word. Compare-and-branch
+ * superinstructions follow in RI_CODE_CMP_BRANCHES. */
+#define RI_CODE_BRANCH_OPS(X) \
+    X(BR, 2)             /* offset */ \
+    X(BR_IF, 3)          /* cond, offset: branch when cond != 0 */ \
+    X(BR_IFNOT, 3)       /* cond, offset: branch when cond == 0 */
+
+/* Compare-and-branch superinstructions, made when br_if or if consumes the result of
+ * the compare just before it: BR_IF_<cmp> (a, b, offset) and BR_IF_<cmp>_I (a, imm,
+ * offset; imm as for the *_I operations below), 4 words each.
  * X(CMP, NEGATION): `if` branches to its else on the negated compare. */
 #define RI_CODE_CMP_BRANCHES(X) \
     X(I32_EQ, I32_NE) X(I32_NE, I32_EQ) \
@@ -115,21 +140,127 @@
     X(I64_LT_S, I64_GE_S) X(I64_GE_S, I64_LT_S) X(I64_LT_U, I64_GE_U) X(I64_GE_U, I64_LT_U) \
     X(I64_GT_S, I64_LE_S) X(I64_LE_S, I64_GT_S) X(I64_GT_U, I64_LE_U) X(I64_LE_U, I64_GT_U)
 
+/* Every branch comes in four consecutive variants (RI_CODE_<branch> + RI_BRANCH_*),
+ * chosen after the body is compiled (fused metering, see above):
+ *   +0  plain: the target's own GAS/LOOP runs when reached.
+ *   +1  _FG: the target is a GAS: the taken branch charges it and skips it; a
+ *            conditional branch that falls through charges the GAS that follows it.
+ *   +2  _BG: the target is a LOOP: the taken branch polls the interrupt flag, charges
+ *            it and skips it; the fall-through is as in _FG.
+ *   +3  _BU: unmetered code: the target is a LOOP, polled but not charged; the
+ *            fall-through is plain. */
+#define RI_BRANCH_FG 1
+#define RI_BRANCH_BG 2
+#define RI_BRANCH_BU 3
+
+/* Binary operations with an immediate second operand: NAME_I (dst, a, imm), 4 words.
+ * For i32 the immediate is the value; for i64 it is sign-extended from 32 bits (the
+ * compiler uses these only for constants that fit). */
+#define RI_CODE_IMM_OPS(X) \
+    X(I32_ADD) X(I32_SUB) X(I32_MUL) X(I32_AND) X(I32_OR) X(I32_XOR) \
+    X(I32_SHL) X(I32_SHR_S) X(I32_SHR_U) X(I32_ROTL) X(I32_ROTR) \
+    X(I32_EQ) X(I32_NE) X(I32_LT_S) X(I32_LT_U) X(I32_GT_S) X(I32_GT_U) \
+    X(I32_LE_S) X(I32_LE_U) X(I32_GE_S) X(I32_GE_U) \
+    X(I64_ADD) X(I64_SUB) X(I64_MUL) X(I64_AND) X(I64_OR) X(I64_XOR) \
+    X(I64_SHL) X(I64_SHR_S) X(I64_SHR_U) X(I64_ROTL) X(I64_ROTR) \
+    X(I64_EQ) X(I64_NE) X(I64_LT_S) X(I64_LT_U) X(I64_GT_S) X(I64_GT_U) \
+    X(I64_LE_S) X(I64_LE_U) X(I64_GE_S) X(I64_GE_U)
+
+/* Loads and stores whose address is the i32.add emitted just before them, fused:
+ * NAME_X: loads (dst, a, b, offset), stores (a, b, value, offset), the address being
+ * (u32)(a + b) + offset; NAME_XI: the same with b an immediate. 5 words. */
+#define RI_CODE_ADDR_OPS(X) \
+    X(I32_LOAD) X(I64_LOAD) X(F32_LOAD) X(F64_LOAD) \
+    X(I32_LOAD8_S) X(I32_LOAD8_U) X(I32_LOAD16_S) X(I32_LOAD16_U) \
+    X(I32_STORE) X(I64_STORE) X(F32_STORE) X(F64_STORE) X(I32_STORE8) X(I32_STORE16)
+
+/* Loop-counter branches: an i32.add whose result a compare-and-branch tests, fused:
+ * ADDBR_<cmp>_<kinds> (k, x, step, limit, offset), 6 words: k = x + step, then branch
+ * when k <cmp> limit. <kinds> tells whether step and limit are slots (S) or immediates
+ * (I): SS, SI, IS, II. Four branch variants each (RI_BRANCH_*). br_if / if on the sum
+ * itself are its NE / EQ with the immediate 0. */
+#define RI_CODE_ADDBR_CMPS(X) \
+    X(I32_EQ) X(I32_NE) X(I32_LT_S) X(I32_LT_U) X(I32_GT_S) X(I32_GT_U) \
+    X(I32_LE_S) X(I32_LE_U) X(I32_GE_S) X(I32_GE_U)
+
+/* f64 arithmetic fused with the load just before it or the store just after it, 5 words:
+ * NAME_LA (dst, b, addr, offset): dst = mem64[addr + offset] op b;
+ * NAME_LB (dst, a, addr, offset): dst = a op mem64[addr + offset];
+ * NAME_S (addr, a, b, offset): mem64[addr + offset] = a op b;
+ * and both, when the store goes where the load came from, 4 words:
+ * NAME_MA (addr, b, offset): mem64[addr + offset] = mem64[addr + offset] op b;
+ * NAME_MB (addr, a, offset): mem64[addr + offset] = a op mem64[addr + offset];
+ * NAME_LXA / NAME_LXB (dst, other, p, imm, offset), 6 words: as _LA / _LB with the
+ * address of F64_LOAD_XI, (u32)(p + imm) + offset. */
+#define RI_CODE_FMEM_OPS(X) X(F64_ADD) X(F64_SUB) X(F64_MUL)
+
+/* i32 arithmetic whose other operand the operation just before it computed, fused:
+ * I32_<OUTER>_<INNER> (d, a, x, y): d = a OUTER (x INNER y), and I32_<OUTER>_<INNER>_I
+ * with y an immediate. 5 words. OUTER is commutative, so the computed operand may have
+ * been either of its two. */
+#define RI_CODE_PAIR_INNER(X, outer) \
+    X(outer, ADD) X(outer, SUB) X(outer, MUL) X(outer, AND) X(outer, OR) X(outer, XOR) \
+    X(outer, SHL) X(outer, SHR_S) X(outer, SHR_U) X(outer, ROTL) X(outer, ROTR)
+#define RI_CODE_PAIR_OPS(X) \
+    RI_CODE_PAIR_INNER(X, ADD) RI_CODE_PAIR_INNER(X, XOR) RI_CODE_PAIR_INNER(X, AND) \
+    RI_CODE_PAIR_INNER(X, OR)
+
+/* f64 arithmetic on the result of the f64 arithmetic just before it, fused (5 words):
+ * F64_<OUTER>_<INNER>_A (d, b, x, y): d = (x INNER y) OUTER b;
+ * F64_<OUTER>_<INNER>_B (d, a, x, y): d = a OUTER (x INNER y).
+ * Only the final result is canonicalised: a NaN inside stays a NaN to the end. */
+#define RI_CODE_FPAIR_INNER(X, outer) X(outer, ADD) X(outer, SUB) X(outer, MUL)
+#define RI_CODE_FPAIR_OPS(X) \
+    RI_CODE_FPAIR_INNER(X, ADD) RI_CODE_FPAIR_INNER(X, SUB) RI_CODE_FPAIR_INNER(X, MUL)
+
+/* i32.add of a value loaded just before: I32_ADD_L (d, a, addr, offset) 5 words, d = a +
+ * mem32[addr + offset]; I32_ADD_LX / _LXI (d, a, p, q, offset) 6 words, the address being
+ * that of I32_LOAD_X / _XI. */
+#define RI_CODE_ADD_LOAD_OPS(X) X(I32_ADD_L, 5) X(I32_ADD_LX, 6) X(I32_ADD_LXI, 6) \
+    X(I32_ADD_L8U, 5) X(I32_ADD_LX8U, 6) X(I32_ADD_LXI8U, 6) /* the same with i32.load8_u */
+
 /* Every internal operation. Loads (dst, addr, offset) and stores (addr, value, offset)
  * keep their opcodes.h names, 4 words; numeric ops too: unary (dst, a) 3 words,
  * binary (dst, a, b) 4 words. */
+#define RI_X_BRANCH_ENUM(name) RI_CODE_##name, RI_CODE_##name##_FG, RI_CODE_##name##_BG, RI_CODE_##name##_BU,
 typedef enum ri_code_op {
 #define RI_X_CTRL(name, words) RI_CODE_##name,
-#define RI_X_CMPBR(cmp, neg) RI_CODE_BR_IF_##cmp,
+#define RI_X_BR(name, words) RI_X_BRANCH_ENUM(name)
+#define RI_X_CMPBR(cmp, neg) RI_X_BRANCH_ENUM(BR_IF_##cmp) RI_X_BRANCH_ENUM(BR_IF_##cmp##_I)
+#define RI_X_IMM(name) RI_CODE_##name##_I,
+#define RI_X_ADDR(name) RI_CODE_##name##_X, RI_CODE_##name##_XI,
+#define RI_X_ADDBR(cmp) RI_X_BRANCH_ENUM(ADDBR_##cmp##_SS) RI_X_BRANCH_ENUM(ADDBR_##cmp##_SI) \
+                        RI_X_BRANCH_ENUM(ADDBR_##cmp##_IS) RI_X_BRANCH_ENUM(ADDBR_##cmp##_II)
+#define RI_X_PAIR(outer, inner) RI_CODE_I32_##outer##_##inner, RI_CODE_I32_##outer##_##inner##_I,
+#define RI_X_ADDL(name, words) RI_CODE_##name,
+#define RI_X_FPAIR(outer, inner) RI_CODE_F64_##outer##_##inner##_A, RI_CODE_F64_##outer##_##inner##_B,
+#define RI_X_FMEM(name) RI_CODE_##name##_LA, RI_CODE_##name##_LB, RI_CODE_##name##_S, \
+                        RI_CODE_##name##_MA, RI_CODE_##name##_MB, RI_CODE_##name##_LXA, RI_CODE_##name##_LXB,
 #define RI_X_MEM(name, byte, t, n, st) RI_CODE_##name,
 #define RI_X_NUM(name, byte, a, b, r) RI_CODE_##name,
     RI_CODE_CONTROL_OPS(RI_X_CTRL)
+    RI_CODE_BRANCH_OPS(RI_X_BR)
     RI_CODE_CMP_BRANCHES(RI_X_CMPBR)
+    RI_CODE_IMM_OPS(RI_X_IMM)
+    RI_CODE_ADDR_OPS(RI_X_ADDR)
+    RI_CODE_ADDBR_CMPS(RI_X_ADDBR)
+    RI_CODE_FMEM_OPS(RI_X_FMEM)
+    RI_CODE_PAIR_OPS(RI_X_PAIR)
+    RI_CODE_ADD_LOAD_OPS(RI_X_ADDL)
+    RI_CODE_FPAIR_OPS(RI_X_FPAIR)
     RI_MEMORY_OPS(RI_X_MEM)
     RI_NUMERIC_OPS(RI_X_NUM)
     RI_SAT_OPS(RI_X_NUM)
 #undef RI_X_CTRL
+#undef RI_X_BR
 #undef RI_X_CMPBR
+#undef RI_X_IMM
+#undef RI_X_ADDR
+#undef RI_X_ADDBR
+#undef RI_X_FMEM
+#undef RI_X_PAIR
+#undef RI_X_ADDL
+#undef RI_X_FPAIR
 #undef RI_X_MEM
 #undef RI_X_NUM
     RI_CODE_OP_COUNT
@@ -162,6 +293,7 @@ typedef struct ri_code {
     uint32_t nconsts;     /* constant pool slots */
     uint32_t stack_base;  /* nlocals + nconsts: slot of operand stack entry 0 */
     uint32_t frame_slots; /* stack_base + maximum operand stack height */
+    uint32_t metered;     /* 0: compiled without gas charges (ri_module_config.unmetered) */
     uint32_t nwords;
     uint32_t *words;
     uint32_t npoints;

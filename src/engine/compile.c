@@ -2,12 +2,19 @@
  * Compilation of validated function bodies into the internal code (see code.h).
  *
  * One pass over the instructions (ri_read_instr) per body, after a quick scan that
- * collects the body's constants into the frame's constant pool. The compiler mirrors
- * the WebAssembly operand stack: each entry knows the slot its value lives in: its own
- * slot, a local's slot (after local.get) or a constant-pool slot. Consumers read that
- * slot directly, so local.get and *.const emit nothing. Such "pending" entries are
- * materialised (copied to their own slot) before their local is overwritten, and at
- * every block boundary and stop point, where all paths must agree on where values are.
+ * collects into the frame's constant pool the constants that will be read in place (a
+ * constant that becomes an immediate operand, or is only copied somewhere, needs no
+ * pool slot). The compiler mirrors the WebAssembly operand stack: each entry knows
+ * where its value is: its own slot, a local's slot (after local.get), a constant-pool
+ * slot, or an immediate (a constant not in the pool). Consumers read that slot
+ * directly or take the immediate, so local.get and *.const emit nothing. Such
+ * "pending" entries are materialised (copied to their own slot) before their local is
+ * overwritten, and at every block boundary and stop point, where all paths must agree
+ * on where values are.
+ *
+ * After a body is compiled, a last pass picks each branch's variant: a branch whose
+ * target is a GAS or LOOP charge, and whose fall-through is a GAS, executes those
+ * charges itself (code.h, "Metering"). Nothing moves, so stop points stay exact.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -28,13 +35,18 @@
 typedef enum entry_kind {
     ENTRY_SLOT,   /* the value is in the entry's own slot */
     ENTRY_LOCAL,  /* the value is local `src` (pending) */
-    ENTRY_CONST,  /* the value is constant-pool slot `src` (pending) */
+    ENTRY_CONST,  /* the value is constant-pool slot `src`, holding `bits` (pending) */
+    ENTRY_IMM,    /* the value is the constant `bits`, in no slot (pending) */
 } entry_kind;
 
 typedef struct operand {
-    uint32_t src;     /* the slot holding the value */
+    uint32_t src;     /* the slot holding the value (not for ENTRY_IMM) */
     uint8_t kind;     /* entry_kind */
+    uint64_t bits;    /* ENTRY_CONST, ENTRY_IMM: the constant (i32 zero-extended) */
 } operand;
+
+/* Marks operand words in compiler.opmap (instruction starts hold their op). */
+#define NO_OP 0xFFFFu
 
 typedef enum ctrl_kind { CTRL_FUNC, CTRL_BLOCK, CTRL_LOOP, CTRL_IF, CTRL_ELSE } ctrl_kind;
 
@@ -48,11 +60,20 @@ typedef struct ctrl {
     bool unreachable;     /* the rest of the block is dead code */
 } ctrl;
 
+typedef struct emitted {
+    uint32_t pos;         /* NO_POS: none */
+    ri_code_op op;
+    uint32_t dst_pos;     /* its dst word, when it wrote a single result (0: none) */
+} emitted;
+
+static const emitted NO_EMITTED = {UINT32_MAX, RI_CODE_OP_COUNT, 0};
+
 typedef struct compiler {
     const ri_module *m;
     const int32_t *dispatch;
     ri_error *err;
     bool failed;
+    bool metered;         /* false: ri_module_config.unmetered, no gas charges */
 
     uint32_t func_index;
     const ri_type *type;
@@ -60,6 +81,8 @@ typedef struct compiler {
 
     uint32_t *code;
     uint32_t len, cap;
+    uint16_t *opmap;      /* per code word: the op starting there, or NO_OP */
+    uint32_t opmap_cap;
     ri_code_point *points;
     uint32_t npoints, points_cap;
 
@@ -80,10 +103,9 @@ typedef struct compiler {
     uint32_t gas_pos;     /* word holding the cost of the current region (0: none) */
     uint32_t gas_count;   /* WebAssembly instructions in the current region so far */
 
-    /* The last emitted instruction, for peephole rewrites. Cleared at labels. */
-    uint32_t last_pos;
-    ri_code_op last_op;
-    uint32_t last_dst_pos; /* its dst word, when it wrote a single result (0: none) */
+    /* The last two emitted instructions, for peephole rewrites (fusions). Cleared at
+     * labels: no rewrite reaches across one. */
+    emitted last, prev;
 
     uint32_t wasm_offset;  /* of the instruction being compiled */
     uint32_t next_offset;  /* of the instruction after it: where a region opened here begins */
@@ -118,13 +140,15 @@ static uint32_t emit_op(compiler *c, ri_code_op op, uint32_t n) {
     if (c->failed) return NO_POS;
     if ((uint64_t)c->len + n > RI_MAX_CODE_WORDS) { fail(c, RI_ERR_LIMIT, "function code too large"); return NO_POS; }
     if (!grow_array(c, (void **)&c->code, &c->cap, (uint64_t)c->len + n, sizeof *c->code)) return NO_POS;
+    if (!grow_array(c, (void **)&c->opmap, &c->opmap_cap, (uint64_t)c->len + n, sizeof *c->opmap)) return NO_POS;
     uint32_t pos = c->len;
     c->code[pos] = (uint32_t)c->dispatch[op];
     memset(&c->code[pos + 1], 0, (size_t)(n - 1) * sizeof *c->code);
+    c->opmap[pos] = (uint16_t)op;
+    for (uint32_t i = 1; i < n; i++) c->opmap[pos + i] = NO_OP;
     c->len += n;
-    c->last_pos = pos;
-    c->last_op = op;
-    c->last_dst_pos = 0;
+    c->prev = c->last;
+    c->last = (emitted){pos, op, 0};
     return pos;
 }
 
@@ -158,31 +182,43 @@ static void add_point(compiler *c, uint32_t pos, ri_point_kind kind, uint32_t he
     c->points[c->npoints++] = (ri_code_point){pos, c->wasm_offset, height, (uint32_t)kind};
 }
 
-/* Drops everything emitted from pos on (peephole rewrites of the last instruction). */
+/* Drops everything emitted from pos on (peephole rewrites of the last instruction).
+ * When that is the last instruction, the one before it becomes the last again. */
 static void truncate_code(compiler *c, uint32_t pos) {
     c->len = pos;
     while (c->npoints && c->points[c->npoints - 1].pos >= pos) c->npoints--;
-    c->last_pos = NO_POS;
-    c->last_dst_pos = 0;
+    c->last = pos == c->last.pos && c->prev.pos != NO_POS && c->prev.pos < pos ? c->prev : NO_EMITTED;
+    c->prev = NO_EMITTED;
+}
+
+/* No peephole rewrite may reach back across this point (a label). */
+static void forget_emitted(compiler *c) {
+    c->last = NO_EMITTED;
+    c->prev = NO_EMITTED;
 }
 
 /* Marks the last instruction as having written one result to the word at +1, so a
  * following local.set/tee can redirect it into the local. */
 static void note_dst(compiler *c, uint32_t pos) {
-    if (pos != NO_POS) c->last_dst_pos = pos + 1;
+    if (pos != NO_POS) c->last.dst_pos = pos + 1;
 }
 
 /* ---- operand stack --------------------------------------------------------------------- */
 
 static uint32_t own_slot(const compiler *c, uint32_t index) { return c->stack_base + index; }
 
-static void push_entry(compiler *c, entry_kind kind, uint32_t src) {
+/* Pushes an entry as it was (an operand popped before, pushed back unchanged). */
+static void push_operand(compiler *c, operand e) {
     if (c->failed) return;
     if (!grow_array(c, (void **)&c->stack, &c->stack_cap, (uint64_t)c->h + 1, sizeof *c->stack)) return;
-    c->stack[c->h] = (operand){kind == ENTRY_SLOT ? own_slot(c, c->h) : src, (uint8_t)kind};
-    if (kind != ENTRY_SLOT) c->npending++;
-    c->h++;
+    if (e.kind == ENTRY_SLOT) e.src = own_slot(c, c->h);
+    else c->npending++;
+    c->stack[c->h++] = e;
     if (c->h > c->max_h) c->max_h = c->h;
+}
+
+static void push_entry(compiler *c, entry_kind kind, uint32_t src) {
+    push_operand(c, (operand){src, (uint8_t)kind, 0});
 }
 
 /* Pushes a result computed into its own slot; returns that slot. */
@@ -195,7 +231,7 @@ static uint32_t push_slot(compiler *c) {
 static operand pop(compiler *c) {
     if (c->h == 0 || c->h <= (c->nctrl ? c->ctrls[c->nctrl - 1].height : 0)) {
         fail(c, RI_ERR_INVALID, "operand stack underflow");
-        return (operand){own_slot(c, 0), ENTRY_SLOT};
+        return (operand){own_slot(c, 0), ENTRY_SLOT, 0};
     }
     operand e = c->stack[--c->h];
     if (e.kind != ENTRY_SLOT) c->npending--;
@@ -209,15 +245,99 @@ static void drop_to(compiler *c, uint32_t height) {
     }
 }
 
+/* Splits a last I32_ADD_I2 back into its two I32_ADD_I, so that the second can be fused
+ * into what consumes it. */
+static void unpair(compiler *c) {
+    if (c->last.op != RI_CODE_I32_ADD_I2 || c->last.pos == NO_POS || c->failed) return;
+    uint32_t w[6];
+    memcpy(w, &c->code[c->last.pos + 1], sizeof w);
+    bool second_is_result = c->last.dst_pos == c->last.pos + 4;
+    truncate_code(c, c->last.pos);
+    emit3(c, RI_CODE_I32_ADD_I, w[0], w[1], w[2]);
+    uint32_t p = emit3(c, RI_CODE_I32_ADD_I, w[3], w[4], w[5]);
+    if (second_is_result) note_dst(c, p);
+}
+
+/* dst = src; MOVEs right after each other become one MOVE2, MOVE3 or MOVE4. */
+static void emit_move(compiler *c, uint32_t dst, uint32_t src) {
+    static const ri_code_op moves[5] = {RI_CODE_OP_COUNT, RI_CODE_MOVE, RI_CODE_MOVE2, RI_CODE_MOVE3, RI_CODE_MOVE4};
+    uint32_t n = c->last.op == RI_CODE_MOVE ? 1 : c->last.op == RI_CODE_MOVE2 ? 2 : c->last.op == RI_CODE_MOVE3 ? 3 : 0;
+    if (n && c->last.pos != NO_POS && c->last.pos + 1 + 2 * n == c->len && !c->failed) {
+        uint32_t w[8];
+        memcpy(w, &c->code[c->last.pos + 1], 2 * n * sizeof *w);
+        w[2 * n] = dst;
+        w[2 * n + 1] = src;
+        truncate_code(c, c->last.pos);
+        uint32_t p = emit_op(c, moves[n + 1], 3 + 2 * n);
+        if (p != NO_POS) memcpy(&c->code[p + 1], w, (2 * n + 2) * sizeof *w);
+        return;
+    }
+    if ((c->last.op == RI_CODE_I32_ADD || c->last.op == RI_CODE_I32_ADD_I) && c->last.pos != NO_POS &&
+        c->last.pos + 4 == c->len && !c->failed && c->code[c->last.pos + 1] == src && dst != src) {
+        /* copying what the add just wrote (local.tee x; local.set y): one instruction */
+        uint32_t w[3];
+        memcpy(w, &c->code[c->last.pos + 1], sizeof w);
+        ri_code_op fused = c->last.op == RI_CODE_I32_ADD ? RI_CODE_I32_ADD_2D : RI_CODE_I32_ADD_I_2D;
+        truncate_code(c, c->last.pos);
+        emit4(c, fused, w[0], w[1], w[2], dst);
+        return;
+    }
+    emit2(c, RI_CODE_MOVE, dst, src);
+}
+
+/* Whether operand e is the single result of the last emitted instruction: a
+ * temporary nothing else reads, so that instruction may be fused into its consumer. */
+static bool from_last(const compiler *c, const operand *e) {
+    return e->kind == ENTRY_SLOT && !c->failed && c->last.pos != NO_POS && c->last.dst_pos &&
+           c->code[c->last.dst_pos] == e->src;
+}
+
+/* Removes the last instruction (to fuse it into the next); returns its stop point in
+ * *pt if it had one. */
+static bool take_last(compiler *c, ri_code_point *pt) {
+    bool had = c->npoints && c->points[c->npoints - 1].pos == c->last.pos;
+    if (had) *pt = c->points[c->npoints - 1];
+    truncate_code(c, c->last.pos);
+    return had;
+}
+
+static void put_point(compiler *c, uint32_t pos, ri_code_point pt) {
+    if (c->failed || pos == NO_POS) return;
+    if (!grow_array(c, (void **)&c->points, &c->points_cap, (uint64_t)c->npoints + 1, sizeof *c->points)) return;
+    pt.pos = pos;
+    c->points[c->npoints++] = pt;
+}
+
+static uint32_t emit_const(compiler *c, uint32_t dst, uint64_t bits) {
+    return bits >> 32 ? emit3(c, RI_CODE_CONST64, dst, (uint32_t)bits, (uint32_t)(bits >> 32))
+                      : emit2(c, RI_CODE_CONST32, dst, (uint32_t)bits);
+}
+
+/* Emits dst = the value of e (a MOVE, or a constant for an immediate). */
+static void emit_copy(compiler *c, uint32_t dst, const operand *e) {
+    if (e->kind == ENTRY_IMM) emit_const(c, dst, e->bits);
+    else emit_move(c, dst, e->src);
+}
+
 /* Copies a pending entry's value into its own slot. */
 static void materialise(compiler *c, uint32_t i) {
     operand *e = &c->stack[i];
     if (e->kind == ENTRY_SLOT) return;
-    emit2(c, RI_CODE_MOVE, own_slot(c, i), e->src);
+    emit_copy(c, own_slot(c, i), e);
     e->kind = ENTRY_SLOT;
     e->src = own_slot(c, i);
     c->npending--;
 }
+
+/* The slot to read operand e from, e having been popped from stack entry `index`: an
+ * immediate is first materialised into that entry's own slot. */
+static uint32_t slot_of(compiler *c, operand e, uint32_t index) {
+    if (e.kind != ENTRY_IMM) return e.src;
+    emit_const(c, own_slot(c, index), e.bits);
+    return own_slot(c, index);
+}
+
+static bool is_const(const operand *e) { return e->kind == ENTRY_CONST || e->kind == ENTRY_IMM; }
 
 static void flush_all(compiler *c) {
     for (uint32_t i = 0; c->npending && i < c->h; i++) materialise(c, i);
@@ -237,33 +357,154 @@ static uint32_t pool_find(const compiler *c, uint64_t bits) {
     return NO_POS;
 }
 
-/* The pre-scan: fills the pool with the body's first distinct constants. */
+/* ---- operations with immediates ------------------------------------------------------- */
+
+/* The internal operation of a numeric WebAssembly instruction. */
+static ri_code_op numeric_code_op(uint16_t op) {
+    switch (op) {
+#define RI_X_NUM(name, byte, a, b, r) case RI_OP_##name: return RI_CODE_##name;
+    RI_NUMERIC_OPS(RI_X_NUM)
+#undef RI_X_NUM
+    default: return RI_CODE_OP_COUNT;
+    }
+}
+
+/* The immediate form (NAME_I) of binary operation op, or RI_CODE_OP_COUNT. */
+static ri_code_op imm_form(ri_code_op op) {
+    switch (op) {
+#define RI_X_IMM(name) case RI_CODE_##name: return RI_CODE_##name##_I;
+    RI_CODE_IMM_OPS(RI_X_IMM)
+#undef RI_X_IMM
+    default: return RI_CODE_OP_COUNT;
+    }
+}
+
+/* op with its two operands swapped: op itself if commutative, the mirrored compare,
+ * or RI_CODE_OP_COUNT. */
+static ri_code_op swapped_form(ri_code_op op) {
+    switch (op) {
+    case RI_CODE_I32_ADD: case RI_CODE_I32_MUL: case RI_CODE_I32_AND: case RI_CODE_I32_OR:
+    case RI_CODE_I32_XOR: case RI_CODE_I32_EQ: case RI_CODE_I32_NE:
+    case RI_CODE_I64_ADD: case RI_CODE_I64_MUL: case RI_CODE_I64_AND: case RI_CODE_I64_OR:
+    case RI_CODE_I64_XOR: case RI_CODE_I64_EQ: case RI_CODE_I64_NE:
+        return op;
+    case RI_CODE_I32_LT_S: return RI_CODE_I32_GT_S;
+    case RI_CODE_I32_GT_S: return RI_CODE_I32_LT_S;
+    case RI_CODE_I32_LT_U: return RI_CODE_I32_GT_U;
+    case RI_CODE_I32_GT_U: return RI_CODE_I32_LT_U;
+    case RI_CODE_I32_LE_S: return RI_CODE_I32_GE_S;
+    case RI_CODE_I32_GE_S: return RI_CODE_I32_LE_S;
+    case RI_CODE_I32_LE_U: return RI_CODE_I32_GE_U;
+    case RI_CODE_I32_GE_U: return RI_CODE_I32_LE_U;
+    case RI_CODE_I64_LT_S: return RI_CODE_I64_GT_S;
+    case RI_CODE_I64_GT_S: return RI_CODE_I64_LT_S;
+    case RI_CODE_I64_LT_U: return RI_CODE_I64_GT_U;
+    case RI_CODE_I64_GT_U: return RI_CODE_I64_LT_U;
+    case RI_CODE_I64_LE_S: return RI_CODE_I64_GE_S;
+    case RI_CODE_I64_GE_S: return RI_CODE_I64_LE_S;
+    case RI_CODE_I64_LE_U: return RI_CODE_I64_GE_U;
+    case RI_CODE_I64_GE_U: return RI_CODE_I64_LE_U;
+    default: return RI_CODE_OP_COUNT;
+    }
+}
+
+/* Whether numeric operation op works on i64 operands. */
+static bool is_i64_op(ri_code_op op) {
+    switch (op) {
+#define RI_X_NUM(name, byte, a, b, r) case RI_CODE_##name: return RI_T_##a == RI_I64;
+    RI_NUMERIC_OPS(RI_X_NUM)
+#undef RI_X_NUM
+    default: return false;
+    }
+}
+
+/* Whether constant `bits` can be op's immediate (i64: sign-extended from 32 bits). */
+static bool imm_fits(ri_code_op op, uint64_t bits) {
+    if (imm_form(op) == RI_CODE_OP_COUNT) return false;
+    return !is_i64_op(op) || (int64_t)bits == (int64_t)(int32_t)(uint32_t)bits;
+}
+
+/* Whether op with immediate second operand `bits` leaves its first operand unchanged
+ * (x + 0, x * 1, x & ~0, x << 0, ...): then it needs no code at all. */
+static bool imm_is_identity(ri_code_op op, uint64_t bits) {
+    uint64_t ones = is_i64_op(op) ? UINT64_MAX : UINT32_MAX;
+    uint64_t shift_mask = is_i64_op(op) ? 63 : 31;
+    switch (op) {
+    case RI_CODE_I32_ADD: case RI_CODE_I32_SUB: case RI_CODE_I32_OR: case RI_CODE_I32_XOR:
+    case RI_CODE_I64_ADD: case RI_CODE_I64_SUB: case RI_CODE_I64_OR: case RI_CODE_I64_XOR:
+        return bits == 0;
+    case RI_CODE_I32_SHL: case RI_CODE_I32_SHR_S: case RI_CODE_I32_SHR_U: case RI_CODE_I32_ROTL:
+    case RI_CODE_I32_ROTR: case RI_CODE_I64_SHL: case RI_CODE_I64_SHR_S: case RI_CODE_I64_SHR_U:
+    case RI_CODE_I64_ROTL: case RI_CODE_I64_ROTR:
+        return (bits & shift_mask) == 0;
+    case RI_CODE_I32_MUL: case RI_CODE_I64_MUL:
+        return bits == 1;
+    case RI_CODE_I32_AND: case RI_CODE_I64_AND:
+        return bits == ones;
+    default:
+        return false;
+    }
+}
+
+/* The bits of a constant instruction; false if `in` is none. */
+static bool const_bits(const ri_instr *in, uint64_t *bits) {
+    switch (in->op) {
+    case RI_OP_I32_CONST: *bits = (uint32_t)in->imm.i32; return true;
+    case RI_OP_I64_CONST: *bits = (uint64_t)in->imm.i64; return true;
+    case RI_OP_F32_CONST: *bits = in->imm.f32_bits; return true;
+    case RI_OP_F64_CONST: *bits = in->imm.f64_bits; return true;
+    case RI_OP_REF_NULL: *bits = 0; return true;
+    default: return false;
+    }
+}
+
+/* Whether a constant followed by n1 (and n2, NULL at the end) will be used without a
+ * pool slot: as an immediate operand, or copied into a local. A wrong guess costs a
+ * CONST instruction or an unused pool slot, never correctness. */
+static bool const_needs_no_pool(uint64_t bits, const ri_instr *n1, const ri_instr *n2) {
+    switch (n1->op) {
+    case RI_OP_LOCAL_SET: case RI_OP_LOCAL_TEE:
+        return true;
+    case RI_OP_LOCAL_GET: case RI_OP_GLOBAL_GET: { /* the constant is n2's first operand */
+        if (!n2) return false;
+        ri_code_op op = swapped_form(numeric_code_op(n2->op));
+        return op != RI_CODE_OP_COUNT && imm_fits(op, bits);
+    }
+    default: /* the constant is n1's second operand */
+        return imm_fits(numeric_code_op(n1->op), bits);
+    }
+}
+
+/* The pre-scan: fills the pool with the body's first distinct constants that will be
+ * read in place. */
 static void collect_consts(compiler *c, const uint8_t *start, const uint8_t *end) {
     ri_reader r;
     ri_reader_init(&r, c->m->bytes, start, end);
-    ri_instr in;
-    while (c->nconsts < RI_MAX_POOL_CONSTS && !ri_reader_eof(&r) && ri_read_instr(&r, &in)) {
-        uint64_t bits;
-        switch (in.op) {
-        case RI_OP_I32_CONST: bits = (uint32_t)in.imm.i32; break;
-        case RI_OP_I64_CONST: bits = (uint64_t)in.imm.i64; break;
-        case RI_OP_F32_CONST: bits = in.imm.f32_bits; break;
-        case RI_OP_F64_CONST: bits = in.imm.f64_bits; break;
-        case RI_OP_REF_NULL: bits = 0; break;
-        default: continue;
+    ri_instr win[3]; /* a constant and the two instructions after it */
+    uint32_t n = 0;
+    for (;;) {
+        bool more = c->nconsts < RI_MAX_POOL_CONSTS && !ri_reader_eof(&r) && ri_read_instr(&r, &win[n]);
+        if (more) n++;
+        if (n == 0 || (more && n < 3)) {
+            if (!more) break;
+            continue;
         }
-        if (pool_find(c, bits) == NO_POS) c->consts[c->nconsts++] = bits;
+        uint64_t bits;
+        if (c->nconsts < RI_MAX_POOL_CONSTS && const_bits(&win[0], &bits) &&
+            !(n > 1 && const_needs_no_pool(bits, &win[1], n > 2 ? &win[2] : NULL)) &&
+            pool_find(c, bits) == NO_POS)
+            c->consts[c->nconsts++] = bits;
+        win[0] = win[1];
+        win[1] = win[2];
+        n--;
+        if (!more && n == 0) break;
     }
 }
 
 static void push_const(compiler *c, uint64_t bits) {
     uint32_t k = pool_find(c, bits);
-    if (k != NO_POS) { push_entry(c, ENTRY_CONST, c->nlocals + k); return; }
-    uint32_t dst = own_slot(c, c->h);
-    uint32_t p = bits >> 32 ? emit3(c, RI_CODE_CONST64, dst, (uint32_t)bits, (uint32_t)(bits >> 32))
-                            : emit2(c, RI_CODE_CONST32, dst, (uint32_t)bits);
-    push_slot(c);
-    note_dst(c, p);
+    if (k != NO_POS) push_operand(c, (operand){c->nlocals + k, ENTRY_CONST, bits});
+    else push_operand(c, (operand){0, ENTRY_IMM, bits});
 }
 
 /* ---- metering regions ------------------------------------------------------------------ */
@@ -276,12 +517,25 @@ static void end_region(compiler *c) {
 /* Starts a straight-line region with a GAS or LOOP charge; returns its position, the
  * target for branches to a label here. */
 static uint32_t start_region(compiler *c, ri_code_op op, ri_point_kind kind) {
+    if (!c->metered) {
+        /* Unmetered code has no GAS: the label is whatever comes next. LOOP stays, to
+         * poll the interrupt flag (its cost stays 0). */
+        forget_emitted(c);
+        if (op == RI_CODE_GAS) return c->len;
+        uint32_t pos = emit1(c, op, 0);
+        uint32_t at = c->wasm_offset;
+        c->wasm_offset = c->next_offset;
+        add_point(c, pos, kind, c->h);
+        c->wasm_offset = at;
+        return pos;
+    }
     /* A charge with nothing after it and nothing to pay is replaced, at the same
      * position, so labels already bound to it stay right. */
-    bool empty = c->gas_pos && c->gas_count == 0 && c->last_op == RI_CODE_GAS &&
-                 c->last_pos != NO_POS && c->last_pos + 2 == c->len;
+    bool empty = c->gas_pos && c->gas_count == 0 && c->last.op == RI_CODE_GAS &&
+                 c->last.pos != NO_POS && c->last.pos + 2 == c->len;
     if (empty) truncate_code(c, c->len - 2);
     end_region(c);
+    forget_emitted(c); /* no peephole rewrite may reach across a label */
     uint32_t pos = emit1(c, op, 0);
     uint32_t at = c->wasm_offset;
     c->wasm_offset = c->next_offset; /* execution resumes with the region's first instruction */
@@ -325,8 +579,10 @@ static void bind_chain(compiler *c, uint32_t chain, uint32_t target) {
 /* Whether branching to l needs the top values copied into the label's slots. */
 static bool needs_copies(const compiler *c, const ctrl *l) {
     uint32_t n = label_arity(l);
-    for (uint32_t i = 0; i < n; i++)
-        if (c->stack[c->h - n + i].src != own_slot(c, l->height + i)) return true;
+    for (uint32_t i = 0; i < n; i++) {
+        const operand *e = &c->stack[c->h - n + i];
+        if (e->kind == ENTRY_IMM || e->src != own_slot(c, l->height + i)) return true;
+    }
     return false;
 }
 
@@ -336,8 +592,9 @@ static bool needs_copies(const compiler *c, const ctrl *l) {
 static void emit_copies(compiler *c, const ctrl *l) {
     uint32_t n = label_arity(l);
     for (uint32_t i = 0; i < n; i++) {
-        uint32_t dst = own_slot(c, l->height + i), src = c->stack[c->h - n + i].src;
-        if (dst != src) emit2(c, RI_CODE_MOVE, dst, src);
+        const operand *e = &c->stack[c->h - n + i];
+        uint32_t dst = own_slot(c, l->height + i);
+        if (e->kind == ENTRY_IMM || e->src != dst) emit_copy(c, dst, e);
     }
 }
 
@@ -349,10 +606,16 @@ static void emit_return(compiler *c) {
     if (n == 0) {
         p = emit_op(c, RI_CODE_RETURN0, 1);
     } else if (n == 1) {
-        p = emit1(c, RI_CODE_RETURN1, c->stack[c->h - 1].src);
+        const operand *e = &c->stack[c->h - 1];
+        uint32_t src = e->src;
+        if (e->kind == ENTRY_IMM) { /* into the entry's own slot: the stack stays as it is */
+            src = own_slot(c, c->h - 1);
+            emit_const(c, src, e->bits);
+        }
+        p = emit1(c, RI_CODE_RETURN1, src);
     } else {
         for (uint32_t i = c->h - n; i < c->h; i++)
-            if (c->stack[i].kind != ENTRY_SLOT) emit2(c, RI_CODE_MOVE, own_slot(c, i), c->stack[i].src);
+            if (c->stack[i].kind != ENTRY_SLOT) emit_copy(c, own_slot(c, i), &c->stack[i]);
         p = emit2(c, RI_CODE_RETURN_N, own_slot(c, c->h - n), n);
     }
     (void)p;
@@ -411,48 +674,111 @@ static void reset_stack(compiler *c, uint32_t height, uint32_t n) {
 /* If `cond` is the result of the i32/i64 compare emitted just before, removes that
  * compare and returns its operation (and operands) for a compare-and-branch. */
 static bool take_compare(compiler *c, operand cond, ri_code_op *cmp, uint32_t *a, uint32_t *b) {
-    if (cond.kind != ENTRY_SLOT || !c->last_dst_pos || c->failed || c->last_pos == NO_POS ||
-        c->code[c->last_dst_pos] != cond.src)
+    if (cond.kind != ENTRY_SLOT || !c->last.dst_pos || c->failed || c->last.pos == NO_POS ||
+        c->code[c->last.dst_pos] != cond.src)
         return false;
-    switch (c->last_op) {
-#define RI_X_CMPBR(name, neg) case RI_CODE_##name:
+    bool eqz = c->last.op == RI_CODE_I32_EQZ || c->last.op == RI_CODE_I64_EQZ;
+    switch (c->last.op) {
+#define RI_X_CMPBR(name, neg) case RI_CODE_##name: case RI_CODE_##name##_I:
     RI_CODE_CMP_BRANCHES(RI_X_CMPBR)
 #undef RI_X_CMPBR
     case RI_CODE_I32_EQZ:
+    case RI_CODE_I64_EQZ:
         break;
     default:
         return false;
     }
-    *cmp = c->last_op;
-    *a = c->code[c->last_pos + 2];
-    *b = c->last_op == RI_CODE_I32_EQZ ? 0 : c->code[c->last_pos + 3];
-    truncate_code(c, c->last_pos);
+    *cmp = c->last.op;
+    *a = c->code[c->last.pos + 2];
+    *b = eqz ? 0 : c->code[c->last.pos + 3];
+    truncate_code(c, c->last.pos);
     return true;
 }
 
 static ri_code_op branch_op_for(ri_code_op cmp, bool negate) {
     switch (cmp) {
-#define RI_X_CMPBR(name, neg) case RI_CODE_##name: return negate ? RI_CODE_BR_IF_##neg : RI_CODE_BR_IF_##name;
+#define RI_X_CMPBR(name, neg) \
+    case RI_CODE_##name: return negate ? RI_CODE_BR_IF_##neg : RI_CODE_BR_IF_##name; \
+    case RI_CODE_##name##_I: return negate ? RI_CODE_BR_IF_##neg##_I : RI_CODE_BR_IF_##name##_I;
     RI_CODE_CMP_BRANCHES(RI_X_CMPBR)
 #undef RI_X_CMPBR
+    case RI_CODE_I64_EQZ: return negate ? RI_CODE_BR_IF_I64_NE_I : RI_CODE_BR_IF_I64_EQ_I; /* a == 0 */
     default: return negate ? RI_CODE_BR_IF : RI_CODE_BR_IFNOT; /* i32.eqz */
     }
 }
 
 /* Emits "branch when cond (is true, or false if negate)"; returns the offset word. */
+/* The loop-counter form (ADDBR_*) of conditional branch bop after an i32.add with a
+ * slot or immediate step, or RI_CODE_OP_COUNT; *zero_limit: bop tests its operand
+ * against 0 (br_if, br_ifnot), which becomes the limit. */
+static ri_code_op addbr_form(ri_code_op bop, bool step_imm, bool *zero_limit) {
+    *zero_limit = false;
+    switch (bop) {
+#define RI_X_ADDBR(cmp) \
+    case RI_CODE_BR_IF_##cmp: return step_imm ? RI_CODE_ADDBR_##cmp##_IS : RI_CODE_ADDBR_##cmp##_SS; \
+    case RI_CODE_BR_IF_##cmp##_I: return step_imm ? RI_CODE_ADDBR_##cmp##_II : RI_CODE_ADDBR_##cmp##_SI;
+    RI_CODE_ADDBR_CMPS(RI_X_ADDBR)
+#undef RI_X_ADDBR
+    case RI_CODE_BR_IF:
+        *zero_limit = true;
+        return step_imm ? RI_CODE_ADDBR_I32_NE_II : RI_CODE_ADDBR_I32_NE_SI;
+    case RI_CODE_BR_IFNOT:
+        *zero_limit = true;
+        return step_imm ? RI_CODE_ADDBR_I32_EQ_II : RI_CODE_ADDBR_I32_EQ_SI;
+    default:
+        return RI_CODE_OP_COUNT;
+    }
+}
+
 static uint32_t emit_cond_branch(compiler *c, operand cond, bool fused, ri_code_op cmp, uint32_t a,
                                  uint32_t b, bool negate) {
-    uint32_t p;
-    if (fused && cmp == RI_CODE_I32_EQZ) {
-        p = emit2(c, branch_op_for(cmp, negate), a, 0);
-        return p == NO_POS ? NO_POS : p + 2;
-    }
+    ri_code_op bop;
+    bool two = true; /* a and b (4 words), or a alone (3) */
     if (fused) {
-        p = emit3(c, branch_op_for(cmp, negate), a, b, 0);
-        return p == NO_POS ? NO_POS : p + 3;
+        bop = branch_op_for(cmp, negate);
+        two = cmp != RI_CODE_I32_EQZ;
+    } else {
+        a = slot_of(c, cond, c->h); /* cond was the entry just above the stack */
+        bop = negate ? RI_CODE_BR_IFNOT : RI_CODE_BR_IF;
+        two = false;
     }
-    p = emit2(c, negate ? RI_CODE_BR_IFNOT : RI_CODE_BR_IF, cond.src, 0);
-    return p == NO_POS ? NO_POS : p + 2;
+    unpair(c);
+    /* A loop counter: the i32.add just before computed the value tested (as the
+     * compare's second operand: the mirrored compare takes it first). */
+    bool is_add = (c->last.op == RI_CODE_I32_ADD || c->last.op == RI_CODE_I32_ADD_I) &&
+                  c->last.pos != NO_POS && !c->failed;
+    if (is_add && two && c->code[c->last.pos + 1] == b && c->code[c->last.pos + 1] != a) {
+        ri_code_op mirrored = RI_CODE_OP_COUNT;
+        switch (bop) { /* slot-slot i32 compares only: b is a slot here */
+#define RI_X_CMPBR(cmp, neg) case RI_CODE_BR_IF_##cmp: mirrored = swapped_form(RI_CODE_##cmp); break;
+        RI_CODE_CMP_BRANCHES(RI_X_CMPBR)
+#undef RI_X_CMPBR
+        default: break;
+        }
+        if (mirrored != RI_CODE_OP_COUNT && !is_i64_op(mirrored)) {
+            bop = branch_op_for(mirrored, false);
+            uint32_t t = a;
+            a = b;
+            b = t;
+        }
+    }
+    if (is_add && c->code[c->last.pos + 1] == a) {
+        bool zero_limit;
+        ri_code_op fused_op = addbr_form(bop, c->last.op == RI_CODE_I32_ADD_I, &zero_limit);
+        if (fused_op != RI_CODE_OP_COUNT) {
+            uint32_t k = c->code[c->last.pos + 1], x = c->code[c->last.pos + 2], step = c->code[c->last.pos + 3];
+            truncate_code(c, c->last.pos);
+            uint32_t p = emit_op(c, fused_op, 6);
+            if (p == NO_POS) return NO_POS;
+            c->code[p + 1] = k;
+            c->code[p + 2] = x;
+            c->code[p + 3] = step;
+            c->code[p + 4] = zero_limit ? 0 : b;
+            return p + 5;
+        }
+    }
+    uint32_t p = two ? emit3(c, bop, a, b, 0) : emit2(c, bop, a, 0);
+    return p == NO_POS ? NO_POS : p + (two ? 3 : 2);
 }
 
 /* ---- instructions ---------------------------------------------------------------------- */
@@ -483,9 +809,10 @@ static void compile_br_table(compiler *c, const ri_instr *in) {
     operand index = pop(c);
     uint32_t count = in->imm.br_table.count;
     if ((uint64_t)count + 3 > RI_MAX_CODE_WORDS) { fail(c, RI_ERR_LIMIT, "br_table too large"); return; }
+    uint32_t index_slot = slot_of(c, index, c->h);
     uint32_t p = emit_op(c, RI_CODE_BR_TABLE, count + 4);
     if (p == NO_POS) return;
-    c->code[p + 1] = index.src;
+    c->code[p + 1] = index_slot;
     c->code[p + 2] = count;
     for (uint32_t d = 0; d < c->nctrl; d++) c->stubs[d] = NO_POS;
     ri_reader r;
@@ -513,7 +840,7 @@ static void compile_br_table(compiler *c, const ri_instr *in) {
         if (l->kind != CTRL_FUNC && !needs_copies(c, l)) continue;
         if (c->stubs[depth] == 0) {
             c->stubs[depth] = c->len;
-            c->last_pos = NO_POS;
+            forget_emitted(c);
             emit_branch(c, l);
         }
         uint32_t word = p + 3 + i;
@@ -541,10 +868,34 @@ static void compile_call(compiler *c, uint32_t func_index, bool indirect, uint32
     if (c->h < need) { fail(c, RI_ERR_INVALID, "call arguments missing"); return; }
     uint32_t base = own_slot(c, c->h - need);
     uint32_t p;
+    /* The MOVE or MOVE2 just before (arguments, materialised entries) runs as part of a
+     * call to a function of this module. */
+    uint32_t moves[4], nmoves = 0;
+    if ((indirect || func_index >= m->nfunc_imports) && !c->failed && c->last.pos != NO_POS &&
+        ((c->last.op == RI_CODE_MOVE && c->last.pos + 3 == c->len) ||
+         (c->last.op == RI_CODE_MOVE2 && c->last.pos + 5 == c->len))) {
+        nmoves = c->last.op == RI_CODE_MOVE ? 1 : 2;
+        memcpy(moves, &c->code[c->last.pos + 1], 2 * nmoves * sizeof *moves);
+        truncate_code(c, c->last.pos);
+    }
     if (indirect) {
-        p = emit4(c, RI_CODE_CALL_INDIRECT, type_index, table_index, own_slot(c, c->h - 1), base);
+        static const ri_code_op ops[3] = {RI_CODE_CALL_INDIRECT, RI_CODE_CALL_INDIRECT_M1, RI_CODE_CALL_INDIRECT_M2};
+        p = emit_op(c, ops[nmoves], 5 + 2 * nmoves);
+        if (p != NO_POS) {
+            c->code[p + 1] = type_index;
+            c->code[p + 2] = table_index;
+            c->code[p + 3] = own_slot(c, c->h - 1);
+            c->code[p + 4] = base;
+            memcpy(&c->code[p + 5], moves, 2 * nmoves * sizeof *moves);
+        }
     } else if (func_index >= m->nfunc_imports) {
-        p = emit2(c, RI_CODE_CALL_LOCAL, func_index - m->nfunc_imports, base);
+        static const ri_code_op ops[3] = {RI_CODE_CALL_LOCAL, RI_CODE_CALL_LOCAL_M1, RI_CODE_CALL_LOCAL_M2};
+        p = emit_op(c, ops[nmoves], 3 + 2 * nmoves);
+        if (p != NO_POS) {
+            c->code[p + 1] = func_index - m->nfunc_imports;
+            c->code[p + 2] = base;
+            memcpy(&c->code[p + 3], moves, 2 * nmoves * sizeof *moves);
+        }
     } else {
         p = emit2(c, RI_CODE_CALL, func_index, base);
     }
@@ -563,21 +914,76 @@ static void compile_local_set(compiler *c, uint32_t k, bool tee) {
         return;
     }
     flush_local(c, k, c->h - 1);
-    bool redirect = v.kind == ENTRY_SLOT && c->last_dst_pos && !c->failed &&
-                    c->code[c->last_dst_pos] == v.src;
-    if (redirect) c->code[c->last_dst_pos] = k;
-    else emit2(c, RI_CODE_MOVE, k, v.src);
-    c->last_dst_pos = 0;
+    bool redirect = v.kind == ENTRY_SLOT && c->last.dst_pos && !c->failed &&
+                    c->code[c->last.dst_pos] == v.src;
+    if (redirect) c->code[c->last.dst_pos] = k;
+    else emit_copy(c, k, &v);
+    c->last.dst_pos = 0;
     pop(c);
     if (tee) {
         if (redirect) push_entry(c, ENTRY_LOCAL, k);
-        else push_entry(c, v.kind, v.src);
+        else push_operand(c, v);
     }
+}
+
+/* The fused-address form (NAME_X or NAME_XI) of load or store op, or RI_CODE_OP_COUNT. */
+static ri_code_op addr_form(ri_code_op op, bool imm) {
+    switch (op) {
+#define RI_X_ADDR(name) case RI_CODE_##name: return imm ? RI_CODE_##name##_XI : RI_CODE_##name##_X;
+    RI_CODE_ADDR_OPS(RI_X_ADDR)
+#undef RI_X_ADDR
+    default: return RI_CODE_OP_COUNT;
+    }
+}
+
+/* If the address `addr` is the result of the i32.add emitted just before, removes that
+ * add and returns the fused form of op with the add's operands in *a and *b. */
+static ri_code_op take_address(compiler *c, ri_code_op op, operand addr, uint32_t *a, uint32_t *b) {
+    unpair(c);
+    if (addr.kind != ENTRY_SLOT || !c->last.dst_pos || c->failed || c->last.pos == NO_POS ||
+        c->code[c->last.dst_pos] != addr.src ||
+        (c->last.op != RI_CODE_I32_ADD && c->last.op != RI_CODE_I32_ADD_I))
+        return RI_CODE_OP_COUNT;
+    ri_code_op fused = addr_form(op, c->last.op == RI_CODE_I32_ADD_I);
+    if (fused == RI_CODE_OP_COUNT) return fused;
+    *a = c->code[c->last.pos + 2];
+    *b = c->code[c->last.pos + 3];
+    truncate_code(c, c->last.pos);
+    return fused;
 }
 
 static void compile_load(compiler *c, ri_code_op op, const ri_instr *in) {
     operand addr = pop(c);
-    uint32_t p = emit3(c, op, own_slot(c, c->h), addr.src, in->imm.mem.offset);
+    uint32_t x, y;
+    ri_code_op fused = take_address(c, op, addr, &x, &y);
+    if (fused != RI_CODE_OP_COUNT) {
+        uint32_t p = emit4(c, fused, own_slot(c, c->h), x, y, in->imm.mem.offset);
+        add_point(c, p, RI_POINT_TRAP, c->h + 1);
+        push_slot(c);
+        note_dst(c, p);
+        return;
+    }
+    uint32_t a = slot_of(c, addr, c->h);
+    if (op == RI_CODE_I32_LOAD && c->last.op == RI_CODE_I32_LOAD && c->last.pos != NO_POS &&
+        c->last.pos + 4 == c->len && !c->failed) {
+        /* two loads in a row: one instruction, with a second stop point at + 3 */
+        uint32_t w[3];
+        memcpy(w, &c->code[c->last.pos + 1], sizeof w);
+        ri_code_point pt;
+        bool had = take_last(c, &pt);
+        uint32_t p = emit_op(c, RI_CODE_I32_LOAD2, 7);
+        if (p == NO_POS) return;
+        memcpy(&c->code[p + 1], w, sizeof w);
+        c->code[p + 4] = own_slot(c, c->h);
+        c->code[p + 5] = a;
+        c->code[p + 6] = in->imm.mem.offset;
+        if (had) put_point(c, p, pt);
+        add_point(c, p + 3, RI_POINT_TRAP, c->h + 1);
+        push_slot(c);
+        c->last.dst_pos = p + 4;
+        return;
+    }
+    uint32_t p = emit3(c, op, own_slot(c, c->h), a, in->imm.mem.offset);
     add_point(c, p, RI_POINT_TRAP, c->h + 1);
     push_slot(c);
     note_dst(c, p);
@@ -585,21 +991,268 @@ static void compile_load(compiler *c, ri_code_op op, const ri_instr *in) {
 
 static void compile_store(compiler *c, ri_code_op op, const ri_instr *in) {
     operand v = pop(c), addr = pop(c);
-    uint32_t p = emit3(c, op, addr.src, v.src, in->imm.mem.offset);
+    if (op == RI_CODE_F64_STORE && from_last(c, &v) && addr.kind != ENTRY_IMM) {
+        ri_code_op fused = RI_CODE_OP_COUNT; /* f64 arithmetic stored right away: one instruction */
+        switch (c->last.op) {
+#define RI_X_FMEM(name) case RI_CODE_##name: fused = RI_CODE_##name##_S; break;
+        RI_CODE_FMEM_OPS(RI_X_FMEM)
+#undef RI_X_FMEM
+        default: break;
+        }
+        if (fused != RI_CODE_OP_COUNT) {
+            uint32_t a = c->code[c->last.pos + 2], b = c->code[c->last.pos + 3];
+            truncate_code(c, c->last.pos);
+            uint32_t p = emit4(c, fused, addr.src, a, b, in->imm.mem.offset);
+            add_point(c, p, RI_POINT_TRAP, c->h + 2);
+            return;
+        }
+        /* x = load [addr + offset] op y; store [addr + offset] = x: read-modify-write.
+         * Only the load can trap (the store goes to the same bytes): its stop point stays. */
+        switch (c->last.op) {
+#define RI_X_FMEM(name) \
+        case RI_CODE_##name##_LA: fused = RI_CODE_##name##_MA; break; \
+        case RI_CODE_##name##_LB: fused = RI_CODE_##name##_MB; break;
+        RI_CODE_FMEM_OPS(RI_X_FMEM)
+#undef RI_X_FMEM
+        default: break;
+        }
+        if (fused != RI_CODE_OP_COUNT && c->code[c->last.pos + 3] == addr.src &&
+            c->code[c->last.pos + 4] == in->imm.mem.offset) {
+            uint32_t other = c->code[c->last.pos + 2];
+            ri_code_point pt;
+            bool had = take_last(c, &pt);
+            operand t = {other, ENTRY_SLOT, 0};
+            if (fused == RI_CODE_F64_ADD_MB && !c->failed &&
+                (c->last.op == RI_CODE_F64_MUL_LB || c->last.op == RI_CODE_F64_MUL_LXB) && from_last(c, &t)) {
+                /* mem[p] = a * mem[q] + mem[p]: the multiplication's load stays the first
+                 * stop point, the addition's goes to position + 3 */
+                bool xi = c->last.op == RI_CODE_F64_MUL_LXB;
+                uint32_t w[4]; /* a, q, (imm,) qoff */
+                memcpy(w, &c->code[c->last.pos + 2], (xi ? 4 : 3) * sizeof *w);
+                ri_code_point pq;
+                bool had_q = take_last(c, &pq);
+                uint32_t p = emit_op(c, xi ? RI_CODE_F64_AXPY_XI : RI_CODE_F64_AXPY, xi ? 7 : 6);
+                if (p == NO_POS) return;
+                c->code[p + 1] = addr.src;
+                c->code[p + 2] = in->imm.mem.offset;
+                memcpy(&c->code[p + 3], w, (xi ? 4 : 3) * sizeof *w);
+                if (had_q) put_point(c, p, pq);
+                if (had) put_point(c, p + 3, pt);
+                return;
+            }
+            uint32_t p = emit3(c, fused, addr.src, other, in->imm.mem.offset);
+            if (had) put_point(c, p, pt);
+            return;
+        }
+    }
+    uint32_t x, y;
+    ri_code_op fused = take_address(c, op, addr, &x, &y);
+    if (fused != RI_CODE_OP_COUNT) {
+        uint32_t sv = slot_of(c, v, c->h + 1);
+        uint32_t p = emit4(c, fused, x, y, sv, in->imm.mem.offset);
+        add_point(c, p, RI_POINT_TRAP, c->h + 2);
+        return;
+    }
+    uint32_t a = slot_of(c, addr, c->h), b = slot_of(c, v, c->h + 1);
+    uint32_t p = emit3(c, op, a, b, in->imm.mem.offset);
     add_point(c, p, RI_POINT_TRAP, c->h + 2);
 }
 
 static void compile_unary(compiler *c, ri_code_op op, bool may_trap) {
     operand a = pop(c);
-    uint32_t p = emit2(c, op, own_slot(c, c->h), a.src);
+    uint32_t src = slot_of(c, a, c->h);
+    uint32_t p = emit2(c, op, own_slot(c, c->h), src);
     if (may_trap) add_point(c, p, RI_POINT_TRAP, c->h + 1);
     push_slot(c);
     note_dst(c, p);
 }
 
+/* The fused form of i32 operation `outer` applied to the result of `inner` (code.h,
+ * RI_CODE_PAIR_OPS), or RI_CODE_OP_COUNT. */
+static ri_code_op pair_form(ri_code_op outer, ri_code_op inner) {
+#define RI_X_PAIR(o, i) \
+    if (outer == RI_CODE_I32_##o && inner == RI_CODE_I32_##i) return RI_CODE_I32_##o##_##i; \
+    if (outer == RI_CODE_I32_##o && inner == RI_CODE_I32_##i##_I) return RI_CODE_I32_##o##_##i##_I;
+    RI_CODE_PAIR_OPS(RI_X_PAIR)
+#undef RI_X_PAIR
+    return RI_CODE_OP_COUNT;
+}
+
+/* i32 arithmetic on the result of the operation just before it, or on a value loaded
+ * just before it: one instruction. Both operands are in slots (no immediates). */
+static bool fuse_i32_pair(compiler *c, ri_code_op op, operand a, operand b) {
+    if (a.kind == ENTRY_IMM || b.kind == ENTRY_IMM) return false;
+    operand other;
+    if (from_last(c, &b)) other = a;
+    else if (from_last(c, &a)) other = b; /* commutative: the computed one goes second */
+    else return false;
+    ri_code_op add_load = RI_CODE_OP_COUNT;
+    uint32_t n = 3; /* address words of the load */
+    switch (op == RI_CODE_I32_ADD ? c->last.op : RI_CODE_OP_COUNT) {
+    case RI_CODE_I32_LOAD: add_load = RI_CODE_I32_ADD_L; n = 2; break;
+    case RI_CODE_I32_LOAD_X: add_load = RI_CODE_I32_ADD_LX; break;
+    case RI_CODE_I32_LOAD_XI: add_load = RI_CODE_I32_ADD_LXI; break;
+    case RI_CODE_I32_LOAD8_U: add_load = RI_CODE_I32_ADD_L8U; n = 2; break;
+    case RI_CODE_I32_LOAD8_U_X: add_load = RI_CODE_I32_ADD_LX8U; break;
+    case RI_CODE_I32_LOAD8_U_XI: add_load = RI_CODE_I32_ADD_LXI8U; break;
+    default: break;
+    }
+    if (add_load != RI_CODE_OP_COUNT) {
+        ri_code_op fused = add_load;
+        uint32_t w[3];
+        memcpy(w, &c->code[c->last.pos + 2], n * sizeof *w);
+        ri_code_point pt;
+        bool had = take_last(c, &pt);
+        uint32_t p = emit_op(c, fused, 3 + n);
+        if (p == NO_POS) return true;
+        c->code[p + 1] = own_slot(c, c->h);
+        c->code[p + 2] = other.src;
+        memcpy(&c->code[p + 3], w, n * sizeof *w);
+        if (had) put_point(c, p, pt);
+        push_slot(c);
+        note_dst(c, p);
+        return true;
+    }
+    ri_code_op fused = pair_form(op, c->last.op);
+    if (fused == RI_CODE_OP_COUNT) return false;
+    uint32_t x = c->code[c->last.pos + 2], y = c->code[c->last.pos + 3];
+    truncate_code(c, c->last.pos);
+    if (fused == RI_CODE_I32_XOR_ROTL_I && c->last.op == RI_CODE_I32_ROTL_I && from_last(c, &other)) {
+        /* rotl(x1, k1) ^ rotl(x2, k2): the other operand is the rotation before */
+        uint32_t x1 = c->code[c->last.pos + 2], k1 = c->code[c->last.pos + 3];
+        truncate_code(c, c->last.pos);
+        uint32_t p = emit_op(c, RI_CODE_I32_XOR_ROTL2, 6);
+        if (p == NO_POS) return true;
+        c->code[p + 1] = own_slot(c, c->h);
+        c->code[p + 2] = x1;
+        c->code[p + 3] = k1;
+        c->code[p + 4] = x;
+        c->code[p + 5] = y;
+        push_slot(c);
+        note_dst(c, p);
+        return true;
+    }
+    uint32_t p = emit4(c, fused, own_slot(c, c->h), other.src, x, y);
+    push_slot(c);
+    note_dst(c, p);
+    return true;
+}
+
+/* (x > y) - (x < y), the three-way compare of C comparators: the two compares just
+ * before this i32.sub become one I32_CMP3_S / _U. */
+static bool fuse_cmp3(compiler *c, operand a, operand b) {
+    if (!from_last(c, &b) || a.kind != ENTRY_SLOT || c->prev.pos == NO_POS || c->prev.dst_pos == 0 ||
+        c->code[c->prev.dst_pos] != a.src || c->prev.pos + 4 != c->last.pos)
+        return false;
+    ri_code_op fused;
+    if (c->prev.op == RI_CODE_I32_GT_S && c->last.op == RI_CODE_I32_LT_S) fused = RI_CODE_I32_CMP3_S;
+    else if (c->prev.op == RI_CODE_I32_GT_U && c->last.op == RI_CODE_I32_LT_U) fused = RI_CODE_I32_CMP3_U;
+    else return false;
+    uint32_t x = c->code[c->prev.pos + 2], y = c->code[c->prev.pos + 3];
+    /* the same operands, neither of them the first compare's result */
+    if (c->code[c->last.pos + 2] != x || c->code[c->last.pos + 3] != y || x == a.src || y == a.src) return false;
+    truncate_code(c, c->prev.pos);
+    uint32_t p = emit3(c, fused, own_slot(c, c->h), x, y);
+    push_slot(c);
+    note_dst(c, p);
+    return true;
+}
+
 static void compile_binary(compiler *c, ri_code_op op, bool may_trap) {
     operand b = pop(c), a = pop(c);
-    uint32_t p = emit3(c, op, own_slot(c, c->h), a.src, b.src);
+    /* A constant operand becomes an immediate: the second, or the first of a
+     * commutative operation or a compare (mirrored). */
+    ri_code_op imm_op = imm_form(op);
+    if (imm_op != RI_CODE_OP_COUNT && is_const(&a) && !is_const(&b)) {
+        ri_code_op swapped = swapped_form(op);
+        if (swapped != RI_CODE_OP_COUNT && imm_fits(swapped, a.bits)) {
+            operand t = a;
+            a = b;
+            b = t;
+            op = swapped;
+            imm_op = imm_form(op);
+        }
+    }
+    if (imm_op != RI_CODE_OP_COUNT && is_const(&b) && imm_fits(op, b.bits)) {
+        if (imm_is_identity(op, b.bits)) { /* the result is the first operand, as it is */
+            push_operand(c, a);
+            return;
+        }
+        uint32_t src = slot_of(c, a, c->h);
+        if (imm_op == RI_CODE_I32_ADD_I && c->last.op == RI_CODE_I32_ADD_I && c->last.pos != NO_POS &&
+            c->last.pos + 4 == c->len && !c->failed) {
+            /* two additions of constants in a row (loop counters, pointers): one instruction */
+            uint32_t d1 = c->code[c->last.pos + 1], a1 = c->code[c->last.pos + 2], i1 = c->code[c->last.pos + 3];
+            truncate_code(c, c->last.pos);
+            uint32_t p = emit_op(c, RI_CODE_I32_ADD_I2, 7);
+            if (p == NO_POS) return;
+            c->code[p + 1] = d1;
+            c->code[p + 2] = a1;
+            c->code[p + 3] = i1;
+            c->code[p + 4] = own_slot(c, c->h);
+            c->code[p + 5] = src;
+            c->code[p + 6] = (uint32_t)b.bits;
+            push_slot(c);
+            c->last.dst_pos = p + 4; /* the second result is the one that may be redirected */
+            return;
+        }
+        uint32_t p = emit3(c, imm_op, own_slot(c, c->h), src, (uint32_t)b.bits);
+        push_slot(c);
+        note_dst(c, p);
+        return;
+    }
+    /* f64 arithmetic on a value loaded just before: one instruction. */
+    ri_code_op la = RI_CODE_OP_COUNT, lb = RI_CODE_OP_COUNT, lxa = RI_CODE_OP_COUNT, lxb = RI_CODE_OP_COUNT;
+    switch (op) {
+#define RI_X_FMEM(name) case RI_CODE_##name: la = RI_CODE_##name##_LA; lb = RI_CODE_##name##_LB; \
+                                             lxa = RI_CODE_##name##_LXA; lxb = RI_CODE_##name##_LXB; break;
+    RI_CODE_FMEM_OPS(RI_X_FMEM)
+#undef RI_X_FMEM
+    default: break;
+    }
+    if (la != RI_CODE_OP_COUNT && a.kind != ENTRY_IMM && b.kind != ENTRY_IMM) {
+        /* f64 arithmetic on the result of the f64 arithmetic just before: one instruction */
+        bool on_b = from_last(c, &b), on_a = !on_b && from_last(c, &a);
+        ri_code_op fused = RI_CODE_OP_COUNT;
+#define RI_X_FPAIR(o, i) \
+        if (op == RI_CODE_F64_##o && c->last.op == RI_CODE_F64_##i) \
+            fused = on_b ? RI_CODE_F64_##o##_##i##_B : RI_CODE_F64_##o##_##i##_A;
+        if (on_a || on_b) { RI_CODE_FPAIR_OPS(RI_X_FPAIR) }
+#undef RI_X_FPAIR
+        if (fused != RI_CODE_OP_COUNT) {
+            uint32_t x = c->code[c->last.pos + 2], y = c->code[c->last.pos + 3];
+            truncate_code(c, c->last.pos);
+            uint32_t p = emit4(c, fused, own_slot(c, c->h), on_b ? a.src : b.src, x, y);
+            push_slot(c);
+            note_dst(c, p);
+            return;
+        }
+    }
+    if (la != RI_CODE_OP_COUNT && (c->last.op == RI_CODE_F64_LOAD || c->last.op == RI_CODE_F64_LOAD_XI)) {
+        bool load_b = from_last(c, &b) && a.kind != ENTRY_IMM;
+        bool load_a = !load_b && from_last(c, &a) && b.kind != ENTRY_IMM;
+        if (load_a || load_b) {
+            bool xi = c->last.op == RI_CODE_F64_LOAD_XI;
+            uint32_t w[3]; /* the load's address words */
+            memcpy(w, &c->code[c->last.pos + 2], (xi ? 3 : 2) * sizeof *w);
+            ri_code_op fused = xi ? (load_b ? lxb : lxa) : load_b ? lb : la;
+            ri_code_point pt;
+            bool had = take_last(c, &pt);
+            uint32_t p = emit_op(c, fused, xi ? 6 : 5);
+            if (p == NO_POS) return;
+            c->code[p + 1] = own_slot(c, c->h);
+            c->code[p + 2] = load_b ? a.src : b.src;
+            memcpy(&c->code[p + 3], w, (xi ? 3 : 2) * sizeof *w);
+            if (had) put_point(c, p, pt);
+            push_slot(c);
+            note_dst(c, p);
+            return;
+        }
+    }
+    if (op == RI_CODE_I32_SUB && fuse_cmp3(c, a, b)) return;
+    if (fuse_i32_pair(c, op, a, b)) return;
+    uint32_t sa = slot_of(c, a, c->h), sb = slot_of(c, b, c->h + 1);
+    uint32_t p = emit3(c, op, own_slot(c, c->h), sa, sb);
     if (may_trap) add_point(c, p, RI_POINT_TRAP, c->h + 2);
     push_slot(c);
     note_dst(c, p);
@@ -634,7 +1287,7 @@ static void compile_generic(compiler *c, ri_code_op op, const uint32_t *imms, ui
     uint32_t n = 0;
     if (result) words[n++] = own_slot(c, c->h);
     if (!imms_last) for (uint32_t i = 0; i < nimm; i++) words[n++] = imms[i];
-    for (uint32_t i = 0; i < nin; i++) words[n++] = ins[i].src;
+    for (uint32_t i = 0; i < nin; i++) words[n++] = slot_of(c, ins[i], c->h + i);
     if (imms_last) for (uint32_t i = 0; i < nimm; i++) words[n++] = imms[i];
     uint32_t p = emit_op(c, op, n + 1);
     if (p == NO_POS) return;
@@ -758,7 +1411,8 @@ static void compile_instr(compiler *c, const ri_instr *in) {
     case RI_OP_DROP: pop(c); return;
     case RI_OP_SELECT: case RI_OP_SELECT_T: {
         operand cond = pop(c), b = pop(c), a = pop(c);
-        uint32_t p = emit4(c, RI_CODE_SELECT, own_slot(c, c->h), a.src, b.src, cond.src);
+        uint32_t sa = slot_of(c, a, c->h), sb = slot_of(c, b, c->h + 1), sc = slot_of(c, cond, c->h + 2);
+        uint32_t p = emit4(c, RI_CODE_SELECT, own_slot(c, c->h), sa, sb, sc);
         push_slot(c);
         note_dst(c, p);
         return;
@@ -779,7 +1433,8 @@ static void compile_instr(compiler *c, const ri_instr *in) {
     case RI_OP_GLOBAL_SET: {
         if (in->imm.index >= m->nglobals) { fail(c, RI_ERR_INVALID, "unknown global"); return; }
         operand v = pop(c);
-        emit2(c, RI_CODE_GLOBAL_SET, in->imm.index, v.src);
+        uint32_t src = slot_of(c, v, c->h);
+        emit2(c, RI_CODE_GLOBAL_SET, in->imm.index, src);
         return;
     }
     case RI_OP_TABLE_GET: {
@@ -896,6 +1551,50 @@ static void skip_dead(compiler *c, const ri_instr *in) {
     }
 }
 
+/* ---- branch variants --------------------------------------------------------------------- */
+
+/* The size of branch instruction op (its offset is the last word), 0 if op is none. */
+static uint32_t branch_words(uint32_t op) {
+    switch (op) {
+    case RI_CODE_BR: return 2;
+    case RI_CODE_BR_IF: case RI_CODE_BR_IFNOT: return 3;
+#define RI_X_CMPBR(cmp, neg) case RI_CODE_BR_IF_##cmp: case RI_CODE_BR_IF_##cmp##_I: return 4;
+    RI_CODE_CMP_BRANCHES(RI_X_CMPBR)
+#undef RI_X_CMPBR
+#define RI_X_ADDBR(cmp) case RI_CODE_ADDBR_##cmp##_SS: case RI_CODE_ADDBR_##cmp##_SI: \
+                        case RI_CODE_ADDBR_##cmp##_IS: case RI_CODE_ADDBR_##cmp##_II: return 6;
+    RI_CODE_ADDBR_CMPS(RI_X_ADDBR)
+#undef RI_X_ADDBR
+    default: return 0;
+    }
+}
+
+/* Picks each branch's variant (code.h): the charges at its target and after it are
+ * executed by the branch itself when they are the GAS / LOOP the variant expects. */
+static void choose_branch_variants(compiler *c) {
+    if (c->failed) return;
+    for (uint32_t pos = 0; pos < c->len; pos++) {
+        uint32_t op = c->opmap[pos];
+        uint32_t n = branch_words(op);
+        if (n == 0) continue;
+        uint32_t word = pos + n - 1;
+        int64_t target = (int64_t)word + (int32_t)c->code[word];
+        if (target < 0 || target >= c->len) continue;
+        uint32_t at_target = c->opmap[target];
+        uint32_t after = pos + n < c->len ? c->opmap[pos + n] : NO_OP;
+        uint32_t variant = 0;
+        if (c->metered) {
+            bool then_gas = op == RI_CODE_BR || after == RI_CODE_GAS; /* br never falls through */
+            if (then_gas && at_target == RI_CODE_GAS) variant = RI_BRANCH_FG;
+            else if (then_gas && at_target == RI_CODE_LOOP) variant = RI_BRANCH_BG;
+        } else if (at_target == RI_CODE_LOOP) {
+            variant = RI_BRANCH_BU;
+        }
+        if (variant) c->code[pos] = (uint32_t)c->dispatch[op + variant];
+        pos += n - 1;
+    }
+}
+
 static ri_code *compile_function(compiler *c, uint32_t body_index) {
     const ri_module *m = c->m;
     const ri_body *body = &m->bodies[body_index];
@@ -925,8 +1624,7 @@ static ri_code *compile_function(compiler *c, uint32_t body_index) {
     c->npending = 0;
     c->nctrl = 0;
     c->dead_depth = 0;
-    c->last_pos = NO_POS;
-    c->last_dst_pos = 0;
+    forget_emitted(c);
 
     /* ENTRY: cost, first declared local, count, pool size, pool. */
     uint32_t p = emit_op(c, RI_CODE_ENTRY, 5 + 2 * c->nconsts);
@@ -939,9 +1637,9 @@ static ri_code *compile_function(compiler *c, uint32_t body_index) {
         c->code[p + 6 + 2 * i] = (uint32_t)(c->consts[i] >> 32);
     }
     add_point(c, p, RI_POINT_ENTRY, 0);
-    c->gas_pos = p + 1;
+    c->gas_pos = c->metered ? p + 1 : 0;
     c->gas_count = 0;
-    c->last_pos = NO_POS;
+    forget_emitted(c);
     push_ctrl(c, CTRL_FUNC, 0, c->type->nresults);
 
     ri_reader r;
@@ -961,6 +1659,7 @@ static ri_code *compile_function(compiler *c, uint32_t body_index) {
     }
     if (c->failed) return NULL;
     if (c->nctrl) { fail(c, RI_ERR_MALFORMED, "body ends inside a block"); return NULL; }
+    choose_branch_variants(c);
 
     ri_code *code = calloc(1, sizeof *code);
     if (!code) { fail(c, RI_ERR_NOMEM, "out of memory"); return NULL; }
@@ -972,8 +1671,13 @@ static ri_code *compile_function(compiler *c, uint32_t body_index) {
     code->stack_base = c->stack_base;
     uint64_t frame = (uint64_t)c->stack_base + c->max_h;
     if (frame < code->nresults) frame = code->nresults;
+    if (c->nconsts == 0 && body->nlocals <= 8) { /* ENTRY_Z zeroes 8 slots after the parameters */
+        c->code[0] = (uint32_t)c->dispatch[c->metered ? RI_CODE_ENTRY_Z : RI_CODE_ENTRY_ZU];
+        if (frame < (uint64_t)c->type->nparams + 8) frame = (uint64_t)c->type->nparams + 8;
+    }
     if (frame > UINT32_MAX / 2) { free(code); fail(c, RI_ERR_LIMIT, "frame too large"); return NULL; }
     code->frame_slots = (uint32_t)frame;
+    code->metered = c->metered;
     code->nwords = c->len;
     code->words = malloc((size_t)c->len * sizeof *code->words);
     code->npoints = c->npoints;
@@ -1001,6 +1705,7 @@ ri_errcode ri_compile_module(ri_module *m, ri_error *err) {
     c.m = m;
     c.err = err;
     c.dispatch = ri_interp_dispatch_table();
+    c.metered = !m->config.unmetered;
     ri_errcode rc = RI_OK;
     for (uint32_t i = 0; i < m->nbodies; i++) {
         codes[i] = compile_function(&c, i);
@@ -1011,6 +1716,7 @@ ri_errcode ri_compile_module(ri_module *m, ri_error *err) {
         }
     }
     free(c.code);
+    free(c.opmap);
     free(c.points);
     free(c.stack);
     free(c.ctrls);

@@ -38,6 +38,9 @@
 /* ---- execution state -------------------------------------------------------------- */
 
 #define RI_EXEC_INITIAL_SLOTS 1024u
+/* Metered code draws gas in chunks of this much and polls the interrupt flag at each
+ * new chunk: an interrupt stops it within this many instructions. */
+#define RI_GAS_CHUNK UINT64_C(65536)
 #define RI_EXEC_INITIAL_FRAMES 64u
 
 static ri_exec *exec_get(ri_store *store) {
@@ -52,8 +55,8 @@ void ri_exec_free(ri_exec *exec) {
     free(exec);
 }
 
-/* Makes the value stack hold at least `need` slots. Moves it: callers re-derive
- * their pointers from indices. */
+/* Makes the value stack hold at least `need` slots. Moves it, and the frames' pointers
+ * into it; callers re-derive their own pointers from indices. */
 static bool ensure_stack(const ri_store *store, ri_exec *exec, uint64_t need) {
     if (need <= exec->stack_cap && exec->stack) return true;
     if (need == 0) need = 1; /* a frame pointer needs a stack even for an empty frame */
@@ -63,23 +66,31 @@ static bool ensure_stack(const ri_store *store, ri_exec *exec, uint64_t need) {
     while (cap < need) cap *= 2;
     if (cap > max) cap = max;
     if (cap > SIZE_MAX / sizeof(ri_slot)) return false;
+    size_t nframes = exec->frames ? (size_t)(exec->frame_top - exec->frames) : 0;
+    for (size_t i = 0; i < nframes; i++) exec->frames[i].fp.index = (size_t)(exec->frames[i].fp.ptr - exec->stack);
     ri_slot *stack = realloc(exec->stack, (size_t)cap * sizeof *stack);
-    if (!stack) return false;
-    exec->stack = stack;
-    exec->stack_cap = (uint32_t)cap;
-    return true;
+    if (stack) {
+        exec->stack = stack;
+        exec->stack_cap = (uint32_t)cap;
+        exec->stack_end = stack + cap;
+    }
+    for (size_t i = 0; i < nframes; i++) exec->frames[i].fp.ptr = exec->stack + exec->frames[i].fp.index;
+    return stack != NULL;
 }
 
 /* Room for one more frame, within max_call_depth. */
 static bool ensure_frame(const ri_store *store, ri_exec *exec) {
-    if (exec->nframes >= store->config.max_call_depth) return false;
-    if (exec->nframes < exec->frames_cap) return true;
+    size_t n = exec->frames ? (size_t)(exec->frame_top - exec->frames) : 0;
+    if (n >= store->config.max_call_depth) return false;
+    if (n < exec->frames_cap) return true;
     uint64_t cap = exec->frames_cap ? (uint64_t)exec->frames_cap * 2 : RI_EXEC_INITIAL_FRAMES;
     if (cap > store->config.max_call_depth) cap = store->config.max_call_depth;
     ri_frame *frames = realloc(exec->frames, (size_t)cap * sizeof *frames);
     if (!frames) return false;
     exec->frames = frames;
     exec->frames_cap = (uint32_t)cap;
+    exec->frame_top = frames + n;
+    exec->frames_end = frames + cap;
     return true;
 }
 
@@ -227,14 +238,58 @@ static ri_errcode call_host(ri_store *store, ri_exec *exec, ri_func *f, ri_insta
 #define FCMP64(name, expr) op_##name: { double a = F64(2), b = F64(3); PUT_U32(1, expr); NEXT(4); }
 #define TRUNC(name, T, GET, PUT, fn) op_##name: { T r; ri_trap t = fn(GET(2), &r); if (t) TRAP(t); PUT(1, r); NEXT(3); }
 #define CONV(name, GET, PUT, fn) op_##name: { PUT(1, fn(GET(2))); NEXT(3); }
-/* Compare-and-branch: a = operand 1, b = operand 2, offset in operand 3. */
-#define BRCMP32(name, cmp) op_BR_IF_##name: { uint32_t a = U32(1), b = U32(2); if (cmp(a, b)) JUMP(3); NEXT(4); }
-#define BRCMP64(name, cmp) op_BR_IF_##name: { uint64_t a = U64(1), b = U64(2); if (cmp(a, b)) JUMP(3); NEXT(4); }
+/* Immediate second operand (operand 3): i32 as is, i64 sign-extended. */
+#define IMM32 (pc[3])
+#define IMM64 ((uint64_t)(int64_t)(int32_t)pc[3])
+#define BIN32I(name, expr) op_##name##_I: { uint32_t a = U32(2), b = IMM32; PUT_U32(1, expr); NEXT(4); }
+#define BIN64I(name, expr) op_##name##_I: { uint64_t a = U64(2), b = IMM64; PUT_U64(1, expr); NEXT(4); }
+#define CMP64I(name, expr) op_##name##_I: { uint64_t a = U64(2), b = IMM64; PUT_U32(1, expr); NEXT(4); }
+
+/* Branches with fused metering (code.h): the target t is a GAS or LOOP [handler, cost];
+ * the taken branch does its work and continues after it. When the charge cannot be
+ * paid, or the interrupt flag is up, execution stops at t exactly as t would have. */
+#define JUMP_FG(i) \
+    do { const uint32_t *t_ = pc + (i) + (int32_t)pc[i]; uint64_t c_ = t_[1]; \
+         if (__builtin_expect(gas < c_, 0)) { pc = t_; goto out_of_gas; } \
+         gas -= c_; pc = t_ + 2; DISPATCH(); } while (0)
+/* (Metered code polls the interrupt flag when it draws gas from the reserve, below.) */
+#define JUMP_BG(i) JUMP_FG(i)
+#define JUMP_BU(i) \
+    do { const uint32_t *t_ = pc + (i) + (int32_t)pc[i]; \
+         if (__builtin_expect(atomic_load_explicit(&store->interrupt, memory_order_relaxed) != 0, 0)) { pc = t_; TRAP(RI_TRAP_INTERRUPTED); } \
+         pc = t_ + 2; DISPATCH(); } while (0)
+/* Falling through an n-word conditional branch into the GAS after it. */
+#define NEXT_G(n) \
+    do { uint64_t c_ = pc[(n) + 1]; \
+         if (__builtin_expect(gas < c_, 0)) { pc += (n); goto out_of_gas; } \
+         gas -= c_; pc += (n) + 2; DISPATCH(); } while (0)
+/* The four variants of a conditional branch of n words (offset in the last). */
+#define COND_BRANCH(name, n, cond) \
+    op_##name: if (cond) JUMP((n) - 1); NEXT(n); \
+    op_##name##_FG: if (cond) JUMP_FG((n) - 1); NEXT_G(n); \
+    op_##name##_BG: if (cond) JUMP_BG((n) - 1); NEXT_G(n); \
+    op_##name##_BU: if (cond) JUMP_BU((n) - 1); NEXT(n);
+/* Compare-and-branch: a = operand 1, b = operand 2 (or the immediate), offset in operand 3. */
+#define BRCMP32(name, cmp) \
+    COND_BRANCH(BR_IF_##name, 4, cmp(U32(1), U32(2))) \
+    COND_BRANCH(BR_IF_##name##_I, 4, cmp(U32(1), pc[2]))
+/* Loop counter: k = x + step (operands 1..3), branch when k cmp limit (operand 4). */
+/* (The limit is read after k is written: it may be k's own slot.) */
+#define ADDBR_COND(STEP, LIMIT, CMPFN) __extension__({ uint32_t k_ = U32(2) + (STEP); PUT_U32(1, k_); CMPFN(k_, LIMIT); })
+#define ADDBR(cmp, CMPFN) \
+    COND_BRANCH(ADDBR_##cmp##_SS, 6, ADDBR_COND(U32(3), U32(4), CMPFN)) \
+    COND_BRANCH(ADDBR_##cmp##_SI, 6, ADDBR_COND(U32(3), pc[4], CMPFN)) \
+    COND_BRANCH(ADDBR_##cmp##_IS, 6, ADDBR_COND(pc[3], U32(4), CMPFN)) \
+    COND_BRANCH(ADDBR_##cmp##_II, 6, ADDBR_COND(pc[3], pc[4], CMPFN))
+#define BRCMP64(name, cmp) \
+    COND_BRANCH(BR_IF_##name, 4, cmp(U64(1), U64(2))) \
+    COND_BRANCH(BR_IF_##name##_I, 4, cmp(U64(1), (uint64_t)(int64_t)(int32_t)pc[2]))
 
 /* Effective address of a load (address operand 2) or store (address operand 1) of
  * n bytes; traps unless the whole access is inside the memory. */
-#define ADDR(i, n) \
-    uint64_t ea = (uint64_t)U32(i) + pc[3]; \
+#define ADDR(i, n) ADDR_OFF(i, 3, n)
+#define ADDR_OFF(i, o, n) \
+    uint64_t ea = (uint64_t)U32(i) + pc[o]; \
     if (__builtin_expect(ea + (n) > mem_size, 0)) TRAP(RI_TRAP_MEMORY_OOB); \
     const uint8_t *ptr = mem_base + ea
 #define LOAD(name, T, n, swap, PUT, ext) \
@@ -243,25 +298,67 @@ static ri_errcode call_host(ri_store *store, ri_exec *exec, ri_func *f, ri_insta
     op_##name: { ADDR(1, n); T v = (T)GET(2); v = swap(v); memcpy((uint8_t *)ptr, &v, n); NEXT(4); }
 #define ID(x) (x)
 #define NOSWAP(x) (x)
+/* The same with the address (u32)(a + b) of the fused i32.add (operands 2 and 3 of
+ * loads, 1 and 2 of stores; b may be the immediate), the offset in operand 4. */
+#define ADDR_X(ia, B, n) \
+    uint64_t ea = (uint64_t)(uint32_t)(U32(ia) + (B)) + pc[4]; \
+    if (__builtin_expect(ea + (n) > mem_size, 0)) TRAP(RI_TRAP_MEMORY_OOB); \
+    const uint8_t *ptr = mem_base + ea
+#define LOAD_X(name, T, n, swap, PUT, ext) \
+    op_##name##_X: { ADDR_X(2, U32(3), n); T v; memcpy(&v, ptr, n); v = swap(v); PUT(1, ext(v)); NEXT(5); } \
+    op_##name##_XI: { ADDR_X(2, pc[3], n); T v; memcpy(&v, ptr, n); v = swap(v); PUT(1, ext(v)); NEXT(5); }
+#define STORE_X(name, T, n, swap, GET) \
+    op_##name##_X: { ADDR_X(1, U32(2), n); T v = (T)GET(3); v = swap(v); memcpy((uint8_t *)ptr, &v, n); NEXT(5); } \
+    op_##name##_XI: { ADDR_X(1, pc[2], n); T v = (T)GET(3); v = swap(v); memcpy((uint8_t *)ptr, &v, n); NEXT(5); }
 
 /* Runs `code` (in `inst`) with its frame at slot fp_index until the frame below it,
  * the run's entry marker, is reached. With table_out, only returns the dispatch table. */
 static RI_SINGLE_COPY ri_errcode run(ri_store *store, ri_exec *exec, const ri_code *code, ri_instance *inst,
                                      uint32_t fp_index, ri_error *err, const int32_t **table_out) {
+#define RI_OFFSET(name) [RI_CODE_##name] = &&op_##name - &&op_ENTRY,
+#define RI_OFFSETS4(name) RI_OFFSET(name) RI_OFFSET(name##_FG) RI_OFFSET(name##_BG) RI_OFFSET(name##_BU)
     static const int32_t dispatch[RI_CODE_OP_COUNT] = {
-#define RI_X_CTRL(name, words) [RI_CODE_##name] = &&op_##name - &&op_ENTRY,
-#define RI_X_CMPBR(cmp, neg) [RI_CODE_BR_IF_##cmp] = &&op_BR_IF_##cmp - &&op_ENTRY,
-#define RI_X_MEM(name, byte, t, n, st) [RI_CODE_##name] = &&op_##name - &&op_ENTRY,
-#define RI_X_NUM(name, byte, a, b, r) [RI_CODE_##name] = &&op_##name - &&op_ENTRY,
+#define RI_X_CTRL(name, words) RI_OFFSET(name)
+#define RI_X_BR(name, words) RI_OFFSETS4(name)
+#define RI_X_CMPBR(cmp, neg) RI_OFFSETS4(BR_IF_##cmp) RI_OFFSETS4(BR_IF_##cmp##_I)
+#define RI_X_IMM(name) RI_OFFSET(name##_I)
+#define RI_X_ADDR(name) RI_OFFSET(name##_X) RI_OFFSET(name##_XI)
+#define RI_X_ADDBR(cmp) RI_OFFSETS4(ADDBR_##cmp##_SS) RI_OFFSETS4(ADDBR_##cmp##_SI) \
+                        RI_OFFSETS4(ADDBR_##cmp##_IS) RI_OFFSETS4(ADDBR_##cmp##_II)
+#define RI_X_PAIR(outer, inner) RI_OFFSET(I32_##outer##_##inner) RI_OFFSET(I32_##outer##_##inner##_I)
+#define RI_X_ADDL(name, words) RI_OFFSET(name)
+#define RI_X_FPAIR(outer, inner) RI_OFFSET(F64_##outer##_##inner##_A) RI_OFFSET(F64_##outer##_##inner##_B)
+#define RI_X_FMEM(name) RI_OFFSET(name##_LA) RI_OFFSET(name##_LB) RI_OFFSET(name##_S) \
+                        RI_OFFSET(name##_MA) RI_OFFSET(name##_MB) RI_OFFSET(name##_LXA) RI_OFFSET(name##_LXB)
+#define RI_X_MEM(name, byte, t, n, st) RI_OFFSET(name)
+#define RI_X_NUM(name, byte, a, b, r) RI_OFFSET(name)
         RI_CODE_CONTROL_OPS(RI_X_CTRL)
+        RI_CODE_BRANCH_OPS(RI_X_BR)
         RI_CODE_CMP_BRANCHES(RI_X_CMPBR)
+        RI_CODE_IMM_OPS(RI_X_IMM)
+        RI_CODE_ADDR_OPS(RI_X_ADDR)
+        RI_CODE_ADDBR_CMPS(RI_X_ADDBR)
+        RI_CODE_FMEM_OPS(RI_X_FMEM)
+        RI_CODE_PAIR_OPS(RI_X_PAIR)
+        RI_CODE_ADD_LOAD_OPS(RI_X_ADDL)
+        RI_CODE_FPAIR_OPS(RI_X_FPAIR)
         RI_MEMORY_OPS(RI_X_MEM)
         RI_NUMERIC_OPS(RI_X_NUM)
         RI_SAT_OPS(RI_X_NUM)
 #undef RI_X_CTRL
+#undef RI_X_BR
 #undef RI_X_CMPBR
+#undef RI_X_IMM
+#undef RI_X_ADDR
+#undef RI_X_ADDBR
+#undef RI_X_FMEM
+#undef RI_X_PAIR
+#undef RI_X_ADDL
+#undef RI_X_FPAIR
 #undef RI_X_MEM
 #undef RI_X_NUM
+#undef RI_OFFSETS4
+#undef RI_OFFSET
     };
     if (table_out) {
         *table_out = dispatch;
@@ -269,7 +366,10 @@ static RI_SINGLE_COPY ri_errcode run(ri_store *store, ri_exec *exec, const ri_co
     }
 
     const bool canon = store->config.canonicalize_nans;
-    uint64_t gas = store->gas;
+    /* Gas: `gas` is what the charges draw from; the rest of the budget waits in
+     * gas_reserve and comes over in chunks of at most RI_GAS_CHUNK (see out_of_gas). */
+    uint64_t gas = store->gas < RI_GAS_CHUNK ? store->gas : RI_GAS_CHUNK;
+    uint64_t gas_reserve = store->gas - gas;
     const uint32_t *pc = code->words;
     ri_slot *fp = exec->stack + fp_index;
     ri_code *const *codes;
@@ -287,6 +387,7 @@ static RI_SINGLE_COPY ri_errcode run(ri_store *store, ri_exec *exec, const ri_co
     ri_instance *callee_inst;
     uint32_t call_base, call_size;
 
+
     DISPATCH();
 
     /* ---- control ---- */
@@ -296,11 +397,32 @@ op_ENTRY: /* enter a function: poll interrupt, charge the first region, zero dec
         POLL_INTERRUPT();
         CHARGE(pc[1]);
         ri_slot *local = fp + pc[2];
-        memset(local, 0, (size_t)pc[3] * sizeof *local);
-        ri_slot *pool = local + pc[3];
+        uint32_t n = pc[3];
+        if (n <= 8) { /* most functions: a few stores, no call */
+            if (n & 1) local++->i64 = 0;
+            if (n & 2) { local[0].i64 = 0; local[1].i64 = 0; local += 2; }
+            if (n & 4) { local[0].i64 = 0; local[1].i64 = 0; local[2].i64 = 0; local[3].i64 = 0; local += 4; }
+            if (n & 8) { local[0].i64 = 0; local[1].i64 = 0; local[2].i64 = 0; local[3].i64 = 0;
+                         local[4].i64 = 0; local[5].i64 = 0; local[6].i64 = 0; local[7].i64 = 0; local += 8; }
+        } else {
+            memset(local, 0, (size_t)n * sizeof *local);
+            local += n;
+        }
         uint32_t nconsts = pc[4];
-        for (uint32_t i = 0; i < nconsts; i++) pool[i].i64 = pc[5 + 2 * i] | (uint64_t)pc[6 + 2 * i] << 32;
+        for (uint32_t i = 0; i < nconsts; i++) local[i].i64 = pc[5 + 2 * i] | (uint64_t)pc[6 + 2 * i] << 32;
         NEXT(5 + 2 * nconsts);
+    }
+op_ENTRY_Z: /* ENTRY without constants and at most 8 declared locals (the frame has room for 8) */
+    CHARGE(pc[1]); /* metered code: the interrupt flag is polled at each new chunk of gas */
+    goto zero8;
+op_ENTRY_ZU: /* ENTRY_Z of unmetered code */
+    POLL_INTERRUPT();
+zero8:
+    {
+        ri_slot *local = fp + pc[2];
+        local[0].i64 = 0; local[1].i64 = 0; local[2].i64 = 0; local[3].i64 = 0;
+        local[4].i64 = 0; local[5].i64 = 0; local[6].i64 = 0; local[7].i64 = 0;
+        NEXT(5);
     }
 op_GAS: /* start of a region: charge its instructions */
     CHARGE(pc[1]);
@@ -311,12 +433,14 @@ op_LOOP: /* loop header (back-edges land here): poll interrupt, charge the regio
     NEXT(2);
 op_BR: /* pc += offset */
     JUMP(1);
-op_BR_IF: /* if a != 0 then branch */
-    if (U32(1)) JUMP(2);
-    NEXT(3);
-op_BR_IFNOT: /* if a == 0 then branch */
-    if (!U32(1)) JUMP(2);
-    NEXT(3);
+op_BR_FG: /* branch to a GAS, charging it */
+    JUMP_FG(1);
+op_BR_BG: /* branch to a LOOP, polling and charging it */
+    JUMP_BG(1);
+op_BR_BU: /* branch to an unmetered LOOP, polling it */
+    JUMP_BU(1);
+    COND_BRANCH(BR_IF, 3, U32(1))     /* if a != 0 then branch */
+    COND_BRANCH(BR_IFNOT, 3, !U32(1)) /* if a == 0 then branch */
     BRCMP32(I32_EQ, CMP_EQ)       /* if a == b then branch */
     BRCMP32(I32_NE, CMP_NE)       /* if a != b then branch */
     BRCMP32(I32_LT_S, CMP32_LT_S) /* if a < b (signed) then branch */
@@ -337,6 +461,16 @@ op_BR_IFNOT: /* if a == 0 then branch */
     BRCMP64(I64_LE_U, CMP_LE_U)   /* if a <= b (i64 unsigned) then branch */
     BRCMP64(I64_GE_S, CMP64_GE_S) /* if a >= b (i64 signed) then branch */
     BRCMP64(I64_GE_U, CMP_GE_U)   /* if a >= b (i64 unsigned) then branch */
+    ADDBR(I32_EQ, CMP_EQ)         /* k = x + step; if k == limit then branch */
+    ADDBR(I32_NE, CMP_NE)
+    ADDBR(I32_LT_S, CMP32_LT_S)
+    ADDBR(I32_LT_U, CMP_LT_U)
+    ADDBR(I32_GT_S, CMP32_GT_S)
+    ADDBR(I32_GT_U, CMP_GT_U)
+    ADDBR(I32_LE_S, CMP32_LE_S)
+    ADDBR(I32_LE_U, CMP_LE_U)
+    ADDBR(I32_GE_S, CMP32_GE_S)
+    ADDBR(I32_GE_U, CMP_GE_U)
 op_BR_TABLE: /* branch to offset[min(a, count)] */
     {
         uint32_t i = U32(1), count = pc[2];
@@ -353,20 +487,61 @@ op_RETURN_N: /* return slots [a, a + n) */
     goto do_return;
 do_return:
     {
-        const ri_frame *f = &exec->frames[--exec->nframes];
+        const ri_frame *f = --exec->frame_top;
         if (!f->ret_pc) goto finish;
         pc = f->ret_pc;
         code = f->code;
-        fp = exec->stack + f->fp;
-        if (f->instance != inst) SWITCH_INSTANCE(f->instance);
-        LOAD_MEMORY(); /* the callee may have grown it */
+        fp = f->fp.ptr;
+        if (f->instance != inst) { /* a callee of this run that grew our memory updated mem_base */
+            SWITCH_INSTANCE(f->instance);
+            LOAD_MEMORY();
+        }
+        if (pc[0] == (uint32_t)(int32_t)(&&op_GAS - &&op_ENTRY)) { /* the GAS after the call */
+            uint64_t c_ = pc[1];
+            if (__builtin_expect(gas < c_, 0)) goto out_of_gas;
+            gas -= c_;
+            pc += 2;
+        }
         DISPATCH();
     }
 op_UNREACHABLE: /* trap */
     TRAP(RI_TRAP_UNREACHABLE);
 
+/* Enters `callee`, a function of this instance, with its frame at fp + base, returning
+ * to pc + size, when the stack and the frame array have room; else does nothing. */
+#define ENTER_LOCAL(base, size) \
+    do { \
+        ri_frame *f_ = exec->frame_top; \
+        if (__builtin_expect((size_t)(exec->stack_end - fp) >= (size_t)(base) + callee->frame_slots && \
+                             f_ < exec->frames_end, 1)) { \
+            exec->frame_top = f_ + 1; \
+            f_->ret_pc = pc + (size); \
+            f_->code = code; \
+            f_->instance = inst; \
+            f_->fp.ptr = fp; \
+            fp += (base); \
+            code = callee; \
+            pc = callee->words; \
+            DISPATCH(); \
+        } \
+    } while (0)
+op_CALL_LOCAL_M2: /* MOVE2 (in order), then CALL_LOCAL */
+    SLOT(3) = SLOT(4);
+    SLOT(5) = SLOT(6);
+    call_size = 7;
+    goto call_local_moved;
+op_CALL_LOCAL_M1: /* MOVE, then CALL_LOCAL */
+    SLOT(3) = SLOT(4);
+    call_size = 5;
+call_local_moved:
+    callee = codes[pc[1]];
+    ENTER_LOCAL(pc[2], call_size);
+    callee_inst = inst;
+    call_base = pc[2];
+    goto call_wasm;
 op_CALL_LOCAL: /* call function a of this module, frame at b */
     callee = codes[pc[1]];
+    ENTER_LOCAL(pc[2], 3); /* the common case inline */
     callee_inst = inst;
     call_base = pc[2];
     call_size = 3;
@@ -376,7 +551,18 @@ op_CALL: /* call function a (an import), frame at b */
     call_base = pc[2];
     call_size = 3;
     goto call_func;
+op_CALL_INDIRECT_M2: /* MOVE2 (in order), then CALL_INDIRECT */
+    SLOT(5) = SLOT(6);
+    SLOT(7) = SLOT(8);
+    call_size = 9;
+    goto call_indirect;
+op_CALL_INDIRECT_M1: /* MOVE, then CALL_INDIRECT */
+    SLOT(5) = SLOT(6);
+    call_size = 7;
+    goto call_indirect;
 op_CALL_INDIRECT: /* call table[t][c] checked against type a, frame at d */
+    call_size = 5;
+call_indirect:
     {
         const ri_table *tab = inst->tables[pc[2]];
         uint32_t i = U32(3);
@@ -385,18 +571,21 @@ op_CALL_INDIRECT: /* call table[t][c] checked against type a, frame at d */
         callee_func = tab->elems[i];
         if (!callee_func) TRAP(RI_TRAP_UNINITIALIZED_ELEMENT);
         if (callee_func->type_id != inst->type_ids[pc[1]]) TRAP(RI_TRAP_INDIRECT_MISMATCH);
+        callee = callee_func->code;
+        /* a function of this instance: the fast path of CALL_LOCAL */
+        if (__builtin_expect(callee_func->instance == inst && callee != NULL, 1)) ENTER_LOCAL(pc[4], call_size);
         call_base = pc[4];
-        call_size = 5;
         goto call_func;
     }
 call_func:
     if (callee_func->host) {
         uint32_t at = (uint32_t)(fp - exec->stack);
         exec->stack_top = at + call_base; /* a nested run starts above this frame */
-        store->gas = gas;
+        store->gas = gas + gas_reserve;
         ri_errcode rc = call_host(store, exec, callee_func, inst, NULL, at + call_base, err);
         fp = exec->stack + at;
-        gas = store->gas;
+        gas = store->gas < RI_GAS_CHUNK ? store->gas : RI_GAS_CHUNK;
+        gas_reserve = store->gas - gas;
         LOAD_MEMORY();
         if (rc != RI_OK) TRAP(RI_TRAP_HOST);
         NEXT(call_size);
@@ -414,13 +603,13 @@ call_wasm:
             fp = exec->stack + at;
         }
         /* frames_cap never exceeds max_call_depth: one test covers both */
-        if (__builtin_expect(exec->nframes >= exec->frames_cap, 0) && !ensure_frame(store, exec))
+        if (__builtin_expect(exec->frame_top >= exec->frames_end, 0) && !ensure_frame(store, exec))
             TRAP(RI_TRAP_STACK_EXHAUSTED);
-        ri_frame *f = &exec->frames[exec->nframes++];
+        ri_frame *f = exec->frame_top++;
         f->ret_pc = pc + call_size;
         f->code = code;
         f->instance = inst;
-        f->fp = at;
+        f->fp.ptr = fp;
         fp += call_base;
         code = callee;
         pc = callee->words;
@@ -436,6 +625,97 @@ call_wasm:
 op_MOVE: /* d = a */
     SLOT(1) = SLOT(2);
     NEXT(3);
+op_MOVE2: /* d1 = a1; d2 = a2 */
+    SLOT(1) = SLOT(2);
+    SLOT(3) = SLOT(4);
+    NEXT(5);
+op_MOVE3: /* d1 = a1; d2 = a2; d3 = a3 */
+    SLOT(1) = SLOT(2);
+    SLOT(3) = SLOT(4);
+    SLOT(5) = SLOT(6);
+    NEXT(7);
+op_MOVE4: /* d1 = a1; ...; d4 = a4 */
+    SLOT(1) = SLOT(2);
+    SLOT(3) = SLOT(4);
+    SLOT(5) = SLOT(6);
+    SLOT(7) = SLOT(8);
+    NEXT(9);
+op_I32_LOAD2: /* d1 = mem32[a1 + off1]; d2 = mem32[a2 + off2] */
+    {
+        uint64_t ea = (uint64_t)U32(2) + pc[3];
+        if (__builtin_expect(ea + 4 > mem_size, 0)) TRAP(RI_TRAP_MEMORY_OOB);
+        uint32_t v;
+        memcpy(&v, mem_base + ea, 4);
+        PUT_U32(1, LE32(v));
+        ea = (uint64_t)U32(5) + pc[6];
+        if (__builtin_expect(ea + 4 > mem_size, 0)) { pc += 3; TRAP(RI_TRAP_MEMORY_OOB); }
+        memcpy(&v, mem_base + ea, 4);
+        PUT_U32(4, LE32(v));
+        NEXT(7);
+    }
+op_I32_CMP3_S: /* d = (a > b) - (a < b) */
+    {
+        uint32_t a = U32(2), b = U32(3);
+        PUT_U32(1, (uint32_t)CMP32_GT_S(a, b) - (uint32_t)CMP32_LT_S(a, b));
+        NEXT(4);
+    }
+op_I32_CMP3_U: /* d = (a > b) - (a < b), unsigned */
+    {
+        uint32_t a = U32(2), b = U32(3);
+        PUT_U32(1, (uint32_t)(a > b) - (uint32_t)(a < b));
+        NEXT(4);
+    }
+op_I32_ADD_2D: /* d = a + b; d2 = d */
+    {
+        uint32_t v = U32(2) + U32(3);
+        PUT_U32(1, v);
+        PUT_U32(4, v);
+        NEXT(5);
+    }
+op_I32_ADD_I_2D: /* d = a + imm; d2 = d */
+    {
+        uint32_t v = U32(2) + pc[3];
+        PUT_U32(1, v);
+        PUT_U32(4, v);
+        NEXT(5);
+    }
+op_I32_XOR_ROTL2: /* d = rotl(x, k1) ^ rotl(y, k2) */
+    PUT_U32(1, ri_i32_rotl(U32(2), pc[3]) ^ ri_i32_rotl(U32(4), pc[5]));
+    NEXT(6);
+op_F64_AXPY: /* mem[p + off] = a * mem[q + qoff] + mem[p + off] */
+    {
+        uint64_t eq = (uint64_t)U32(4) + pc[5];
+        if (__builtin_expect(eq + 8 > mem_size, 0)) TRAP(RI_TRAP_MEMORY_OOB);
+        uint64_t ep = (uint64_t)U32(1) + pc[2];
+        if (__builtin_expect(ep + 8 > mem_size, 0)) { pc += 3; TRAP(RI_TRAP_MEMORY_OOB); }
+        uint64_t mq, mp;
+        memcpy(&mq, mem_base + eq, 8);
+        memcpy(&mp, mem_base + ep, 8);
+        double r = F64(3) * ri_f64_from_bits(LE64(mq)) + ri_f64_from_bits(LE64(mp));
+        r = CANON64(r);
+        mp = LE64(ri_f64_bits(r));
+        memcpy(mem_base + ep, &mp, 8);
+        NEXT(6);
+    }
+op_F64_AXPY_XI: /* the same, q's address (u32)(q + imm) + qoff */
+    {
+        uint64_t eq = (uint64_t)(uint32_t)(U32(4) + pc[5]) + pc[6];
+        if (__builtin_expect(eq + 8 > mem_size, 0)) TRAP(RI_TRAP_MEMORY_OOB);
+        uint64_t ep = (uint64_t)U32(1) + pc[2];
+        if (__builtin_expect(ep + 8 > mem_size, 0)) { pc += 3; TRAP(RI_TRAP_MEMORY_OOB); }
+        uint64_t mq, mp;
+        memcpy(&mq, mem_base + eq, 8);
+        memcpy(&mp, mem_base + ep, 8);
+        double r = F64(3) * ri_f64_from_bits(LE64(mq)) + ri_f64_from_bits(LE64(mp));
+        r = CANON64(r);
+        mp = LE64(ri_f64_bits(r));
+        memcpy(mem_base + ep, &mp, 8);
+        NEXT(7);
+    }
+op_I32_ADD_I2: /* d1 = a1 + imm1; d2 = a2 + imm2 */
+    PUT_U32(1, U32(2) + pc[3]);
+    PUT_U32(4, U32(5) + pc[6]);
+    NEXT(7);
 op_SELECT: /* d = c ? a : b */
     SLOT(1) = U32(4) ? SLOT(2) : SLOT(3);
     NEXT(5);
@@ -484,6 +764,63 @@ op_REF_FUNC: /* d = funcs[a] */
     STORE(I64_STORE16, uint16_t, 2, LE16, U64)                          /* mem16[a + off] = b */
     STORE(I64_STORE32, uint32_t, 4, LE32, U64)                          /* mem32[a + off] = b */
 
+    LOAD_X(I32_LOAD, uint32_t, 4, LE32, PUT_U32, ID)                    /* d = mem32[(u32)(a + b) + off] */
+    LOAD_X(I64_LOAD, uint64_t, 8, LE64, PUT_U64, ID)
+    LOAD_X(F32_LOAD, uint32_t, 4, LE32, PUT_U32, ID)
+    LOAD_X(F64_LOAD, uint64_t, 8, LE64, PUT_U64, ID)
+    LOAD_X(I32_LOAD8_S, uint8_t, 1, NOSWAP, PUT_U32, ri_i32_extend8_s)
+    LOAD_X(I32_LOAD8_U, uint8_t, 1, NOSWAP, PUT_U32, ID)
+    LOAD_X(I32_LOAD16_S, uint16_t, 2, LE16, PUT_U32, ri_i32_extend16_s)
+    LOAD_X(I32_LOAD16_U, uint16_t, 2, LE16, PUT_U32, ID)
+    STORE_X(I32_STORE, uint32_t, 4, LE32, U32)                          /* mem32[(u32)(a + b) + off] = v */
+    STORE_X(I64_STORE, uint64_t, 8, LE64, U64)
+    STORE_X(F32_STORE, uint32_t, 4, LE32, U32)
+    STORE_X(F64_STORE, uint64_t, 8, LE64, U64)
+    STORE_X(I32_STORE8, uint8_t, 1, NOSWAP, U32)
+    STORE_X(I32_STORE16, uint16_t, 2, LE16, U32)
+
+#define FMEM(name, OP) \
+    op_##name##_LA: { ADDR_OFF(3, 4, 8); uint64_t m; memcpy(&m, ptr, 8); m = LE64(m); \
+                      double a = ri_f64_from_bits(m), b = F64(2); double r = OP; PUT_F64(1, CANON64(r)); NEXT(5); } \
+    op_##name##_LB: { ADDR_OFF(3, 4, 8); uint64_t m; memcpy(&m, ptr, 8); m = LE64(m); \
+                      double a = F64(2), b = ri_f64_from_bits(m); double r = OP; PUT_F64(1, CANON64(r)); NEXT(5); } \
+    op_##name##_S: { ADDR_OFF(1, 4, 8); double a = F64(2), b = F64(3); double r = OP; r = CANON64(r); \
+                     uint64_t m = LE64(ri_f64_bits(r)); memcpy((uint8_t *)ptr, &m, 8); NEXT(5); } \
+    op_##name##_MA: { ADDR_OFF(1, 3, 8); uint64_t m; memcpy(&m, ptr, 8); m = LE64(m); \
+                      double a = ri_f64_from_bits(m), b = F64(2); double r = OP; r = CANON64(r); \
+                      m = LE64(ri_f64_bits(r)); memcpy((uint8_t *)ptr, &m, 8); NEXT(4); } \
+    op_##name##_MB: { ADDR_OFF(1, 3, 8); uint64_t m; memcpy(&m, ptr, 8); m = LE64(m); \
+                      double a = F64(2), b = ri_f64_from_bits(m); double r = OP; r = CANON64(r); \
+                      m = LE64(ri_f64_bits(r)); memcpy((uint8_t *)ptr, &m, 8); NEXT(4); } \
+    op_##name##_LXA: { uint64_t ea = (uint64_t)(uint32_t)(U32(3) + pc[4]) + pc[5]; \
+                       if (__builtin_expect(ea + 8 > mem_size, 0)) TRAP(RI_TRAP_MEMORY_OOB); \
+                       uint64_t m; memcpy(&m, mem_base + ea, 8); m = LE64(m); \
+                       double a = ri_f64_from_bits(m), b = F64(2); double r = OP; PUT_F64(1, CANON64(r)); NEXT(6); } \
+    op_##name##_LXB: { uint64_t ea = (uint64_t)(uint32_t)(U32(3) + pc[4]) + pc[5]; \
+                       if (__builtin_expect(ea + 8 > mem_size, 0)) TRAP(RI_TRAP_MEMORY_OOB); \
+                       uint64_t m; memcpy(&m, mem_base + ea, 8); m = LE64(m); \
+                       double a = F64(2), b = ri_f64_from_bits(m); double r = OP; PUT_F64(1, CANON64(r)); NEXT(6); }
+    FMEM(F64_ADD, a + b)  /* d = mem + b, a + mem; mem = a + b */
+    FMEM(F64_SUB, a - b)
+    FMEM(F64_MUL, a * b)
+
+    /* I32_ADD_L*8U: d = a + mem8[address] */
+op_I32_ADD_L8U: { ADDR_OFF(3, 4, 1); PUT_U32(1, U32(2) + *ptr); NEXT(5); }
+op_I32_ADD_LX8U: { uint64_t ea = (uint64_t)(uint32_t)(U32(3) + U32(4)) + pc[5];
+                   if (__builtin_expect(ea + 1 > mem_size, 0)) TRAP(RI_TRAP_MEMORY_OOB);
+                   PUT_U32(1, U32(2) + mem_base[ea]); NEXT(6); }
+op_I32_ADD_LXI8U: { uint64_t ea = (uint64_t)(uint32_t)(U32(3) + pc[4]) + pc[5];
+                    if (__builtin_expect(ea + 1 > mem_size, 0)) TRAP(RI_TRAP_MEMORY_OOB);
+                    PUT_U32(1, U32(2) + mem_base[ea]); NEXT(6); }
+    /* I32_ADD_L*: d = a + mem32[address] */
+op_I32_ADD_L: { ADDR_OFF(3, 4, 4); uint32_t v; memcpy(&v, ptr, 4); PUT_U32(1, U32(2) + LE32(v)); NEXT(5); }
+op_I32_ADD_LX: { uint64_t ea = (uint64_t)(uint32_t)(U32(3) + U32(4)) + pc[5];
+                 if (__builtin_expect(ea + 4 > mem_size, 0)) TRAP(RI_TRAP_MEMORY_OOB);
+                 uint32_t v; memcpy(&v, mem_base + ea, 4); PUT_U32(1, U32(2) + LE32(v)); NEXT(6); }
+op_I32_ADD_LXI: { uint64_t ea = (uint64_t)(uint32_t)(U32(3) + pc[4]) + pc[5];
+                  if (__builtin_expect(ea + 4 > mem_size, 0)) TRAP(RI_TRAP_MEMORY_OOB);
+                  uint32_t v; memcpy(&v, mem_base + ea, 4); PUT_U32(1, U32(2) + LE32(v)); NEXT(6); }
+
 op_MEMORY_SIZE: /* d = memory size in pages */
     PUT_U32(1, mem->pages);
     NEXT(2);
@@ -498,7 +835,7 @@ op_MEMORY_INIT: /* mem[d .. d+n) = data[x][s .. s+n) */
     {
         uint32_t x = pc[1];
         uint64_t d = U32(2), s = U32(3), n = U32(4);
-        CHARGE(n);
+        if (code->metered) CHARGE(n);
         const ri_data_segment *seg = &inst->module->datas[x];
         uint64_t len = inst->data_dropped[x] ? 0 : seg->init.len;
         if (s + n > len || d + n > mem_size) TRAP(RI_TRAP_MEMORY_OOB);
@@ -511,7 +848,7 @@ op_DATA_DROP: /* data[x] = empty */
 op_MEMORY_COPY: /* mem[d .. d+n) = mem[s .. s+n) (overlap-safe) */
     {
         uint64_t d = U32(1), s = U32(2), n = U32(3);
-        CHARGE(n);
+        if (code->metered) CHARGE(n);
         if (s + n > mem_size || d + n > mem_size) TRAP(RI_TRAP_MEMORY_OOB);
         if (n) memmove(mem_base + d, mem_base + s, (size_t)n);
         NEXT(4);
@@ -520,7 +857,7 @@ op_MEMORY_FILL: /* mem[d .. d+n) = byte b */
     {
         uint64_t d = U32(1), n = U32(3);
         uint8_t value = (uint8_t)U32(2);
-        CHARGE(n);
+        if (code->metered) CHARGE(n);
         if (d + n > mem_size) TRAP(RI_TRAP_MEMORY_OOB);
         if (n) memset(mem_base + d, value, (size_t)n);
         NEXT(4);
@@ -555,7 +892,7 @@ op_TABLE_FILL: /* table[t][i .. i+n) = a */
         ri_table *tab = inst->tables[pc[1]];
         uint64_t i = U32(2), n = U32(4);
         void *value = REF(3);
-        CHARGE(n);
+        if (code->metered) CHARGE(n);
         if (i + n > tab->size) TRAP(RI_TRAP_TABLE_OOB);
         for (uint64_t k = 0; k < n; k++) tab->elems[i + k] = value;
         NEXT(5);
@@ -565,7 +902,7 @@ op_TABLE_COPY: /* table[x][d .. d+n) = table[y][s .. s+n) (overlap-safe) */
         ri_table *dst = inst->tables[pc[1]];
         const ri_table *src = inst->tables[pc[2]];
         uint64_t d = U32(3), s = U32(4), n = U32(5);
-        CHARGE(n);
+        if (code->metered) CHARGE(n);
         if (s + n > src->size || d + n > dst->size) TRAP(RI_TRAP_TABLE_OOB);
         if (n) memmove(dst->elems + d, src->elems + s, (size_t)n * sizeof *dst->elems);
         NEXT(6);
@@ -575,7 +912,7 @@ op_TABLE_INIT: /* table[t][d .. d+n) = elem[x][s .. s+n) */
         uint32_t x = pc[1];
         ri_table *tab = inst->tables[pc[2]];
         uint64_t d = U32(3), s = U32(4), n = U32(5);
-        CHARGE(n);
+        if (code->metered) CHARGE(n);
         const ri_elem_segment *seg = &inst->module->elems[x];
         uint64_t len = inst->elem_dropped[x] ? 0 : seg->count;
         if (s + n > len || d + n > tab->size) TRAP(RI_TRAP_TABLE_OOB);
@@ -661,6 +998,80 @@ op_I64_EQZ: /* d = a == 0 (i64) */
     BIN64(I64_SHR_U, ri_i64_shr_u(a, b))             /* d = a >> b (i64 logical) */
     BIN64(I64_ROTL, ri_i64_rotl(a, b))               /* d = a rotl b (i64) */
     BIN64(I64_ROTR, ri_i64_rotr(a, b))               /* d = a rotr b (i64) */
+
+    /* i32 pairs: d = a OUTER (x INNER y) */
+#define I32OP_ADD(a, b) ((a) + (b))
+#define I32OP_SUB(a, b) ((a) - (b))
+#define I32OP_MUL(a, b) ((a) * (b))
+#define I32OP_AND(a, b) ((a) & (b))
+#define I32OP_OR(a, b) ((a) | (b))
+#define I32OP_XOR(a, b) ((a) ^ (b))
+#define I32OP_SHL(a, b) ri_i32_shl(a, b)
+#define I32OP_SHR_S(a, b) ri_i32_shr_s(a, b)
+#define I32OP_SHR_U(a, b) ri_i32_shr_u(a, b)
+#define I32OP_ROTL(a, b) ri_i32_rotl(a, b)
+#define I32OP_ROTR(a, b) ri_i32_rotr(a, b)
+#define PAIR(outer, inner) \
+    op_I32_##outer##_##inner: { uint32_t t = I32OP_##inner(U32(3), U32(4)); PUT_U32(1, I32OP_##outer(U32(2), t)); NEXT(5); } \
+    op_I32_##outer##_##inner##_I: { uint32_t t = I32OP_##inner(U32(3), pc[4]); PUT_U32(1, I32OP_##outer(U32(2), t)); NEXT(5); }
+    RI_CODE_PAIR_OPS(PAIR)
+#undef PAIR
+
+    /* f64 pairs: d = (x INNER y) OUTER b, a OUTER (x INNER y) */
+#define F64OP_ADD(a, b) ((a) + (b))
+#define F64OP_SUB(a, b) ((a) - (b))
+#define F64OP_MUL(a, b) ((a) * (b))
+#define FPAIR(outer, inner) \
+    op_F64_##outer##_##inner##_A: { double t = F64OP_##inner(F64(3), F64(4)); double r = F64OP_##outer(t, F64(2)); \
+                                    PUT_F64(1, CANON64(r)); NEXT(5); } \
+    op_F64_##outer##_##inner##_B: { double t = F64OP_##inner(F64(3), F64(4)); double r = F64OP_##outer(F64(2), t); \
+                                    PUT_F64(1, CANON64(r)); NEXT(5); }
+    RI_CODE_FPAIR_OPS(FPAIR)
+#undef FPAIR
+
+    /* immediate second operand: d = a op imm */
+    BIN32I(I32_ADD, a + b)
+    BIN32I(I32_SUB, a - b)
+    BIN32I(I32_MUL, a * b)
+    BIN32I(I32_AND, a & b)
+    BIN32I(I32_OR, a | b)
+    BIN32I(I32_XOR, a ^ b)
+    BIN32I(I32_SHL, ri_i32_shl(a, b))
+    BIN32I(I32_SHR_S, ri_i32_shr_s(a, b))
+    BIN32I(I32_SHR_U, ri_i32_shr_u(a, b))
+    BIN32I(I32_ROTL, ri_i32_rotl(a, b))
+    BIN32I(I32_ROTR, ri_i32_rotr(a, b))
+    BIN32I(I32_EQ, a == b)
+    BIN32I(I32_NE, a != b)
+    BIN32I(I32_LT_S, CMP32_LT_S(a, b))
+    BIN32I(I32_LT_U, a < b)
+    BIN32I(I32_GT_S, CMP32_GT_S(a, b))
+    BIN32I(I32_GT_U, a > b)
+    BIN32I(I32_LE_S, CMP32_LE_S(a, b))
+    BIN32I(I32_LE_U, a <= b)
+    BIN32I(I32_GE_S, CMP32_GE_S(a, b))
+    BIN32I(I32_GE_U, a >= b)
+    BIN64I(I64_ADD, a + b)
+    BIN64I(I64_SUB, a - b)
+    BIN64I(I64_MUL, a * b)
+    BIN64I(I64_AND, a & b)
+    BIN64I(I64_OR, a | b)
+    BIN64I(I64_XOR, a ^ b)
+    BIN64I(I64_SHL, ri_i64_shl(a, b))
+    BIN64I(I64_SHR_S, ri_i64_shr_s(a, b))
+    BIN64I(I64_SHR_U, ri_i64_shr_u(a, b))
+    BIN64I(I64_ROTL, ri_i64_rotl(a, b))
+    BIN64I(I64_ROTR, ri_i64_rotr(a, b))
+    CMP64I(I64_EQ, a == b)
+    CMP64I(I64_NE, a != b)
+    CMP64I(I64_LT_S, CMP64_LT_S(a, b))
+    CMP64I(I64_LT_U, a < b)
+    CMP64I(I64_GT_S, CMP64_GT_S(a, b))
+    CMP64I(I64_GT_U, a > b)
+    CMP64I(I64_LE_S, CMP64_LE_S(a, b))
+    CMP64I(I64_LE_U, a <= b)
+    CMP64I(I64_GE_S, CMP64_GE_S(a, b))
+    CMP64I(I64_GE_U, a >= b)
 
     FUN32_RAW(F32_ABS, ri_f32_abs(a))                /* d = |a| (sign bit only) */
     FUN32_RAW(F32_NEG, ri_f32_neg(a))                /* d = -a (sign bit only) */
@@ -751,12 +1162,23 @@ op_F64_REINTERPRET_I64:
     /* ---- leaving the loop ---- */
 
 out_of_gas:
-    /* A later change may suspend here instead: pc is at the charge, every frame is
-     * at a stop point. */
-    trap_kind = RI_TRAP_OUT_OF_GAS;
-    goto trap;
+    /* pc is at a charge (GAS, LOOP, ENTRY, a bulk instruction) that `gas` cannot pay.
+     * With gas in reserve: poll the interrupt flag, move a chunk over and run the
+     * charge again. Else execution stops there (a later change may suspend instead:
+     * every frame is at a stop point), with the gas left untouched. */
+    if (gas_reserve == 0) {
+        trap_kind = RI_TRAP_OUT_OF_GAS;
+        goto trap;
+    }
+    POLL_INTERRUPT();
+    {
+        uint64_t take = gas_reserve < RI_GAS_CHUNK ? gas_reserve : RI_GAS_CHUNK;
+        gas += take;
+        gas_reserve -= take;
+    }
+    DISPATCH();
 trap:
-    store->gas = gas;
+    store->gas = gas + gas_reserve;
     exec->trap_has_location = true;
     exec->trap_func_index = code->func_index;
     {
@@ -770,7 +1192,7 @@ trap:
         snprintf(err->message, sizeof err->message, "%s %u", ri_trap_message(trap_kind), trap_element);
     return RI_ERR_TRAP;
 finish:
-    store->gas = gas;
+    store->gas = gas + gas_reserve;
     return RI_OK;
 }
 
@@ -806,18 +1228,23 @@ ri_errcode ri_exec_call(ri_store *store, ri_func *func, ri_slot *args_results, r
         ri_error_set(err, RI_ERR_ARGUMENT, "function %u has no code", func->func_index);
         return RI_ERR_ARGUMENT;
     }
-    uint32_t base = exec->stack_top, saved_frames = exec->nframes;
+    uint32_t base = exec->stack_top;
     if (!ensure_stack(store, exec, (uint64_t)base + code->frame_slots) || !ensure_frame(store, exec))
         return exec_trap(err, RI_TRAP_STACK_EXHAUSTED);
+    size_t saved_frames = (size_t)(exec->frame_top - exec->frames);
     if (code->nparams) memcpy(exec->stack + base, args_results, (size_t)code->nparams * sizeof(ri_slot));
     /* The entry marker: returning to it leaves the interpreter. */
-    exec->frames[exec->nframes++] = (ri_frame){NULL, NULL, NULL, base};
+    ri_frame *marker = exec->frame_top++;
+    marker->ret_pc = NULL;
+    marker->code = NULL;
+    marker->instance = NULL;
+    marker->fp.ptr = exec->stack + base;
     exec->nesting++;
     ri_errcode rc = run(store, exec, code, func->instance, base, err, NULL);
     exec->nesting--;
     if (rc == RI_OK && code->nresults)
         memcpy(args_results, exec->stack + base, (size_t)code->nresults * sizeof(ri_slot));
-    exec->nframes = saved_frames;
+    exec->frame_top = exec->frames + saved_frames;
     exec->stack_top = base;
     return rc;
 }
