@@ -50,7 +50,9 @@ static void usage(FILE *out) {
             "       ri-bench-run --load-only [--repeat N] MODULE.wasm\n"
             "Calls FUNC() -> i32 and prints the result as an unsigned decimal. With --repeat N\n"
             "runs N times (fresh store each time) and prints the median call time on stderr.\n"
-            "--load-only times decode+validate+compile in ns per byte of the code section.\n");
+            "--no-metering loads the module unmetered (no gas charges in its code).\n"
+            "--load-only times decode+validate+compile in ns per byte of the code section,\n"
+            "and prints the size of the engine's internal code against the code section.\n");
 }
 
 static uint64_t now_ns(void) {

@@ -210,12 +210,16 @@ void ri_store_free(ri_store *store);
 /* Gas: every instruction costs 1 (bulk operations cost 1 + their length in bytes or
  * elements); charged per basic block. When the remaining gas cannot pay for the next
  * block, execution traps RI_TRAP_OUT_OF_GAS before any of that block runs.
- * The default is UINT64_MAX (effectively unmetered). */
+ * The default is UINT64_MAX (effectively unmetered). Code of a module loaded with
+ * ri_module_config.unmetered charges nothing. */
 void ri_store_set_gas(ri_store *store, uint64_t gas);
 uint64_t ri_store_gas(const ri_store *store);
 
-/* Thread-safe: ask the running call to stop; it traps RI_TRAP_INTERRUPTED at the next
- * loop back-edge or call. The request stays set until ri_store_clear_interrupt. */
+/* Thread-safe: ask the running call to stop; it traps RI_TRAP_INTERRUPTED at a stop
+ * point soon after: metered code within 65,536 more instructions (it polls whenever
+ * it draws a new chunk of gas), unmetered code at the next loop back-edge or call. A
+ * loop without calls is stopped either way. The request stays set until
+ * ri_store_clear_interrupt. */
 void ri_store_interrupt(ri_store *store);
 void ri_store_clear_interrupt(ri_store *store);
 

@@ -13,12 +13,15 @@
  * operand: entry i of the operand stack lives in fp[stack_base + i]. An instruction
  * names its operands and its result by slot, e.g. i32.add at height h becomes
  * (I32_ADD dst=stack_base+h-2 a=... b=...). An operand whose value is a local or a
- * constant is read straight from the local's or the pool's slot (local.get and
- * *.const emit no code). A call passes its arguments in place: the callee's frame
- * begins at the caller's first argument slot, and the callee's results are left in
- * its fp[0 ..), which is where the caller expects them.
- * frame_slots (= stack_base + max height) is all the space a frame needs, so the call
- * sequence checks and reserves it with one comparison.
+ * constant is read straight from the local's or the pool's slot, or is an immediate
+ * operand word (the *_I operations): local.get and *.const emit no code. The pool
+ * holds only the constants read in place by operations without an immediate form (a
+ * function whose constants are all immediates has none, and its ENTRY copies nothing).
+ * A call passes its arguments in place: the callee's frame begins at the caller's first
+ * argument slot, and the callee's results are left in its fp[0 ..), which is where the
+ * caller expects them.
+ * frame_slots (= stack_base + max height, at least nparams + 8 for ENTRY_Z) is all the
+ * space a frame needs, so the call sequence checks and reserves it with one comparison.
  *
  * ---- Code stream -------------------------------------------------------------------
  * An array of 32-bit words. An instruction is its handler word followed by operand
@@ -28,32 +31,63 @@
  * the operand word holding them, in words, as int32. 64-bit immediates take two words
  * (low first). Branch targets are resolved at compile time; nothing is decoded at run
  * time.
+ * Superinstructions: besides compare-and-branch, the compiler fuses an instruction
+ * with the one just before it when that one's only result feeds it (a peephole on the
+ * last two emitted instructions, never across a label): the address arithmetic of
+ * loads and stores (*_X), loop counters (ADDBR_*: add, compare, branch), f64
+ * arithmetic with its load or store (*_LA, *_LB, *_S, *_M*, F64_AXPY), pairs of
+ * arithmetic (I32_<OUTER>_<INNER>, I32_<OUTER>I_<INNER>I, F64_<OUTER>_<INNER>_A/_B),
+ * and runs of the same simple instruction (MOVE2-4, I32_ADD_I2, I32_LOAD2, *_2 stores).
+ * A fused instruction does exactly what its parts did, in their order.
  *
  * ---- Metering ----------------------------------------------------------------------
  * Every straight-line region (basic block) of WebAssembly code starts with a gas
  * charge carrying the number of WebAssembly instructions of the region: ENTRY (function
- * entry), LOOP (loop header, the target of back-edges; also polls the interrupt flag),
- * or GAS (after a forward label that some branch targets, after br_if / if, after each
- * call). If the gas left cannot pay, execution stops at that charge, before any of the
- * region runs. Bulk instructions charge their length on top when they run.
+ * entry), LOOP (loop header, the target of back-edges) or GAS (after a forward label
+ * that some branch targets, after br_if / if, after each call). If the gas left cannot
+ * pay, execution stops at that charge, before any of the region runs. Bulk
+ * instructions charge their length on top when they run.
  * What counts: every WebAssembly instruction that executes, block, loop, nop and
  * local.get included, and an `end` or `else` when execution falls through it (an
  * `end` reached by a branch is not executed; dead code never is). A region is charged
  * whole when it starts, so a trap in its middle has paid for the rest of it.
+ * Fused charges: the charges stay in the code where they are, but most are executed
+ * by the instruction before them, without a dispatch of their own. A branch's variant
+ * (RI_BRANCH_*, chosen once the body is compiled) says that its target is a GAS or LOOP
+ * and that a GAS follows it: the taken branch charges the target's cost and jumps past
+ * it, the fall-through charges the next GAS and skips it. A return charges the GAS that
+ * follows every call (the compiler guarantees one; 0 in unmetered code). When such a
+ * charge cannot be paid, pc is set to the charge itself, so execution stops exactly
+ * where the charge would have stopped it.
+ * The interpreter draws gas in chunks (interp.c, RI_GAS_CHUNK): when the current chunk
+ * cannot pay a charge it takes the next from the budget and polls the interrupt flag,
+ * then runs the charge again; only when the budget itself cannot pay does execution
+ * stop. So metered code polls the interrupt flag at least every RI_GAS_CHUNK
+ * instructions (and at ENTRY with constants), not at every back-edge.
+ * Unmetered code (ri_module_config.unmetered): no GAS regions (labels are the next
+ * instruction), loop headers are LOOP_U and entries ENTRY_*U, which poll the interrupt
+ * flag and charge nothing, calls are followed by a GAS 0 (no stop point), bulk
+ * instructions charge nothing; the interrupt flag is polled at every back-edge (branch
+ * variant _BU), loop header and function entry.
  *
  * ---- Stop points (pause / snapshot readiness) --------------------------------------
  * Execution can only stop at ENTRY, GAS, LOOP, a call, a bulk instruction (which
  * charges its length when it runs), or a trapping instruction.
  * Each of these gets an ri_code_point {code position, WebAssembly byte offset, operand
  * stack height}, sorted by position, so any pc where execution stopped maps back to
- * (function index, wasm offset, height). The compiler keeps this invariant: at ENTRY,
- * GAS, LOOP, calls and bulk instructions every operand-stack entry is materialised in
- * its own slot (no entry is pending as "the value of local k" or "constant c"). A
- * suspended frame is therefore fully described by (function index, wasm offset,
+ * (function index, wasm offset, height). A fused instruction that can trap in two
+ * places (I32_LOAD2, the *_2 stores, F64_AXPY) has a second point at position + 3,
+ * and pc is set there when the second part traps. The compiler keeps this invariant:
+ * at ENTRY, GAS, LOOP, calls and bulk instructions every operand-stack entry is
+ * materialised in its own slot (no entry is pending as "the value of local k",
+ * "constant c" or an immediate); at a trap execution ends, so there it is not needed.
+ * A suspended frame is therefore fully described by (function index, wasm offset,
  * fp[0 .. nlocals) and fp[stack_base .. stack_base + height)); the constant pool is
  * rebuilt from the code.
  * A caller frame suspended in a call is described by the CALL point: its return pc is
- * the position just after that call instruction (the greatest point < return pc).
+ * the position just after that call instruction, the GAS that follows it (the
+ * greatest point < return pc). Execution that stops at the charge of that GAS (when
+ * the return cannot pay it) stops at the GAS point, as any other charge.
  * Since the code is a deterministic function of the module, a snapshot taken at one of
  * these points can be resumed by any engine that compiles the same module.
  */
@@ -69,9 +103,14 @@
 #define RI_CODE_CONTROL_OPS(X) \
     X(ENTRY, 0)          /* gas, first_local, ndeclared, nconsts, consts (2 words each) */ \
     X(ENTRY_Z, 5)        /* the same without constants, ndeclared <= 8: zeroes 8 slots */ \
-    X(ENTRY_ZU, 5)       /* ENTRY_Z of unmetered code: charges nothing */ \
+    X(ENTRY_Z4, 5)       /* ... ndeclared <= 4: zeroes 4 slots */ \
+    X(ENTRY_Z0, 5)       /* ... no declared locals */ \
+    X(ENTRY_ZU, 5)       /* ENTRY_Z, ENTRY_Z4, ENTRY_Z0 of unmetered code: charge nothing */ \
+    X(ENTRY_Z4U, 5) \
+    X(ENTRY_Z0U, 5) \
     X(GAS, 2)            /* cost */ \
-    X(LOOP, 2)           /* cost; polls the interrupt flag */ \
+    X(LOOP, 2)           /* cost */ \
+    X(LOOP_U, 2)         /* LOOP of unmetered code: polls the interrupt flag (cost 0) */ \
     X(BR_TABLE, 0)       /* index, count, count + 1 offsets */ \
     X(RETURN0, 1) \
     X(RETURN1, 2)        /* src */ \
@@ -92,6 +131,8 @@
     X(I32_ADD_2D, 5)     /* d, a, b, d2: d = a + b, then d2 = d (local.tee d; local.set d2) */ \
     X(I32_ADD_I_2D, 5)   /* d, a, imm, d2: the same with an immediate */ \
     X(I32_XOR_ROTL2, 6)  /* d, x, k1, y, k2: d = rotl(x, k1) ^ rotl(y, k2), k1 and k2 immediates */ \
+    X(I32_XOR_ROTL3, 8)  /* d, x, k1, y, k2, z, k3: d = rotl(x, k1) ^ rotl(y, k2) ^ rotl(z, k3) */ \
+    X(I32_XOR_ROTL2_SHR_U, 8) /* d, x, k1, y, k2, z, k3: d = rotl(x, k1) ^ rotl(y, k2) ^ (z >> k3) */ \
     X(F64_AXPY, 6)       /* p, off, a, q, qoff: mem64[p + off] = a * mem64[q + qoff] + mem64[p + off]; \
                             the second load's stop point is at position + 3 */ \
     X(F64_AXPY_XI, 7)    /* p, off, a, q, imm, qoff: the same, q's address (u32)(q + imm) + qoff */ \
@@ -147,8 +188,8 @@
  *            conditional branch that falls through charges the GAS that follows it.
  *   +2  _BG: the target is a LOOP: the taken branch polls the interrupt flag, charges
  *            it and skips it; the fall-through is as in _FG.
- *   +3  _BU: unmetered code: the target is a LOOP, polled but not charged; the
- *            fall-through is plain. */
+ *   +3  _BU: unmetered code: the target is a LOOP_U: the taken branch polls the
+ *            interrupt flag and skips it; the fall-through is plain. */
 #define RI_BRANCH_FG 1
 #define RI_BRANCH_BG 2
 #define RI_BRANCH_BU 3
@@ -205,19 +246,34 @@
     RI_CODE_PAIR_INNER(X, ADD) RI_CODE_PAIR_INNER(X, XOR) RI_CODE_PAIR_INNER(X, AND) \
     RI_CODE_PAIR_INNER(X, OR)
 
+/* An i32 operation with an immediate on the result of one just before it, fused:
+ * I32_<OUTER>I_<INNER>I (d, x, k_inner, k_outer), 5 words: d = (x INNER k_inner) OUTER
+ * k_outer (address arithmetic: (i + 1) & mask, (i & mask) << 2, x * 31 + 7, ...). */
+#define RI_CODE_IPAIR_INNER(X, outer) \
+    X(outer, ADD) X(outer, AND) X(outer, OR) X(outer, XOR) X(outer, SHL) X(outer, SHR_U) X(outer, MUL)
+#define RI_CODE_IPAIR_OPS(X) \
+    RI_CODE_IPAIR_INNER(X, ADD) RI_CODE_IPAIR_INNER(X, AND) RI_CODE_IPAIR_INNER(X, OR) \
+    RI_CODE_IPAIR_INNER(X, XOR) RI_CODE_IPAIR_INNER(X, SHL) RI_CODE_IPAIR_INNER(X, SHR_U) \
+    RI_CODE_IPAIR_INNER(X, MUL)
+
 /* f64 arithmetic on the result of the f64 arithmetic just before it, fused (5 words):
  * F64_<OUTER>_<INNER>_A (d, b, x, y): d = (x INNER y) OUTER b;
  * F64_<OUTER>_<INNER>_B (d, a, x, y): d = a OUTER (x INNER y).
  * Only the final result is canonicalised: a NaN inside stays a NaN to the end. */
 #define RI_CODE_FPAIR_INNER(X, outer) X(outer, ADD) X(outer, SUB) X(outer, MUL)
 #define RI_CODE_FPAIR_OPS(X) \
-    RI_CODE_FPAIR_INNER(X, ADD) RI_CODE_FPAIR_INNER(X, SUB) RI_CODE_FPAIR_INNER(X, MUL)
+    RI_CODE_FPAIR_INNER(X, ADD) RI_CODE_FPAIR_INNER(X, SUB) RI_CODE_FPAIR_INNER(X, MUL) \
+    RI_CODE_FPAIR_INNER(X, DIV)
 
 /* i32.add of a value loaded just before: I32_ADD_L (d, a, addr, offset) 5 words, d = a +
  * mem32[addr + offset]; I32_ADD_LX / _LXI (d, a, p, q, offset) 6 words, the address being
  * that of I32_LOAD_X / _XI. */
 #define RI_CODE_ADD_LOAD_OPS(X) X(I32_ADD_L, 5) X(I32_ADD_LX, 6) X(I32_ADD_LXI, 6) \
     X(I32_ADD_L8U, 5) X(I32_ADD_LX8U, 6) X(I32_ADD_LXI8U, 6) /* the same with i32.load8_u */
+
+/* Two stores of the same kind in a row: NAME_2 (a1, v1, off1, a2, v2, off2), 7 words, in
+ * order; the second's stop point is at position + 3. */
+#define RI_CODE_STORE2_OPS(X) X(I32_STORE) X(I64_STORE) X(F64_STORE) X(I32_STORE8)
 
 /* Every internal operation. Loads (dst, addr, offset) and stores (addr, value, offset)
  * keep their opcodes.h names, 4 words; numeric ops too: unary (dst, a) 3 words,
@@ -233,6 +289,8 @@ typedef enum ri_code_op {
                         RI_X_BRANCH_ENUM(ADDBR_##cmp##_IS) RI_X_BRANCH_ENUM(ADDBR_##cmp##_II)
 #define RI_X_PAIR(outer, inner) RI_CODE_I32_##outer##_##inner, RI_CODE_I32_##outer##_##inner##_I,
 #define RI_X_ADDL(name, words) RI_CODE_##name,
+#define RI_X_STORE2(name) RI_CODE_##name##_2,
+#define RI_X_IPAIR(outer, inner) RI_CODE_I32_##outer##I_##inner##I,
 #define RI_X_FPAIR(outer, inner) RI_CODE_F64_##outer##_##inner##_A, RI_CODE_F64_##outer##_##inner##_B,
 #define RI_X_FMEM(name) RI_CODE_##name##_LA, RI_CODE_##name##_LB, RI_CODE_##name##_S, \
                         RI_CODE_##name##_MA, RI_CODE_##name##_MB, RI_CODE_##name##_LXA, RI_CODE_##name##_LXB,
@@ -247,6 +305,8 @@ typedef enum ri_code_op {
     RI_CODE_FMEM_OPS(RI_X_FMEM)
     RI_CODE_PAIR_OPS(RI_X_PAIR)
     RI_CODE_ADD_LOAD_OPS(RI_X_ADDL)
+    RI_CODE_STORE2_OPS(RI_X_STORE2)
+    RI_CODE_IPAIR_OPS(RI_X_IPAIR)
     RI_CODE_FPAIR_OPS(RI_X_FPAIR)
     RI_MEMORY_OPS(RI_X_MEM)
     RI_NUMERIC_OPS(RI_X_NUM)
@@ -260,6 +320,8 @@ typedef enum ri_code_op {
 #undef RI_X_FMEM
 #undef RI_X_PAIR
 #undef RI_X_ADDL
+#undef RI_X_STORE2
+#undef RI_X_IPAIR
 #undef RI_X_FPAIR
 #undef RI_X_MEM
 #undef RI_X_NUM

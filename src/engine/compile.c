@@ -47,6 +47,7 @@ typedef struct operand {
 
 /* Marks operand words in compiler.opmap (instruction starts hold their op). */
 #define NO_OP 0xFFFFu
+_Static_assert(RI_CODE_OP_COUNT < NO_OP, "operations must fit compiler.opmap");
 
 typedef enum ctrl_kind { CTRL_FUNC, CTRL_BLOCK, CTRL_LOOP, CTRL_IF, CTRL_ELSE } ctrl_kind;
 
@@ -87,6 +88,9 @@ typedef struct compiler {
     uint32_t npoints, points_cap;
 
     uint32_t nlocals, stack_base;
+    uint8_t *written;     /* per local: some local.set/tee of it came before (in code order) */
+    uint32_t written_cap;
+    uint32_t loops;       /* enclosing loops */
     uint64_t consts[RI_MAX_POOL_CONSTS];
     uint32_t nconsts;
 
@@ -102,6 +106,7 @@ typedef struct compiler {
 
     uint32_t gas_pos;     /* word holding the cost of the current region (0: none) */
     uint32_t gas_count;   /* WebAssembly instructions in the current region so far */
+    uint32_t call_gas_pos; /* the GAS right after the last call: it stays (returns charge it) */
 
     /* The last two emitted instructions, for peephole rewrites (fusions). Cleared at
      * labels: no rewrite reaches across one. */
@@ -532,7 +537,7 @@ static uint32_t start_region(compiler *c, ri_code_op op, ri_point_kind kind) {
     /* A charge with nothing after it and nothing to pay is replaced, at the same
      * position, so labels already bound to it stay right. */
     bool empty = c->gas_pos && c->gas_count == 0 && c->last.op == RI_CODE_GAS &&
-                 c->last.pos != NO_POS && c->last.pos + 2 == c->len;
+                 c->last.pos != NO_POS && c->last.pos + 2 == c->len && c->last.pos != c->call_gas_pos;
     if (empty) truncate_code(c, c->len - 2);
     end_region(c);
     forget_emitted(c); /* no peephole rewrite may reach across a label */
@@ -902,7 +907,14 @@ static void compile_call(compiler *c, uint32_t func_index, bool indirect, uint32
     add_point(c, p, RI_POINT_CALL, height);
     drop_to(c, c->h - need);
     for (uint32_t i = 0; i < t->nresults; i++) push_slot(c);
-    start_region(c, RI_CODE_GAS, RI_POINT_GAS);
+    /* A GAS follows every call: the return charges it (in unmetered code it costs 0
+     * and is no stop point). */
+    if (c->metered) {
+        c->call_gas_pos = start_region(c, RI_CODE_GAS, RI_POINT_GAS);
+    } else {
+        emit1(c, RI_CODE_GAS, 0);
+        start_region(c, RI_CODE_GAS, RI_POINT_GAS);
+    }
 }
 
 static void compile_local_set(compiler *c, uint32_t k, bool tee) {
@@ -913,6 +925,13 @@ static void compile_local_set(compiler *c, uint32_t k, bool tee) {
         if (!tee) pop(c);
         return;
     }
+    if (is_const(&v) && v.bits == 0 && k >= c->type->nparams && !c->written[k] && c->loops == 0) {
+        /* storing 0 into a declared local nothing wrote yet, outside any loop: it is
+         * still 0 from function entry (C compilers emit these initialisations) */
+        if (!tee) pop(c);
+        return;
+    }
+    c->written[k] = 1;
     flush_local(c, k, c->h - 1);
     bool redirect = v.kind == ENTRY_SLOT && c->last.dst_pos && !c->failed &&
                     c->code[c->last.dst_pos] == v.src;
@@ -1053,6 +1072,30 @@ static void compile_store(compiler *c, ri_code_op op, const ri_instr *in) {
         add_point(c, p, RI_POINT_TRAP, c->h + 2);
         return;
     }
+    ri_code_op pair = RI_CODE_OP_COUNT;
+    switch (op) {
+#define RI_X_STORE2(name) case RI_CODE_##name: pair = RI_CODE_##name##_2; break;
+    RI_CODE_STORE2_OPS(RI_X_STORE2)
+#undef RI_X_STORE2
+    default: break;
+    }
+    if (pair != RI_CODE_OP_COUNT && c->last.op == op && c->last.pos != NO_POS && c->last.pos + 4 == c->len &&
+        addr.kind != ENTRY_IMM && v.kind != ENTRY_IMM && !c->failed) {
+        /* two stores in a row: one instruction, with a second stop point at + 3 */
+        uint32_t w[3];
+        memcpy(w, &c->code[c->last.pos + 1], sizeof w);
+        ri_code_point pt;
+        bool had = take_last(c, &pt);
+        uint32_t p = emit_op(c, pair, 7);
+        if (p == NO_POS) return;
+        memcpy(&c->code[p + 1], w, sizeof w);
+        c->code[p + 4] = addr.src;
+        c->code[p + 5] = v.src;
+        c->code[p + 6] = in->imm.mem.offset;
+        if (had) put_point(c, p, pt);
+        add_point(c, p + 3, RI_POINT_TRAP, c->h + 2);
+        return;
+    }
     uint32_t a = slot_of(c, addr, c->h), b = slot_of(c, v, c->h + 1);
     uint32_t p = emit3(c, op, a, b, in->imm.mem.offset);
     add_point(c, p, RI_POINT_TRAP, c->h + 2);
@@ -1132,6 +1175,22 @@ static bool fuse_i32_pair(compiler *c, ri_code_op op, operand a, operand b) {
         note_dst(c, p);
         return true;
     }
+    if ((fused == RI_CODE_I32_XOR_ROTL_I || fused == RI_CODE_I32_XOR_SHR_U_I) &&
+        c->last.op == RI_CODE_I32_XOR_ROTL2 && from_last(c, &other)) {
+        /* rotl(x1, k1) ^ rotl(x2, k2) ^ rotl(x, y) (or x >> y) */
+        uint32_t w[4];
+        memcpy(w, &c->code[c->last.pos + 2], sizeof w);
+        truncate_code(c, c->last.pos);
+        uint32_t p = emit_op(c, fused == RI_CODE_I32_XOR_ROTL_I ? RI_CODE_I32_XOR_ROTL3 : RI_CODE_I32_XOR_ROTL2_SHR_U, 8);
+        if (p == NO_POS) return true;
+        c->code[p + 1] = own_slot(c, c->h);
+        memcpy(&c->code[p + 2], w, sizeof w);
+        c->code[p + 6] = x;
+        c->code[p + 7] = y;
+        push_slot(c);
+        note_dst(c, p);
+        return true;
+    }
     uint32_t p = emit4(c, fused, own_slot(c, c->h), other.src, x, y);
     push_slot(c);
     note_dst(c, p);
@@ -1178,6 +1237,20 @@ static void compile_binary(compiler *c, ri_code_op op, bool may_trap) {
             push_operand(c, a);
             return;
         }
+        if (from_last(c, &a)) { /* on the result of an i32 operation with an immediate */
+            ri_code_op fused = RI_CODE_OP_COUNT;
+#define RI_X_IPAIR(o, i) if (imm_op == RI_CODE_I32_##o##_I && c->last.op == RI_CODE_I32_##i##_I) fused = RI_CODE_I32_##o##I_##i##I;
+            RI_CODE_IPAIR_OPS(RI_X_IPAIR)
+#undef RI_X_IPAIR
+            if (fused != RI_CODE_OP_COUNT) {
+                uint32_t x = c->code[c->last.pos + 2], k = c->code[c->last.pos + 3];
+                truncate_code(c, c->last.pos);
+                uint32_t p = emit4(c, fused, own_slot(c, c->h), x, k, (uint32_t)b.bits);
+                push_slot(c);
+                note_dst(c, p);
+                return;
+            }
+        }
         uint32_t src = slot_of(c, a, c->h);
         if (imm_op == RI_CODE_I32_ADD_I && c->last.op == RI_CODE_I32_ADD_I && c->last.pos != NO_POS &&
             c->last.pos + 4 == c->len && !c->failed) {
@@ -1210,7 +1283,7 @@ static void compile_binary(compiler *c, ri_code_op op, bool may_trap) {
 #undef RI_X_FMEM
     default: break;
     }
-    if (la != RI_CODE_OP_COUNT && a.kind != ENTRY_IMM && b.kind != ENTRY_IMM) {
+    if ((la != RI_CODE_OP_COUNT || op == RI_CODE_F64_DIV) && a.kind != ENTRY_IMM && b.kind != ENTRY_IMM) {
         /* f64 arithmetic on the result of the f64 arithmetic just before: one instruction */
         bool on_b = from_last(c, &b), on_a = !on_b && from_last(c, &a);
         ri_code_op fused = RI_CODE_OP_COUNT;
@@ -1312,6 +1385,7 @@ static void compile_end(compiler *c) {
     c->nctrl--;
     reset_stack(c, done.height, done.nresults);
     if (done.kind == CTRL_LOOP) {
+        c->loops--;
         if (!reachable) c->ctrls[c->nctrl - 1].unreachable = true;
         return;
     }
@@ -1378,8 +1452,9 @@ static void compile_instr(compiler *c, const ri_instr *in) {
         ctrl *l = push_ctrl(c, op == RI_OP_LOOP ? CTRL_LOOP : CTRL_BLOCK, np, nr);
         if (!l) return;
         if (op == RI_OP_LOOP) {
-            uint32_t pos = start_region(c, RI_CODE_LOOP, RI_POINT_LOOP);
+            uint32_t pos = start_region(c, c->metered ? RI_CODE_LOOP : RI_CODE_LOOP_U, RI_POINT_LOOP);
             c->ctrls[c->nctrl - 1].loop_pos = pos;
+            c->loops++;
         }
         return;
     }
@@ -1569,6 +1644,25 @@ static uint32_t branch_words(uint32_t op) {
     }
 }
 
+static bool is_call(uint32_t op) {
+    switch (op) {
+    case RI_CODE_CALL: case RI_CODE_CALL_LOCAL: case RI_CODE_CALL_LOCAL_M1: case RI_CODE_CALL_LOCAL_M2:
+    case RI_CODE_CALL_INDIRECT: case RI_CODE_CALL_INDIRECT_M1: case RI_CODE_CALL_INDIRECT_M2:
+        return true;
+    default:
+        return false;
+    }
+}
+
+static uint32_t call_words(uint32_t op) {
+    switch (op) {
+#define RI_X_CTRL(name, words) case RI_CODE_##name: return words;
+    RI_CODE_CONTROL_OPS(RI_X_CTRL)
+#undef RI_X_CTRL
+    default: return 0;
+    }
+}
+
 /* Picks each branch's variant (code.h): the charges at its target and after it are
  * executed by the branch itself when they are the GAS / LOOP the variant expects. */
 static void choose_branch_variants(compiler *c) {
@@ -1576,6 +1670,10 @@ static void choose_branch_variants(compiler *c) {
     for (uint32_t pos = 0; pos < c->len; pos++) {
         uint32_t op = c->opmap[pos];
         uint32_t n = branch_words(op);
+        if (is_call(op) && (pos + call_words(op) >= c->len || c->opmap[pos + call_words(op)] != RI_CODE_GAS)) {
+            fail(c, RI_ERR_INVALID, "internal error: a call without its GAS");
+            return;
+        }
         if (n == 0) continue;
         uint32_t word = pos + n - 1;
         int64_t target = (int64_t)word + (int32_t)c->code[word];
@@ -1587,7 +1685,7 @@ static void choose_branch_variants(compiler *c) {
             bool then_gas = op == RI_CODE_BR || after == RI_CODE_GAS; /* br never falls through */
             if (then_gas && at_target == RI_CODE_GAS) variant = RI_BRANCH_FG;
             else if (then_gas && at_target == RI_CODE_LOOP) variant = RI_BRANCH_BG;
-        } else if (at_target == RI_CODE_LOOP) {
+        } else if (at_target == RI_CODE_LOOP_U) {
             variant = RI_BRANCH_BU;
         }
         if (variant) c->code[pos] = (uint32_t)c->dispatch[op + variant];
@@ -1624,6 +1722,10 @@ static ri_code *compile_function(compiler *c, uint32_t body_index) {
     c->npending = 0;
     c->nctrl = 0;
     c->dead_depth = 0;
+    c->call_gas_pos = NO_POS;
+    c->loops = 0;
+    if (!grow_array(c, (void **)&c->written, &c->written_cap, c->nlocals, 1)) return NULL;
+    if (c->nlocals) memset(c->written, 0, c->nlocals);
     forget_emitted(c);
 
     /* ENTRY: cost, first declared local, count, pool size, pool. */
@@ -1671,9 +1773,13 @@ static ri_code *compile_function(compiler *c, uint32_t body_index) {
     code->stack_base = c->stack_base;
     uint64_t frame = (uint64_t)c->stack_base + c->max_h;
     if (frame < code->nresults) frame = code->nresults;
-    if (c->nconsts == 0 && body->nlocals <= 8) { /* ENTRY_Z zeroes 8 slots after the parameters */
-        c->code[0] = (uint32_t)c->dispatch[c->metered ? RI_CODE_ENTRY_Z : RI_CODE_ENTRY_ZU];
-        if (frame < (uint64_t)c->type->nparams + 8) frame = (uint64_t)c->type->nparams + 8;
+    if (c->nconsts == 0 && body->nlocals <= 8) { /* ENTRY_Z* zero 0, 4 or 8 slots after the parameters */
+        uint32_t zeroed = body->nlocals == 0 ? 0 : body->nlocals <= 4 ? 4 : 8;
+        ri_code_op entry = zeroed == 0 ? (c->metered ? RI_CODE_ENTRY_Z0 : RI_CODE_ENTRY_Z0U)
+                         : zeroed == 4 ? (c->metered ? RI_CODE_ENTRY_Z4 : RI_CODE_ENTRY_Z4U)
+                                       : (c->metered ? RI_CODE_ENTRY_Z : RI_CODE_ENTRY_ZU);
+        c->code[0] = (uint32_t)c->dispatch[entry];
+        if (frame < (uint64_t)c->type->nparams + zeroed) frame = (uint64_t)c->type->nparams + zeroed;
     }
     if (frame > UINT32_MAX / 2) { free(code); fail(c, RI_ERR_LIMIT, "frame too large"); return NULL; }
     code->frame_slots = (uint32_t)frame;
@@ -1717,6 +1823,7 @@ ri_errcode ri_compile_module(ri_module *m, ri_error *err) {
     }
     free(c.code);
     free(c.opmap);
+    free(c.written);
     free(c.points);
     free(c.stack);
     free(c.ctrls);

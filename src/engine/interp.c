@@ -3,9 +3,11 @@
  * (each handler word is the offset of its label from a base label, GNU "labels as
  * values"), heap frames (exec.h) and deterministic gas metering.
  *
- * The hot loop keeps pc, the frame pointer, the remaining gas, the memory base and
- * size in locals. They are written back (gas to store->gas; stack positions as
- * indices in ri_exec) whenever control leaves the loop: host calls, traps, exit.
+ * The hot loop keeps pc, the frame pointer, the gas of the current chunk (the rest of
+ * the budget in gas_reserve), the memory base and size in locals. Gas is written back
+ * to store->gas (chunk + reserve) whenever control leaves the loop: host calls, traps,
+ * exit. Call frames live in ri_exec (exec.h); the fast call path (ENTER_LOCAL) pushes
+ * one and enters the callee without leaving the loop.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -198,8 +200,9 @@ static ri_errcode call_host(ri_store *store, ri_exec *exec, ri_func *f, ri_insta
 #define SWITCH_INSTANCE(to) \
     do { inst = (to); codes = inst->module->codes; mem = inst->module->nmemories ? inst->memories[0] : NULL; } while (0)
 
-#define S32_LT(a, b) (((a) ^ 0x80000000u) < ((b) ^ 0x80000000u))
-#define S64_LT(a, b) (((a) ^ 0x8000000000000000u) < ((b) ^ 0x8000000000000000u))
+/* (Conversions to signed types are modular in GCC and Clang: implementation-defined, not undefined.) */
+#define S32_LT(a, b) ((int32_t)(uint32_t)(a) < (int32_t)(uint32_t)(b))
+#define S64_LT(a, b) ((int64_t)(uint64_t)(a) < (int64_t)(uint64_t)(b))
 #define CMP_EQ(a, b) ((a) == (b))
 #define CMP_NE(a, b) ((a) != (b))
 #define CMP_LT_U(a, b) ((a) < (b))
@@ -327,6 +330,8 @@ static RI_SINGLE_COPY ri_errcode run(ri_store *store, ri_exec *exec, const ri_co
                         RI_OFFSETS4(ADDBR_##cmp##_IS) RI_OFFSETS4(ADDBR_##cmp##_II)
 #define RI_X_PAIR(outer, inner) RI_OFFSET(I32_##outer##_##inner) RI_OFFSET(I32_##outer##_##inner##_I)
 #define RI_X_ADDL(name, words) RI_OFFSET(name)
+#define RI_X_STORE2(name) RI_OFFSET(name##_2)
+#define RI_X_IPAIR(outer, inner) RI_OFFSET(I32_##outer##I_##inner##I)
 #define RI_X_FPAIR(outer, inner) RI_OFFSET(F64_##outer##_##inner##_A) RI_OFFSET(F64_##outer##_##inner##_B)
 #define RI_X_FMEM(name) RI_OFFSET(name##_LA) RI_OFFSET(name##_LB) RI_OFFSET(name##_S) \
                         RI_OFFSET(name##_MA) RI_OFFSET(name##_MB) RI_OFFSET(name##_LXA) RI_OFFSET(name##_LXB)
@@ -341,6 +346,8 @@ static RI_SINGLE_COPY ri_errcode run(ri_store *store, ri_exec *exec, const ri_co
         RI_CODE_FMEM_OPS(RI_X_FMEM)
         RI_CODE_PAIR_OPS(RI_X_PAIR)
         RI_CODE_ADD_LOAD_OPS(RI_X_ADDL)
+        RI_CODE_STORE2_OPS(RI_X_STORE2)
+        RI_CODE_IPAIR_OPS(RI_X_IPAIR)
         RI_CODE_FPAIR_OPS(RI_X_FPAIR)
         RI_MEMORY_OPS(RI_X_MEM)
         RI_NUMERIC_OPS(RI_X_NUM)
@@ -354,6 +361,8 @@ static RI_SINGLE_COPY ri_errcode run(ri_store *store, ri_exec *exec, const ri_co
 #undef RI_X_FMEM
 #undef RI_X_PAIR
 #undef RI_X_ADDL
+#undef RI_X_STORE2
+#undef RI_X_IPAIR
 #undef RI_X_FPAIR
 #undef RI_X_MEM
 #undef RI_X_NUM
@@ -424,12 +433,31 @@ zero8:
         local[4].i64 = 0; local[5].i64 = 0; local[6].i64 = 0; local[7].i64 = 0;
         NEXT(5);
     }
+op_ENTRY_Z4: /* ENTRY without constants and at most 4 declared locals (the frame has room for 4) */
+    CHARGE(pc[1]);
+    goto zero4;
+op_ENTRY_Z4U: /* ENTRY_Z4 of unmetered code */
+    POLL_INTERRUPT();
+zero4:
+    {
+        ri_slot *local = fp + pc[2];
+        local[0].i64 = 0; local[1].i64 = 0; local[2].i64 = 0; local[3].i64 = 0;
+        NEXT(5);
+    }
+op_ENTRY_Z0: /* ENTRY without constants or declared locals */
+    CHARGE(pc[1]);
+    NEXT(5);
+op_ENTRY_Z0U: /* ENTRY_Z0 of unmetered code */
+    POLL_INTERRUPT();
+    NEXT(5);
 op_GAS: /* start of a region: charge its instructions */
     CHARGE(pc[1]);
     NEXT(2);
-op_LOOP: /* loop header (back-edges land here): poll interrupt, charge the region */
+op_LOOP: /* loop header (back-edges land here): charge the region */
+    CHARGE(pc[1]); /* metered code: the interrupt flag is polled at each new chunk of gas */
+    NEXT(2);
+op_LOOP_U: /* loop header of unmetered code: poll interrupt */
     POLL_INTERRUPT();
-    CHARGE(pc[1]);
     NEXT(2);
 op_BR: /* pc += offset */
     JUMP(1);
@@ -496,7 +524,7 @@ do_return:
             SWITCH_INSTANCE(f->instance);
             LOAD_MEMORY();
         }
-        if (pc[0] == (uint32_t)(int32_t)(&&op_GAS - &&op_ENTRY)) { /* the GAS after the call */
+        { /* the GAS after the call (code.h: every call has one; 0 in unmetered code) */
             uint64_t c_ = pc[1];
             if (__builtin_expect(gas < c_, 0)) goto out_of_gas;
             gas -= c_;
@@ -566,10 +594,9 @@ call_indirect:
     {
         const ri_table *tab = inst->tables[pc[2]];
         uint32_t i = U32(3);
-        trap_element = i;
-        if (i >= tab->size) TRAP(RI_TRAP_UNDEFINED_ELEMENT);
+        if (__builtin_expect(i >= tab->size, 0)) { trap_element = i; TRAP(RI_TRAP_UNDEFINED_ELEMENT); }
         callee_func = tab->elems[i];
-        if (!callee_func) TRAP(RI_TRAP_UNINITIALIZED_ELEMENT);
+        if (__builtin_expect(!callee_func, 0)) { trap_element = i; TRAP(RI_TRAP_UNINITIALIZED_ELEMENT); }
         if (callee_func->type_id != inst->type_ids[pc[1]]) TRAP(RI_TRAP_INDIRECT_MISMATCH);
         callee = callee_func->code;
         /* a function of this instance: the fast path of CALL_LOCAL */
@@ -682,6 +709,12 @@ op_I32_ADD_I_2D: /* d = a + imm; d2 = d */
 op_I32_XOR_ROTL2: /* d = rotl(x, k1) ^ rotl(y, k2) */
     PUT_U32(1, ri_i32_rotl(U32(2), pc[3]) ^ ri_i32_rotl(U32(4), pc[5]));
     NEXT(6);
+op_I32_XOR_ROTL3: /* d = rotl(x, k1) ^ rotl(y, k2) ^ rotl(z, k3) */
+    PUT_U32(1, ri_i32_rotl(U32(2), pc[3]) ^ ri_i32_rotl(U32(4), pc[5]) ^ ri_i32_rotl(U32(6), pc[7]));
+    NEXT(8);
+op_I32_XOR_ROTL2_SHR_U: /* d = rotl(x, k1) ^ rotl(y, k2) ^ (z >> k3) */
+    PUT_U32(1, ri_i32_rotl(U32(2), pc[3]) ^ ri_i32_rotl(U32(4), pc[5]) ^ ri_i32_shr_u(U32(6), pc[7]));
+    NEXT(8);
 op_F64_AXPY: /* mem[p + off] = a * mem[q + qoff] + mem[p + off] */
     {
         uint64_t eq = (uint64_t)U32(4) + pc[5];
@@ -764,6 +797,17 @@ op_REF_FUNC: /* d = funcs[a] */
     STORE(I64_STORE16, uint16_t, 2, LE16, U64)                          /* mem16[a + off] = b */
     STORE(I64_STORE32, uint32_t, 4, LE32, U64)                          /* mem32[a + off] = b */
 
+#define STORE2(name, T, n, swap, GET) \
+    op_##name##_2: { \
+        { ADDR(1, n); T v = (T)GET(2); v = swap(v); memcpy((uint8_t *)ptr, &v, n); } \
+        uint64_t ea2 = (uint64_t)U32(4) + pc[6]; \
+        if (__builtin_expect(ea2 + (n) > mem_size, 0)) { pc += 3; TRAP(RI_TRAP_MEMORY_OOB); } \
+        T v2 = (T)GET(5); v2 = swap(v2); memcpy(mem_base + ea2, &v2, n); \
+        NEXT(7); }
+    STORE2(I32_STORE, uint32_t, 4, LE32, U32)                           /* two stores in a row */
+    STORE2(I64_STORE, uint64_t, 8, LE64, U64)
+    STORE2(F64_STORE, uint64_t, 8, LE64, U64)
+    STORE2(I32_STORE8, uint8_t, 1, NOSWAP, U32)
     LOAD_X(I32_LOAD, uint32_t, 4, LE32, PUT_U32, ID)                    /* d = mem32[(u32)(a + b) + off] */
     LOAD_X(I64_LOAD, uint64_t, 8, LE64, PUT_U64, ID)
     LOAD_X(F32_LOAD, uint32_t, 4, LE32, PUT_U32, ID)
@@ -1016,11 +1060,17 @@ op_I64_EQZ: /* d = a == 0 (i64) */
     op_I32_##outer##_##inner##_I: { uint32_t t = I32OP_##inner(U32(3), pc[4]); PUT_U32(1, I32OP_##outer(U32(2), t)); NEXT(5); }
     RI_CODE_PAIR_OPS(PAIR)
 #undef PAIR
+    /* i32 immediate pairs: d = (x INNER k1) OUTER k2 */
+#define IPAIR(outer, inner) \
+    op_I32_##outer##I_##inner##I: { uint32_t t = I32OP_##inner(U32(2), pc[3]); PUT_U32(1, I32OP_##outer(t, pc[4])); NEXT(5); }
+    RI_CODE_IPAIR_OPS(IPAIR)
+#undef IPAIR
 
     /* f64 pairs: d = (x INNER y) OUTER b, a OUTER (x INNER y) */
 #define F64OP_ADD(a, b) ((a) + (b))
 #define F64OP_SUB(a, b) ((a) - (b))
 #define F64OP_MUL(a, b) ((a) * (b))
+#define F64OP_DIV(a, b) ((a) / (b))
 #define FPAIR(outer, inner) \
     op_F64_##outer##_##inner##_A: { double t = F64OP_##inner(F64(3), F64(4)); double r = F64OP_##outer(t, F64(2)); \
                                     PUT_F64(1, CANON64(r)); NEXT(5); } \

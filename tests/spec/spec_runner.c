@@ -1,7 +1,7 @@
 /*
  * ri-spec: runs the WebAssembly spec testsuite against the public engine API.
  *
- *   ri-spec [--no-canonicalize] [--verbose] [--timeout SEC] FILE.wast...
+ *   ri-spec [--no-canonicalize] [--unmetered] [--verbose] [--timeout SEC] FILE.wast...
  *   ri-spec [options] --all [--testsuite DIR]
  *
  * Each .wast script is converted with wast2json into a per-process temporary
@@ -198,6 +198,7 @@ static bool starts_with(const char *s, const char *prefix) {
 
 typedef struct runner_options {
     bool canonicalize;
+    bool unmetered;            /* load modules with ri_module_config.unmetered */
     bool verbose;
     bool all;
     const char *testsuite_dir; /* holds core/ */
@@ -528,6 +529,7 @@ typedef struct spectest_export {
 
 typedef struct script_state {
     const char *dir; /* where wast2json wrote the modules */
+    bool unmetered;  /* load modules unmetered */
     ri_store *store;
     ri_instance *current;
     instance_list named;      /* $name -> instance */
@@ -691,7 +693,10 @@ static ri_module *load_module(script_state *s, const char *filename, ri_error *e
         snprintf(err->message, sizeof err->message, "runner: cannot read %s", filename);
         return NULL;
     }
-    ri_module *m = ri_module_load(bytes, len, NULL, err);
+    ri_module_config mcfg;
+    memset(&mcfg, 0, sizeof mcfg); /* zero fields: the defaults */
+    mcfg.unmetered = s->unmetered;
+    ri_module *m = ri_module_load(bytes, len, &mcfg, err);
     free(bytes);
     if (m && !remember_module(s, m)) {
         ri_module_free(m);
@@ -1086,6 +1091,7 @@ static int child_main(const runner *rn, const char *dir, const json_t *commands,
     script_state s;
     memset(&s, 0, sizeof s);
     s.dir = dir;
+    s.unmetered = rn->opts.unmetered;
     ri_store_config cfg = ri_store_config_default();
     cfg.canonicalize_nans = rn->opts.canonicalize;
     s.store = ri_store_new(&cfg);
@@ -1418,13 +1424,14 @@ static bool add_testsuite(path_list *list, const char *testsuite_dir) {
 
 static void usage(FILE *out) {
     fprintf(out,
-            "usage: ri-spec [--no-canonicalize] [--verbose] [--timeout SEC] FILE.wast...\n"
+            "usage: ri-spec [--no-canonicalize] [--unmetered] [--verbose] [--timeout SEC] FILE.wast...\n"
             "       ri-spec [options] --all [--testsuite DIR]\n"
             "\n"
             "Runs WebAssembly spec test scripts (converted with %s) against the engine.\n"
             "  --all               every core/*.wast of the testsuite\n"
             "  --testsuite DIR     the wasm-testsuite folder (default %s/wasm-testsuite)\n"
             "  --no-canonicalize   run with NaN canonicalisation off\n"
+            "  --unmetered         load modules without gas metering (ri_module_config.unmetered)\n"
             "  --verbose, -v       print every failure\n"
             "  --timeout SEC       per-command time limit (default %u; 0 = none)\n",
             RI_WAST2JSON, RI_SHARED_DIR, DEFAULT_TIMEOUT_SECONDS);
@@ -1453,6 +1460,7 @@ int main(int argc, char **argv) {
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--no-canonicalize") == 0) rn.opts.canonicalize = false;
+        else if (strcmp(a, "--unmetered") == 0) rn.opts.unmetered = true;
         else if (strcmp(a, "--verbose") == 0 || strcmp(a, "-v") == 0) rn.opts.verbose = true;
         else if (strcmp(a, "--all") == 0) rn.opts.all = true;
         else if (strcmp(a, "--testsuite") == 0 && i + 1 < argc) rn.opts.testsuite_dir = argv[++i];

@@ -36,7 +36,7 @@ static uint8_t *read_file(const char *path, size_t *len) {
     return buf;
 }
 
-static void fixture_open(fixture *fx, const ri_store_config *cfg) {
+static void fixture_open_with(fixture *fx, const ri_store_config *cfg, const ri_module_config *mcfg) {
     const char *dir = getenv("RI_WAT_DIR");
     char path[4096];
     snprintf(path, sizeof path, "%s/exec.wasm", dir ? dir : "build/wat");
@@ -44,13 +44,23 @@ static void fixture_open(fixture *fx, const ri_store_config *cfg) {
     uint8_t *bytes = read_file(path, &len);
     assert_non_null(bytes);
     ri_error err;
-    fx->module = ri_module_load(bytes, len, NULL, &err);
+    fx->module = ri_module_load(bytes, len, mcfg, &err);
     free(bytes);
     assert_non_null(fx->module);
     fx->store = ri_store_new(cfg);
     assert_non_null(fx->store);
     fx->instance = ri_instantiate(fx->store, fx->module, NULL, 0, &err);
     assert_non_null(fx->instance);
+}
+
+static void fixture_open(fixture *fx, const ri_store_config *cfg) { fixture_open_with(fx, cfg, NULL); }
+
+/* The fixture module loaded without metering (ri_module_config.unmetered). */
+static void fixture_open_unmetered(fixture *fx) {
+    ri_module_config mcfg;
+    memset(&mcfg, 0, sizeof mcfg);
+    mcfg.unmetered = true;
+    fixture_open_with(fx, NULL, &mcfg);
 }
 
 static void fixture_close(fixture *fx) {
@@ -170,6 +180,63 @@ static void test_gas_bulk_memory_costs_length(void **state) {
     fixture_close(&fx);
 }
 
+static void test_gas_exhaustion_past_many_chunks(void **state) {
+    (void)state;
+    /* The interpreter draws gas in chunks of 65,536: budgets that take several chunks
+     * stop at the same point as any other, with the exact gas left. */
+    int32_t n = 20000; /* 12 gas per iteration: 240,007 in all */
+    fixture fx;
+    fixture_open(&fx, NULL);
+    uint64_t need = gas_of(&fx, "countdown", &n, 1);
+    assert_int_equal(need, 7 + 12 * (uint64_t)n);
+    ri_error err;
+    int32_t r = 0;
+    ri_store_set_gas(fx.store, need);
+    assert_int_equal(call_i32(&fx, "countdown", &n, 1, &r, &err), RI_OK);
+    assert_int_equal(r, n);
+    assert_int_equal(ri_store_gas(fx.store), 0);
+    ri_store_set_gas(fx.store, need - 1);
+    assert_int_equal(call_i32(&fx, "countdown", &n, 1, &r, &err), RI_ERR_TRAP);
+    assert_int_equal(err.trap, RI_TRAP_OUT_OF_GAS);
+    /* the block after the loop (local.get, end: 2) could not be paid: 1 is left, as
+     * the base engine (one charge per block, no chunks) leaves it */
+    assert_int_equal(ri_store_gas(fx.store), 1);
+    fixture_close(&fx);
+}
+
+/* ---- unmetered modules --------------------------------------------------------- */
+
+static void test_unmetered_charges_nothing(void **state) {
+    (void)state;
+    fixture fx;
+    fixture_open_unmetered(&fx);
+    ri_store_set_gas(fx.store, 10);
+    ri_error err;
+    int32_t r = 0, n = 1000;
+    assert_int_equal(call_i32(&fx, "countdown", &n, 1, &r, &err), RI_OK);
+    assert_int_equal(r, 1000);
+    int32_t args[3] = {0, 7, 10010};
+    assert_int_equal(call_i32(&fx, "fill", args, 3, NULL, &err), RI_OK);
+    int32_t d = 50;
+    assert_int_equal(call_i32(&fx, "depth", &d, 1, &r, &err), RI_OK);
+    assert_int_equal(r, 50);
+    assert_int_equal(ri_store_gas(fx.store), 10); /* untouched */
+    fixture_close(&fx);
+}
+
+static void test_unmetered_code_is_not_larger(void **state) {
+    (void)state;
+    fixture metered, unmetered;
+    fixture_open(&metered, NULL);
+    fixture_open_unmetered(&unmetered);
+    size_t m = ri_module_code_bytes(metered.module), u = ri_module_code_bytes(unmetered.module);
+    assert_true(m > 0);
+    assert_true(u > 0);
+    assert_true(u <= m);
+    fixture_close(&metered);
+    fixture_close(&unmetered);
+}
+
 /* ---- call depth ---------------------------------------------------------------- */
 
 static void test_call_depth_limit(void **state) {
@@ -237,9 +304,10 @@ static void *interrupt_later(void *arg) {
     return NULL;
 }
 
-static void check_interrupt(const char *export_name) {
+static void check_interrupt(const char *export_name, bool unmetered) {
     fixture fx;
-    fixture_open(&fx, NULL);
+    if (unmetered) fixture_open_unmetered(&fx);
+    else fixture_open(&fx, NULL);
     interrupter it = {fx.store, 50};
     pthread_t th;
     assert_int_equal(pthread_create(&th, NULL, interrupt_later, &it), 0);
@@ -258,12 +326,18 @@ static void check_interrupt(const char *export_name) {
 
 static void test_interrupt_stops_a_loop_without_calls(void **state) {
     (void)state;
-    check_interrupt("spin");
+    check_interrupt("spin", false);
 }
 
 static void test_interrupt_stops_a_loop_with_calls(void **state) {
     (void)state;
-    check_interrupt("spin_calls");
+    check_interrupt("spin_calls", false);
+}
+
+static void test_interrupt_stops_unmetered_loops(void **state) {
+    (void)state;
+    check_interrupt("spin", true);
+    check_interrupt("spin_calls", true);
 }
 
 /* ---- NaN canonicalisation ---------------------------------------------------------- */
@@ -325,11 +399,15 @@ int main(void) {
         cmocka_unit_test(test_gas_exhaustion_is_deterministic),
         cmocka_unit_test(test_gas_budget_exact_boundary),
         cmocka_unit_test(test_gas_bulk_memory_costs_length),
+        cmocka_unit_test(test_gas_exhaustion_past_many_chunks),
+        cmocka_unit_test(test_unmetered_charges_nothing),
+        cmocka_unit_test(test_unmetered_code_is_not_larger),
         cmocka_unit_test(test_call_depth_limit),
         cmocka_unit_test(test_deep_recursion_does_not_use_the_c_stack),
         cmocka_unit_test(test_value_stack_limit),
         cmocka_unit_test(test_interrupt_stops_a_loop_without_calls),
         cmocka_unit_test(test_interrupt_stops_a_loop_with_calls),
+        cmocka_unit_test(test_interrupt_stops_unmetered_loops),
         cmocka_unit_test(test_nan_canonicalisation_on),
         cmocka_unit_test(test_nan_canonicalisation_off),
     };
