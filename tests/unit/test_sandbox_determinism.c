@@ -18,30 +18,7 @@
 #include <string.h>
 
 #include "ri/sandbox.h"
-
-#define TS 1700000000000LL
-
-/* Reads $RI_WAT_DIR/<name>.wasm, which the build compiles from tests/wat/<name>.wat. */
-static uint8_t *read_fixture(const char *name, size_t *len) {
-    const char *dir = getenv("RI_WAT_DIR");
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s.wasm", dir ? dir : "wat", name);
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        print_error("cannot open fixture %s (is RI_WAT_DIR set?)\n", path);
-        fail();
-    }
-    assert_int_equal(fseek(f, 0, SEEK_END), 0);
-    long n = ftell(f);
-    assert_true(n >= 0);
-    assert_int_equal(fseek(f, 0, SEEK_SET), 0);
-    uint8_t *buf = malloc(n > 0 ? (size_t)n : 1);
-    assert_non_null(buf);
-    assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-    fclose(f);
-    *len = (size_t)n;
-    return buf;
-}
+#include "sandbox_test_util.h"
 
 static ri_sandbox_config seeded_config(uint32_t seed, int64_t timestamp) {
     ri_sandbox_config c = ri_sandbox_config_default();
@@ -50,34 +27,6 @@ static ri_sandbox_config seeded_config(uint32_t seed, int64_t timestamp) {
     c.deterministic_seed = seed;
     c.max_execution_ms = 10000;
     return c;
-}
-
-typedef struct env {
-    ri_sandboxes *factory;
-    ri_sandbox *sb;
-} env;
-
-static env open_env(const char *fixture, const ri_sandbox_config *cfg) {
-    env e;
-    e.factory = ri_sandboxes_new();
-    assert_non_null(e.factory);
-    ri_sandbox_error err;
-    memset(&err, 0, sizeof err);
-    e.sb = ri_sandbox_create(e.factory, cfg, &err);
-    if (!e.sb) print_error("create: %s\n", err.message);
-    assert_non_null(e.sb);
-    size_t len = 0;
-    uint8_t *wasm = read_fixture(fixture, &len);
-    bool ok = ri_sandbox_load(e.sb, wasm, len, &err);
-    free(wasm);
-    if (!ok) print_error("load %s: %s\n", fixture, err.message);
-    assert_true(ok);
-    return e;
-}
-
-static void close_env(env *e) {
-    ri_sandbox_free(e->sb);
-    ri_sandboxes_free(e->factory);
 }
 
 static int32_t exec_i32_gas(ri_sandbox *sb, const char *action, const char *payload, uint64_t *gas) {
@@ -143,7 +92,7 @@ static void mulberry32_state_steps_by_golden_constant(void **state) {
 static void get_random_seed0_sequence(void **state) {
     (void)state;
     ri_sandbox_config c = seeded_config(0, TS);
-    env e = open_env("sb_random", &c);
+    env e = open_env_cfg("sb_random", &c);
     assert_int_equal(exec_i32(e.sb, "getRandom", NULL), 1144304738);
     assert_int_equal(exec_i32(e.sb, "getRandom", NULL), 1416247);
     assert_int_equal(exec_i32(e.sb, "getRandom", NULL), 958946056);
@@ -153,7 +102,7 @@ static void get_random_seed0_sequence(void **state) {
 static void get_random_seed42_is_signed_i32(void **state) {
     (void)state;
     ri_sandbox_config c = seeded_config(42, TS);
-    env e = open_env("sb_random", &c);
+    env e = open_env_cfg("sb_random", &c);
     ri_sandbox_result r = ri_sandbox_execute(e.sb, "getRandom", NULL);
     assert_true(r.ok);
     /* 2581720956 arrives as an i32. */
@@ -172,7 +121,7 @@ static void five_seeds_give_five_values(void **state) {
     int32_t got[5];
     for (int i = 0; i < 5; i++) {
         ri_sandbox_config c = seeded_config(seeds[i], TS);
-        env e = open_env("sb_random", &c);
+        env e = open_env_cfg("sb_random", &c);
         got[i] = exec_i32(e.sb, "getRandom", NULL);
         close_env(&e);
         assert_int_equal(got[i], want[i]);
@@ -185,7 +134,7 @@ static void same_seed_same_first_value_ten_times(void **state) {
     (void)state;
     ri_sandbox_config c = seeded_config(42, TS);
     for (int i = 0; i < 10; i++) {
-        env e = open_env("sb_random", &c);
+        env e = open_env_cfg("sb_random", &c);
         assert_int_equal(exec_i32(e.sb, "getRandom", NULL), -1713246340);
         close_env(&e);
     }
@@ -194,8 +143,8 @@ static void same_seed_same_first_value_ten_times(void **state) {
 static void same_seed_same_sequence_in_two_instances(void **state) {
     (void)state;
     ri_sandbox_config c = seeded_config(12345, TS);
-    env a = open_env("sb_random", &c);
-    env b = open_env("sb_random", &c);
+    env a = open_env_cfg("sb_random", &c);
+    env b = open_env_cfg("sb_random", &c);
     for (int i = 0; i < 10; i++) assert_int_equal(exec_i32(a.sb, "getRandom", NULL), exec_i32(b.sb, "getRandom", NULL));
     close_env(&a);
     close_env(&b);
@@ -204,7 +153,7 @@ static void same_seed_same_sequence_in_two_instances(void **state) {
 static void thousand_draws_match_reference(void **state) {
     (void)state;
     ri_sandbox_config c = seeded_config(999999, TS);
-    env e = open_env("sb_random", &c);
+    env e = open_env_cfg("sb_random", &c);
     uint32_t s = 999999, want = 0;
     for (int i = 0; i < 1000; i++) want = ri_mulberry32_next(&s);
     uint64_t gas = 0;
@@ -218,8 +167,8 @@ static void thousand_draws_match_reference(void **state) {
 static void sandboxes_with_same_seed_have_separate_prngs(void **state) {
     (void)state;
     ri_sandbox_config c = seeded_config(0, TS);
-    env a = open_env("sb_random", &c);
-    env b = open_env("sb_random", &c);
+    env a = open_env_cfg("sb_random", &c);
+    env b = open_env_cfg("sb_random", &c);
     exec_i32(a.sb, "getRandom", NULL);
     exec_i32(a.sb, "getRandom", NULL);
     assert_int_equal(exec_i32(b.sb, "getRandom", NULL), 1144304738);
@@ -232,7 +181,7 @@ static void sandboxes_with_same_seed_have_separate_prngs(void **state) {
 static void get_time_truncates_timestamp_to_i32(void **state) {
     (void)state;
     ri_sandbox_config c = seeded_config(0, 1700000000000LL);
-    env e = open_env("sb_time", &c);
+    env e = open_env_cfg("sb_time", &c);
     assert_int_equal(exec_i32(e.sb, "getTime", NULL), -807049216);
     close_env(&e);
 }
@@ -243,7 +192,7 @@ static void different_timestamps_give_different_times(void **state) {
     static const int32_t want[3] = {-727379968, 1056413696, -807049216};
     for (int i = 0; i < 3; i++) {
         ri_sandbox_config c = seeded_config(0, ts[i]);
-        env e = open_env("sb_time", &c);
+        env e = open_env_cfg("sb_time", &c);
         assert_int_equal(exec_i32(e.sb, "getTime", NULL), want[i]);
         close_env(&e);
     }
@@ -253,7 +202,7 @@ static void same_timestamp_same_time_every_call(void **state) {
     (void)state;
     ri_sandbox_config c = seeded_config(0, TS);
     for (int i = 0; i < 10; i++) {
-        env e = open_env("sb_time", &c);
+        env e = open_env_cfg("sb_time", &c);
         assert_int_equal(exec_i32(e.sb, "getTime", NULL), -807049216);
         assert_int_equal(exec_i32(e.sb, "getTime", NULL), -807049216);
         assert_int_equal(exec_i32(e.sb, "timeTwiceEqual", NULL), 1);
@@ -267,7 +216,7 @@ static void small_zero_and_negative_timestamps(void **state) {
     static const int32_t want[3] = {42, 0, -1};
     for (int i = 0; i < 3; i++) {
         ri_sandbox_config c = seeded_config(0, ts[i]);
-        env e = open_env("sb_time", &c);
+        env e = open_env_cfg("sb_time", &c);
         assert_int_equal(exec_i32(e.sb, "getTime", NULL), want[i]);
         close_env(&e);
     }
@@ -276,7 +225,7 @@ static void small_zero_and_negative_timestamps(void **state) {
 static void get_time_costs_one_gas(void **state) {
     (void)state;
     ri_sandbox_config c = seeded_config(0, TS);
-    env e = open_env("sb_time", &c);
+    env e = open_env_cfg("sb_time", &c);
     uint64_t gas = 0;
     exec_i32_gas(e.sb, "getTime", NULL, &gas);
     assert_int_equal(gas, 1);
@@ -297,7 +246,7 @@ static bool check(ri_sandbox *sb, const char *action, const char *payload, bool 
 static void validator_pure_function_is_deterministic(void **state) {
     (void)state;
     ri_sandbox_config c = seeded_config(0, TS);
-    env e = open_env("sb_add", &c);
+    env e = open_env_cfg("sb_add", &c);
     bool det = false;
     assert_true(check(e.sb, "add", "[3,4]", &det));
     assert_true(det);
@@ -308,7 +257,7 @@ static void validator_pure_function_is_deterministic(void **state) {
 static void validator_time_function_is_deterministic(void **state) {
     (void)state;
     ri_sandbox_config c = seeded_config(0, 42);
-    env e = open_env("sb_time", &c);
+    env e = open_env_cfg("sb_time", &c);
     bool det = false;
     assert_true(check(e.sb, "getTime", NULL, &det));
     assert_true(det);
@@ -318,7 +267,7 @@ static void validator_time_function_is_deterministic(void **state) {
 static void validator_random_function_is_deterministic(void **state) {
     (void)state;
     ri_sandbox_config c = seeded_config(12345, TS);
-    env e = open_env("sb_random", &c);
+    env e = open_env_cfg("sb_random", &c);
     bool det = false;
     assert_true(check(e.sb, "getRandom", NULL, &det));
     assert_true(det);
@@ -328,7 +277,7 @@ static void validator_random_function_is_deterministic(void **state) {
 static void validator_leaves_prng_where_it_was(void **state) {
     (void)state;
     ri_sandbox_config c = seeded_config(12345, TS);
-    env e = open_env("sb_random", &c);
+    env e = open_env_cfg("sb_random", &c);
     bool det = false;
     assert_true(check(e.sb, "randN", "5", &det));
     assert_true(det);
@@ -340,7 +289,7 @@ static void validator_leaves_prng_where_it_was(void **state) {
 static void validator_leaves_memory_where_it_was(void **state) {
     (void)state;
     ri_sandbox_config c = seeded_config(0, TS);
-    env e = open_env("sb_memcounter", &c);
+    env e = open_env_cfg("sb_memcounter", &c);
     assert_int_equal(exec_i32(e.sb, "increment", NULL), 1);
     assert_int_equal(exec_i32(e.sb, "increment", NULL), 2);
     bool det = false;
@@ -353,7 +302,7 @@ static void validator_leaves_memory_where_it_was(void **state) {
 static void validator_restores_globals_too(void **state) {
     (void)state;
     ri_sandbox_config c = seeded_config(0, TS);
-    env e = open_env("sb_counter", &c);
+    env e = open_env_cfg("sb_counter", &c);
     assert_int_equal(exec_i32(e.sb, "increment", NULL), 1);
     bool det = false;
     /* Both runs start from counter 1 (the full state), so both return 2. */
@@ -366,7 +315,7 @@ static void validator_restores_globals_too(void **state) {
 static void validator_leaves_gas_metrics_where_they_were(void **state) {
     (void)state;
     ri_sandbox_config c = seeded_config(0, TS);
-    env e = open_env("sb_random", &c);
+    env e = open_env_cfg("sb_random", &c);
     exec_i32(e.sb, "randN", "3");
     assert_int_equal(ri_sandbox_get_metrics(e.sb).gas_used, 3);
     bool det = false;
@@ -394,7 +343,7 @@ static void validator_detects_nondeterministic_host(void **state) {
     ri_sandbox_config c = seeded_config(0, TS);
     c.host_functions = fns;
     c.nhost_functions = 1;
-    env e = open_env("sb_entropy", &c);
+    env e = open_env_cfg("sb_entropy", &c);
     bool det = true;
     assert_true(check(e.sb, "draw", NULL, &det));
     assert_false(det);
@@ -405,7 +354,7 @@ static void validator_detects_nondeterministic_host(void **state) {
 static void validator_missing_export_fails_identically(void **state) {
     (void)state;
     ri_sandbox_config c = seeded_config(0, TS);
-    env e = open_env("sb_add", &c);
+    env e = open_env_cfg("sb_add", &c);
     bool det = false;
     assert_true(check(e.sb, "nonexistent", NULL, &det));
     assert_true(det);

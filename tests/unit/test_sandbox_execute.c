@@ -17,30 +17,7 @@
 #include <string.h>
 
 #include "ri/sandbox.h"
-
-#define TS 1700000000000LL
-
-/* Reads $RI_WAT_DIR/<name>.wasm, which the build compiles from tests/wat/<name>.wat. */
-static uint8_t *read_fixture(const char *name, size_t *len) {
-    const char *dir = getenv("RI_WAT_DIR");
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s.wasm", dir ? dir : "wat", name);
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        print_error("cannot open fixture %s (is RI_WAT_DIR set?)\n", path);
-        fail();
-    }
-    assert_int_equal(fseek(f, 0, SEEK_END), 0);
-    long n = ftell(f);
-    assert_true(n >= 0);
-    assert_int_equal(fseek(f, 0, SEEK_SET), 0);
-    uint8_t *buf = malloc(n > 0 ? (size_t)n : 1);
-    assert_non_null(buf);
-    assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-    fclose(f);
-    *len = (size_t)n;
-    return buf;
-}
+#include "sandbox_test_util.h"
 
 static ri_sandbox_config test_config(void) {
     ri_sandbox_config c = ri_sandbox_config_default();
@@ -50,37 +27,9 @@ static ri_sandbox_config test_config(void) {
     return c;
 }
 
-/* Each test gets a factory and one loaded sandbox. */
-typedef struct env {
-    ri_sandboxes *factory;
-    ri_sandbox *sb;
-} env;
-
-static env open_env_cfg(const char *fixture, const ri_sandbox_config *cfg) {
-    env e;
-    e.factory = ri_sandboxes_new();
-    assert_non_null(e.factory);
-    ri_sandbox_error err;
-    memset(&err, 0, sizeof err);
-    e.sb = ri_sandbox_create(e.factory, cfg, &err);
-    assert_non_null(e.sb);
-    size_t len = 0;
-    uint8_t *wasm = read_fixture(fixture, &len);
-    bool ok = ri_sandbox_load(e.sb, wasm, len, &err);
-    free(wasm);
-    if (!ok) print_error("load %s: %s\n", fixture, err.message);
-    assert_true(ok);
-    return e;
-}
-
 static env open_env(const char *fixture) {
     ri_sandbox_config c = test_config();
     return open_env_cfg(fixture, &c);
-}
-
-static void close_env(env *e) {
-    ri_sandbox_free(e->sb);
-    ri_sandboxes_free(e->factory);
 }
 
 /* Drops whitespace outside strings, so "[1, 2]" and "[1,2]" compare equal. */

@@ -16,30 +16,7 @@
 #include <string.h>
 
 #include "ri/sandbox.h"
-
-#define TS 1700000000000LL
-
-/* Reads $RI_WAT_DIR/<name>.wasm, which the build compiles from tests/wat/<name>.wat. */
-static uint8_t *read_fixture(const char *name, size_t *len) {
-    const char *dir = getenv("RI_WAT_DIR");
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s.wasm", dir ? dir : "wat", name);
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        print_error("cannot open fixture %s (is RI_WAT_DIR set?)\n", path);
-        fail();
-    }
-    assert_int_equal(fseek(f, 0, SEEK_END), 0);
-    long n = ftell(f);
-    assert_true(n >= 0);
-    assert_int_equal(fseek(f, 0, SEEK_SET), 0);
-    uint8_t *buf = malloc(n > 0 ? (size_t)n : 1);
-    assert_non_null(buf);
-    assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-    fclose(f);
-    *len = (size_t)n;
-    return buf;
-}
+#include "sandbox_test_util.h"
 
 static ri_sandbox_config host_config(const ri_host_function *fns, uint32_t n) {
     ri_sandbox_config c = ri_sandbox_config_default();
@@ -49,34 +26,6 @@ static ri_sandbox_config host_config(const ri_host_function *fns, uint32_t n) {
     c.host_functions = fns;
     c.nhost_functions = n;
     return c;
-}
-
-typedef struct env {
-    ri_sandboxes *factory;
-    ri_sandbox *sb;
-} env;
-
-static env open_env(const char *fixture, const ri_sandbox_config *cfg) {
-    env e;
-    e.factory = ri_sandboxes_new();
-    assert_non_null(e.factory);
-    ri_sandbox_error err;
-    memset(&err, 0, sizeof err);
-    e.sb = ri_sandbox_create(e.factory, cfg, &err);
-    if (!e.sb) print_error("create: %s\n", err.message);
-    assert_non_null(e.sb);
-    size_t len = 0;
-    uint8_t *wasm = read_fixture(fixture, &len);
-    bool ok = ri_sandbox_load(e.sb, wasm, len, &err);
-    free(wasm);
-    if (!ok) print_error("load %s: %s\n", fixture, err.message);
-    assert_true(ok);
-    return e;
-}
-
-static void close_env(env *e) {
-    ri_sandbox_free(e->sb);
-    ri_sandboxes_free(e->factory);
 }
 
 static int32_t exec_i32_gas(ri_sandbox *sb, const char *action, const char *payload, uint64_t *gas) {
@@ -147,7 +96,7 @@ static void double_7_is_14(void **state) {
     (void)state;
     ri_host_function fns[1] = {double_decl(NULL)};
     ri_sandbox_config c = host_config(fns, 1);
-    env e = open_env("sb_hostcall", &c);
+    env e = open_env_cfg("sb_hostcall", &c);
     assert_int_equal(exec_i32_gas(e.sb, "callDouble", "7", NULL), 14);
     close_env(&e);
 }
@@ -159,7 +108,7 @@ static void host_receives_arguments(void **state) {
     rec.fail_on = -1;
     ri_host_function fns[1] = {double_decl(&rec)};
     ri_sandbox_config c = host_config(fns, 1);
-    env e = open_env("sb_hostcall", &c);
+    env e = open_env_cfg("sb_hostcall", &c);
     exec_i32_gas(e.sb, "callDouble", "42", NULL);
     assert_int_equal(rec.calls, 1);
     assert_int_equal(rec.args[0], 42);
@@ -178,7 +127,7 @@ static void user_pointer_reaches_callback(void **state) {
     rec.fail_on = -1;
     ri_host_function fns[1] = {double_decl(&rec)};
     ri_sandbox_config c = host_config(fns, 1);
-    env e = open_env("sb_hostcall", &c);
+    env e = open_env_cfg("sb_hostcall", &c);
     for (int i = 0; i < 5; i++) exec_i32_gas(e.sb, "callDouble", "1", NULL);
     assert_int_equal(rec.calls, 5);
     close_env(&e);
@@ -188,7 +137,7 @@ static void two_host_functions_both_callable(void **state) {
     (void)state;
     ri_host_function fns[2] = {double_decl(NULL), triple_decl()};
     ri_sandbox_config c = host_config(fns, 2);
-    env e = open_env("sb_multihost", &c);
+    env e = open_env_cfg("sb_multihost", &c);
     assert_int_equal(exec_i32_gas(e.sb, "callBoth", "5", NULL), 25);
     assert_int_equal(exec_i32_gas(e.sb, "callBoth", "10", NULL), 50);
     assert_int_equal(exec_i32_gas(e.sb, "callBoth", "0", NULL), 0);
@@ -199,7 +148,7 @@ static void declaration_order_does_not_matter(void **state) {
     (void)state;
     ri_host_function fns[2] = {triple_decl(), double_decl(NULL)};
     ri_sandbox_config c = host_config(fns, 2);
-    env e = open_env("sb_multihost", &c);
+    env e = open_env_cfg("sb_multihost", &c);
     assert_int_equal(exec_i32_gas(e.sb, "callBoth", "2", NULL), 10);
     close_env(&e);
 }
@@ -208,7 +157,7 @@ static void each_host_call_costs_one_gas(void **state) {
     (void)state;
     ri_host_function fns[2] = {double_decl(NULL), triple_decl()};
     ri_sandbox_config c = host_config(fns, 2);
-    env e = open_env("sb_multihost", &c);
+    env e = open_env_cfg("sb_multihost", &c);
     uint64_t gas = 0;
     exec_i32_gas(e.sb, "callBoth", "1", &gas);
     assert_int_equal(gas, 2);
@@ -223,7 +172,7 @@ static void host_call_is_not_made_without_gas(void **state) {
     ri_host_function fns[1] = {double_decl(&rec)};
     ri_sandbox_config c = host_config(fns, 1);
     c.max_gas = 0;
-    env e = open_env("sb_hostcall", &c);
+    env e = open_env_cfg("sb_hostcall", &c);
     ri_sandbox_result r = ri_sandbox_execute(e.sb, "callDouble", "3");
     assert_false(r.ok);
     assert_int_equal(r.error.code, RI_SANDBOX_GAS_EXHAUSTED);
@@ -240,7 +189,7 @@ static void second_host_call_refused_at_budget(void **state) {
     ri_host_function fns[2] = {double_decl(NULL), triple_decl()};
     ri_sandbox_config c = host_config(fns, 2);
     c.max_gas = 1;
-    env e = open_env("sb_multihost", &c);
+    env e = open_env_cfg("sb_multihost", &c);
     ri_sandbox_result r = ri_sandbox_execute(e.sb, "callBoth", "1");
     assert_false(r.ok);
     assert_int_equal(r.error.code, RI_SANDBOX_GAS_EXHAUSTED);
@@ -283,7 +232,7 @@ static void host_function_with_i64_signature(void **state) {
     (void)state;
     ri_host_function fns[2];
     ri_sandbox_config c = wide_config(fns);
-    env e = open_env("sb_host64", &c);
+    env e = open_env_cfg("sb_host64", &c);
     ri_sandbox_result r = ri_sandbox_execute(e.sb, "callSum64", "[1099511627776,1]");
     assert_true(r.ok);
     assert_int_equal(r.results[0].type, RI_I64);
@@ -301,7 +250,7 @@ static void host_function_with_float_signature(void **state) {
     (void)state;
     ri_host_function fns[2];
     ri_sandbox_config c = wide_config(fns);
-    env e = open_env("sb_host64", &c);
+    env e = open_env_cfg("sb_host64", &c);
     ri_sandbox_result r = ri_sandbox_execute(e.sb, "callScale", "[2.5,2]");
     assert_true(r.ok);
     double d;
@@ -331,7 +280,7 @@ static void host_function_reads_caller_memory(void **state) {
     memset(&rec, 0, sizeof rec);
     ri_host_function fns[1] = {{"log", 2, I32_I32, 0, NULL, log_fn, &rec}};
     ri_sandbox_config c = host_config(fns, 1);
-    env e = open_env("sb_hostmem", &c);
+    env e = open_env_cfg("sb_hostmem", &c);
     ri_sandbox_result r = ri_sandbox_execute(e.sb, "callLog", NULL);
     if (!r.ok) print_error("callLog: %s\n", r.error.message);
     assert_true(r.ok);
@@ -374,7 +323,7 @@ static void failing_host_function_is_host_function_error(void **state) {
     (void)state;
     ri_host_function fns[1] = {{"double", 1, I32, 1, I32, failing_fn, NULL}};
     ri_sandbox_config c = host_config(fns, 1);
-    env e = open_env("sb_hostcall", &c);
+    env e = open_env_cfg("sb_hostcall", &c);
     ri_sandbox_result r = ri_sandbox_execute(e.sb, "callDouble", "5");
     assert_false(r.ok);
     assert_int_equal(r.error.code, RI_SANDBOX_HOST_FUNCTION_ERROR);
@@ -393,7 +342,7 @@ static void host_failure_names_the_failing_function(void **state) {
     (void)state;
     ri_host_function fns[2] = {double_decl(NULL), {"triple", 1, I32, 1, I32, failing_fn, NULL}};
     ri_sandbox_config c = host_config(fns, 2);
-    env e = open_env("sb_multihost", &c);
+    env e = open_env_cfg("sb_multihost", &c);
     ri_sandbox_result r = ri_sandbox_execute(e.sb, "callBoth", "1");
     assert_false(r.ok);
     assert_int_equal(r.error.code, RI_SANDBOX_HOST_FUNCTION_ERROR);
@@ -409,7 +358,7 @@ static void host_failure_message_is_formatted(void **state) {
     rec.fail_on = 13;
     ri_host_function fns[1] = {double_decl(&rec)};
     ri_sandbox_config c = host_config(fns, 1);
-    env e = open_env("sb_hostcall", &c);
+    env e = open_env_cfg("sb_hostcall", &c);
     ri_sandbox_result r = ri_sandbox_execute(e.sb, "callDouble", "13");
     assert_false(r.ok);
     assert_int_equal(r.error.code, RI_SANDBOX_HOST_FUNCTION_ERROR);
@@ -428,7 +377,7 @@ static void sandbox_works_after_host_failure(void **state) {
     rec.fail_on = 13;
     ri_host_function fns[1] = {double_decl(&rec)};
     ri_sandbox_config c = host_config(fns, 1);
-    env e = open_env("sb_hostcall", &c);
+    env e = open_env_cfg("sb_hostcall", &c);
     ri_sandbox_result r = ri_sandbox_execute(e.sb, "callDouble", "13");
     assert_false(r.ok);
     ri_sandbox_result_free(&r);
@@ -441,7 +390,7 @@ static void host_failure_within_budget_is_not_gas_exhausted(void **state) {
     ri_host_function fns[1] = {{"double", 1, I32, 1, I32, failing_fn, NULL}};
     ri_sandbox_config c = host_config(fns, 1);
     c.max_gas = 1;
-    env e = open_env("sb_hostcall", &c);
+    env e = open_env_cfg("sb_hostcall", &c);
     /* The one call fits the budget, so the failure is the host's, not GAS_EXHAUSTED. */
     ri_sandbox_result r = ri_sandbox_execute(e.sb, "callDouble", "1");
     assert_false(r.ok);

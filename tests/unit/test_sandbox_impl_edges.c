@@ -17,28 +17,10 @@
 #include <string.h>
 
 #include "ri/sandbox.h"
+#include "sandbox_test_util.h"
 #include "sandbox/sandbox_internal.h" /* white box: sb_js_number */
 
 /* ---- helpers ------------------------------------------------------------------------------- */
-
-static uint8_t *read_fixture(const char *name, size_t *len) {
-    const char *dir = getenv("RI_WAT_DIR");
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s.wasm", dir ? dir : "wat", name);
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long size = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *bytes = malloc(size > 0 ? (size_t)size : 1);
-    if (bytes && fread(bytes, 1, (size_t)size, f) != (size_t)size) {
-        free(bytes);
-        bytes = NULL;
-    }
-    fclose(f);
-    *len = (size_t)size;
-    return bytes;
-}
 
 static ri_sandbox_config base_config(void) {
     ri_sandbox_config c = ri_sandbox_config_default();

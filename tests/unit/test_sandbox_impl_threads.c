@@ -18,30 +18,9 @@
 #include <time.h>
 
 #include "ri/sandbox.h"
+#include "sandbox_test_util.h"
 
 /* ---- helpers ------------------------------------------------------------------------------ */
-
-static uint8_t *read_fixture(const char *name, size_t *len) {
-    const char *dir = getenv("RI_WAT_DIR");
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s.wasm", dir ? dir : "wat", name);
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        print_error("cannot open %s\n", path);
-        return NULL;
-    }
-    fseek(f, 0, SEEK_END);
-    long size = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *bytes = malloc(size > 0 ? (size_t)size : 1);
-    if (bytes && fread(bytes, 1, (size_t)size, f) != (size_t)size) {
-        free(bytes);
-        bytes = NULL;
-    }
-    fclose(f);
-    *len = (size_t)size;
-    return bytes;
-}
 
 static ri_sandbox_config config_ms(uint32_t max_execution_ms) {
     ri_sandbox_config c = ri_sandbox_config_default();

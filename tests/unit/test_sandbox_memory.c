@@ -17,31 +17,9 @@
 #include <string.h>
 
 #include "ri/sandbox.h"
+#include "sandbox_test_util.h"
 
-#define TS 1700000000000LL
 #define PAGE 65536
-
-/* Reads $RI_WAT_DIR/<name>.wasm, which the build compiles from tests/wat/<name>.wat. */
-static uint8_t *read_fixture(const char *name, size_t *len) {
-    const char *dir = getenv("RI_WAT_DIR");
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s.wasm", dir ? dir : "wat", name);
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        print_error("cannot open fixture %s (is RI_WAT_DIR set?)\n", path);
-        fail();
-    }
-    assert_int_equal(fseek(f, 0, SEEK_END), 0);
-    long n = ftell(f);
-    assert_true(n >= 0);
-    assert_int_equal(fseek(f, 0, SEEK_SET), 0);
-    uint8_t *buf = malloc(n > 0 ? (size_t)n : 1);
-    assert_non_null(buf);
-    assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-    fclose(f);
-    *len = (size_t)n;
-    return buf;
-}
 
 static ri_sandbox_config limit_config(uint64_t max_memory_bytes) {
     ri_sandbox_config c = ri_sandbox_config_default();
@@ -51,11 +29,6 @@ static ri_sandbox_config limit_config(uint64_t max_memory_bytes) {
     c.max_memory_bytes = max_memory_bytes;
     return c;
 }
-
-typedef struct env {
-    ri_sandboxes *factory;
-    ri_sandbox *sb;
-} env;
 
 /* Creates a sandbox and loads the fixture; *ok and *err tell how loading went. */
 static env try_env(const char *fixture, uint64_t limit, bool *ok, ri_sandbox_error *err) {
@@ -80,11 +53,6 @@ static env open_env(const char *fixture, uint64_t limit) {
     if (!ok) print_error("load %s: %s\n", fixture, err.message);
     assert_true(ok);
     return e;
-}
-
-static void close_env(env *e) {
-    ri_sandbox_free(e->sb);
-    ri_sandboxes_free(e->factory);
 }
 
 static int32_t exec_i32(ri_sandbox *sb, const char *action, const char *payload) {

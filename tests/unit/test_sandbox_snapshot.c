@@ -18,31 +18,9 @@
 #include <string.h>
 
 #include "ri/sandbox.h"
+#include "sandbox_test_util.h"
 
-#define TS 1700000000000LL
 #define PAGE 65536u
-
-/* Reads $RI_WAT_DIR/<name>.wasm, which the build compiles from tests/wat/<name>.wat. */
-static uint8_t *read_fixture(const char *name, size_t *len) {
-    const char *dir = getenv("RI_WAT_DIR");
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s.wasm", dir ? dir : "wat", name);
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        print_error("cannot open fixture %s (is RI_WAT_DIR set?)\n", path);
-        fail();
-    }
-    assert_int_equal(fseek(f, 0, SEEK_END), 0);
-    long n = ftell(f);
-    assert_true(n >= 0);
-    assert_int_equal(fseek(f, 0, SEEK_SET), 0);
-    uint8_t *buf = malloc(n > 0 ? (size_t)n : 1);
-    assert_non_null(buf);
-    assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-    fclose(f);
-    *len = (size_t)n;
-    return buf;
-}
 
 static ri_sandbox_config seeded_config(uint32_t seed) {
     ri_sandbox_config c = ri_sandbox_config_default();
@@ -52,11 +30,6 @@ static ri_sandbox_config seeded_config(uint32_t seed) {
     c.max_execution_ms = 10000;
     return c;
 }
-
-typedef struct env {
-    ri_sandboxes *factory;
-    ri_sandbox *sb;
-} env;
 
 static ri_sandbox *load_into(ri_sandboxes *f, const ri_sandbox_config *cfg, const char *fixture) {
     ri_sandbox_error err;
@@ -73,22 +46,9 @@ static ri_sandbox *load_into(ri_sandboxes *f, const ri_sandbox_config *cfg, cons
     return sb;
 }
 
-static env open_env_cfg(const char *fixture, const ri_sandbox_config *cfg) {
-    env e;
-    e.factory = ri_sandboxes_new();
-    assert_non_null(e.factory);
-    e.sb = load_into(e.factory, cfg, fixture);
-    return e;
-}
-
 static env open_env(const char *fixture) {
     ri_sandbox_config c = seeded_config(0);
     return open_env_cfg(fixture, &c);
-}
-
-static void close_env(env *e) {
-    ri_sandbox_free(e->sb);
-    ri_sandboxes_free(e->factory);
 }
 
 static int32_t exec_i32_gas(ri_sandbox *sb, const char *action, const char *payload, uint64_t *gas) {

@@ -18,8 +18,8 @@
 #include <string.h>
 
 #include "ri/sandbox.h"
+#include "sandbox_test_util.h"
 
-#define TS 1700000000000LL
 #define PAGE 65536u
 
 #define TOO_SMALL "Snapshot too small — missing header"

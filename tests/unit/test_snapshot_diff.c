@@ -18,39 +18,14 @@
 #include <jansson.h>
 
 #include "ri/sandbox.h"
+#include "sandbox_test_util.h"
 
 #define PAGE 65536u
-
-static uint8_t *read_fixture(const char *name, size_t *len) {
-    const char *dir = getenv("RI_WAT_DIR");
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s.wasm", dir ? dir : "wat", name);
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        print_error("cannot open fixture %s (is RI_WAT_DIR set?)\n", path);
-        fail();
-    }
-    assert_int_equal(fseek(f, 0, SEEK_END), 0);
-    long n = ftell(f);
-    assert_true(n >= 0);
-    assert_int_equal(fseek(f, 0, SEEK_SET), 0);
-    uint8_t *buf = malloc(n > 0 ? (size_t)n : 1);
-    assert_non_null(buf);
-    assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-    fclose(f);
-    *len = (size_t)n;
-    return buf;
-}
 
 typedef struct blob {
     uint8_t *data;
     size_t len;
 } blob;
-
-typedef struct env {
-    ri_sandboxes *factory;
-    ri_sandbox *sb;
-} env;
 
 static env open_env(void) {
     env e;
@@ -67,11 +42,6 @@ static env open_env(void) {
     assert_true(ri_sandbox_load(e.sb, wasm, len, &err));
     free(wasm);
     return e;
-}
-
-static void close_env(env *e) {
-    ri_sandbox_free(e->sb);
-    ri_sandboxes_free(e->factory);
 }
 
 static void run(ri_sandbox *sb, const char *action, const char *payload) {

@@ -17,29 +17,9 @@
 #include <string.h>
 
 #include "ri/snapshot.h"
+#include "sandbox_test_util.h"
 
 #define PAGE 65536u
-
-static uint8_t *read_fixture(const char *name, size_t *len) {
-    const char *dir = getenv("RI_WAT_DIR");
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s.wasm", dir ? dir : "wat", name);
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        print_error("cannot open fixture %s (is RI_WAT_DIR set?)\n", path);
-        fail();
-    }
-    assert_int_equal(fseek(f, 0, SEEK_END), 0);
-    long n = ftell(f);
-    assert_true(n >= 0);
-    assert_int_equal(fseek(f, 0, SEEK_SET), 0);
-    uint8_t *buf = malloc(n > 0 ? (size_t)n : 1);
-    assert_non_null(buf);
-    assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-    fclose(f);
-    *len = (size_t)n;
-    return buf;
-}
 
 static int host_f(ri_host_call *call, void *user, const ri_val *args, ri_val *results) {
     (void)call, (void)user, (void)args;
