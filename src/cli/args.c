@@ -124,3 +124,12 @@ bool ri_parse_bytes(const char *s, uint64_t *out, const char **why) {
     *out = v << shift;
     return true;
 }
+
+int ri_arg_output_mode(const char *cmd, const ri_arg *opt, ri_output_mode *mode, int *rc) {
+    if (!ri_arg_is(opt, "--json") && !ri_arg_is(opt, "--text")) return 0;
+    if (opt->value) return *rc = ri_usage(cmd, "option %s takes no value", opt->name), -1;
+    ri_output_mode m = ri_arg_is(opt, "--json") ? RI_OUTPUT_JSON : RI_OUTPUT_TEXT;
+    if (*mode != RI_OUTPUT_AUTO && *mode != m) return *rc = ri_usage(cmd, "--json and --text exclude each other"), -1;
+    *mode = m;
+    return 1;
+}

@@ -8,6 +8,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "cli/output.h"
+
 typedef enum ri_arg_kind { RI_ARG_END, RI_ARG_POSITIONAL, RI_ARG_OPTION } ri_arg_kind;
 
 typedef struct ri_args {
@@ -36,6 +38,11 @@ ri_arg ri_args_next(ri_args *a);
 const char *ri_args_value(ri_args *a, const ri_arg *opt);
 
 bool ri_arg_is(const ri_arg *opt, const char *name);
+
+/* The output-mode options every command takes: --json or --text, each without a value,
+ * not both. 1: it was one of them (*mode set); 0: it was not; -1: misused (the usage
+ * error is printed and *rc holds the exit code). */
+int ri_arg_output_mode(const char *cmd, const ri_arg *opt, ri_output_mode *mode, int *rc);
 
 /* Strict decimal parsers: digits only (and a leading '-' for ri_parse_i64), no spaces,
  * no empty string, no overflow. On failure *why says what was wrong. */

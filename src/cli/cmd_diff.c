@@ -163,6 +163,7 @@ static void print_text(const char *a, const char *b, const ri_snap_diff *d) {
 
 int ri_cmd_diff(int argc, char **argv) {
     ri_output_mode mode = RI_OUTPUT_AUTO;
+    int handled, rc = RI_EXIT_OK;
     const char *paths[2] = {NULL, NULL};
     bool exit_code = false;
     ri_snap_diff_options opts = {0, 0};
@@ -175,15 +176,11 @@ int ri_cmd_diff(int argc, char **argv) {
         } else if (ri_arg_is(&a, "--help") || ri_arg_is(&a, "-h")) {
             usage(stdout);
             return ri_finish_output(CMD, RI_EXIT_OK);
-        } else if (ri_arg_is(&a, "--json") || ri_arg_is(&a, "--text") || ri_arg_is(&a, "--exit-code")) {
+        } else if ((handled = ri_arg_output_mode(CMD, &a, &mode, &rc)) != 0) {
+            if (handled < 0) return rc;
+        } else if (ri_arg_is(&a, "--exit-code")) {
             if (a.value) return ri_usage(CMD, "option %s takes no value", a.name);
-            if (ri_arg_is(&a, "--exit-code")) {
-                exit_code = true;
-                continue;
-            }
-            ri_output_mode m = ri_arg_is(&a, "--json") ? RI_OUTPUT_JSON : RI_OUTPUT_TEXT;
-            if (mode != RI_OUTPUT_AUTO && mode != m) return ri_usage(CMD, "--json and --text exclude each other");
-            mode = m;
+            exit_code = true;
         } else if (ri_arg_is(&a, "--max-ranges")) {
             const char *v = ri_args_value(&args, &a), *why;
             uint64_t n;
@@ -202,10 +199,10 @@ int ri_cmd_diff(int argc, char **argv) {
     size_t len[2] = {0, 0};
     char why[256];
     for (int i = 0; i < 2; i++) {
-        int rc = ri_read_file(paths[i], SNAPSHOT_FILE_MAX, &data[i], &len[i], why, sizeof why);
-        if (rc != RI_EXIT_OK) {
+        int read_rc = ri_read_file(paths[i], SNAPSHOT_FILE_MAX, &data[i], &len[i], why, sizeof why);
+        if (read_rc != RI_EXIT_OK) {
             free(data[0]);
-            return ri_fail(rc, CMD, "cannot read snapshot '%s': %s", paths[i], why);
+            return ri_fail(read_rc, CMD, "cannot read snapshot '%s': %s", paths[i], why);
         }
     }
     /* Each file alone first, so that the message names the file at fault. */
@@ -224,7 +221,7 @@ int ri_cmd_diff(int argc, char **argv) {
     free(data[0]);
     free(data[1]);
     if (!ok) return ri_fail(RI_EXIT_INPUT, CMD, "%s", err.message);
-    int rc = exit_code && !d.identical ? RI_EXIT_EXEC : RI_EXIT_OK;
+    rc = exit_code && !d.identical ? RI_EXIT_EXEC : RI_EXIT_OK;
     if (ri_output_is_json(mode)) {
         char *text = ri_snap_diff_json(&d);
         if (!text) {

@@ -65,14 +65,8 @@ int snapcli_common(snapcli_ctx *c, ri_args *args, const ri_arg *a, int *rc) {
         *rc = ri_finish_output(c->cmd, RI_EXIT_OK);
         return -1;
     }
-    if (ri_arg_is(a, "--json") || ri_arg_is(a, "--text")) {
-        if (a->value) return *rc = ri_usage(c->cmd, "option %s takes no value", a->name), -1;
-        ri_output_mode m = ri_arg_is(a, "--json") ? RI_OUTPUT_JSON : RI_OUTPUT_TEXT;
-        if (c->mode != RI_OUTPUT_AUTO && c->mode != m)
-            return *rc = ri_usage(c->cmd, "--json and --text exclude each other"), -1;
-        c->mode = m;
-        return 1;
-    }
+    int handled = ri_arg_output_mode(c->cmd, a, &c->mode, rc);
+    if (handled) return handled;
     if (ri_arg_is(a, "--store")) {
         const char *v = ri_args_value(args, a);
         if (!v || !v[0]) return *rc = ri_usage(c->cmd, "option --store needs a directory"), -1;

@@ -127,6 +127,7 @@ static void print_json(const char *path, size_t size, const ri_module *m, const 
 
 int ri_cmd_validate(int argc, char **argv) {
     ri_output_mode mode = RI_OUTPUT_AUTO;
+    int handled, rc = RI_EXIT_OK;
     const char *path = NULL;
     ri_args args;
     ri_args_init(&args, argc, argv);
@@ -137,11 +138,8 @@ int ri_cmd_validate(int argc, char **argv) {
         } else if (ri_arg_is(&a, "--help") || ri_arg_is(&a, "-h")) {
             usage(stdout);
             return ri_finish_output(CMD, RI_EXIT_OK);
-        } else if (ri_arg_is(&a, "--json") || ri_arg_is(&a, "--text")) {
-            if (a.value) return ri_usage(CMD, "option %s takes no value", a.name);
-            ri_output_mode m = ri_arg_is(&a, "--json") ? RI_OUTPUT_JSON : RI_OUTPUT_TEXT;
-            if (mode != RI_OUTPUT_AUTO && mode != m) return ri_usage(CMD, "--json and --text exclude each other");
-            mode = m;
+        } else if ((handled = ri_arg_output_mode(CMD, &a, &mode, &rc)) != 0) {
+            if (handled < 0) return rc;
         } else {
             return ri_usage(CMD, "unknown option '%s'", a.text);
         }
@@ -151,7 +149,7 @@ int ri_cmd_validate(int argc, char **argv) {
     uint8_t *bytes;
     size_t size;
     char why[256];
-    int rc = ri_read_file(path, MODULE_FILE_MAX, &bytes, &size, why, sizeof why);
+    rc = ri_read_file(path, MODULE_FILE_MAX, &bytes, &size, why, sizeof why);
     if (rc != RI_EXIT_OK) return ri_fail(rc, CMD, "cannot read module '%s': %s", path, why);
 
     ri_error err;
