@@ -1,0 +1,680 @@
+/*
+ * Linear memories and memory images (copy-on-write checkpoints).
+ *
+ * Storage: a memory's bytes live at the start of a reservation of its effective
+ * maximum (mmap PROT_NONE, no commit), so data never moves: grow maps fresh zero
+ * pages after the current end, shrink maps the tail back to PROT_NONE.
+ *
+ * Images (ri_memimage): immutable, reference-counted contents of a memory.
+ *   full   every page p at offset p * 64 KiB of a memfd (unwritten zero pages are holes)
+ *          or, without memfd, of a heap copy;
+ *   delta  parent + the pages in `delta` (sorted), page delta[i] at offset i * 64 KiB of
+ *          its memfd. content(img, q) = its stored page if q is in delta; else
+ *          content(parent, q) if q < base_pages; else zero.
+ * Loading an image into a memory maps the full ancestor's file MAP_PRIVATE over the
+ * memory, then each delta's runs on top: the memory reads as the image, and writes
+ * go to private anonymous copies of the pages (copy-on-write by the kernel).
+ *
+ * The memory's `backing` is the image it was last loaded from or captured into. The
+ * invariant: a "clean" page q (no 4 KiB page of it anonymous-and-present or swapped,
+ * and not in [mapped_pages, backing->pages)) holds content(backing, q). A page written
+ * since became anonymous (the kernel copied it), so /proc/self/pagemap tells the
+ * written pages: present (bit 63) or swapped (bit 62), and not file-backed (bit 61).
+ * Correctness never depends on pagemap: when it cannot be read, every page counts as
+ * written (a full image). Pages that were shrunk away and grown back are zero but may
+ * be non-zero in the backing: they count as written (mapped_pages marks them).
+ *
+ * A capture stores the written pages in a new memfd, then maps them back from it,
+ * so they read as clean again. Chains are compacted into a full image when they get
+ * deep or the mappings many (the kernel limits mappings per process).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* memfd_create, MAP_NORESERVE */
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "runtime.h"
+
+/* WebAssembly 2.0 memories are at most 2^16 pages (4 GiB). */
+#define MAX_PAGES 65536u
+/* Past these, a capture writes a full image instead of one more delta. */
+#define MAX_DEPTH 32u
+#define MAX_MAPS 512u
+/* pagemap entry bits */
+#define PM_PRESENT (1ull << 63)
+#define PM_SWAPPED (1ull << 62)
+#define PM_FILE (1ull << 61)
+
+struct ri_memimage {
+    atomic_uint refs;
+    struct ri_memimage *parent; /* a delta's parent (one reference), NULL for a full image */
+    uint32_t pages;             /* the memory's size in pages */
+    uint32_t base_pages;        /* delta: pages below this not stored read as the parent's */
+    uint32_t nstored;           /* delta: entries of `delta`; full: pages written (not holes) */
+    uint32_t *delta;            /* delta: sorted page numbers */
+    uint32_t depth;             /* deltas down to the full ancestor */
+    uint32_t nruns;             /* runs of consecutive pages in `delta` */
+    int fd;                     /* memfd, or -1 (heap copy, or an empty delta) */
+    uint8_t *copy;              /* full image without memfd: pages * 64 KiB bytes */
+};
+
+static size_t os_page(void) {
+    long p = sysconf(_SC_PAGESIZE);
+    return p > 0 && p <= (long)RI_PAGE_SIZE ? (size_t)p : 4096u;
+}
+
+static void set_errno_error(ri_error *err, const char *what) {
+    int e = errno;
+    ri_error_set(err, e == ENOMEM ? RI_ERR_NOMEM : RI_ERR_LIMIT, "%s failed: %s", what, strerror(e));
+}
+
+/* ---- mappings in the reservation ---------------------------------------------------- */
+
+static bool map_anon(ri_memory *mem, uint32_t first, uint32_t count) {
+    if (!count) return true;
+    void *at = mem->data + (size_t)first * RI_PAGE_SIZE;
+    void *p = mmap(at, (size_t)count * RI_PAGE_SIZE, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+    if (p == MAP_FAILED) return false;
+    mem->nmaps++;
+    return true;
+}
+
+static bool map_none(ri_memory *mem, uint32_t first, uint32_t count) {
+    if (!count) return true;
+    void *at = mem->data + (size_t)first * RI_PAGE_SIZE;
+    void *p = mmap(at, (size_t)count * RI_PAGE_SIZE, PROT_NONE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
+    return p != MAP_FAILED;
+}
+
+static bool map_file(ri_memory *mem, uint32_t first, uint32_t count, int fd, uint64_t file_page) {
+    if (!count) return true;
+    void *at = mem->data + (size_t)first * RI_PAGE_SIZE;
+    void *p = mmap(at, (size_t)count * RI_PAGE_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, fd,
+                   (off_t)(file_page * RI_PAGE_SIZE));
+    if (p == MAP_FAILED) return false;
+    mem->nmaps++;
+    return true;
+}
+
+/* ---- memories --------------------------------------------------------------------- */
+
+static bool limits_ok(ri_limits l) { return !l.has_max || l.min <= l.max; }
+
+ri_memory *ri_memory_new(ri_store *store, ri_memtype type, ri_error *err) {
+    if (!store) {
+        ri_error_set(err, RI_ERR_ARGUMENT, "ri_memory_new: store is NULL");
+        return NULL;
+    }
+    if (!limits_ok(type.limits) || type.limits.min > MAX_PAGES || (type.limits.has_max && type.limits.max > MAX_PAGES)) {
+        ri_error_set(err, RI_ERR_ARGUMENT, "ri_memory_new: invalid limits (min %u, max %u)", type.limits.min,
+                     type.limits.max);
+        return NULL;
+    }
+    uint32_t max_pages = store->config.max_memory_pages;
+    if (max_pages > MAX_PAGES) max_pages = MAX_PAGES;
+    if (type.limits.has_max && type.limits.max < max_pages) max_pages = type.limits.max;
+    if (type.limits.min > max_pages) {
+        ri_error_set(err, RI_ERR_LIMIT, "memory of %u pages exceeds the store's limit of %u pages", type.limits.min,
+                     max_pages);
+        return NULL;
+    }
+    uint64_t reserve = (uint64_t)(max_pages ? max_pages : 1) * RI_PAGE_SIZE;
+    if (reserve >= SIZE_MAX / 2) {
+        ri_error_set(err, RI_ERR_NOMEM, "memory of %u pages does not fit the address space", max_pages);
+        return NULL;
+    }
+    ri_memory *mem = calloc(1, sizeof *mem);
+    if (!mem) {
+        ri_error_set(err, RI_ERR_NOMEM, "out of memory allocating a memory of %u pages", type.limits.min);
+        return NULL;
+    }
+    /* Address space only: PROT_NONE and MAP_NORESERVE commit nothing. Never a NULL
+     * data pointer, even for 0 pages: data + 0 must be well defined. */
+    void *base = mmap(NULL, (size_t)reserve, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (base == MAP_FAILED) {
+        free(mem);
+        ri_error_set(err, RI_ERR_NOMEM, "cannot reserve %llu bytes of address space for a memory of at most %u pages",
+                     (unsigned long long)reserve, max_pages);
+        return NULL;
+    }
+    mem->data = base;
+    mem->reserved = (size_t)reserve;
+    mem->pagemap_fd = -1;
+    if (!map_anon(mem, 0, type.limits.min)) {
+        munmap(base, (size_t)reserve);
+        free(mem);
+        ri_error_set(err, RI_ERR_NOMEM, "out of memory allocating a memory of %u pages", type.limits.min);
+        return NULL;
+    }
+    mem->type = type;
+    mem->size = (uint64_t)type.limits.min * RI_PAGE_SIZE;
+    mem->pages = type.limits.min;
+    mem->max_pages = max_pages;
+    ri_store_link(store, &mem->hdr, RI_OBJ_MEMORY);
+    return mem;
+}
+
+void ri_memory_release_storage(ri_memory *mem) {
+    if (mem->data) munmap(mem->data, mem->reserved);
+    mem->data = NULL;
+    if (mem->pagemap_fd >= 0) close(mem->pagemap_fd);
+    mem->pagemap_fd = -1;
+    ri_memimage_release(mem->backing);
+    mem->backing = NULL;
+}
+
+ri_memtype ri_memory_type(const ri_memory *mem) {
+    ri_memtype t;
+    memset(&t, 0, sizeof t);
+    if (mem) t = mem->type; /* min follows the current size (grow updates it) */
+    return t;
+}
+
+uint8_t *ri_memory_data(ri_memory *mem) { return mem ? mem->data : NULL; }
+
+uint64_t ri_memory_size(const ri_memory *mem) { return mem ? mem->size : 0; }
+
+uint32_t ri_memory_pages(const ri_memory *mem) { return mem ? mem->pages : 0; }
+
+static void set_pages(ri_memory *mem, uint32_t pages) {
+    mem->pages = pages;
+    mem->size = (uint64_t)pages * RI_PAGE_SIZE;
+    mem->type.limits.min = pages; /* the current size, as grow keeps it */
+}
+
+int64_t ri_memory_grow_internal(ri_memory *mem, uint32_t delta_pages) {
+    uint32_t old = mem->pages;
+    if (delta_pages == 0) return old;
+    uint64_t pages = (uint64_t)old + delta_pages;
+    if (pages > mem->max_pages) return -1;
+    /* Fresh anonymous pages read as zero; memory.grow may fail, leaving all as it was. */
+    if (!map_anon(mem, old, delta_pages)) return -1;
+    set_pages(mem, (uint32_t)pages);
+    return old;
+}
+
+int64_t ri_memory_grow(ri_memory *mem, uint32_t delta_pages) {
+    if (!mem) return -1;
+    return ri_memory_grow_internal(mem, delta_pages);
+}
+
+bool ri_memory_resize(ri_memory *mem, uint32_t pages) {
+    if (!mem || pages > mem->max_pages) return false;
+    if (pages >= mem->pages) return ri_memory_grow_internal(mem, pages - mem->pages) >= 0;
+    /* The tail's contents are gone; grown back, it reads as zero. */
+    if (!map_none(mem, pages, mem->pages - pages)) return false;
+    if (mem->mapped_pages > pages) mem->mapped_pages = pages;
+    set_pages(mem, pages);
+    return true;
+}
+
+uint32_t ri_memory_max_pages(const ri_memory *mem) { return mem ? mem->max_pages : 0; }
+
+bool ri_memory_read(const ri_memory *mem, uint64_t offset, void *dst, size_t len) {
+    if (!mem || (len && !dst)) return false;
+    if (offset > mem->size || len > mem->size - offset) return false;
+    if (len) memcpy(dst, mem->data + offset, len);
+    return true;
+}
+
+bool ri_memory_write(ri_memory *mem, uint64_t offset, const void *src, size_t len) {
+    if (!mem || (len && !src)) return false;
+    if (offset > mem->size || len > mem->size - offset) return false;
+    if (len) memcpy(mem->data + offset, src, len);
+    return true;
+}
+
+/* ---- images ------------------------------------------------------------------------ */
+
+void ri_memimage_retain(ri_memimage *img) {
+    if (img) atomic_fetch_add_explicit(&img->refs, 1u, memory_order_relaxed);
+}
+
+void ri_memimage_release(ri_memimage *img) {
+    /* Iterative: a long chain must not recurse. */
+    while (img && atomic_fetch_sub_explicit(&img->refs, 1u, memory_order_acq_rel) == 1u) {
+        ri_memimage *parent = img->parent;
+        if (img->fd >= 0) close(img->fd);
+        free(img->delta);
+        free(img->copy);
+        free(img);
+        img = parent;
+    }
+}
+
+uint32_t ri_memimage_pages(const ri_memimage *img) { return img ? img->pages : 0; }
+const ri_memimage *ri_memimage_parent(const ri_memimage *img) { return img ? img->parent : NULL; }
+uint32_t ri_memimage_stored_pages(const ri_memimage *img) { return img ? img->nstored : 0; }
+uint32_t ri_memimage_depth(const ri_memimage *img) { return img ? img->depth : 0; }
+bool ri_memimage_is_memfd(const ri_memimage *img) {
+    while (img && img->parent) img = img->parent;
+    return img && img->fd >= 0;
+}
+const ri_memimage *ri_memory_backing(const ri_memory *mem) { return mem ? mem->backing : NULL; }
+
+static bool in_delta(const ri_memimage *img, uint32_t page, uint32_t *slot) {
+    uint32_t lo = 0, hi = img->nstored;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (img->delta[mid] < page) lo = mid + 1;
+        else hi = mid;
+    }
+    if (lo < img->nstored && img->delta[lo] == page) {
+        *slot = lo;
+        return true;
+    }
+    return false;
+}
+
+static bool pread_all(int fd, uint8_t *dst, size_t len, uint64_t off) {
+    while (len) {
+        ssize_t n = pread(fd, dst, len, (off_t)off);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return false;
+        dst += n;
+        len -= (size_t)n;
+        off += (uint64_t)n;
+    }
+    return true;
+}
+
+static bool pwrite_all(int fd, const uint8_t *src, size_t len, uint64_t off) {
+    while (len) {
+        ssize_t n = pwrite(fd, src, len, (off_t)off);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return false;
+        src += n;
+        len -= (size_t)n;
+        off += (uint64_t)n;
+    }
+    return true;
+}
+
+bool ri_memimage_read_page(const ri_memimage *img, uint32_t page, uint8_t *dst) {
+    if (!img || !dst || page >= img->pages) return false;
+    for (;;) {
+        uint32_t slot;
+        if (img->parent) {
+            if (in_delta(img, page, &slot)) return pread_all(img->fd, dst, RI_PAGE_SIZE, (uint64_t)slot * RI_PAGE_SIZE);
+            if (page < img->base_pages) {
+                img = img->parent;
+                continue;
+            }
+            break;
+        }
+        if (img->copy) {
+            memcpy(dst, img->copy + (size_t)page * RI_PAGE_SIZE, RI_PAGE_SIZE);
+            return true;
+        }
+        return pread_all(img->fd, dst, RI_PAGE_SIZE, (uint64_t)page * RI_PAGE_SIZE);
+    }
+    memset(dst, 0, RI_PAGE_SIZE);
+    return true;
+}
+
+static ri_memimage *image_new(uint32_t pages) {
+    ri_memimage *img = calloc(1, sizeof *img);
+    if (!img) return NULL;
+    atomic_init(&img->refs, 1u);
+    img->pages = pages;
+    img->fd = -1;
+    return img;
+}
+
+static int new_memfd(uint64_t bytes) {
+    int fd = memfd_create("ri-memimage", MFD_CLOEXEC);
+    if (fd < 0) return -1;
+    if (ftruncate(fd, (off_t)bytes) != 0) {
+        int e = errno;
+        close(fd);
+        errno = e;
+        return -1;
+    }
+    return fd;
+}
+
+/* ---- which pages were written -------------------------------------------------------- */
+
+/* Fills bitmap (zeroed by the caller) with the pages written since the backing image;
+ * returns their count, or -1 when pagemap cannot be read (the caller then takes all). */
+static int64_t scan_pagemap(ri_memory *mem, uint8_t *bitmap) {
+    if (mem->pagemap_fd < 0) {
+        mem->pagemap_fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+        if (mem->pagemap_fd < 0) return -1;
+    }
+    size_t ps = os_page();
+    size_t per = RI_PAGE_SIZE / ps; /* entries per WebAssembly page */
+    enum { CHUNK = 1024 };
+    uint64_t buf[CHUNK];
+    size_t total = (size_t)mem->pages * per;
+    uint64_t first = (uint64_t)((uintptr_t)mem->data / ps);
+    int64_t count = 0;
+    for (size_t done = 0; done < total;) {
+        size_t n = total - done < CHUNK ? total - done : CHUNK;
+        n -= n % per ? n % per : 0; /* whole WebAssembly pages per chunk */
+        if (!n) n = per;
+        if (!pread_all(mem->pagemap_fd, (uint8_t *)buf, n * sizeof buf[0], (first + done) * sizeof buf[0])) return -1;
+        for (size_t i = 0; i < n; i += per) {
+            uint32_t page = (uint32_t)((done + i) / per);
+            bool written = false;
+            for (size_t k = 0; k < per && !written; k++) {
+                uint64_t e = buf[i + k];
+                written = (e & PM_SWAPPED) || ((e & PM_PRESENT) && !(e & PM_FILE));
+            }
+            if (written) {
+                bitmap[page / 8] |= (uint8_t)(1u << (page % 8));
+                count++;
+            }
+        }
+        done += n;
+    }
+    return count;
+}
+
+static int64_t written_pages(ri_memory *mem, unsigned flags, uint8_t *bitmap) {
+    size_t bytes = ((size_t)mem->pages + 7) / 8;
+    memset(bitmap, 0, bytes);
+    int64_t count = -1;
+    if (mem->backing && !(flags & RI_MEMIMAGE_NO_PAGEMAP) && !mem->backing->copy && ri_memimage_is_memfd(mem->backing))
+        count = scan_pagemap(mem, bitmap);
+    if (count < 0) {
+        memset(bitmap, 0xFF, bytes);
+        if (mem->pages % 8) bitmap[bytes - 1] = (uint8_t)((1u << (mem->pages % 8)) - 1u);
+        return mem->pages;
+    }
+    /* Shrunk away and grown back: zero now, maybe not in the backing image. */
+    uint32_t end = mem->backing->pages < mem->pages ? mem->backing->pages : mem->pages;
+    for (uint32_t p = mem->mapped_pages; p < end; p++) {
+        if (!(bitmap[p / 8] & (1u << (p % 8)))) count++;
+        bitmap[p / 8] |= (uint8_t)(1u << (p % 8));
+    }
+    return count;
+}
+
+int64_t ri_memory_written_pages(ri_memory *mem, unsigned flags, uint8_t *bitmap) {
+    if (!mem) return -1;
+    uint8_t *own = bitmap ? bitmap : malloc(((size_t)mem->pages + 8) / 8);
+    if (!own) return -1;
+    int64_t n = written_pages(mem, flags, own);
+    if (!bitmap) free(own);
+    return n;
+}
+
+/* Pages of the memory that may be non-zero without a backing image: the present or
+ * swapped ones (untouched anonymous pages are zero). All when pagemap cannot tell. */
+static void touched_pages(ri_memory *mem, unsigned flags, uint8_t *bitmap) {
+    size_t bytes = ((size_t)mem->pages + 7) / 8;
+    memset(bitmap, 0, bytes);
+    /* With no backing everything is anonymous, so "written" = "touched". */
+    if ((flags & RI_MEMIMAGE_NO_PAGEMAP) || mem->backing || scan_pagemap(mem, bitmap) < 0) {
+        memset(bitmap, 0xFF, bytes);
+    }
+}
+
+static bool bit(const uint8_t *bitmap, uint32_t p) { return bitmap[p / 8] & (1u << (p % 8)); }
+
+/* ---- capture ------------------------------------------------------------------------- */
+
+static void set_backing(ri_memory *mem, ri_memimage *img) {
+    ri_memimage_retain(img);
+    ri_memimage_release(mem->backing);
+    mem->backing = img;
+    mem->mapped_pages = img->pages;
+}
+
+/* A full heap copy (no memfd). */
+static ri_memimage *capture_copy(ri_memory *mem, ri_error *err) {
+    ri_memimage *img = image_new(mem->pages);
+    if (img) img->copy = malloc(mem->size ? (size_t)mem->size : 1);
+    if (!img || !img->copy) {
+        ri_memimage_release(img);
+        ri_error_set(err, RI_ERR_NOMEM, "out of memory copying a memory of %u pages", mem->pages);
+        return NULL;
+    }
+    if (mem->size) memcpy(img->copy, mem->data, (size_t)mem->size);
+    img->nstored = mem->pages;
+    set_backing(mem, img);
+    return img;
+}
+
+/* A full memfd image, mapped back over the whole memory. */
+static ri_memimage *capture_full(ri_memory *mem, unsigned flags, ri_error *err) {
+    uint8_t *touched = malloc(((size_t)mem->pages + 8) / 8);
+    ri_memimage *img = image_new(mem->pages);
+    if (!touched || !img) {
+        free(touched);
+        ri_memimage_release(img);
+        ri_error_set(err, RI_ERR_NOMEM, "out of memory capturing a memory");
+        return NULL;
+    }
+    touched_pages(mem, flags, touched);
+    img->fd = new_memfd(mem->size);
+    if (img->fd < 0) {
+        free(touched);
+        ri_memimage_release(img);
+        if (errno == ENOSYS || errno == EPERM || errno == EINVAL) return capture_copy(mem, err);
+        set_errno_error(err, "memfd_create");
+        return NULL;
+    }
+    /* Untouched pages stay holes (they read as zero). */
+    for (uint32_t p = 0; p < mem->pages;) {
+        if (!bit(touched, p)) {
+            p++;
+            continue;
+        }
+        uint32_t q = p;
+        while (q < mem->pages && bit(touched, q)) q++;
+        if (!pwrite_all(img->fd, mem->data + (size_t)p * RI_PAGE_SIZE, (size_t)(q - p) * RI_PAGE_SIZE,
+                        (uint64_t)p * RI_PAGE_SIZE)) {
+            set_errno_error(err, "writing a memory image");
+            free(touched);
+            ri_memimage_release(img);
+            return NULL;
+        }
+        img->nstored += q - p;
+        p = q;
+    }
+    free(touched);
+    /* From here on the memory reads from the image; a failed map would leave it
+     * half-mapped, so it is checked before the memory is told. */
+    mem->nmaps = 0;
+    if (!map_file(mem, 0, mem->pages, img->fd, 0)) {
+        set_errno_error(err, "mapping a memory image");
+        ri_memimage_release(img);
+        return NULL;
+    }
+    set_backing(mem, img);
+    return img;
+}
+
+static uint32_t count_runs(const uint32_t *pages, uint32_t n) {
+    uint32_t runs = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (i == 0 || pages[i] != pages[i - 1] + 1) runs++;
+    return runs;
+}
+
+ri_memimage *ri_memory_capture(ri_memory *mem, unsigned flags, ri_error *err) {
+    ri_error scratch;
+    if (!err) err = &scratch;
+    if (!mem) {
+        ri_error_set(err, RI_ERR_ARGUMENT, "ri_memory_capture: memory is NULL");
+        return NULL;
+    }
+    if (flags & RI_MEMIMAGE_NO_MEMFD) return capture_copy(mem, err);
+    ri_memimage *base = mem->backing;
+    if (!base || base->copy || !ri_memimage_is_memfd(base) || (flags & RI_MEMIMAGE_FULL) ||
+        base->depth + 1 >= MAX_DEPTH)
+        return capture_full(mem, flags, err);
+
+    uint8_t *bitmap = malloc(((size_t)mem->pages + 8) / 8);
+    if (!bitmap) {
+        ri_error_set(err, RI_ERR_NOMEM, "out of memory capturing a memory");
+        return NULL;
+    }
+    int64_t n = written_pages(mem, flags, bitmap);
+    if (n == 0 && mem->pages == base->pages && mem->mapped_pages == base->pages) {
+        free(bitmap); /* nothing written: the backing image is the memory's contents */
+        ri_memimage_retain(base);
+        return base;
+    }
+    if (n == (int64_t)mem->pages) {
+        free(bitmap); /* every page: a delta would be a full image with a parent */
+        return capture_full(mem, flags, err);
+    }
+    ri_memimage *img = image_new(mem->pages);
+    if (img) img->delta = malloc((size_t)(n ? n : 1) * sizeof *img->delta);
+    if (!img || !img->delta) {
+        free(bitmap);
+        ri_memimage_release(img);
+        ri_error_set(err, RI_ERR_NOMEM, "out of memory capturing a memory");
+        return NULL;
+    }
+    for (uint32_t p = 0; p < mem->pages; p++)
+        if (bit(bitmap, p)) img->delta[img->nstored++] = p;
+    free(bitmap);
+    img->nruns = count_runs(img->delta, img->nstored);
+    if (mem->nmaps + 2u * img->nruns > MAX_MAPS) {
+        ri_memimage_release(img);
+        return capture_full(mem, flags, err); /* too many mappings: compact */
+    }
+    if (img->nstored) {
+        img->fd = new_memfd((uint64_t)img->nstored * RI_PAGE_SIZE);
+        if (img->fd < 0) {
+            set_errno_error(err, "memfd_create");
+            ri_memimage_release(img);
+            return NULL;
+        }
+    }
+    /* Write every run, then map every run back (clean again). */
+    for (int pass = 0; pass < 2; pass++) {
+        for (uint32_t i = 0; i < img->nstored;) {
+            uint32_t j = i + 1;
+            while (j < img->nstored && img->delta[j] == img->delta[j - 1] + 1) j++;
+            uint32_t first = img->delta[i], count = j - i;
+            bool ok = pass == 0 ? pwrite_all(img->fd, mem->data + (size_t)first * RI_PAGE_SIZE,
+                                             (size_t)count * RI_PAGE_SIZE, (uint64_t)i * RI_PAGE_SIZE)
+                                : map_file(mem, first, count, img->fd, i);
+            if (!ok) {
+                set_errno_error(err, pass == 0 ? "writing a memory image" : "mapping a memory image");
+                ri_memimage_release(img);
+                /* A failed map may have replaced part of a run with the same bytes
+                 * from the file: the contents are right, only the cleanliness is
+                 * unknown, so drop the backing (the next capture is full). */
+                if (pass == 1) {
+                    ri_memimage_release(mem->backing);
+                    mem->backing = NULL;
+                    mem->mapped_pages = 0;
+                }
+                return NULL;
+            }
+            i = j;
+        }
+    }
+    img->parent = base;
+    ri_memimage_retain(base);
+    img->base_pages = mem->mapped_pages < base->pages ? mem->mapped_pages : base->pages;
+    img->depth = base->depth + 1;
+    set_backing(mem, img);
+    return img;
+}
+
+/* ---- load ---------------------------------------------------------------------------- */
+
+static bool load_copy(ri_memory *mem, ri_memimage *img) {
+    if (img->pages > mem->pages) {
+        if (!map_anon(mem, mem->pages, img->pages - mem->pages)) return false;
+    } else if (img->pages < mem->pages) {
+        if (!map_none(mem, img->pages, mem->pages - img->pages)) return false;
+    }
+    set_pages(mem, img->pages);
+    if (mem->size) memcpy(mem->data, img->copy, (size_t)mem->size);
+    return true;
+}
+
+/* Maps the chain of img over the memory: the full ancestor, then each delta's runs. */
+static bool load_mapped(ri_memory *mem, ri_memimage *img) {
+    uint32_t depth = img->depth;
+    ri_memimage **chain = malloc(((size_t)depth + 1) * sizeof *chain);
+    uint32_t *limit = malloc(((size_t)depth + 1) * sizeof *limit);
+    if (!chain || !limit) {
+        free(chain);
+        free(limit);
+        errno = ENOMEM;
+        return false;
+    }
+    /* chain[depth] = img ... chain[0] = the full image; limit: the pages each level
+     * can show through the levels above it. */
+    ri_memimage *it = img;
+    uint32_t lim = img->pages;
+    for (uint32_t k = depth + 1; k-- > 0;) {
+        chain[k] = it;
+        limit[k] = lim;
+        if (it->parent && it->base_pages < lim) lim = it->base_pages;
+        it = it->parent;
+    }
+    uint32_t old_pages = mem->pages;
+    bool ok = true;
+    mem->nmaps = 0;
+    uint32_t root_pages = chain[0]->pages < limit[0] ? chain[0]->pages : limit[0];
+    ok = map_file(mem, 0, root_pages, chain[0]->fd, 0) && map_anon(mem, root_pages, img->pages - root_pages);
+    for (uint32_t k = 1; ok && k <= depth; k++) {
+        const ri_memimage *d = chain[k];
+        for (uint32_t i = 0; ok && i < d->nstored;) {
+            uint32_t j = i + 1;
+            while (j < d->nstored && d->delta[j] == d->delta[j - 1] + 1) j++;
+            uint32_t first = d->delta[i], end = d->delta[j - 1] + 1;
+            if (end > limit[k]) end = limit[k];
+            if (first < end) ok = map_file(mem, first, end - first, d->fd, i);
+            i = j;
+        }
+    }
+    if (ok && old_pages > img->pages) ok = map_none(mem, img->pages, old_pages - img->pages);
+    free(chain);
+    free(limit);
+    return ok;
+}
+
+bool ri_memory_load_image(ri_memory *mem, ri_memimage *img, ri_error *err) {
+    ri_error scratch;
+    if (!err) err = &scratch;
+    if (!mem || !img) {
+        ri_error_set(err, RI_ERR_ARGUMENT, "ri_memory_load_image: a NULL argument");
+        return false;
+    }
+    if (img->pages > mem->max_pages) {
+        ri_error_set(err, RI_ERR_LIMIT, "an image of %u pages does not fit a memory of at most %u pages", img->pages,
+                     mem->max_pages);
+        return false;
+    }
+    if (img->copy) {
+        if (!load_copy(mem, img)) {
+            set_errno_error(err, "mapping memory");
+            return false;
+        }
+        set_backing(mem, img);
+        return true;
+    }
+    if (!load_mapped(mem, img)) {
+        /* The reservation may be half-mapped: make it all fresh and zero-sized rather
+         * than leave mixed contents, and say so. */
+        set_errno_error(err, "mapping a memory image");
+        map_none(mem, 0, mem->pages > img->pages ? mem->pages : img->pages);
+        set_pages(mem, 0);
+        ri_memimage_release(mem->backing);
+        mem->backing = NULL;
+        mem->mapped_pages = 0;
+        return false;
+    }
+    set_pages(mem, img->pages);
+    set_backing(mem, img);
+    return true;
+}
