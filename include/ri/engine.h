@@ -393,7 +393,8 @@ void ri_memimage_release(ri_memimage *img); /* NULL is fine */
 uint32_t ri_memimage_pages(const ri_memimage *img);
 /* A delta's parent (NULL for a full image). */
 const ri_memimage *ri_memimage_parent(const ri_memimage *img);
-/* Pages this image stores itself (a full image: all its non-hole pages count). */
+/* Pages this image stores itself (a delta: those written since its parent; a full
+ * image: all its pages, though pages never written cost nothing: they are holes). */
 uint32_t ri_memimage_stored_pages(const ri_memimage *img);
 /* Deltas between this image and its full ancestor (0 for a full image). */
 uint32_t ri_memimage_depth(const ri_memimage *img);

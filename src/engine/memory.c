@@ -36,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -81,6 +82,19 @@ static bool map_anon(ri_memory *mem, uint32_t first, uint32_t count) {
     void *at = mem->data + (size_t)first * RI_PAGE_SIZE;
     void *p = mmap(at, (size_t)count * RI_PAGE_SIZE, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+    if (p == MAP_FAILED) return false;
+    mem->nmaps++;
+    return true;
+}
+
+/* New pages of a memory: from its working file while it has one (see ri_memory_new),
+ * else anonymous. Either way they read as zero. */
+static bool map_fresh(ri_memory *mem, uint32_t first, uint32_t count) {
+    if (mem->work_fd < 0) return map_anon(mem, first, count);
+    if (!count) return true;
+    void *at = mem->data + (size_t)first * RI_PAGE_SIZE;
+    void *p = mmap(at, (size_t)count * RI_PAGE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, mem->work_fd,
+                   (off_t)((uint64_t)first * RI_PAGE_SIZE));
     if (p == MAP_FAILED) return false;
     mem->nmaps++;
     return true;
@@ -148,7 +162,16 @@ ri_memory *ri_memory_new(ri_store *store, ri_memtype type, ri_error *err) {
     mem->data = base;
     mem->reserved = (size_t)reserve;
     mem->pagemap_fd = -1;
-    if (!map_anon(mem, 0, type.limits.min)) {
+    /* A working file as large as the reservation (sparse: holes cost nothing), mapped
+     * shared: the first image of the memory is this file itself, frozen, so the first
+     * capture copies nothing (see capture_full). Without memfd: anonymous memory. */
+    mem->work_fd = memfd_create("ri-memory", MFD_CLOEXEC);
+    if (mem->work_fd >= 0 && ftruncate(mem->work_fd, (off_t)reserve) != 0) {
+        close(mem->work_fd);
+        mem->work_fd = -1;
+    }
+    if (!map_fresh(mem, 0, type.limits.min)) {
+        if (mem->work_fd >= 0) close(mem->work_fd);
         munmap(base, (size_t)reserve);
         free(mem);
         ri_error_set(err, RI_ERR_NOMEM, "out of memory allocating a memory of %u pages", type.limits.min);
@@ -167,6 +190,8 @@ void ri_memory_release_storage(ri_memory *mem) {
     mem->data = NULL;
     if (mem->pagemap_fd >= 0) close(mem->pagemap_fd);
     mem->pagemap_fd = -1;
+    if (mem->work_fd >= 0) close(mem->work_fd);
+    mem->work_fd = -1;
     ri_memimage_release(mem->backing);
     mem->backing = NULL;
 }
@@ -196,7 +221,7 @@ int64_t ri_memory_grow_internal(ri_memory *mem, uint32_t delta_pages) {
     uint64_t pages = (uint64_t)old + delta_pages;
     if (pages > mem->max_pages) return -1;
     /* Fresh anonymous pages read as zero; memory.grow may fail, leaving all as it was. */
-    if (!map_anon(mem, old, delta_pages)) return -1;
+    if (!map_fresh(mem, old, delta_pages)) return -1;
     set_pages(mem, (uint32_t)pages);
     return old;
 }
@@ -209,7 +234,12 @@ int64_t ri_memory_grow(ri_memory *mem, uint32_t delta_pages) {
 bool ri_memory_resize(ri_memory *mem, uint32_t pages) {
     if (!mem || pages > mem->max_pages) return false;
     if (pages >= mem->pages) return ri_memory_grow_internal(mem, pages - mem->pages) >= 0;
-    /* The tail's contents are gone; grown back, it reads as zero. */
+    /* The tail's contents are gone; grown back, it reads as zero (in the working file
+     * too: its pages are punched out). */
+    if (mem->work_fd >= 0 && fallocate(mem->work_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+                                       (off_t)((uint64_t)pages * RI_PAGE_SIZE),
+                                       (off_t)((uint64_t)(mem->pages - pages) * RI_PAGE_SIZE)) != 0)
+        return false;
     if (!map_none(mem, pages, mem->pages - pages)) return false;
     if (mem->mapped_pages > pages) mem->mapped_pages = pages;
     set_pages(mem, pages);
@@ -343,12 +373,75 @@ static int new_memfd(uint64_t bytes) {
 
 /* ---- which pages were written -------------------------------------------------------- */
 
+/* PAGEMAP_SCAN (Linux 6.7): the kernel lists the matching ranges itself, much faster
+ * than reading 8 bytes per 4 KiB page. Declared here because older headers lack it; the
+ * layout is the kernel's stable ABI (include/uapi/linux/fs.h). */
+struct ri_pm_region {
+    uint64_t start, end, categories;
+};
+struct ri_pm_scan_arg {
+    uint64_t size, flags, start, end, walk_end, vec, vec_len, max_pages;
+    uint64_t category_inverted, category_mask, category_anyof_mask, return_mask;
+};
+#define RI_PAGEMAP_SCAN _IOWR('f', 16, struct ri_pm_scan_arg)
+#define RI_PAGE_IS_FILE (1u << 2)
+#define RI_PAGE_IS_PRESENT (1u << 3)
+#define RI_PAGE_IS_SWAPPED (1u << 4)
+#define RI_PAGE_IS_PFNZERO (1u << 5)
+
+static void mark(uint8_t *bitmap, uint32_t page, int64_t *count) {
+    if (!(bitmap[page / 8] & (1u << (page % 8)))) {
+        bitmap[page / 8] |= (uint8_t)(1u << (page % 8));
+        (*count)++;
+    }
+}
+
+/* The written pages by PAGEMAP_SCAN: present or swapped, not file-backed, and not the
+ * shared zero page (a read of a fresh anonymous page maps it: nothing was written).
+ * -1 when the kernel does not have it. */
+static int64_t scan_ioctl(ri_memory *mem, uint8_t *bitmap) {
+    enum { NREG = 256 };
+    struct ri_pm_region regions[NREG];
+    uint64_t start = (uint64_t)(uintptr_t)mem->data, end = start + mem->size;
+    int64_t count = 0;
+    while (start < end) {
+        struct ri_pm_scan_arg arg;
+        memset(&arg, 0, sizeof arg);
+        arg.size = sizeof arg;
+        arg.start = start;
+        arg.end = end;
+        arg.vec = (uint64_t)(uintptr_t)regions;
+        arg.vec_len = NREG;
+        arg.category_inverted = RI_PAGE_IS_FILE | RI_PAGE_IS_PFNZERO;
+        arg.category_mask = RI_PAGE_IS_FILE | RI_PAGE_IS_PFNZERO;
+        arg.category_anyof_mask = RI_PAGE_IS_PRESENT | RI_PAGE_IS_SWAPPED;
+        arg.return_mask = RI_PAGE_IS_PRESENT | RI_PAGE_IS_SWAPPED;
+        int n = ioctl(mem->pagemap_fd, RI_PAGEMAP_SCAN, &arg);
+        if (n < 0) return -1;
+        for (int i = 0; i < n; i++) {
+            uint64_t lo = regions[i].start - (uint64_t)(uintptr_t)mem->data;
+            uint64_t hi = regions[i].end - (uint64_t)(uintptr_t)mem->data;
+            if (hi > mem->size) hi = mem->size;
+            for (uint64_t p = lo / RI_PAGE_SIZE; p * RI_PAGE_SIZE < hi; p++) mark(bitmap, (uint32_t)p, &count);
+        }
+        if (arg.walk_end <= start) return -1; /* no progress: do not trust it */
+        start = arg.walk_end;
+    }
+    return count;
+}
+
 /* Fills bitmap (zeroed by the caller) with the pages written since the backing image;
  * returns their count, or -1 when pagemap cannot be read (the caller then takes all). */
 static int64_t scan_pagemap(ri_memory *mem, uint8_t *bitmap) {
     if (mem->pagemap_fd < 0) {
         mem->pagemap_fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
         if (mem->pagemap_fd < 0) return -1;
+    }
+    if (!mem->no_scan_ioctl) {
+        int64_t n = scan_ioctl(mem, bitmap);
+        if (n >= 0) return n;
+        mem->no_scan_ioctl = true; /* an older kernel: read the entries */
+        memset(bitmap, 0, ((size_t)mem->pages + 7) / 8);
     }
     size_t ps = os_page();
     size_t per = RI_PAGE_SIZE / ps; /* entries per WebAssembly page */
@@ -445,8 +538,32 @@ static ri_memimage *capture_copy(ri_memory *mem, ri_error *err) {
     return img;
 }
 
+/* The first image of a memory that still writes through its working file: the file
+ * becomes the image, and the memory maps it privately (copy-on-write) from now on.
+ * Nothing is copied. */
+static ri_memimage *capture_freeze(ri_memory *mem, ri_error *err) {
+    ri_memimage *img = image_new(mem->pages);
+    if (!img) {
+        ri_error_set(err, RI_ERR_NOMEM, "out of memory capturing a memory");
+        return NULL;
+    }
+    mem->nmaps = 0;
+    if (!map_file(mem, 0, mem->pages, mem->work_fd, 0)) {
+        /* Part of the range may map the file privately now: the same bytes. */
+        set_errno_error(err, "mapping a memory image");
+        ri_memimage_release(img);
+        return NULL;
+    }
+    img->fd = mem->work_fd;
+    img->nstored = mem->pages;
+    mem->work_fd = -1;
+    set_backing(mem, img);
+    return img;
+}
+
 /* A full memfd image, mapped back over the whole memory. */
 static ri_memimage *capture_full(ri_memory *mem, unsigned flags, ri_error *err) {
+    if (mem->work_fd >= 0) return capture_freeze(mem, err);
     uint8_t *touched = malloc(((size_t)mem->pages + 8) / 8);
     ri_memimage *img = image_new(mem->pages);
     if (!touched || !img) {
@@ -591,7 +708,7 @@ ri_memimage *ri_memory_capture(ri_memory *mem, unsigned flags, ri_error *err) {
 
 static bool load_copy(ri_memory *mem, ri_memimage *img) {
     if (img->pages > mem->pages) {
-        if (!map_anon(mem, mem->pages, img->pages - mem->pages)) return false;
+        if (!map_fresh(mem, mem->pages, img->pages - mem->pages)) return false;
     } else if (img->pages < mem->pages) {
         if (!map_none(mem, img->pages, mem->pages - img->pages)) return false;
     }
@@ -676,5 +793,7 @@ bool ri_memory_load_image(ri_memory *mem, ri_memimage *img, ri_error *err) {
     }
     set_pages(mem, img->pages);
     set_backing(mem, img);
+    if (mem->work_fd >= 0) close(mem->work_fd); /* no longer mapped */
+    mem->work_fd = -1;
     return true;
 }

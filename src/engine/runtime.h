@@ -52,6 +52,9 @@ struct ri_memory {
     uint32_t mapped_pages;    /* leading pages whose clean state is backing's */
     uint32_t nmaps;           /* mappings made in the reservation since the last full map */
     int pagemap_fd;           /* /proc/self/pagemap, opened on first use; -1 */
+    bool no_scan_ioctl;       /* the kernel lacks PAGEMAP_SCAN: read the entries */
+    int work_fd;              /* memfd the memory is a shared mapping of until its first
+                                 image (which it becomes), or -1 */
 };
 
 struct ri_table {

@@ -45,6 +45,7 @@ ri_sandbox *ri_sandbox_fork(ri_sandboxes *factory, ri_sandbox *sb, const ri_chec
         sb_error_set(err, RI_SANDBOX_SNAPSHOT_ERROR, "Cannot fork: %s", cause.message);
         return NULL;
     }
+    sb_image_free(child->image); /* the created sandbox's empty image */
     child->image = img;
     child->prng_state = cp->prng_state;
     child->metrics.gas_used = cp->gas_used;
