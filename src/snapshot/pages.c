@@ -82,6 +82,12 @@ static size_t compress_pages(snap_buf *b, const uint8_t *data, size_t bitmap_at,
 
 bool snap_write_memory(snap_buf *b, const uint8_t *data, uint32_t pages, ri_memtype type,
                        ri_snap_compression compression, uint32_t index, ri_snap_error *err) {
+    return snap_write_memory_pages(b, data, pages, type, compression, index, NULL, err);
+}
+
+bool snap_write_memory_pages(snap_buf *b, const uint8_t *data, uint32_t pages, ri_memtype type,
+                             ri_snap_compression compression, uint32_t index, const uint8_t *select,
+                             ri_snap_error *err) {
     size_t bitmap_len = ((size_t)pages + 7) / 8;
     size_t header = b->len;
     snap_buf_u32(b, pages);
@@ -97,7 +103,7 @@ bool snap_write_memory(snap_buf *b, const uint8_t *data, uint32_t pages, ri_memt
 
     uint32_t present = 0;
     for (uint32_t i = 0; i < pages; i++) {
-        if (snap_page_is_zero(data + (size_t)i * RI_SNAP_PAGE_BYTES)) continue;
+        if (select ? !snap_bit(select, i) : snap_page_is_zero(data + (size_t)i * RI_SNAP_PAGE_BYTES)) continue;
         b->data[bitmap_at + i / 8] |= (uint8_t)(1u << (i % 8));
         present++;
     }

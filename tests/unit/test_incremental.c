@@ -249,6 +249,89 @@ static void engine_reports_written_pages(void **state) {
     ri_store_free(other);
 }
 
+static void delta_images_on_disk_with(bool uncompressed) {
+    ri_sandboxes *f = ri_sandboxes_new();
+    ri_sandbox_config c = fork_config(1024ull * PAGE, RI_GAS_HOST_CALLS, 0);
+    ri_sandbox *sb = new_loaded(f, &c);
+    call_ok(sb, "grow", "[63]");
+    call_ok(sb, "touch", "[0,64,1,3]");
+    ri_snapshot_options o = {RI_SNAPSHOT_V2, false, uncompressed};
+    ri_sandbox_error err;
+    blob parent;
+    assert_true(ri_sandbox_snapshot_with(sb, &o, &parent.data, &parent.len, &err));
+
+    /* Changes of every kind: pages written, a page zeroed, growth, global, table, PRNG. */
+    call_ok(sb, "touch", "[5,3,10,9]");
+    call_ok(sb, "store", "[655360,0]"); /* page 10 back to all zero */
+    call_ok(sb, "grow", "[4]");
+    call_ok(sb, "store", "[4259840,8]"); /* page 65 */
+    call_ok(sb, "mix", "[2]");
+    blob full1, delta1;
+    assert_true(ri_sandbox_snapshot_with(sb, &o, &full1.data, &full1.len, &err));
+    bool ok = ri_sandbox_snapshot_delta(sb, parent.data, parent.len, &o, &delta1.data, &delta1.len, &err);
+    if (!ok) print_error("delta: %s\n", err.message);
+    assert_true(ok);
+    assert_true(delta1.len * 4 < full1.len || (!uncompressed && delta1.len < full1.len));
+    ri_snap_delta_info info;
+    assert_true(ri_snap_is_delta(delta1.data, delta1.len, &info));
+    assert_false(ri_snap_is_delta(full1.data, full1.len, NULL));
+    assert_int_equal(info.parent_len, parent.len);
+
+    /* Parent + delta = the full image, byte for byte. */
+    blob rebuilt;
+    ri_snap_error se;
+    assert_true(ri_snap_delta_apply(parent.data, parent.len, delta1.data, delta1.len, &rebuilt.data, &rebuilt.len, &se));
+    assert_same_blob(rebuilt, full1);
+    free(rebuilt.data);
+
+    /* A chain: the next delta's parent is the rebuilt full image. */
+    call_ok(sb, "touch", "[1,2,30,77]");
+    blob full2, delta2;
+    assert_true(ri_sandbox_snapshot_with(sb, &o, &full2.data, &full2.len, &err));
+    assert_true(ri_sandbox_snapshot_delta(sb, full1.data, full1.len, &o, &delta2.data, &delta2.len, &err));
+    ri_sandbox *other = new_loaded(f, &c);
+    assert_true(ri_sandbox_restore(other, parent.data, parent.len, &err));
+    ok = ri_sandbox_restore_delta(other, parent.data, parent.len, delta1.data, delta1.len, &err);
+    if (!ok) print_error("restore delta: %s\n", err.message);
+    assert_true(ok);
+    blob now;
+    assert_true(ri_sandbox_snapshot_with(other, &o, &now.data, &now.len, &err));
+    assert_same_blob(now, full1); /* the state at full1, from parent + delta */
+    free(now.data);
+    assert_true(ri_sandbox_restore_delta(other, full1.data, full1.len, delta2.data, delta2.len, &err));
+    assert_same_state(other, sb);
+
+    /* The wrong parent is refused, and the sandbox is unchanged. */
+    blob before = snap(other);
+    assert_false(ri_sandbox_restore_delta(other, full2.data, full2.len, delta1.data, delta1.len, &err));
+    assert_non_null(strstr(err.message, "parent mismatch"));
+    assert_false(ri_sandbox_restore_delta(other, parent.data, parent.len, delta2.data, delta2.len, &err));
+    /* A delta alone is refused, and so is a damaged one. */
+    assert_false(ri_sandbox_restore(other, delta1.data, delta1.len, &err));
+    assert_non_null(strstr(err.message, "delta"));
+    delta1.data[delta1.len / 2] ^= 0x40;
+    assert_false(ri_sandbox_restore_delta(other, parent.data, parent.len, delta1.data, delta1.len, &err));
+    blob after = snap(other);
+    assert_same_blob(before, after);
+
+    free(before.data);
+    free(after.data);
+    free(parent.data);
+    free(full1.data);
+    free(full2.data);
+    free(delta1.data);
+    free(delta2.data);
+    ri_sandbox_free(other);
+    ri_sandbox_free(sb);
+    ri_sandboxes_free(f);
+}
+
+static void delta_images_on_disk(void **state) {
+    (void)state;
+    delta_images_on_disk_with(false);
+    delta_images_on_disk_with(true);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(transactional_failures_change_nothing),
@@ -256,6 +339,7 @@ int main(void) {
         cmocka_unit_test(chain_without_pagemap),
         cmocka_unit_test(chain_without_memfd),
         cmocka_unit_test(engine_reports_written_pages),
+        cmocka_unit_test(delta_images_on_disk),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
