@@ -8,9 +8,11 @@
  * Images (ri_memimage): immutable, reference-counted contents of a memory.
  *   full   every page p at offset p * 64 KiB of a memfd (unwritten zero pages are holes)
  *          or, without memfd, of a heap copy;
- *   delta  parent + the pages in `delta` (sorted), page delta[i] at offset i * 64 KiB of
- *          its memfd. content(img, q) = its stored page if q is in delta; else
- *          content(parent, q) if q < base_pages; else zero.
+ *   delta  parent + the units in `delta` (sorted), unit delta[i] at offset i * unit of
+ *          its memfd; a unit is an OS page (4 KiB), the granularity at which the kernel
+ *          copies on write, so a delta holds the bytes written, not whole 64 KiB pages.
+ *          content(img, u) = its stored unit if u is in delta; else content(parent, u)
+ *          if u lies in a page below base_pages; else zero.
  * Loading an image into a memory maps the full ancestor's file MAP_PRIVATE over the
  * memory, then each delta's runs on top: the memory reads as the image, and writes
  * go to private anonymous copies of the pages (copy-on-write by the kernel).
@@ -57,8 +59,10 @@ struct ri_memimage {
     struct ri_memimage *parent; /* a delta's parent (one reference), NULL for a full image */
     uint32_t pages;             /* the memory's size in pages */
     uint32_t base_pages;        /* delta: pages below this not stored read as the parent's */
-    uint32_t nstored;           /* delta: entries of `delta`; full: pages written (not holes) */
-    uint32_t *delta;            /* delta: sorted page numbers */
+    uint32_t nstored;           /* delta: entries of `delta` (units); full: its pages */
+    uint32_t stored_pages;      /* WebAssembly pages with a stored unit (statistics) */
+    uint32_t unit;              /* delta: bytes per unit, the OS page size (4 KiB) */
+    uint32_t *delta;            /* delta: sorted unit numbers (unit u: bytes [u*unit, u*unit+unit)) */
     uint32_t depth;             /* deltas down to the full ancestor */
     uint32_t nruns;             /* runs of consecutive pages in `delta` */
     int fd;                     /* memfd, or -1 (heap copy, or an empty delta) */
@@ -69,6 +73,10 @@ static size_t os_page(void) {
     long p = sysconf(_SC_PAGESIZE);
     return p > 0 && p <= (long)RI_PAGE_SIZE ? (size_t)p : 4096u;
 }
+
+/* Deltas are kept in units of one OS page: what the kernel copies on write. */
+static size_t units_per_page(void) { return RI_PAGE_SIZE / os_page(); }
+static size_t units_bytes(const ri_memory *mem) { return ((size_t)mem->pages * units_per_page() + 7) / 8 + 1; }
 
 static void set_errno_error(ri_error *err, const char *what) {
     int e = errno;
@@ -113,6 +121,17 @@ static bool map_file(ri_memory *mem, uint32_t first, uint32_t count, int fd, uin
     void *at = mem->data + (size_t)first * RI_PAGE_SIZE;
     void *p = mmap(at, (size_t)count * RI_PAGE_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, fd,
                    (off_t)(file_page * RI_PAGE_SIZE));
+    if (p == MAP_FAILED) return false;
+    mem->nmaps++;
+    return true;
+}
+
+/* The same in units of one OS page (deltas). */
+static bool map_file_units(ri_memory *mem, uint32_t first, uint32_t count, int fd, uint64_t file_unit) {
+    if (!count) return true;
+    size_t unit = os_page();
+    void *p = mmap(mem->data + (size_t)first * unit, (size_t)count * unit, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_FIXED, fd, (off_t)(file_unit * unit));
     if (p == MAP_FAILED) return false;
     mem->nmaps++;
     return true;
@@ -282,7 +301,7 @@ void ri_memimage_release(ri_memimage *img) {
 
 uint32_t ri_memimage_pages(const ri_memimage *img) { return img ? img->pages : 0; }
 const ri_memimage *ri_memimage_parent(const ri_memimage *img) { return img ? img->parent : NULL; }
-uint32_t ri_memimage_stored_pages(const ri_memimage *img) { return img ? img->nstored : 0; }
+uint32_t ri_memimage_stored_pages(const ri_memimage *img) { return img ? img->stored_pages : 0; }
 uint32_t ri_memimage_depth(const ri_memimage *img) { return img ? img->depth : 0; }
 bool ri_memimage_is_memfd(const ri_memimage *img) {
     while (img && img->parent) img = img->parent;
@@ -290,14 +309,14 @@ bool ri_memimage_is_memfd(const ri_memimage *img) {
 }
 const ri_memimage *ri_memory_backing(const ri_memory *mem) { return mem ? mem->backing : NULL; }
 
-static bool in_delta(const ri_memimage *img, uint32_t page, uint32_t *slot) {
+static bool in_delta(const ri_memimage *img, uint32_t unit, uint32_t *slot) {
     uint32_t lo = 0, hi = img->nstored;
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
-        if (img->delta[mid] < page) lo = mid + 1;
+        if (img->delta[mid] < unit) lo = mid + 1;
         else hi = mid;
     }
-    if (lo < img->nstored && img->delta[lo] == page) {
+    if (lo < img->nstored && img->delta[lo] == unit) {
         *slot = lo;
         return true;
     }
@@ -328,12 +347,14 @@ static bool pwrite_all(int fd, const uint8_t *src, size_t len, uint64_t off) {
     return true;
 }
 
-bool ri_memimage_read_page(const ri_memimage *img, uint32_t page, uint8_t *dst) {
-    if (!img || !dst || page >= img->pages) return false;
+/* `len` bytes at byte offset `off` of the image's contents (within one OS page). */
+static bool read_unit(const ri_memimage *img, uint64_t off, uint8_t *dst, size_t len) {
+    uint32_t page = (uint32_t)(off / RI_PAGE_SIZE);
     for (;;) {
         uint32_t slot;
         if (img->parent) {
-            if (in_delta(img, page, &slot)) return pread_all(img->fd, dst, RI_PAGE_SIZE, (uint64_t)slot * RI_PAGE_SIZE);
+            if (in_delta(img, (uint32_t)(off / img->unit), &slot))
+                return pread_all(img->fd, dst, len, (uint64_t)slot * img->unit + off % img->unit);
             if (page < img->base_pages) {
                 img = img->parent;
                 continue;
@@ -341,12 +362,20 @@ bool ri_memimage_read_page(const ri_memimage *img, uint32_t page, uint8_t *dst) 
             break;
         }
         if (img->copy) {
-            memcpy(dst, img->copy + (size_t)page * RI_PAGE_SIZE, RI_PAGE_SIZE);
+            memcpy(dst, img->copy + off, len);
             return true;
         }
-        return pread_all(img->fd, dst, RI_PAGE_SIZE, (uint64_t)page * RI_PAGE_SIZE);
+        return pread_all(img->fd, dst, len, off);
     }
-    memset(dst, 0, RI_PAGE_SIZE);
+    memset(dst, 0, len);
+    return true;
+}
+
+bool ri_memimage_read_page(const ri_memimage *img, uint32_t page, uint8_t *dst) {
+    if (!img || !dst || page >= img->pages) return false;
+    size_t unit = os_page();
+    for (size_t k = 0; k < RI_PAGE_SIZE; k += unit)
+        if (!read_unit(img, (uint64_t)page * RI_PAGE_SIZE + k, dst + k, unit)) return false;
     return true;
 }
 
@@ -389,14 +418,16 @@ struct ri_pm_scan_arg {
 #define RI_PAGE_IS_SWAPPED (1u << 4)
 #define RI_PAGE_IS_PFNZERO (1u << 5)
 
-static void mark(uint8_t *bitmap, uint32_t page, int64_t *count) {
-    if (!(bitmap[page / 8] & (1u << (page % 8)))) {
-        bitmap[page / 8] |= (uint8_t)(1u << (page % 8));
+static void mark(uint8_t *bitmap, uint32_t u, int64_t *count) {
+    if (!(bitmap[u / 8] & (1u << (u % 8)))) {
+        bitmap[u / 8] |= (uint8_t)(1u << (u % 8));
         (*count)++;
     }
 }
 
-/* The written pages by PAGEMAP_SCAN: present or swapped, not file-backed, and not the
+static bool bit(const uint8_t *bitmap, uint32_t p) { return bitmap[p / 8] & (1u << (p % 8)); }
+
+/* The written units (OS pages) by PAGEMAP_SCAN: present or swapped, not file-backed, and not the
  * shared zero page (a read of a fresh anonymous page maps it: nothing was written).
  * -1 when the kernel does not have it. */
 static int64_t scan_ioctl(ri_memory *mem, uint8_t *bitmap) {
@@ -422,7 +453,8 @@ static int64_t scan_ioctl(ri_memory *mem, uint8_t *bitmap) {
             uint64_t lo = regions[i].start - (uint64_t)(uintptr_t)mem->data;
             uint64_t hi = regions[i].end - (uint64_t)(uintptr_t)mem->data;
             if (hi > mem->size) hi = mem->size;
-            for (uint64_t p = lo / RI_PAGE_SIZE; p * RI_PAGE_SIZE < hi; p++) mark(bitmap, (uint32_t)p, &count);
+            size_t unit = os_page();
+            for (uint64_t u = lo / unit; u * unit < hi; u++) mark(bitmap, (uint32_t)u, &count);
         }
         if (arg.walk_end <= start) return -1; /* no progress: do not trust it */
         start = arg.walk_end;
@@ -430,8 +462,9 @@ static int64_t scan_ioctl(ri_memory *mem, uint8_t *bitmap) {
     return count;
 }
 
-/* Fills bitmap (zeroed by the caller) with the pages written since the backing image;
- * returns their count, or -1 when pagemap cannot be read (the caller then takes all). */
+/* Fills bitmap (zeroed by the caller, one bit per unit) with the units written since
+ * the backing image; returns their count, or -1 when pagemap cannot be read (the caller
+ * then takes all). */
 static int64_t scan_pagemap(ri_memory *mem, uint8_t *bitmap) {
     if (mem->pagemap_fd < 0) {
         mem->pagemap_fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
@@ -441,78 +474,84 @@ static int64_t scan_pagemap(ri_memory *mem, uint8_t *bitmap) {
         int64_t n = scan_ioctl(mem, bitmap);
         if (n >= 0) return n;
         mem->no_scan_ioctl = true; /* an older kernel: read the entries */
-        memset(bitmap, 0, ((size_t)mem->pages + 7) / 8);
+        memset(bitmap, 0, units_bytes(mem));
     }
     size_t ps = os_page();
-    size_t per = RI_PAGE_SIZE / ps; /* entries per WebAssembly page */
     enum { CHUNK = 1024 };
     uint64_t buf[CHUNK];
-    size_t total = (size_t)mem->pages * per;
+    size_t total = (size_t)mem->pages * (RI_PAGE_SIZE / ps);
     uint64_t first = (uint64_t)((uintptr_t)mem->data / ps);
     int64_t count = 0;
     for (size_t done = 0; done < total;) {
         size_t n = total - done < CHUNK ? total - done : CHUNK;
-        n -= n % per ? n % per : 0; /* whole WebAssembly pages per chunk */
-        if (!n) n = per;
         if (!pread_all(mem->pagemap_fd, (uint8_t *)buf, n * sizeof buf[0], (first + done) * sizeof buf[0])) return -1;
-        for (size_t i = 0; i < n; i += per) {
-            uint32_t page = (uint32_t)((done + i) / per);
-            bool written = false;
-            for (size_t k = 0; k < per && !written; k++) {
-                uint64_t e = buf[i + k];
-                written = (e & PM_SWAPPED) || ((e & PM_PRESENT) && !(e & PM_FILE));
-            }
-            if (written) {
-                bitmap[page / 8] |= (uint8_t)(1u << (page % 8));
-                count++;
-            }
+        for (size_t i = 0; i < n; i++) {
+            uint64_t e = buf[i];
+            if ((e & PM_SWAPPED) || ((e & PM_PRESENT) && !(e & PM_FILE))) mark(bitmap, (uint32_t)(done + i), &count);
         }
         done += n;
     }
     return count;
 }
 
-static int64_t written_pages(ri_memory *mem, unsigned flags, uint8_t *bitmap) {
-    size_t bytes = ((size_t)mem->pages + 7) / 8;
-    memset(bitmap, 0, bytes);
+
+/* The units written since the backing image, one bit each in ubits (units_bytes). All
+ * of them without a backing image or pagemap. Returns their count. */
+static int64_t written_units(ri_memory *mem, unsigned flags, uint8_t *ubits) {
+    size_t per = units_per_page();
+    uint32_t total = (uint32_t)((size_t)mem->pages * per);
+    memset(ubits, 0, units_bytes(mem));
     int64_t count = -1;
     if (mem->backing && !(flags & RI_MEMIMAGE_NO_PAGEMAP) && !mem->backing->copy && ri_memimage_is_memfd(mem->backing))
-        count = scan_pagemap(mem, bitmap);
+        count = scan_pagemap(mem, ubits);
     if (count < 0) {
-        memset(bitmap, 0xFF, bytes);
-        if (mem->pages % 8) bitmap[bytes - 1] = (uint8_t)((1u << (mem->pages % 8)) - 1u);
-        return mem->pages;
+        count = 0;
+        for (uint32_t u = 0; u < total; u++) mark(ubits, u, &count);
+        return count;
     }
     /* Shrunk away and grown back: zero now, maybe not in the backing image. */
     uint32_t end = mem->backing->pages < mem->pages ? mem->backing->pages : mem->pages;
-    for (uint32_t p = mem->mapped_pages; p < end; p++) {
-        if (!(bitmap[p / 8] & (1u << (p % 8)))) count++;
-        bitmap[p / 8] |= (uint8_t)(1u << (p % 8));
-    }
+    for (uint32_t p = mem->mapped_pages; p < end; p++)
+        for (size_t k = 0; k < per; k++) mark(ubits, (uint32_t)(p * per + k), &count);
     return count;
 }
 
 int64_t ri_memory_written_pages(ri_memory *mem, unsigned flags, uint8_t *bitmap) {
     if (!mem) return -1;
-    uint8_t *own = bitmap ? bitmap : malloc(((size_t)mem->pages + 8) / 8);
-    if (!own) return -1;
-    int64_t n = written_pages(mem, flags, own);
-    if (!bitmap) free(own);
+    uint8_t *ubits = malloc(units_bytes(mem));
+    if (!ubits) return -1;
+    written_units(mem, flags, ubits);
+    size_t per = units_per_page();
+    if (bitmap) memset(bitmap, 0, ((size_t)mem->pages + 7) / 8);
+    int64_t n = 0;
+    for (uint32_t p = 0; p < mem->pages; p++) {
+        bool any = false;
+        for (size_t k = 0; k < per && !any; k++) any = bit(ubits, (uint32_t)(p * per + k));
+        if (!any) continue;
+        n++;
+        if (bitmap) bitmap[p / 8] |= (uint8_t)(1u << (p % 8));
+    }
+    free(ubits);
     return n;
 }
 
-/* Pages of the memory that may be non-zero without a backing image: the present or
- * swapped ones (untouched anonymous pages are zero). All when pagemap cannot tell. */
+/* Pages of the memory that may be non-zero: with no backing image, the present or
+ * swapped ones (untouched anonymous pages are zero); else, or when pagemap cannot
+ * tell, all. One bit per page. */
 static void touched_pages(ri_memory *mem, unsigned flags, uint8_t *bitmap) {
-    size_t bytes = ((size_t)mem->pages + 7) / 8;
-    memset(bitmap, 0, bytes);
-    /* With no backing everything is anonymous, so "written" = "touched". */
-    if ((flags & RI_MEMIMAGE_NO_PAGEMAP) || mem->backing || scan_pagemap(mem, bitmap) < 0) {
+    size_t bytes = ((size_t)mem->pages + 7) / 8, per = units_per_page();
+    uint8_t *ubits = mem->backing || (flags & RI_MEMIMAGE_NO_PAGEMAP) ? NULL : calloc(units_bytes(mem), 1);
+    if (!ubits || scan_pagemap(mem, ubits) < 0) {
+        free(ubits);
         memset(bitmap, 0xFF, bytes);
+        return;
     }
+    memset(bitmap, 0, bytes);
+    for (uint32_t p = 0; p < mem->pages; p++)
+        for (size_t k = 0; k < per; k++)
+            if (bit(ubits, (uint32_t)(p * per + k))) bitmap[p / 8] |= (uint8_t)(1u << (p % 8));
+    free(ubits);
 }
-
-static bool bit(const uint8_t *bitmap, uint32_t p) { return bitmap[p / 8] & (1u << (p % 8)); }
 
 /* ---- capture ------------------------------------------------------------------------- */
 
@@ -533,7 +572,7 @@ static ri_memimage *capture_copy(ri_memory *mem, ri_error *err) {
         return NULL;
     }
     if (mem->size) memcpy(img->copy, mem->data, (size_t)mem->size);
-    img->nstored = mem->pages;
+    img->nstored = img->stored_pages = mem->pages;
     set_backing(mem, img);
     return img;
 }
@@ -555,7 +594,7 @@ static ri_memimage *capture_freeze(ri_memory *mem, ri_error *err) {
         return NULL;
     }
     img->fd = mem->work_fd;
-    img->nstored = mem->pages;
+    img->nstored = img->stored_pages = mem->pages;
     mem->work_fd = -1;
     set_backing(mem, img);
     return img;
@@ -597,6 +636,7 @@ static ri_memimage *capture_full(ri_memory *mem, unsigned flags, ri_error *err) 
             return NULL;
         }
         img->nstored += q - p;
+        img->stored_pages += q - p;
         p = q;
     }
     free(touched);
@@ -632,19 +672,21 @@ ri_memimage *ri_memory_capture(ri_memory *mem, unsigned flags, ri_error *err) {
         base->depth + 1 >= MAX_DEPTH)
         return capture_full(mem, flags, err);
 
-    uint8_t *bitmap = malloc(((size_t)mem->pages + 8) / 8);
+    size_t per = units_per_page(), unit = os_page();
+    uint32_t total = (uint32_t)((size_t)mem->pages * per);
+    uint8_t *bitmap = malloc(units_bytes(mem));
     if (!bitmap) {
         ri_error_set(err, RI_ERR_NOMEM, "out of memory capturing a memory");
         return NULL;
     }
-    int64_t n = written_pages(mem, flags, bitmap);
+    int64_t n = written_units(mem, flags, bitmap);
     if (n == 0 && mem->pages == base->pages && mem->mapped_pages == base->pages) {
         free(bitmap); /* nothing written: the backing image is the memory's contents */
         ri_memimage_retain(base);
         return base;
     }
-    if (n == (int64_t)mem->pages) {
-        free(bitmap); /* every page: a delta would be a full image with a parent */
+    if (n == (int64_t)total) {
+        free(bitmap); /* everything: a delta would be a full image with a parent */
         return capture_full(mem, flags, err);
     }
     ri_memimage *img = image_new(mem->pages);
@@ -655,8 +697,12 @@ ri_memimage *ri_memory_capture(ri_memory *mem, unsigned flags, ri_error *err) {
         ri_error_set(err, RI_ERR_NOMEM, "out of memory capturing a memory");
         return NULL;
     }
-    for (uint32_t p = 0; p < mem->pages; p++)
-        if (bit(bitmap, p)) img->delta[img->nstored++] = p;
+    img->unit = (uint32_t)unit;
+    for (uint32_t u = 0; u < total; u++) {
+        if (!bit(bitmap, u)) continue;
+        if (!img->nstored || img->delta[img->nstored - 1] / per != u / per) img->stored_pages++;
+        img->delta[img->nstored++] = u;
+    }
     free(bitmap);
     img->nruns = count_runs(img->delta, img->nstored);
     if (mem->nmaps + 2u * img->nruns > MAX_MAPS) {
@@ -664,7 +710,7 @@ ri_memimage *ri_memory_capture(ri_memory *mem, unsigned flags, ri_error *err) {
         return capture_full(mem, flags, err); /* too many mappings: compact */
     }
     if (img->nstored) {
-        img->fd = new_memfd((uint64_t)img->nstored * RI_PAGE_SIZE);
+        img->fd = new_memfd((uint64_t)img->nstored * unit);
         if (img->fd < 0) {
             set_errno_error(err, "memfd_create");
             ri_memimage_release(img);
@@ -677,9 +723,9 @@ ri_memimage *ri_memory_capture(ri_memory *mem, unsigned flags, ri_error *err) {
             uint32_t j = i + 1;
             while (j < img->nstored && img->delta[j] == img->delta[j - 1] + 1) j++;
             uint32_t first = img->delta[i], count = j - i;
-            bool ok = pass == 0 ? pwrite_all(img->fd, mem->data + (size_t)first * RI_PAGE_SIZE,
-                                             (size_t)count * RI_PAGE_SIZE, (uint64_t)i * RI_PAGE_SIZE)
-                                : map_file(mem, first, count, img->fd, i);
+            bool ok = pass == 0 ? pwrite_all(img->fd, mem->data + (size_t)first * unit, (size_t)count * unit,
+                                             (uint64_t)i * unit)
+                                : map_file_units(mem, first, count, img->fd, i);
             if (!ok) {
                 set_errno_error(err, pass == 0 ? "writing a memory image" : "mapping a memory image");
                 ri_memimage_release(img);
@@ -743,14 +789,16 @@ static bool load_mapped(ri_memory *mem, ri_memimage *img) {
     mem->nmaps = 0;
     uint32_t root_pages = chain[0]->pages < limit[0] ? chain[0]->pages : limit[0];
     ok = map_file(mem, 0, root_pages, chain[0]->fd, 0) && map_anon(mem, root_pages, img->pages - root_pages);
+    size_t per = units_per_page();
     for (uint32_t k = 1; ok && k <= depth; k++) {
         const ri_memimage *d = chain[k];
+        uint32_t lim_units = (uint32_t)((size_t)limit[k] * per);
         for (uint32_t i = 0; ok && i < d->nstored;) {
             uint32_t j = i + 1;
             while (j < d->nstored && d->delta[j] == d->delta[j - 1] + 1) j++;
             uint32_t first = d->delta[i], end = d->delta[j - 1] + 1;
-            if (end > limit[k]) end = limit[k];
-            if (first < end) ok = map_file(mem, first, end - first, d->fd, i);
+            if (end > lim_units) end = lim_units;
+            if (first < end) ok = map_file_units(mem, first, end - first, d->fd, i);
             i = j;
         }
     }
