@@ -48,7 +48,7 @@ cat >"$tmp/pages.wat" <<'WAT'
   (func (export "poke") (param i32) (i32.store (local.get 0) (i32.const -1))))
 WAT
 wat2wasm "$tmp/pages.wat" -o "$tmp/pages.wasm" || exit 1
-ts=(--timestamp 1700000000000)
+ts=(--timestamp 1700000000000 --timeout 60000)
 
 for comp in "" "--uncompressed"; do
     t "full snapshot $comp" 0 "$ri" run "${ts[@]}" --snapshot "$tmp/a.wsnp" $comp "$tmp/pages.wasm" fill
