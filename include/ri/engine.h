@@ -378,7 +378,9 @@ enum {
 ri_memimage *ri_memory_capture(ri_memory *mem, unsigned flags, ri_error *err);
 /* Makes the memory's size and contents the image's (any image, from any store; the
  * size must be within the memory's effective maximum, else RI_ERR_LIMIT). Afterwards
- * the memory is backed by img. false: the memory is unchanged. */
+ * the memory is backed by img. false: the memory is unchanged, except when the kernel
+ * refuses a mapping midway (its limit on mappings): the memory is then left empty (0
+ * pages), never with mixed contents, and the error says so. */
 bool ri_memory_load_image(ri_memory *mem, ri_memimage *img, ri_error *err);
 /* Pages written since the memory's backing image (all pages when it has none, or with
  * RI_MEMIMAGE_NO_PAGEMAP): their count; if bitmap is not NULL, bit (p % 8) of byte

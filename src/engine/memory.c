@@ -753,12 +753,8 @@ ri_memimage *ri_memory_capture(ri_memory *mem, unsigned flags, ri_error *err) {
 /* ---- load ---------------------------------------------------------------------------- */
 
 static bool load_copy(ri_memory *mem, ri_memimage *img) {
-    if (img->pages > mem->pages) {
-        if (!map_fresh(mem, mem->pages, img->pages - mem->pages)) return false;
-    } else if (img->pages < mem->pages) {
-        if (!map_none(mem, img->pages, mem->pages - img->pages)) return false;
-    }
-    set_pages(mem, img->pages);
+    /* Resize as ri_memory_resize does (a shrunk working file loses its tail). */
+    if (!ri_memory_resize(mem, img->pages)) return false;
     if (mem->size) memcpy(mem->data, img->copy, (size_t)mem->size);
     return true;
 }
@@ -834,6 +830,8 @@ bool ri_memory_load_image(ri_memory *mem, ri_memimage *img, ri_error *err) {
         set_errno_error(err, "mapping a memory image");
         map_none(mem, 0, mem->pages > img->pages ? mem->pages : img->pages);
         set_pages(mem, 0);
+        if (mem->work_fd >= 0) close(mem->work_fd); /* its old bytes must not come back on grow */
+        mem->work_fd = -1;
         ri_memimage_release(mem->backing);
         mem->backing = NULL;
         mem->mapped_pages = 0;

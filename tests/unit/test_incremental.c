@@ -229,6 +229,27 @@ static void engine_reports_written_pages(void **state) {
         ri_memimage_release(shrunk);
         ri_memimage_release(delta);
     }
+    /* Heap-copy images (no memfd) load into a memory that still writes through its
+     * working file: shrinking drops the tail for good (grown back, it is zero). */
+    {
+        ri_store *st = ri_store_new(NULL);
+        ri_memtype ten = {{10, 20, true}}, four = {{4, 20, true}};
+        ri_memory *big = ri_memory_new(st, ten, &e), *small = ri_memory_new(st, four, &e);
+        assert_non_null(big);
+        assert_non_null(small);
+        ri_memory_data(big)[8 * PAGE] = 42;
+        ri_memory_data(small)[PAGE] = 7;
+        ri_memimage *copy = ri_memory_capture(small, RI_MEMIMAGE_NO_MEMFD, &e);
+        assert_non_null(copy);
+        assert_false(ri_memimage_is_memfd(copy));
+        assert_true(ri_memory_load_image(big, copy, &e));
+        assert_int_equal(ri_memory_pages(big), 4);
+        assert_int_equal(ri_memory_data(big)[PAGE], 7);
+        assert_int_equal(ri_memory_grow(big, 6), 4);
+        assert_int_equal(ri_memory_data(big)[8 * PAGE], 0);
+        ri_memimage_release(copy);
+        ri_store_free(st);
+    }
     /* Loading into a memory of another store, bounded by its maximum. */
     ri_store *other = ri_store_new(NULL);
     ri_memtype small = {{1, 16, true}};
