@@ -102,6 +102,25 @@ bool snap_write_memory_pages(snap_buf *b, const uint8_t *data, uint32_t pages, r
     if (b->failed) return snap_fail(err, RI_SNAP_ERR_NOMEM, "out of memory writing memory %u", index);
 
     uint32_t present = 0;
+    if (compression == RI_SNAP_COMPRESS_NONE && !select) {
+        /* Raw: one pass copies each page and tests the copy (still in cache) for zero,
+         * instead of a test pass over the memory and a copy pass. */
+        uint64_t most = (uint64_t)pages * RI_SNAP_PAGE_BYTES;
+        if (most > SIZE_MAX || !snap_buf_reserve(b, (size_t)most))
+            return snap_fail(err, RI_SNAP_ERR_NOMEM, "out of memory writing memory %u", index);
+        size_t payload_at = b->len;
+        for (uint32_t i = 0; i < pages; i++) {
+            uint8_t *dst = b->data + b->len;
+            memcpy(dst, data + (size_t)i * RI_SNAP_PAGE_BYTES, RI_SNAP_PAGE_BYTES);
+            if (snap_page_is_zero(dst)) continue;
+            b->data[bitmap_at + i / 8] |= (uint8_t)(1u << (i % 8));
+            b->len += RI_SNAP_PAGE_BYTES;
+            present++;
+        }
+        snap_put_u32(b->data + header + 12, present);
+        snap_put_u64(b->data + header + 16, (uint64_t)(b->len - payload_at));
+        return true;
+    }
     for (uint32_t i = 0; i < pages; i++) {
         if (select ? !snap_bit(select, i) : snap_page_is_zero(data + (size_t)i * RI_SNAP_PAGE_BYTES)) continue;
         b->data[bitmap_at + i / 8] |= (uint8_t)(1u << (i % 8));
