@@ -182,6 +182,37 @@ static void many_forks_are_freed(void **state) {
     if (fds_before >= 0) assert_int_equal(open_fds(), fds_before);
 }
 
+/* The paths without memfd or pagemap give the same forks (they only copy more). */
+static void fork_without_memfd_or_pagemap(void **state) {
+    (void)state;
+    ri_sandboxes *f = ri_sandboxes_new();
+    ri_sandbox_config c = fork_config(256ull * PAGE, RI_GAS_HOST_CALLS, 0);
+    ri_sandbox *sb = new_loaded(f, &c);
+    call_ok(sb, "grow", "[20]");
+    call_ok(sb, "touch", "[0,21,1,4]");
+    call_ok(sb, "mix", "[3]");
+    const ri_checkpoint_options modes[2] = {{false, false, true}, {false, true, false}};
+    for (int m = 0; m < 2; m++) {
+        ri_sandbox_error err;
+        ri_checkpoint *cp = ri_sandbox_checkpoint(sb, &modes[m], &err);
+        assert_non_null(cp);
+        ri_checkpoint_info info = ri_checkpoint_get_info(cp);
+        if (m == 0) assert_false(info.memfd);
+        assert_int_equal(info.depth, 0);
+        ri_sandbox *child = ri_sandbox_fork(f, sb, cp, &err);
+        assert_non_null(child);
+        assert_same_state(sb, child);
+        call_ok(child, "touch", "[2,3,5,99]");
+        assert_int_equal(load_at(sb, 7), 4);
+        assert_int_equal(load_at(child, 7), 99);
+        ri_sandbox_free(child);
+        ri_checkpoint_free(cp);
+        call_ok(sb, "mix", "[4]");
+    }
+    ri_sandbox_free(sb);
+    ri_sandboxes_free(f);
+}
+
 static void fork_refuses_what_it_cannot(void **state) {
     (void)state;
     ri_sandboxes *f = ri_sandboxes_new();
@@ -206,6 +237,7 @@ int main(void) {
         cmocka_unit_test(fork_diverges_and_matches_replay),
         cmocka_unit_test(fork_of_4096_pages_is_independent),
         cmocka_unit_test(many_forks_are_freed),
+        cmocka_unit_test(fork_without_memfd_or_pagemap),
         cmocka_unit_test(fork_refuses_what_it_cannot),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
