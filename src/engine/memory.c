@@ -621,9 +621,9 @@ static ri_memimage *capture_full(ri_memory *mem, unsigned flags, ri_error *err) 
     if (img->fd < 0) {
         free(touched);
         ri_memimage_release(img);
-        if (errno == ENOSYS || errno == EPERM || errno == EINVAL) return capture_copy(mem, err);
-        set_errno_error(err, "memfd_create");
-        return NULL;
+        /* No memfd here (ENOSYS, EPERM) or none left (EMFILE, ENFILE, ...): a heap
+         * copy holds the same bytes, only at a copy's cost. */
+        return capture_copy(mem, err);
     }
     /* Untouched pages stay holes (they read as zero). */
     for (uint32_t p = 0; p < mem->pages;) {
@@ -717,9 +717,8 @@ ri_memimage *ri_memory_capture(ri_memory *mem, unsigned flags, ri_error *err) {
     if (img->nstored) {
         img->fd = new_memfd((uint64_t)img->nstored * unit);
         if (img->fd < 0) {
-            set_errno_error(err, "memfd_create");
             ri_memimage_release(img);
-            return NULL;
+            return capture_copy(mem, err); /* as in capture_full */
         }
     }
     /* Write every run, then map every run back (clean again). */

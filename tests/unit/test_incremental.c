@@ -8,6 +8,10 @@
  */
 #include "fork_util.h"
 
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
 static void expect_failure(ri_sandbox *sb, const char *action, const char *args, ri_sandbox_errcode code,
                            bool transactional) {
     ri_execute_options o = {transactional};
@@ -271,6 +275,56 @@ static void engine_reports_written_pages(void **state) {
     ri_store_free(other);
 }
 
+/* No file descriptors left: checkpoints fall back to heap copies, forks and rollbacks
+ * still give the same states. */
+static void out_of_descriptors(void **state) {
+    (void)state;
+    ri_sandboxes *f = ri_sandboxes_new();
+    ri_sandbox_config c = fork_config(64ull * PAGE, RI_GAS_HOST_CALLS, 0);
+    ri_sandbox *sb = new_loaded(f, &c);
+    call_ok(sb, "grow", "[9]");
+    call_ok(sb, "touch", "[0,10,1,5]");
+    ri_sandbox_error err;
+    ri_checkpoint *first = ri_sandbox_checkpoint(sb, NULL, &err); /* while descriptors last */
+    assert_non_null(first);
+    call_ok(sb, "touch", "[1,2,3,6]");
+    blob want = snap(sb);
+
+    struct rlimit old, low;
+    assert_int_equal(getrlimit(RLIMIT_NOFILE, &old), 0);
+    low = old;
+    low.rlim_cur = 256 < old.rlim_cur ? 256 : old.rlim_cur;
+    assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+    int fillers[256], nfill = 0;
+    for (int fd; nfill < 256 && (fd = open("/dev/null", O_RDONLY)) >= 0;) fillers[nfill++] = fd;
+    ri_checkpoint *cp = ri_sandbox_checkpoint(sb, NULL, &err);
+    ri_checkpoint_info info = cp ? ri_checkpoint_get_info(cp) : (ri_checkpoint_info){0, 0, 0, true};
+    call_ok(sb, "touch", "[0,10,1,7]");
+    bool rolled = cp && ri_sandbox_rollback(sb, cp, &err);
+    for (int i = 0; i < nfill; i++) close(fillers[i]);
+    assert_int_equal(setrlimit(RLIMIT_NOFILE, &old), 0);
+
+    if (!cp) print_error("checkpoint without descriptors: %s\n", err.message);
+    assert_non_null(cp);
+    assert_false(info.memfd);
+    assert_true(rolled);
+    blob got = snap(sb);
+    assert_same_blob(want, got);
+    assert_true(ri_sandbox_rollback(sb, first, &err));
+    ri_sandbox *child = ri_sandbox_fork(f, sb, cp, &err);
+    assert_non_null(child);
+    blob fork_state = snap(child);
+    assert_same_blob(want, fork_state);
+    free(fork_state.data);
+    free(got.data);
+    free(want.data);
+    ri_checkpoint_free(cp);
+    ri_checkpoint_free(first);
+    ri_sandbox_free(child);
+    ri_sandbox_free(sb);
+    ri_sandboxes_free(f);
+}
+
 static void delta_images_on_disk_with(bool uncompressed) {
     ri_sandboxes *f = ri_sandboxes_new();
     ri_sandbox_config c = fork_config(1024ull * PAGE, RI_GAS_HOST_CALLS, 0);
@@ -362,6 +416,7 @@ int main(void) {
         cmocka_unit_test(chain_without_memfd),
         cmocka_unit_test(engine_reports_written_pages),
         cmocka_unit_test(delta_images_on_disk),
+        cmocka_unit_test(out_of_descriptors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
