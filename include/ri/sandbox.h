@@ -379,7 +379,8 @@ void ri_checkpoint_free(ri_checkpoint *cp);
 
 typedef struct ri_checkpoint_info {
     uint32_t memory_pages;      /* memory 0's size (0 without a memory) */
-    uint32_t stored_pages;      /* pages this checkpoint copied itself */
+    uint32_t stored_pages;      /* pages this checkpoint holds bytes of itself (a delta holds only
+                                   the 4 KiB units written; a full image: all its pages) */
     uint32_t depth;             /* deltas down to the full image (0: a full image) */
     bool memfd;                 /* copy-on-write memfd images (else heap copies) */
 } ri_checkpoint_info;
