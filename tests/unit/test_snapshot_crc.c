@@ -32,7 +32,7 @@ static void large_buffers_match_the_reference(void **state) {
         x = x * 1664525u + 1013904223u;
         buf[i] = (uint8_t)(x >> 24);
     }
-    const size_t lengths[] = {24575, 24576, 24577, 24583, 49151, 49152, 49160, 73728, 73735, cap - 1};
+    const size_t lengths[] = {24575, 24576, 24577, 24583, 49151, 49152, 49160, 73728, 73735, cap - 3};
     for (size_t i = 0; i < sizeof lengths / sizeof lengths[0]; i++)
         for (size_t off = 0; off < 3; off++)
             assert_int_equal(ri_snap_crc32c(buf + off, lengths[i]), crc32c_bitwise(buf + off, lengths[i]));
