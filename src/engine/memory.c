@@ -704,6 +704,11 @@ ri_memimage *ri_memory_capture(ri_memory *mem, unsigned flags, ri_error *err) {
     }
     img->unit = (uint32_t)unit;
     for (uint32_t u = 0; u < total; u++) {
+        /* Skip whole zero bytes: the written units are few in a large memory. */
+        if ((u & 7u) == 0 && !bitmap[u / 8]) {
+            u += 7;
+            continue;
+        }
         if (!bit(bitmap, u)) continue;
         if (!img->nstored || img->delta[img->nstored - 1] / per != u / per) img->stored_pages++;
         img->delta[img->nstored++] = u;
