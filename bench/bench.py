@@ -6,7 +6,9 @@ to Node and their geometric means, plus load+validate+compile speed on a large g
 Then (issue 4) times the sandbox library's operations (ri-bench-sandbox) against the same
 operations on Node (sandbox_ops.mjs) and prints their ratios. Then (issue 6) times the snapshot
 store (ri-bench-store): save and restore of a 16 MiB sandbox, the space of 100 snapshots against
-plain WSNP files, list with 10,000 snapshots. `--only engine|sandbox|store` runs one part. Writes
+plain WSNP files, list with 10,000 snapshots. Then (issue 5) times snapshots, rollback, fork
+and diff of 16, 256 and 4096 pages against memcpy of the same bytes (ri-bench-snapshot).
+`--only engine|sandbox|store|snapshot` runs one part. Writes
 a JSON results file and a bar chart (gnuplot) under bench/results/.
 
 Python standard library only. See bench/README.md for how to read the output."""
@@ -726,6 +728,63 @@ def print_store(info):
         print("  checked: a restored state is byte for byte the saved one")
 
 
+# ---- snapshots, rollback and fork (issue 5) ---------------------------------------------------
+
+def measure_snapshot(args):
+    """Runs ri-bench-snapshot once. It measures memcpy in the same run and prints its own table
+    and target verdicts; the snapbench-* lines are kept for the results file."""
+    cmd = [args.ri_snapshot, "--reps", str(args.snapshot_reps)]
+    info = {"status": "ok", "detail": "", "command": cmd, "ops": {}, "sizes": {}, "targets": {}, "table": []}
+    log(f"Snapshots and fork: {' '.join(cmd)}")
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=max(args.timeout, 1800.0),
+                           start_new_session=True)
+    except subprocess.TimeoutExpired:
+        info["status"], info["detail"] = "error", "no answer in time"
+        return info
+    except OSError as e:
+        info["status"], info["detail"] = "error", f"cannot run {cmd[0]}: {e}"
+        return info
+    checks = 0
+    for line in r.stdout.splitlines():
+        if line.startswith("snapbench-op "):
+            kv = parse_kv(line)
+            info["ops"].setdefault(kv["op"], {})[kv["pages"]] = {
+                k: float(kv[k]) for k in ("median_us", "min_us", "max_us")}
+        elif line.startswith("snapbench-size "):
+            kv = parse_kv(line)
+            info["sizes"][kv["pages"]] = {k: int(v) for k, v in kv.items() if k != "pages"}
+        elif line.startswith("snapbench-target "):
+            name = line[len("snapbench-target name="):line.rfind(" met=")]
+            kv = parse_kv("target" + line[line.rfind(" met="):])
+            info["targets"][name] = {"met": kv["met"] == "1", "value": float(kv["value"])}
+        elif line.startswith("snapbench-check ") and "rollback=ok" in line:
+            checks += 1
+        elif not line.startswith("snapbench-"):
+            info["table"].append(line)
+    if r.returncode != 0:
+        info["status"], info["detail"] = "error", f"{describe_exit(r.returncode)}: {tail(r.stdout + r.stderr)}"
+    elif checks != 3:
+        info["status"], info["detail"] = "wrong", "a rollback did not give back the snapshot's bytes"
+    return info
+
+
+def print_snapshot(info):
+    if info is None:
+        return
+    print("\nSnapshots, rollback and fork (issue 5): ri-bench-snapshot")
+    if info["status"] == "error":
+        print(f"  not measured: {info['detail']}")
+        return
+    for line in info["table"]:
+        if line.strip():
+            print(line)
+    if info["status"] != "ok":
+        print(f"  WRONG: {info['detail']}")
+    else:
+        print("  checked: after each size's runs, a rollback gives back the snapshot's exact bytes")
+
+
 # ---- sandbox operations (issue 4) -------------------------------------------------------------
 
 def parse_kv(line):
@@ -983,9 +1042,14 @@ def parse_args():
                     help="functions in the generated large module for load timing (default 2500)")
     ap.add_argument("--load-reps", type=int, default=5, help="loads of the large module (default 5)")
     ap.add_argument("--no-large", action="store_true", help="skip the large-module load timing")
-    ap.add_argument("--only", choices=["engine", "sandbox", "store"],
+    ap.add_argument("--only", choices=["engine", "sandbox", "store", "snapshot"],
                     help="run only the engine programs (with the large module), only the sandbox "
-                         "operations, or only the snapshot store (default: all)")
+                         "operations, only the snapshot store, or only snapshots/rollback/fork "
+                         "(default: all)")
+    ap.add_argument("--ri-snapshot", default=os.path.join(ROOT, "build", "ri-bench-snapshot"),
+                    help="the ri-bench-snapshot program (default: build/ri-bench-snapshot)")
+    ap.add_argument("--snapshot-reps", type=int, default=9,
+                    help="runs of each snapshot/fork measurement, median reported (default 9)")
     ap.add_argument("--ri-store", default=os.path.join(ROOT, "build", "ri-bench-store"),
                     help="the ri-bench-store program (default: build/ri-bench-store)")
     ap.add_argument("--store-reps", type=int, default=5,
@@ -1026,6 +1090,9 @@ def parse_args():
     args.engine = args.only in (None, "engine")
     args.sandbox = args.only in (None, "sandbox")
     args.store = args.only in (None, "store")
+    args.snapshot = args.only in (None, "snapshot")
+    if not 1 <= args.snapshot_reps <= 64:
+        ap.error("--snapshot-reps must be between 1 and 64")
     if args.sandbox_wasm is None:
         args.sandbox_wasm = os.path.join(os.path.dirname(os.path.abspath(args.ri_sandbox)),
                                          "bench", "sandbox", "sandbox_ops.wasm")
@@ -1058,6 +1125,11 @@ def check_tools(args):
             raise BenchError(f"{args.ri_store} is not built; run `make` first, pass --ri-store PATH "
                              "or --only engine|sandbox")
         args.ri_store = os.path.abspath(args.ri_store)
+    if args.snapshot:
+        if not (os.path.isfile(args.ri_snapshot) and os.access(args.ri_snapshot, os.X_OK)):
+            raise BenchError(f"{args.ri_snapshot} is not built; run `make` first, pass --ri-snapshot PATH "
+                             "or --only engine|sandbox|store")
+        args.ri_snapshot = os.path.abspath(args.ri_snapshot)
     if args.engine and any(r.startswith("ri") for r in args.runtimes):
         if not (os.path.isfile(args.ri) and os.access(args.ri, os.X_OK)):
             raise BenchError(f"{args.ri} is not built; run `make` first or pass --ri PATH")
@@ -1103,6 +1175,7 @@ def main():
         large = run_large(args, large_files)
     sandbox = measure_sandbox(args) if args.sandbox else None
     store = measure_store(args) if args.store else None
+    snapshot = measure_snapshot(args) if args.snapshot else None
 
     print(f"\nri-sandbox benchmarks, {now.strftime('%Y-%m-%d %H:%M:%S %Z')}")
     facts = machine_facts()
@@ -1118,6 +1191,7 @@ def main():
         regressions = print_regressions(summary, previous_best(args.results, {p: defs[p] for p in args.programs}))
     print_sandbox(sandbox)
     print_store(store)
+    print_snapshot(snapshot)
 
     os.makedirs(args.results, exist_ok=True)
     base = os.path.join(args.results, f"bench-{stamp}")
@@ -1141,7 +1215,7 @@ def main():
                    "interp_limit_s": args.interp_limit, "large_funcs": args.large_funcs,
                    "programs": args.programs if args.engine else [], "runtimes": args.runtimes,
                    "sections": [n for n, on in (("engine", args.engine), ("sandbox", args.sandbox),
-                                                ("store", args.store)) if on],
+                                                ("store", args.store), ("snapshot", args.snapshot)) if on],
                    "sizes": {p: defs[p] for p in args.programs} if args.engine else {},
                    "timing": "run() call timed in-process; wasm-interp: process wall time"},
         "programs": {p: {"expected": sums[p], "runtimes": {rt: c.to_json() for rt, c in cells.items()}}
@@ -1152,6 +1226,7 @@ def main():
         "against_previous_best": regressions,
         "sandbox_ops": sandbox,
         "snapshot_store": store,
+        "snapshots_fork": snapshot,
         "chart": os.path.basename(png) if charted else None,
         "duration_s": round(time.time() - started, 1),
     }
@@ -1163,7 +1238,8 @@ def main():
     bad_large = large is not None and large.get("ri_status") not in (None, "ok")
     bad_sandbox = sandbox is not None and sandbox["status"] != "ok"
     bad_store = store is not None and store["status"] != "ok"
-    if failures or bad_large or bad_sandbox or bad_store:
+    bad_snapshot = snapshot is not None and snapshot["status"] != "ok"
+    if failures or bad_large or bad_sandbox or bad_store or bad_snapshot:
         print("\nFAILED: some runtime crashed or returned a wrong result (see above)")
         return 1
     return 0

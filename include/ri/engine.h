@@ -349,6 +349,69 @@ ri_val ri_global_get(const ri_global *global);
 /* false if immutable or of another type */
 bool ri_global_set(ri_global *global, ri_val value);
 
+/* ---- memory images: copy-on-write checkpoints of a memory (issue 5) ----------
+ * A memory's bytes live in a fixed reservation of its maximum size (data never moves
+ * when it grows). An ri_memimage is an immutable, reference-counted image of a
+ * memory's contents: a full image, or a delta (the pages written since its parent was
+ * captured or loaded, on top of that parent). With memfd (Linux), images are memfd
+ * files mapped copy-on-write into memories, so loading one into a memory (rollback,
+ * fork) costs O(mappings), not O(bytes), and pages written since are found through
+ * /proc/self/pagemap. Without memfd, images are heap copies and every capture and load
+ * copies the whole memory; without pagemap, every page counts as written. Either way
+ * the contents are the same: only the cost differs. docs/ARCHITECTURE.md. */
+
+typedef struct ri_memimage ri_memimage;
+
+enum {
+    RI_MEMIMAGE_FULL = 1u,        /* capture a full image even when a delta would do */
+    RI_MEMIMAGE_NO_PAGEMAP = 2u,  /* do not read /proc/self/pagemap: every page is "written" */
+    RI_MEMIMAGE_NO_MEMFD = 4u,    /* heap copies instead of memfd files (what happens anyway
+                                     where memfd_create is unavailable) */
+};
+
+/* Captures the memory's contents (flags: RI_MEMIMAGE_*). When the memory is backed by
+ * an image (the last one captured from it or loaded into it) and nothing asks for a
+ * full one, the result is a delta on that image holding only the pages written since;
+ * if nothing was written it is that image itself (one more reference). Afterwards the
+ * memory is backed by the result. The caller owns one reference. NULL on failure
+ * (err set: RI_ERR_NOMEM, or the system call that failed), the memory unchanged. */
+ri_memimage *ri_memory_capture(ri_memory *mem, unsigned flags, ri_error *err);
+/* Makes the memory's size and contents the image's (any image, from any store; the
+ * size must be within the memory's effective maximum, else RI_ERR_LIMIT). Afterwards
+ * the memory is backed by img. false: the memory is unchanged, except when the kernel
+ * refuses a mapping midway (its limit on mappings): the memory is then left empty (0
+ * pages), never with mixed contents, and the error says so. */
+bool ri_memory_load_image(ri_memory *mem, ri_memimage *img, ri_error *err);
+/* Pages written since the memory's backing image (all pages when it has none, or with
+ * RI_MEMIMAGE_NO_PAGEMAP): their count; if bitmap is not NULL, bit (p % 8) of byte
+ * p / 8 set for each (ceil(pages / 8) bytes). -1 on failure. Pages may be reported
+ * that hold the same bytes as the image (a page only read can count), never fewer. */
+int64_t ri_memory_written_pages(ri_memory *mem, unsigned flags, uint8_t *bitmap);
+/* The image the memory is backed by (no reference added), or NULL. */
+const ri_memimage *ri_memory_backing(const ri_memory *mem);
+
+void ri_memimage_retain(ri_memimage *img);
+void ri_memimage_release(ri_memimage *img); /* NULL is fine */
+uint32_t ri_memimage_pages(const ri_memimage *img);
+/* A delta's parent (NULL for a full image). */
+const ri_memimage *ri_memimage_parent(const ri_memimage *img);
+/* Pages this image stores itself (a delta: those written since its parent; a full
+ * image: all its pages, though pages never written cost nothing: they are holes). */
+uint32_t ri_memimage_stored_pages(const ri_memimage *img);
+/* Deltas between this image and its full ancestor (0 for a full image). */
+uint32_t ri_memimage_depth(const ri_memimage *img);
+bool ri_memimage_is_memfd(const ri_memimage *img);
+/* Copies page `page` of the image (64 KiB) into dst; false if page >= its pages or a
+ * read fails. */
+bool ri_memimage_read_page(const ri_memimage *img, uint32_t page, uint8_t *dst);
+
+/* One more reference to a module (ri_module_free drops one): a fork shares it. */
+ri_module *ri_module_retain(ri_module *module);
+/* ri_instantiate without running the start function: for an instance whose state is
+ * about to be replaced (a fork), where the start function already ran in the original. */
+ri_instance *ri_instantiate_nostart(ri_store *store, const ri_module *module, const ri_extern *imports,
+                                    uint32_t nimports, ri_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -354,6 +354,74 @@ ri_pressure_advice ri_advise(ri_pressure_level level, ri_sandbox *const *sandbox
                              const char *foreground_id);
 void ri_pressure_advice_free(ri_pressure_advice *advice);
 
+/* ---- checkpoints, rollback, fork, transactional execution (issue 5) ------------------
+ * A checkpoint is an in-memory snapshot of a sandbox's complete state: memory (an
+ * engine ri_memimage: copy-on-write, see ri/engine.h), globals, tables, dropped
+ * segments, PRNG, gas and status, with a reference to its module. The first
+ * checkpoint of a memory copies its written pages; each later one stores only the
+ * pages written since the previous one (a delta on it). Rollback and fork map the
+ * checkpoint's memory copy-on-write: their cost does not grow with the memory's size.
+ * Checkpoints are independent of the sandbox they came from (free them in any order). */
+
+typedef struct ri_checkpoint ri_checkpoint;
+
+typedef struct ri_checkpoint_options {
+    bool full;          /* copy every written page, not only those written since the last checkpoint */
+    bool no_pagemap;    /* do not read /proc/self/pagemap: every page counts as written (tests) */
+    bool no_memfd;      /* heap copies instead of memfd images: every checkpoint, rollback and fork
+                           copies the whole memory (what happens anyway without memfd) */
+} ri_checkpoint_options;
+
+/* The sandbox's state (loaded or suspended) as a checkpoint; opts may be NULL. NULL on
+ * error (SNAPSHOT_ERROR with the seed's status texts, or the reason). */
+ri_checkpoint *ri_sandbox_checkpoint(ri_sandbox *sb, const ri_checkpoint_options *opts, ri_sandbox_error *err);
+void ri_checkpoint_free(ri_checkpoint *cp);
+
+typedef struct ri_checkpoint_info {
+    uint32_t memory_pages;      /* memory 0's size (0 without a memory) */
+    uint32_t stored_pages;      /* pages this checkpoint holds bytes of itself (a delta holds only
+                                   the 4 KiB units written; a full image: all its pages) */
+    uint32_t depth;             /* deltas down to the full image (0: a full image) */
+    bool memfd;                 /* copy-on-write memfd images (else heap copies) */
+} ri_checkpoint_info;
+ri_checkpoint_info ri_checkpoint_get_info(const ri_checkpoint *cp);
+
+/* Puts the sandbox back into the checkpoint's state (it must run the checkpoint's
+ * module; loaded or suspended, not running). Status becomes the checkpoint's. The
+ * event timestamp is the config's (as for restore). */
+bool ri_sandbox_rollback(ri_sandbox *sb, const ri_checkpoint *cp, ri_sandbox_error *err);
+
+/* A new, independent sandbox with its own id from factory and sb's config, in the
+ * state of cp, or of sb as it is now when cp is NULL (sb must then be loaded or
+ * suspended). Both continue separately. The module is shared (not recompiled) and the
+ * start function does not run again. NULL on error (err set). */
+ri_sandbox *ri_sandbox_fork(ri_sandboxes *factory, ri_sandbox *sb, const ri_checkpoint *cp, ri_sandbox_error *err);
+
+typedef struct ri_execute_options {
+    /* A failed execution (trap, gas, time or memory limit, host error) leaves the
+     * sandbox exactly as before it started (memory, globals, tables, segments, PRNG,
+     * gas used): a checkpoint is taken before the call and rolled back on failure. */
+    bool transactional;
+} ri_execute_options;
+
+/* ri_sandbox_execute with options (opts NULL: the same as ri_sandbox_execute). When
+ * the checkpoint before a transactional call cannot be taken, the call does not run
+ * (WASM_TRAP runtime_error with the reason). */
+ri_sandbox_result ri_sandbox_execute_with(ri_sandbox *sb, const char *action, const char *payload_json,
+                                          const ri_execute_options *opts);
+
+/* A WSNP v2 delta: the sandbox's state as a v2 image that stores only the memory pages
+ * that differ from the v2 image `parent` (which it names by the SHA-256 of its bytes,
+ * section PRNT, docs/SNAPSHOT_FORMAT.md). Restoring it needs the parent:
+ * ri_sandbox_restore_delta. */
+bool ri_sandbox_snapshot_delta(ri_sandbox *sb, const uint8_t *parent, size_t parent_len,
+                               const ri_snapshot_options *opts, uint8_t **out, size_t *out_len,
+                               ri_sandbox_error *err);
+/* Restores a delta image on top of its parent (a full v2 image; its SHA-256 must be the
+ * one the delta names, else SNAPSHOT_ERROR "parent mismatch"). Atomic, as restore. */
+bool ri_sandbox_restore_delta(ri_sandbox *sb, const uint8_t *parent, size_t parent_len, const uint8_t *delta,
+                              size_t delta_len, ri_sandbox_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -305,6 +305,39 @@ const char *ri_snap_status_name(ri_snap_status status);
 /* "i32", "funcref", ... */
 const char *ri_snap_valtype_name(ri_valtype type);
 
+/* ---- delta images (issue 5) ----------------------------------------------------------
+ * A delta image is a WSNP v2 image with a required section PRNT naming its parent (the
+ * SHA-256 of the parent's full image bytes) whose MEMS stores only the pages that differ
+ * from the parent (docs/SNAPSHOT_FORMAT.md). A reader that does not know PRNT refuses it
+ * (required section), so no delta is ever restored without its parent: applying it to the
+ * parent gives the full image, byte for byte what a full snapshot of the same state with
+ * the same compression writes. Chains: a delta's parent is a full image, which may itself
+ * be the result of applying a delta. */
+
+#define RI_SNAP_PARENT_BYTES 48u       /* PRNT: SHA-256, parent length, compression, reserved */
+
+typedef struct ri_snap_delta_info {
+    uint8_t parent_sha256[RI_SNAP_SHA256_BYTES];
+    uint64_t parent_len;
+    ri_snap_compression compression; /* of the full image it rebuilds */
+} ri_snap_delta_info;
+
+/* Whether data is a well-formed delta image (checksum and sections checked, contents
+ * not); info (may be NULL) gets its PRNT. */
+bool ri_snap_is_delta(const uint8_t *data, size_t len, ri_snap_delta_info *info);
+
+/* The delta from parent (a full v2 image) to image (a full v2 image of the same module
+ * with the same memories, written with `compression`): every section of image but MEMS
+ * as it is, MEMS with only the pages that differ from parent. *out is malloc'd. */
+bool ri_snap_delta_encode(const uint8_t *parent, size_t parent_len, const uint8_t *image, size_t image_len,
+                          ri_snap_compression compression, uint8_t **out, size_t *out_len, ri_snap_error *err);
+
+/* The full image a delta stands for, given its parent: refused (RI_SNAP_ERR_MISMATCH,
+ * "parent mismatch") unless SHA-256 and length of parent are the ones PRNT names.
+ * *out is malloc'd. */
+bool ri_snap_delta_apply(const uint8_t *parent, size_t parent_len, const uint8_t *delta, size_t delta_len,
+                         uint8_t **out, size_t *out_len, ri_snap_error *err);
+
 #ifdef __cplusplus
 }
 #endif

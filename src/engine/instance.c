@@ -15,114 +15,7 @@
 
 static bool limits_ok(ri_limits l) { return !l.has_max || l.min <= l.max; }
 
-/* ---- memories ---------------------------------------------------------------------- */
-
-ri_memory *ri_memory_new(ri_store *store, ri_memtype type, ri_error *err) {
-    if (!store) {
-        ri_error_set(err, RI_ERR_ARGUMENT, "ri_memory_new: store is NULL");
-        return NULL;
-    }
-    if (!limits_ok(type.limits) || type.limits.min > RI_MAX_PAGES ||
-        (type.limits.has_max && type.limits.max > RI_MAX_PAGES)) {
-        ri_error_set(err, RI_ERR_ARGUMENT, "ri_memory_new: invalid limits (min %u, max %u)",
-                     type.limits.min, type.limits.max);
-        return NULL;
-    }
-    uint32_t max_pages = store->config.max_memory_pages;
-    if (max_pages > RI_MAX_PAGES) max_pages = RI_MAX_PAGES;
-    if (type.limits.has_max && type.limits.max < max_pages) max_pages = type.limits.max;
-    if (type.limits.min > max_pages) {
-        ri_error_set(err, RI_ERR_LIMIT, "memory of %u pages exceeds the store's limit of %u pages",
-                     type.limits.min, max_pages);
-        return NULL;
-    }
-    uint64_t size = (uint64_t)type.limits.min * RI_PAGE_SIZE;
-    if (size >= SIZE_MAX) {
-        ri_error_set(err, RI_ERR_NOMEM, "memory of %u pages does not fit the address space", type.limits.min);
-        return NULL;
-    }
-    ri_memory *mem = calloc(1, sizeof *mem);
-    /* Never a NULL data pointer, even for 0 pages: data + 0 must be well defined. */
-    uint8_t *data = calloc((size_t)size + (size ? 0 : 1), 1);
-    if (!mem || !data) {
-        free(mem);
-        free(data);
-        ri_error_set(err, RI_ERR_NOMEM, "out of memory allocating a memory of %u pages", type.limits.min);
-        return NULL;
-    }
-    mem->type = type;
-    mem->data = data;
-    mem->size = size;
-    mem->pages = type.limits.min;
-    mem->max_pages = max_pages;
-    ri_store_link(store, &mem->hdr, RI_OBJ_MEMORY);
-    return mem;
-}
-
-ri_memtype ri_memory_type(const ri_memory *mem) {
-    ri_memtype t;
-    memset(&t, 0, sizeof t);
-    if (mem) t = mem->type; /* min follows the current size (grow updates it) */
-    return t;
-}
-
-uint8_t *ri_memory_data(ri_memory *mem) { return mem ? mem->data : NULL; }
-
-uint64_t ri_memory_size(const ri_memory *mem) { return mem ? mem->size : 0; }
-
-uint32_t ri_memory_pages(const ri_memory *mem) { return mem ? mem->pages : 0; }
-
-int64_t ri_memory_grow_internal(ri_memory *mem, uint32_t delta_pages) {
-    uint32_t old = mem->pages;
-    if (delta_pages == 0) return old;
-    uint64_t pages = (uint64_t)old + delta_pages;
-    if (pages > mem->max_pages) return -1;
-    uint64_t size = pages * RI_PAGE_SIZE;
-    if (size >= SIZE_MAX) return -1;
-    uint8_t *data = realloc(mem->data, (size_t)size);
-    if (!data) return -1; /* memory.grow may fail; the old buffer is intact */
-    memset(data + mem->size, 0, (size_t)(size - mem->size));
-    mem->data = data;
-    mem->size = size;
-    mem->pages = (uint32_t)pages;
-    mem->type.limits.min = (uint32_t)pages;
-    return old;
-}
-
-int64_t ri_memory_grow(ri_memory *mem, uint32_t delta_pages) {
-    if (!mem) return -1;
-    return ri_memory_grow_internal(mem, delta_pages);
-}
-
-bool ri_memory_resize(ri_memory *mem, uint32_t pages) {
-    if (!mem || pages > mem->max_pages) return false;
-    if (pages >= mem->pages) return ri_memory_grow_internal(mem, pages - mem->pages) >= 0;
-    uint64_t size = (uint64_t)pages * RI_PAGE_SIZE;
-    /* Never a NULL data pointer (see ri_memory_new); if the allocator cannot shrink,
-     * the larger buffer stays valid. */
-    uint8_t *data = realloc(mem->data, size ? (size_t)size : 1);
-    if (data) mem->data = data;
-    mem->size = size;
-    mem->pages = pages;
-    mem->type.limits.min = pages; /* as grow keeps it: the current size */
-    return true;
-}
-
-uint32_t ri_memory_max_pages(const ri_memory *mem) { return mem ? mem->max_pages : 0; }
-
-bool ri_memory_read(const ri_memory *mem, uint64_t offset, void *dst, size_t len) {
-    if (!mem || (len && !dst)) return false;
-    if (offset > mem->size || len > mem->size - offset) return false;
-    if (len) memcpy(dst, mem->data + offset, len);
-    return true;
-}
-
-bool ri_memory_write(ri_memory *mem, uint64_t offset, const void *src, size_t len) {
-    if (!mem || (len && !src)) return false;
-    if (offset > mem->size || len > mem->size - offset) return false;
-    if (len) memcpy(mem->data + offset, src, len);
-    return true;
-}
+/* Memories are in memory.c. */
 
 /* ---- tables ---------------------------------------------------------------------- */
 
@@ -549,8 +442,8 @@ static bool init_datas(ri_instance *inst, ri_error *err) {
     return true;
 }
 
-ri_instance *ri_instantiate(ri_store *store, const ri_module *module, const ri_extern *imports,
-                            uint32_t nimports, ri_error *err) {
+static ri_instance *instantiate(ri_store *store, const ri_module *module, const ri_extern *imports,
+                                uint32_t nimports, bool run_start, ri_error *err) {
     ri_error scratch;
     if (!err) err = &scratch;
     if (!store || !module) {
@@ -601,7 +494,7 @@ ri_instance *ri_instantiate(ri_store *store, const ri_module *module, const ri_e
     if (!init_elems(inst, err)) return NULL;
     if (!init_datas(inst, err)) return NULL;
 
-    if (module->has_start) {
+    if (run_start && module->has_start) {
         ri_func *start = module->start < module->nfuncs ? inst->funcs[module->start] : NULL;
         if (!start) {
             ri_error_set(err, RI_ERR_INVALID, "start function %u does not exist", module->start);
@@ -627,6 +520,16 @@ fail_unlinked:
     free(inst->data_dropped);
     free(inst);
     return NULL;
+}
+
+ri_instance *ri_instantiate(ri_store *store, const ri_module *module, const ri_extern *imports,
+                            uint32_t nimports, ri_error *err) {
+    return instantiate(store, module, imports, nimports, true, err);
+}
+
+ri_instance *ri_instantiate_nostart(ri_store *store, const ri_module *module, const ri_extern *imports,
+                                    uint32_t nimports, ri_error *err) {
+    return instantiate(store, module, imports, nimports, false, err);
 }
 
 /* ---- exports --------------------------------------------------------------------- */

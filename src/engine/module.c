@@ -140,6 +140,11 @@ ri_module *ri_module_load(const uint8_t *bytes, size_t len, const ri_module_conf
     return m;
 }
 
+ri_module *ri_module_retain(ri_module *m) {
+    if (m) atomic_fetch_add_explicit(&m->refs, 1u, memory_order_relaxed);
+    return m;
+}
+
 void ri_module_free(ri_module *m) {
     if (!m) return;
     /* The last reference (the embedder's or an instance's) frees it. */

@@ -45,6 +45,16 @@ struct ri_memory {
     uint64_t size;        /* bytes == pages * RI_PAGE_SIZE */
     uint32_t pages;
     uint32_t max_pages;   /* effective maximum: min(type max, store config max) */
+    /* memory.c: data heads a reservation of `reserved` bytes (never moves on grow);
+     * `backing` is the image the clean pages read as (see memory.c). */
+    size_t reserved;
+    struct ri_memimage *backing;
+    uint32_t mapped_pages;    /* leading pages whose clean state is backing's */
+    uint32_t nmaps;           /* mappings made in the reservation since the last full map */
+    int pagemap_fd;           /* /proc/self/pagemap, opened on first use; -1 */
+    bool no_scan_ioctl;       /* the kernel lacks PAGEMAP_SCAN: read the entries */
+    int work_fd;              /* memfd the memory is a shared mapping of until its first
+                                 image (which it becomes), or -1 */
 };
 
 struct ri_table {
@@ -131,7 +141,10 @@ void ri_error_trap(ri_error *err, ri_trap trap);
 ri_errcode ri_exec_call(ri_store *store, ri_func *func, ri_slot *args_results, ri_error *err);
 void ri_exec_free(struct ri_exec *exec);
 
-/* instance.c: memory.grow / table.grow semantics, shared with the interpreter.
+/* memory.c: unmaps a memory's storage and drops its backing image (store free). */
+void ri_memory_release_storage(ri_memory *mem);
+
+/* memory.c / instance.c: memory.grow / table.grow semantics, shared with the interpreter.
  * Return the old size, or -1 (nothing changed). */
 int64_t ri_memory_grow_internal(ri_memory *mem, uint32_t delta_pages);
 int64_t ri_table_grow_internal(ri_table *table, uint32_t delta, void *init);

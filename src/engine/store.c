@@ -61,7 +61,7 @@ static void free_object(ri_object *obj) {
         free(((ri_func *)obj)->owned_types);
         break;
     case RI_OBJ_MEMORY:
-        free(((ri_memory *)obj)->data);
+        ri_memory_release_storage((ri_memory *)obj);
         break;
     case RI_OBJ_TABLE:
         free(((ri_table *)obj)->elems);

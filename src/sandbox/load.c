@@ -78,13 +78,17 @@ static bool link_imports(ri_sandbox *sb, sb_image *img, ri_extern *externs, ri_s
     return true;
 }
 
-/* Instantiation runs the start function: metered like an execution. */
-static bool instantiate(ri_sandbox *sb, sb_image *img, const ri_extern *externs, ri_sandbox_error *err) {
+/* Instantiation runs the start function (unless run_start is false: a fork): metered
+ * like an execution. */
+static bool instantiate(ri_sandbox *sb, sb_image *img, const ri_extern *externs, bool run_start,
+                        ri_sandbox_error *err) {
     uint32_t prng_before = sb->prng_state;
     sb_run run;
     if (!sb_run_begin(sb, &run, img->store, err)) return false;
     ri_error e;
-    img->instance = ri_instantiate(img->store, img->module, externs, ri_module_import_count(img->module), &e);
+    uint32_t nimports = ri_module_import_count(img->module);
+    img->instance = run_start ? ri_instantiate(img->store, img->module, externs, nimports, &e)
+                              : ri_instantiate_nostart(img->store, img->module, externs, nimports, &e);
     sb_run_end(sb, &run);
     if (img->instance) return true;
     sb->prng_state = prng_before; /* a failed load changes nothing */
@@ -129,7 +133,11 @@ bool sb_build_image(ri_sandbox *sb, const uint8_t *wasm, size_t len, sb_image **
         ri_module_free(module);
         return fail(err, "Import validation failed: %s", reason);
     }
+    return sb_build_image_from(sb, module, true, out, err);
+}
 
+bool sb_build_image_from(ri_sandbox *sb, ri_module *module, bool run_start, sb_image **out, ri_sandbox_error *err) {
+    *out = NULL;
     uint32_t initial, max;
     env_memory_pages(sb, module, &initial, &max);
     sb_image *img = sb_image_new(sb, initial, max, err);
@@ -144,7 +152,7 @@ bool sb_build_image(ri_sandbox *sb, const uint8_t *wasm, size_t len, sb_image **
     ri_extern *externs = calloc(nimports ? nimports : 1, sizeof *externs);
     bool ok = img->bindings && externs;
     if (!ok) sb_error_set(err, RI_SANDBOX_INVALID_MODULE, LOAD_FAILED "out of memory");
-    ok = ok && link_imports(sb, img, externs, err) && instantiate(sb, img, externs, err);
+    ok = ok && link_imports(sb, img, externs, err) && instantiate(sb, img, externs, run_start, err);
     free(externs);
     if (sb->destroy_requested) {
         /* destroy() came from the start function: finish it now. */

@@ -21,6 +21,10 @@
  *   snapshot_diff.c   diffs of two images, or of an image and the live sandbox
  *   determinism.c     ri_sandbox_check_determinism
  *   pressure.c        ri_memory_pressure, ri_advise
+ *   checkpoint.c      in-memory checkpoints (copy-on-write memory images), rollback,
+ *                     transactional execution
+ *   fork.c            ri_sandbox_fork: a new sandbox from a checkpoint
+ *   delta.c           WSNP v2 delta images (only the pages that differ from a parent)
  */
 #ifndef RI_SANDBOX_INTERNAL_H
 #define RI_SANDBOX_INTERNAL_H
@@ -160,6 +164,9 @@ void sb_image_free(sb_image *img);
 
 /* load.c: everything a load does but installing the image (see ri_sandbox_load). */
 bool sb_build_image(ri_sandbox *sb, const uint8_t *wasm, size_t len, sb_image **out, ri_sandbox_error *err);
+/* The same from a loaded module whose imports passed isolation (the image takes over
+ * the caller's reference; freed on failure); run_start false: a fork's instance. */
+bool sb_build_image_from(ri_sandbox *sb, ri_module *module, bool run_start, sb_image **out, ri_sandbox_error *err);
 
 /* ---- snapshots (wsnp.c, wsnp2.c) ------------------------------------------------------------ */
 
@@ -176,6 +183,36 @@ bool sb_restore_v2(ri_sandbox *sb, const uint8_t *snapshot, size_t len, ri_sandb
 bool sb_module_sha256(sb_image *img, uint8_t out[RI_SNAP_SHA256_BYTES]);
 /* The live state as a WSNP v2 meta (module identity, status, PRNG, gas, timestamp). */
 bool sb_snapshot_meta(ri_sandbox *sb, ri_snap_meta *meta, ri_sandbox_error *err);
+
+/* ---- checkpoints (checkpoint.c) ------------------------------------------------------------ */
+
+/* A table's entries as function indices (RI_SNAP_NULL_REF for null): valid in any
+ * instance of the same module, so a fork can apply them to its own functions. */
+typedef struct sb_cp_table {
+    uint32_t size;
+    uint32_t *entries;
+} sb_cp_table;
+
+struct ri_checkpoint {
+    ri_module *module;               /* one reference */
+    uint32_t nmemories;
+    ri_memimage **memories;          /* one reference each */
+    uint32_t nglobals;
+    ri_val *globals;                 /* funcref values: of.i64 = function index or RI_SNAP_NULL_REF */
+    uint32_t ntables;
+    sb_cp_table *tables;
+    uint32_t nelems, ndatas;
+    bool *elem_dropped, *data_dropped;
+    uint32_t prng_state;
+    uint64_t gas_used;
+    double execution_ms;
+    ri_sandbox_status status;        /* loaded or suspended */
+};
+
+/* Puts img's instance into cp's state (img runs cp's module). Table growth and the
+ * memory, the failable steps, come first: false means nothing changed (but see
+ * ri_memory_load_image for a failed mapping). */
+bool sb_checkpoint_apply(sb_image *img, const ri_checkpoint *cp, ri_sandbox_error *err);
 
 /* ---- one metered run (limits.c) --------------------------------------------------------- */
 

@@ -109,6 +109,9 @@ static bool runs_module_of(ri_sandbox *sb, const ri_snap_image *img, bool *same,
 bool sb_restore_v2(ri_sandbox *sb, const uint8_t *snapshot, size_t len, ri_sandbox_error *err) {
     ri_snap_image img;
     ri_snap_error e;
+    if (ri_snap_is_delta(snapshot, len, NULL))
+        return snapshot_error(err, "Cannot restore a delta image alone: it stores only the pages that differ from "
+                                   "its parent image; restore it with its parent (ri_sandbox_restore_delta)");
     if (!ri_snap_read(snapshot, len, &img, &e)) {
         sb_error_set(err, RI_SANDBOX_SNAPSHOT_ERROR, "%s", e.message);
         return false;

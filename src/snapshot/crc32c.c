@@ -68,8 +68,45 @@ static uint32_t crc_bytes(uint32_t c, const uint8_t *p, size_t n) {
     return c;
 }
 
+/* Three streams at once: the CRC instruction takes 3 cycles but can start every cycle, so
+ * three independent blocks run about three times as fast as one chain. The blocks' CRCs
+ * are joined by linearity: crc(c, A || B) = shift(crc(c, A), |B|) ^ crc(0, B), where shift
+ * advances a register over |B| zero bytes. SHIFT_BLOCK[i] is shift(1 << i, BLOCK), computed
+ * offline (bit by bit, reflected polynomial 0x82F63B78), so there is no table to build. */
+#if defined(SNAP_CRC_X86) || defined(SNAP_CRC_ARM)
+#define BLOCK 8192u
+static const uint32_t SHIFT_BLOCK[32] = {
+    0xE040E0ACu, 0xC56DB7A9u, 0x8F3719A3u, 0x1B8245B7u, 0x37048B6Eu, 0x6E0916DCu,
+    0xDC122DB8u, 0xBDC82D81u, 0x7E7C2DF3u, 0xFCF85BE6u, 0xFC1CC13Du, 0xFDD5F48Bu,
+    0xFE479FE7u, 0xF963493Fu, 0xF72AE48Fu, 0xEBB9BFEFu, 0xD29F092Fu, 0xA0D264AFu,
+    0x4448BFAFu, 0x88917F5Eu, 0x14CE884Du, 0x299D109Au, 0x533A2134u, 0xA6744268u,
+    0x4904F221u, 0x9209E442u, 0x21FFBE75u, 0x43FF7CEAu, 0x87FEF9D4u, 0x0A118559u,
+    0x14230AB2u, 0x28461564u,
+};
+
+static uint32_t shift_block(uint32_t c) {
+    uint32_t r = 0;
+    for (unsigned i = 0; i < 32; i++)
+        if ((c >> i) & 1u) r ^= SHIFT_BLOCK[i];
+    return r;
+}
+#endif
+
 #if defined(SNAP_CRC_X86)
 __attribute__((target("sse4.2"))) static uint32_t crc_hw(uint32_t c, const uint8_t *p, size_t n) {
+    for (; n >= 3 * BLOCK; p += 3 * BLOCK, n -= 3 * BLOCK) {
+        uint64_t c0 = c, c1 = 0, c2 = 0;
+        for (size_t k = 0; k < BLOCK; k += 8) {
+            uint64_t w0, w1, w2;
+            memcpy(&w0, p + k, 8);
+            memcpy(&w1, p + BLOCK + k, 8);
+            memcpy(&w2, p + 2 * BLOCK + k, 8);
+            c0 = _mm_crc32_u64(c0, w0);
+            c1 = _mm_crc32_u64(c1, w1);
+            c2 = _mm_crc32_u64(c2, w2);
+        }
+        c = shift_block(shift_block((uint32_t)c0) ^ (uint32_t)c1) ^ (uint32_t)c2;
+    }
     uint64_t c64 = c;
     for (; n >= 8; p += 8, n -= 8) {
         uint64_t w;
@@ -82,6 +119,19 @@ __attribute__((target("sse4.2"))) static uint32_t crc_hw(uint32_t c, const uint8
 }
 #elif defined(SNAP_CRC_ARM)
 static uint32_t crc_hw(uint32_t c, const uint8_t *p, size_t n) {
+    for (; n >= 3 * BLOCK; p += 3 * BLOCK, n -= 3 * BLOCK) {
+        uint32_t c0 = c, c1 = 0, c2 = 0;
+        for (size_t k = 0; k < BLOCK; k += 8) {
+            uint64_t w0, w1, w2;
+            memcpy(&w0, p + k, 8);
+            memcpy(&w1, p + BLOCK + k, 8);
+            memcpy(&w2, p + 2 * BLOCK + k, 8);
+            c0 = __crc32cd(c0, w0);
+            c1 = __crc32cd(c1, w1);
+            c2 = __crc32cd(c2, w2);
+        }
+        c = shift_block(shift_block(c0) ^ c1) ^ c2;
+    }
     for (; n >= 8; p += 8, n -= 8) {
         uint64_t w;
         memcpy(&w, p, 8);

@@ -82,6 +82,12 @@ static size_t compress_pages(snap_buf *b, const uint8_t *data, size_t bitmap_at,
 
 bool snap_write_memory(snap_buf *b, const uint8_t *data, uint32_t pages, ri_memtype type,
                        ri_snap_compression compression, uint32_t index, ri_snap_error *err) {
+    return snap_write_memory_pages(b, data, pages, type, compression, index, NULL, err);
+}
+
+bool snap_write_memory_pages(snap_buf *b, const uint8_t *data, uint32_t pages, ri_memtype type,
+                             ri_snap_compression compression, uint32_t index, const uint8_t *select,
+                             ri_snap_error *err) {
     size_t bitmap_len = ((size_t)pages + 7) / 8;
     size_t header = b->len;
     snap_buf_u32(b, pages);
@@ -96,8 +102,27 @@ bool snap_write_memory(snap_buf *b, const uint8_t *data, uint32_t pages, ri_memt
     if (b->failed) return snap_fail(err, RI_SNAP_ERR_NOMEM, "out of memory writing memory %u", index);
 
     uint32_t present = 0;
+    if (compression == RI_SNAP_COMPRESS_NONE && !select) {
+        /* Raw: one pass copies each page and tests the copy (still in cache) for zero,
+         * instead of a test pass over the memory and a copy pass. */
+        uint64_t most = (uint64_t)pages * RI_SNAP_PAGE_BYTES;
+        if (most > SIZE_MAX || !snap_buf_reserve(b, (size_t)most))
+            return snap_fail(err, RI_SNAP_ERR_NOMEM, "out of memory writing memory %u", index);
+        size_t payload_at = b->len;
+        for (uint32_t i = 0; i < pages; i++) {
+            uint8_t *dst = b->data + b->len;
+            memcpy(dst, data + (size_t)i * RI_SNAP_PAGE_BYTES, RI_SNAP_PAGE_BYTES);
+            if (snap_page_is_zero(dst)) continue;
+            b->data[bitmap_at + i / 8] |= (uint8_t)(1u << (i % 8));
+            b->len += RI_SNAP_PAGE_BYTES;
+            present++;
+        }
+        snap_put_u32(b->data + header + 12, present);
+        snap_put_u64(b->data + header + 16, (uint64_t)(b->len - payload_at));
+        return true;
+    }
     for (uint32_t i = 0; i < pages; i++) {
-        if (snap_page_is_zero(data + (size_t)i * RI_SNAP_PAGE_BYTES)) continue;
+        if (select ? !snap_bit(select, i) : snap_page_is_zero(data + (size_t)i * RI_SNAP_PAGE_BYTES)) continue;
         b->data[bitmap_at + i / 8] |= (uint8_t)(1u << (i % 8));
         present++;
     }

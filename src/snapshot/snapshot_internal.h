@@ -122,6 +122,12 @@ static inline bool snap_bit(const uint8_t *bitmap, uint32_t i) { return (bitmap[
 bool snap_write_memory(snap_buf *b, const uint8_t *data, uint32_t pages, ri_memtype type,
                        ri_snap_compression compression, uint32_t index, ri_snap_error *err);
 
+/* The same storing exactly the pages whose bit is set in select (a delta image: the
+ * pages that differ from its parent, zero or not); select NULL: the non-zero pages. */
+bool snap_write_memory_pages(snap_buf *b, const uint8_t *data, uint32_t pages, ri_memtype type,
+                             ri_snap_compression compression, uint32_t index, const uint8_t *select,
+                             ri_snap_error *err);
+
 /* The payload's content (present_pages * 64 KiB): for raw payloads a pointer into the
  * image (*owned NULL); for zstd a malloc'd buffer (*owned = it), checked to be exactly
  * one frame of exactly that content. */

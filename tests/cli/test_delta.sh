@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Tests of `ri delta` (issue 5): a delta of a later snapshot on an earlier one is smaller,
+# rebuilds the later snapshot byte for byte, names its parent, refuses another parent, and
+# is refused where a full snapshot is expected (restore, inspect).
+#
+#   bash tests/cli/test_delta.sh [PATH/TO/ri]        (default: build/ri)
+#
+# Needs wat2wasm. Prints each failure, then "N passed, N failed".
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+ri=${1:-$root/build/ri}
+[ -x "$ri" ] || { echo "test_delta: no ri executable at $ri" >&2; echo "0 passed, 1 failed"; exit 1; }
+command -v wat2wasm >/dev/null || { echo "test_delta: wat2wasm not found" >&2; echo "0 passed, 1 failed"; exit 1; }
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/ri-delta-test.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+passed=0 failed=0 name=""
+pass() { passed=$((passed + 1)); }
+fail() {
+    failed=$((failed + 1))
+    echo "FAIL [$name] $*"
+    sed 's/^/  stdout: /' "$tmp/out" | head -n 10
+    sed 's/^/  stderr: /' "$tmp/err" | head -n 5
+}
+t() {
+    name=$1 want=$2
+    shift 2
+    "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
+    local got=$?
+    if [ "$got" -eq "$want" ]; then pass; else fail "exit status $got, expected $want"; fi
+}
+out_has() { if grep -Eq -- "$1" "$tmp/out"; then pass; else fail "stdout lacks /$1/"; fi; }
+err_has() { if grep -Eq -- "$1" "$tmp/err"; then pass; else fail "stderr lacks /$1/"; fi; }
+
+# A module with 64 pages of data, of which each run changes one word.
+cat >"$tmp/pages.wat" <<'WAT'
+(module
+  (memory (export "memory") 64)
+  (func (export "fill")
+    (local $a i32)
+    (block $done (loop $next
+      (br_if $done (i32.ge_u (local.get $a) (i32.const 4194304)))
+      (i32.store (local.get $a) (i32.add (local.get $a) (i32.const 7)))
+      (local.set $a (i32.add (local.get $a) (i32.const 4)))
+      (br $next))))
+  (func (export "poke") (param i32) (i32.store (local.get 0) (i32.const -1))))
+WAT
+wat2wasm "$tmp/pages.wat" -o "$tmp/pages.wasm" || exit 1
+ts=(--timestamp 1700000000000 --timeout 60000)
+
+for comp in "" "--uncompressed"; do
+    t "full snapshot $comp" 0 "$ri" run "${ts[@]}" --snapshot "$tmp/a.wsnp" $comp "$tmp/pages.wasm" fill
+    t "later snapshot $comp" 0 "$ri" run "${ts[@]}" --restore "$tmp/a.wsnp" --snapshot "$tmp/b.wsnp" $comp \
+        "$tmp/pages.wasm" poke 70000
+    t "create $comp" 0 "$ri" delta create -o "$tmp/d.wsnpd" "$tmp/a.wsnp" "$tmp/b.wsnp"
+    if [ "$(stat -c %s "$tmp/d.wsnpd")" -lt "$(( $(stat -c %s "$tmp/b.wsnp") / 4 ))" ]; then pass; else
+        fail "the delta ($(stat -c %s "$tmp/d.wsnpd") bytes) is not much smaller than the snapshot"; fi
+    t "apply $comp" 0 "$ri" delta apply -o "$tmp/b2.wsnp" "$tmp/a.wsnp" "$tmp/d.wsnpd"
+    if cmp -s "$tmp/b.wsnp" "$tmp/b2.wsnp"; then pass; else fail "apply did not rebuild the same bytes"; fi
+    sum=$(sha256sum "$tmp/a.wsnp" | cut -d' ' -f1)
+    t "info $comp" 0 "$ri" delta info "$tmp/d.wsnpd"
+    out_has "parent sha256:$sum"
+    t "wrong parent $comp" 3 "$ri" delta apply -o "$tmp/x.wsnp" "$tmp/b.wsnp" "$tmp/d.wsnpd"
+    err_has "parent mismatch"
+    [ -e "$tmp/x.wsnp" ] && fail "an output was written after a refusal" || pass
+    t "restore of a delta alone $comp" 3 "$ri" run "${ts[@]}" --restore "$tmp/d.wsnpd" "$tmp/pages.wasm" poke 0
+    err_has "delta"
+    t "inspect of a delta $comp" 3 "$ri" inspect "$tmp/d.wsnpd"
+    t "info of a full snapshot" 3 "$ri" delta info "$tmp/a.wsnp"
+done
+t "usage: no mode" 2 "$ri" delta
+t "usage: no output" 2 "$ri" delta create "$tmp/a.wsnp" "$tmp/b.wsnp"
+t "help" 0 "$ri" delta --help
+out_has "ri delta create"
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
