@@ -50,6 +50,8 @@ static ri_exec *exec_get(ri_store *store) {
     return store->exec;
 }
 
+ri_exec *ri_exec_get(ri_store *store) { return exec_get(store); }
+
 void ri_exec_free(ri_exec *exec) {
     if (!exec) return;
     free(exec->stack);
@@ -161,6 +163,17 @@ static ri_errcode call_host(ri_store *store, ri_exec *exec, ri_func *f, ri_insta
     call.store = store;
     call.instance = caller;
     int failed = f->host(&call, f->host_user, args, results);
+    if (failed == RI_HOST_YIELD && call.yielded) {
+        /* The call completed: the run suspends right after it, if it may (suspend.c). */
+        if (!outside && (exec->suspend_mask & RI_SUSPEND_ON_YIELD) && exec->nesting == 1) {
+            failed = 0;
+            exec->host_yield = true;
+        } else {
+            snprintf(call.message, sizeof call.message, "a host function yielded, but this call cannot be suspended (%s)",
+                     outside || exec->nesting != 1 ? "it was not made by the outermost WebAssembly run"
+                                                   : "the store's suspend mode does not include yield");
+        }
+    }
     ri_errcode rc = RI_OK;
     if (failed) {
         rc = host_failed(err, call.message);
@@ -379,7 +392,8 @@ static RI_SINGLE_COPY ri_errcode run(ri_store *store, ri_exec *exec, const ri_co
      * gas_reserve and comes over in chunks of at most RI_GAS_CHUNK (see out_of_gas). */
     uint64_t gas = store->gas < RI_GAS_CHUNK ? store->gas : RI_GAS_CHUNK;
     uint64_t gas_reserve = store->gas - gas;
-    const uint32_t *pc = code->words;
+    const uint32_t *pc = exec->resume_pc ? exec->resume_pc : code->words; /* a resumed call: its stop point */
+    exec->resume_pc = NULL;
     ri_slot *fp = exec->stack + fp_index;
     ri_code *const *codes;
     ri_memory *mem;
@@ -615,6 +629,11 @@ call_func:
         gas_reserve = store->gas - gas;
         LOAD_MEMORY();
         if (rc != RI_OK) TRAP(RI_TRAP_HOST);
+        if (__builtin_expect(exec->host_yield, 0)) { /* it yielded: suspend at the GAS after the call */
+            exec->host_yield = false;
+            pc += call_size;
+            goto suspend;
+        }
         NEXT(call_size);
     }
     callee = callee_func->code;
@@ -1228,6 +1247,8 @@ out_of_gas:
     }
     DISPATCH();
 trap:
+    /* Suspend mode: out of gas and interrupts stop at a stop point (code.h) instead. */
+    if (__builtin_expect(exec->suspend_mask != 0, 0) && ri_exec_suspend_wanted(exec, trap_kind)) goto suspend;
     store->gas = gas + gas_reserve;
     exec->trap_has_location = true;
     exec->trap_func_index = code->func_index;
@@ -1244,6 +1265,17 @@ trap:
 finish:
     store->gas = gas + gas_reserve;
     return RI_OK;
+suspend:
+    /* pc is a stop point of the running frame; every other frame waits in a call. */
+    store->gas = gas + gas_reserve;
+    exec->susp.reason = trap_kind == RI_TRAP_OUT_OF_GAS     ? RI_SUSPENDED_GAS
+                        : trap_kind == RI_TRAP_INTERRUPTED ? RI_SUSPENDED_INTERRUPT
+                                                           : RI_SUSPENDED_YIELD;
+    exec->susp.pc = pc;
+    exec->susp.code = code;
+    exec->susp.instance = inst;
+    exec->susp.fp = (size_t)(fp - exec->stack);
+    return RI_ERR_SUSPENDED;
 }
 
 const int32_t *ri_interp_dispatch_table(void) {
@@ -1264,6 +1296,10 @@ ri_errcode ri_exec_call(ri_store *store, ri_func *func, ri_slot *args_results, r
     if (!exec) {
         ri_error_set(err, RI_ERR_NOMEM, "out of memory for the execution stack");
         return RI_ERR_NOMEM;
+    }
+    if (exec->nesting == 0 && exec->susp.active) {
+        ri_error_set(err, RI_ERR_ARGUMENT, "a suspended call is pending on this store: resume or abandon it first");
+        return RI_ERR_ARGUMENT;
     }
     if (exec->nesting == 0) exec->trap_has_location = false;
     if (exec->nesting >= RI_EXEC_MAX_NESTING) return exec_trap(err, RI_TRAP_STACK_EXHAUSTED);
@@ -1292,9 +1328,64 @@ ri_errcode ri_exec_call(ri_store *store, ri_func *func, ri_slot *args_results, r
     exec->nesting++;
     ri_errcode rc = run(store, exec, code, func->instance, base, err, NULL);
     exec->nesting--;
+    if (rc == RI_ERR_SUSPENDED) { /* the frames stay, from the marker up */
+        exec->susp.active = true;
+        exec->susp.func = func;
+        exec->susp.base = base;
+        exec->susp.marker = saved_frames;
+        ri_error_set(err, RI_ERR_SUSPENDED, "suspended (%s)", ri_suspend_reason_name(exec->susp.reason));
+        return rc;
+    }
+    if (rc == RI_ERR_TRAP && exec->nesting > 0 && err &&
+        ((err->trap == RI_TRAP_OUT_OF_GAS && (exec->suspend_mask & RI_SUSPEND_ON_GAS)) ||
+         (err->trap == RI_TRAP_INTERRUPTED && (exec->suspend_mask & RI_SUSPEND_ON_INTERRUPT)))) {
+        size_t n = strlen(err->message);
+        snprintf(err->message + n, sizeof err->message - n, " (not suspended: a call from a host function into "
+                                                            "WebAssembly cannot be suspended)");
+    }
     if (rc == RI_OK && code->nresults)
         memcpy(args_results, exec->stack + base, (size_t)code->nresults * sizeof(ri_slot));
     exec->frame_top = exec->frames + saved_frames;
     exec->stack_top = base;
     return rc;
+}
+
+/* ---- suspended calls (suspend.c has the rest) ---------------------------------------- */
+
+ri_errcode ri_exec_resume(ri_store *store, ri_slot *results, ri_error *err) {
+    ri_exec *exec = store->exec;
+    if (!exec || !exec->susp.active) {
+        ri_error_set(err, RI_ERR_ARGUMENT, "no suspended call to resume");
+        return RI_ERR_ARGUMENT;
+    }
+    if (exec->nesting) {
+        ri_error_set(err, RI_ERR_ARGUMENT, "cannot resume a suspended call from inside a running call");
+        return RI_ERR_ARGUMENT;
+    }
+    exec->susp.active = false;
+    exec->trap_has_location = false;
+    exec->host_yield = false;
+    exec->resume_pc = exec->susp.pc;
+    exec->nesting++;
+    ri_errcode rc = run(store, exec, exec->susp.code, exec->susp.instance, (uint32_t)exec->susp.fp, err, NULL);
+    exec->nesting--;
+    exec->resume_pc = NULL;
+    if (rc == RI_ERR_SUSPENDED) {
+        exec->susp.active = true;
+        ri_error_set(err, RI_ERR_SUSPENDED, "suspended (%s)", ri_suspend_reason_name(exec->susp.reason));
+        return rc;
+    }
+    const ri_code *code = exec->susp.func->code;
+    if (rc == RI_OK && code->nresults)
+        memcpy(results, exec->stack + exec->susp.base, (size_t)code->nresults * sizeof(ri_slot));
+    exec->frame_top = exec->frames + exec->susp.marker;
+    exec->stack_top = exec->susp.base;
+    return rc;
+}
+
+void ri_exec_abandon(ri_exec *exec) {
+    if (!exec || !exec->susp.active) return;
+    exec->susp.active = false;
+    exec->frame_top = exec->frames + exec->susp.marker;
+    exec->stack_top = exec->susp.base;
 }

@@ -90,6 +90,7 @@ struct ri_host_call {
     ri_store *store;
     ri_instance *instance;     /* caller's instance, or NULL */
     bool failed;
+    bool yielded;              /* ri_host_yield: completed, and the caller should pause */
     char message[RI_ERROR_MESSAGE_MAX];
 };
 

@@ -35,6 +35,7 @@ static int bridge_call(ri_host_call *call, void *user, const ri_val *args, ri_va
     }
     const ri_host_function *host = binding->host;
     int failed = host->fn(call, host->user, args, results);
+    if (failed == RI_HOST_YIELD && ri_host_call_yielded(call)) return failed; /* pause after it (resume.c) */
     if (failed) {
         /* Limit failures recorded by a nested import call stay what they are. */
         if (!run->failed || run->failure.code == RI_SANDBOX_HOST_FUNCTION_ERROR) {
