@@ -34,6 +34,7 @@ static void usage(FILE *f) {
             "  snap SUBCOMMAND --store DIR ...\n"
             "                   the snapshot store: save, restore, list, show, delete,\n"
             "                   rename, diff, export, import, gc\n"
+            "  resume IMAGE     continue the paused call a snapshot holds (ri run --pause-on)\n"
             "\n"
             "options:\n"
             "  -h, --help       show this help (`ri COMMAND --help` for a command's)\n"
@@ -63,6 +64,7 @@ int main(int argc, char **argv) {
     if (strcmp(cmd, "validate") == 0) return ri_cmd_validate(argc - 1, argv + 1);
     if (strcmp(cmd, "diff") == 0) return ri_cmd_diff(argc - 1, argv + 1);
     if (strcmp(cmd, "snap") == 0) return ri_cmd_snap(argc - 1, argv + 1);
+    if (strcmp(cmd, "resume") == 0) return ri_cmd_resume(argc - 1, argv + 1);
     if (cmd[0] == '-') return ri_usage("ri", "unknown option '%s'", cmd);
-    return ri_usage("ri", "unknown command '%s' (commands: run, inspect, diff, validate, snap)", cmd);
+    return ri_usage("ri", "unknown command '%s' (commands: run, inspect, diff, validate, snap, resume)", cmd);
 }
