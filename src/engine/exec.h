@@ -51,7 +51,6 @@ struct ri_exec {
 
     /* Suspension (suspend.c; docs/ARCHITECTURE.md "Suspension"). */
     uint32_t suspend_mask;      /* RI_SUSPEND_ON_*: what suspends the outermost run */
-    bool host_yield;            /* call_host: the host function yielded, suspend after it */
     const uint32_t *resume_pc;  /* run(): start there instead of at the code's entry (once) */
     struct ri_exec_suspended {
         bool active;

@@ -139,7 +139,8 @@ static ri_errcode host_failed(ri_error *err, const char *message) {
 /* Calls host function f with its arguments in slots [at, at + nparams) of the value
  * stack (or of `outside` when not NULL) and leaves its results there. The host may
  * run WebAssembly on this store, which may move the value stack: the slots are
- * located again afterwards. */
+ * located again afterwards. RI_ERR_SUSPENDED: the host yielded (ri_host_yield) and the
+ * run may be suspended: the call completed, the run pauses after it. */
 static ri_errcode call_host(ri_store *store, ri_exec *exec, ri_func *f, ri_instance *caller,
                             ri_slot *outside, uint32_t at, ri_error *err) {
     const ri_type *t = &f->type;
@@ -163,11 +164,12 @@ static ri_errcode call_host(ri_store *store, ri_exec *exec, ri_func *f, ri_insta
     call.store = store;
     call.instance = caller;
     int failed = f->host(&call, f->host_user, args, results);
+    bool yielded = false;
     if (failed == RI_HOST_YIELD && call.yielded) {
         /* The call completed: the run suspends right after it, if it may (suspend.c). */
         if (!outside && (exec->suspend_mask & RI_SUSPEND_ON_YIELD) && exec->nesting == 1) {
             failed = 0;
-            exec->host_yield = true;
+            yielded = true;
         } else {
             snprintf(call.message, sizeof call.message, "a host function yielded, but this call cannot be suspended (%s)",
                      outside || exec->nesting != 1 ? "it was not made by the outermost WebAssembly run"
@@ -180,6 +182,7 @@ static ri_errcode call_host(ri_store *store, ri_exec *exec, ri_func *f, ri_insta
     } else {
         ri_slot *out = outside ? outside : exec->stack + at;
         for (uint32_t i = 0; i < t->nresults; i++) out[i] = val_to_slot(t->results[i], &results[i]);
+        if (yielded) rc = RI_ERR_SUSPENDED; /* completed, and the caller pauses after it */
     }
     if (args != local_args) free(args);
     if (results != local_results) free(results);
@@ -628,11 +631,12 @@ call_func:
         gas = store->gas < RI_GAS_CHUNK ? store->gas : RI_GAS_CHUNK;
         gas_reserve = store->gas - gas;
         LOAD_MEMORY();
-        if (rc != RI_OK) TRAP(RI_TRAP_HOST);
-        if (__builtin_expect(exec->host_yield, 0)) { /* it yielded: suspend at the GAS after the call */
-            exec->host_yield = false;
-            pc += call_size;
-            goto suspend;
+        if (rc != RI_OK) {
+            if (rc == RI_ERR_SUSPENDED) { /* it yielded: suspend at the GAS after the call */
+                pc += call_size;
+                goto suspend;
+            }
+            TRAP(RI_TRAP_HOST);
         }
         NEXT(call_size);
     }
@@ -1364,7 +1368,6 @@ ri_errcode ri_exec_resume(ri_store *store, ri_slot *results, ri_error *err) {
     }
     exec->susp.active = false;
     exec->trap_has_location = false;
-    exec->host_yield = false;
     exec->resume_pc = exec->susp.pc;
     exec->nesting++;
     ri_errcode rc = run(store, exec, exec->susp.code, exec->susp.instance, (uint32_t)exec->susp.fp, err, NULL);
