@@ -298,11 +298,10 @@ static void *interrupt_soon(void *arg) {
     return NULL;
 }
 
-static void interrupt_from_another_thread_then_resume(void **state) {
-    (void)state;
+static void interrupt_then_resume(bool unmetered) {
     const int32_t rounds = 20000000; /* hundreds of ms uninterrupted: the interrupt comes first */
     fixture fx;
-    fx_open(&fx, false);
+    fx_open(&fx, unmetered);
     ri_store_set_suspend_mode(fx.store, RI_SUSPEND_ON_INTERRUPT);
     ri_store_set_gas(fx.store, UINT64_MAX / 2);
     interrupter it = {fx.store};
@@ -327,12 +326,27 @@ static void interrupt_from_another_thread_then_resume(void **state) {
     uint32_t x = 1;
     for (int32_t i = 0; i < rounds; i++) x = x * 1103515245u + 12345u;
     assert_int_equal((uint32_t)r.of.i32, x);
+    if (unmetered) { /* stopped at a loop header (LOOP_U); no gas is charged */
+        assert_int_equal(used, 0);
+        fx_close(&fx);
+        return;
+    }
     uint64_t v, g1, g2, h;
     reference_run(false, "spin", 1000, &v, &g1, &h);
     reference_run(false, "spin", 2000, &v, &g2, &h);
     uint64_t per_round = (g2 - g1) / 1000, base = g1 - per_round * 1000;
     assert_int_equal(used, per_round * (uint64_t)rounds + base);
     fx_close(&fx);
+}
+
+static void interrupt_from_another_thread_then_resume(void **state) {
+    (void)state;
+    interrupt_then_resume(false);
+}
+
+static void interrupt_unmetered_code_then_resume(void **state) {
+    (void)state;
+    interrupt_then_resume(true);
 }
 
 /* ---- host yields ------------------------------------------------------------------------------ */
@@ -528,6 +542,7 @@ int main(void) {
         cmocka_unit_test(every_slice_moved_to_a_fresh_store),
         cmocka_unit_test(deep_recursion_suspends_midway),
         cmocka_unit_test(interrupt_from_another_thread_then_resume),
+        cmocka_unit_test(interrupt_unmetered_code_then_resume),
         cmocka_unit_test(host_yield_metered),
         cmocka_unit_test(host_yield_unmetered),
         cmocka_unit_test(yield_without_the_mode_fails_the_call),
