@@ -513,6 +513,9 @@ bool ri_store_rebuild_suspended(ri_store *store, ri_instance *inst, const ri_sus
         if (!ok) break;
         pl[i].fp = fp;
         if (i + 1 < s->nframes) fp += pl[i].cs.base;
+        if (fp > store->config.max_stack_slots) /* (also keeps fp far from overflowing) */
+            ok = refuse(err, "the frames need more value stack than the store's limit (%u slots, %u frames)",
+                        store->config.max_stack_slots, s->nframes);
     }
     probes_free(&pr);
     uint64_t need = ok ? fp + pl[s->nframes - 1].code->frame_slots : 0;
