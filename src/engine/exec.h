@@ -58,6 +58,7 @@ struct ri_exec {
         ri_func *func;          /* the function the embedder called */
         uint32_t base;          /* its frame's slot (the entry marker's fp) */
         size_t marker;          /* index of the entry marker in frames */
+        ri_trap trap;           /* run(): why it stopped (a trap records where, for this) */
         const uint32_t *pc;     /* the running frame: its stop point, code, instance, frame */
         const ri_code *code;
         ri_instance *instance;
@@ -77,9 +78,10 @@ ri_exec *ri_exec_get(ri_store *store);
 ri_errcode ri_exec_resume(ri_store *store, ri_slot *results, ri_error *err);
 /* interp.c: drops the suspended call's frames. */
 void ri_exec_abandon(ri_exec *exec);
-/* suspend.c: whether a run stopping with `trap` must suspend instead (the mode asks
- * for it and the run is the outermost one). */
-bool ri_exec_suspend_wanted(const ri_exec *exec, ri_trap trap);
+/* suspend.c: whether the outermost run, stopped by `trap`, is suspended instead (the
+ * mode asks for it; out of gas and interrupts stop at a stop point). If so, sets the
+ * reason, clears the trap location and returns true; the frames are as run() left them. */
+bool ri_exec_suspend_wanted(ri_exec *exec, ri_trap trap);
 /* validate.c: the value types of the operand stack just before the instruction at byte
  * offset `offset` of body `body_index` (what a stop point there holds); *types is
  * malloc'd (NULL when *n is 0). RI_ERR_ARGUMENT if no instruction starts there. */

@@ -1251,8 +1251,13 @@ out_of_gas:
     }
     DISPATCH();
 trap:
-    /* Suspend mode: out of gas and interrupts stop at a stop point (code.h) instead. */
-    if (__builtin_expect(exec->suspend_mask != 0, 0) && ri_exec_suspend_wanted(exec, trap_kind)) goto suspend;
+    /* Where it stopped, for a suspension instead (out of gas, interrupted: pc is a stop
+     * point; the caller decides, out of this function, so that the loop keeps its registers). */
+    exec->susp.pc = pc;
+    exec->susp.code = code;
+    exec->susp.instance = inst;
+    exec->susp.fp = (size_t)(fp - exec->stack);
+    exec->susp.trap = trap_kind;
     store->gas = gas + gas_reserve;
     exec->trap_has_location = true;
     exec->trap_func_index = code->func_index;
@@ -1270,11 +1275,9 @@ finish:
     store->gas = gas + gas_reserve;
     return RI_OK;
 suspend:
-    /* pc is a stop point of the running frame; every other frame waits in a call. */
+    /* A host function yielded: pc is the GAS after its call; every other frame waits in a call. */
     store->gas = gas + gas_reserve;
-    exec->susp.reason = trap_kind == RI_TRAP_OUT_OF_GAS     ? RI_SUSPENDED_GAS
-                        : trap_kind == RI_TRAP_INTERRUPTED ? RI_SUSPENDED_INTERRUPT
-                                                           : RI_SUSPENDED_YIELD;
+    exec->susp.reason = RI_SUSPENDED_YIELD;
     exec->susp.pc = pc;
     exec->susp.code = code;
     exec->susp.instance = inst;
@@ -1332,6 +1335,7 @@ ri_errcode ri_exec_call(ri_store *store, ri_func *func, ri_slot *args_results, r
     exec->nesting++;
     ri_errcode rc = run(store, exec, code, func->instance, base, err, NULL);
     exec->nesting--;
+    if (rc == RI_ERR_TRAP && exec->nesting == 0 && ri_exec_suspend_wanted(exec, exec->susp.trap)) rc = RI_ERR_SUSPENDED;
     if (rc == RI_ERR_SUSPENDED) { /* the frames stay, from the marker up */
         exec->susp.active = true;
         exec->susp.func = func;
@@ -1373,6 +1377,7 @@ ri_errcode ri_exec_resume(ri_store *store, ri_slot *results, ri_error *err) {
     ri_errcode rc = run(store, exec, exec->susp.code, exec->susp.instance, (uint32_t)exec->susp.fp, err, NULL);
     exec->nesting--;
     exec->resume_pc = NULL;
+    if (rc == RI_ERR_TRAP && ri_exec_suspend_wanted(exec, exec->susp.trap)) rc = RI_ERR_SUSPENDED;
     if (rc == RI_ERR_SUSPENDED) {
         exec->susp.active = true;
         ri_error_set(err, RI_ERR_SUSPENDED, "suspended (%s)", ri_suspend_reason_name(exec->susp.reason));

@@ -30,10 +30,14 @@ const char *ri_suspend_reason_name(ri_suspend_reason reason) {
     return "none";
 }
 
-bool ri_exec_suspend_wanted(const ri_exec *exec, ri_trap trap) {
+bool ri_exec_suspend_wanted(ri_exec *exec, ri_trap trap) {
     uint32_t want = trap == RI_TRAP_OUT_OF_GAS ? RI_SUSPEND_ON_GAS : trap == RI_TRAP_INTERRUPTED ? RI_SUSPEND_ON_INTERRUPT : 0;
-    /* Only the outermost run: a nested one has C frames (the host function) below it. */
-    return (exec->suspend_mask & want) != 0 && exec->nesting == 1;
+    /* (Only called for the outermost run: a nested one has C frames, the host function's,
+     * below it.) */
+    if (!(exec->suspend_mask & want)) return false;
+    exec->susp.reason = trap == RI_TRAP_OUT_OF_GAS ? RI_SUSPENDED_GAS : RI_SUSPENDED_INTERRUPT;
+    exec->trap_has_location = false;
+    return true;
 }
 
 void ri_store_set_suspend_mode(ri_store *store, uint32_t mask) {
