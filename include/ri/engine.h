@@ -401,6 +401,14 @@ int ri_host_yield(ri_host_call *call);
 /* Whether the host function of this call has called ri_host_yield (for bridges that
  * wrap host functions and must pass the yield on). */
 bool ri_host_call_yielded(const ri_host_call *call);
+/* A host function's way to say "no gas for me yet": `return ri_host_pause_before(call);`
+ * having done nothing. The calling code suspends before the call (reason gas; the mode
+ * must include RI_SUSPEND_ON_GAS) and makes the call again when resumed, so a host
+ * function that charges gas itself (the sandbox's import unit) pauses exactly where an
+ * out-of-gas trap would have stopped it. When the call cannot be suspended, it fails
+ * as out of gas. */
+#define RI_HOST_PAUSE_BEFORE 0x50415553 /* "PAUS": what ri_host_pause_before returns */
+int ri_host_pause_before(ri_host_call *call);
 
 /* The suspended call, if any: its reason and the function that was called. */
 bool ri_store_suspended(const ri_store *store);
@@ -425,8 +433,9 @@ typedef struct ri_susp_value {
 } ri_susp_value;
 
 /* Where a frame is stopped. The running (innermost) frame is at an ENTRY (function
- * entry, nothing run yet), GAS (start of a straight-line region), LOOP (loop header)
- * or BULK (a memory/table bulk instruction about to charge its length) point; every
+ * entry, nothing run yet), GAS (start of a straight-line region), LOOP (loop header),
+ * BULK (a memory/table bulk instruction about to charge its length) or CALL point (a
+ * call about to be made again: ri_host_pause_before; its arguments on the stack); every
  * other frame is at a CALL point (waiting for the call at wasm_offset to return). */
 typedef enum ri_susp_point {
     RI_SUSP_ENTRY = 0,

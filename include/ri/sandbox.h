@@ -367,9 +367,9 @@ void ri_pressure_advice_free(ri_pressure_advice *advice);
  * it into any sandbox with the same configuration gives a sandbox whose resume continues
  * the call. v1 cannot hold a call: snapshot refuses. execute and call refuse while a call
  * is pending; restore of an image without a call, or ri_sandbox_abandon, drops it.
- * The JSON convention never pauses. With the instructions schedule, an import called when
- * no gas is left still fails GAS_EXHAUSTED (its unit is charged before the call, where
- * no pause is possible); pausing on gas needs the instructions schedule. */
+ * The JSON convention never pauses. Pausing on gas needs the instructions schedule; an
+ * import called when no gas is left pauses before the call (ri_host_pause_before) and
+ * is made, and charged, by the next slice. */
 
 #define RI_SANDBOX_SUSPENDED_CALL ((ri_sandbox_errcode)10) /* "SUSPENDED": the execution paused */
 

@@ -71,6 +71,9 @@ static inline size_t ri_exec_frame_fp_index(const ri_exec *exec, const ri_frame 
     return (size_t)(f->fp.ptr - exec->stack);
 }
 
+/* call_host: the host function asked to pause before its call (ri_host_pause_before). */
+#define RI_ERR_PAUSE_BEFORE ((ri_errcode)10)
+
 /* interp.c: the store's execution state (created on first use; NULL on OOM). */
 ri_exec *ri_exec_get(ri_store *store);
 /* interp.c: continues the suspended call (store->exec->susp), leaving its results in

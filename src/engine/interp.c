@@ -165,7 +165,15 @@ static ri_errcode call_host(ri_store *store, ri_exec *exec, ri_func *f, ri_insta
     call.instance = caller;
     int failed = f->host(&call, f->host_user, args, results);
     bool yielded = false;
-    if (failed == RI_HOST_YIELD && call.yielded) {
+    if (failed == RI_HOST_PAUSE_BEFORE && call.pause_before) {
+        /* Nothing happened: the run stops before the call, as out of gas (suspend.c). */
+        if (!outside && (exec->suspend_mask & RI_SUSPEND_ON_GAS) && exec->nesting == 1) {
+            if (args != local_args) free(args);
+            if (results != local_results) free(results);
+            return RI_ERR_PAUSE_BEFORE;
+        }
+        snprintf(call.message, sizeof call.message, "%s", ri_trap_message(RI_TRAP_OUT_OF_GAS));
+    } else if (failed == RI_HOST_YIELD && call.yielded) {
         /* The call completed: the run suspends right after it, if it may (suspend.c). */
         if (!outside && (exec->suspend_mask & RI_SUSPEND_ON_YIELD) && exec->nesting == 1) {
             failed = 0;
@@ -636,6 +644,7 @@ call_func:
                 pc += call_size;
                 goto suspend;
             }
+            if (rc == RI_ERR_PAUSE_BEFORE) TRAP(RI_TRAP_OUT_OF_GAS); /* at the call: a suspension */
             TRAP(RI_TRAP_HOST);
         }
         NEXT(call_size);

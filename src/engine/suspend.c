@@ -55,6 +55,11 @@ int ri_host_yield(ri_host_call *call) {
 
 bool ri_host_call_yielded(const ri_host_call *call) { return call && call->yielded; }
 
+int ri_host_pause_before(ri_host_call *call) {
+    if (call) call->pause_before = true;
+    return RI_HOST_PAUSE_BEFORE;
+}
+
 bool ri_store_suspended(const ri_store *store) { return store && store->exec && store->exec->susp.active; }
 
 ri_suspend_reason ri_store_suspend_reason(const ri_store *store) {
@@ -182,6 +187,8 @@ typedef struct call_site {
     uint32_t base;      /* the callee's frame, as a slot of the caller's frame */
     int kind;           /* 0: a function of this module, 1: an import, 2: indirect */
     uint32_t target;    /* kind 0: body index; 1: function index; 2: type index */
+    uint32_t nmoves;    /* _M1, _M2: the MOVEs it makes first (dst, src word pairs) */
+    const uint32_t *moves;
 } call_site;
 
 static bool call_at(const ri_code *code, uint32_t pos, call_site *cs) {
@@ -198,6 +205,9 @@ static bool call_at(const ri_code *code, uint32_t pos, call_site *cs) {
         if ((uint64_t)pos + calls[i].size > code->nwords) return false;
         cs->size = calls[i].size;
         cs->kind = calls[i].kind;
+        uint32_t plain = calls[i].kind == 2 ? 5 : 3;
+        cs->nmoves = (calls[i].size - plain) / 2;
+        cs->moves = code->words + pos + plain;
         cs->target = code->words[pos + 1];
         cs->base = code->words[pos + (calls[i].kind == 2 ? 4 : 2)];
         return true;
@@ -314,7 +324,7 @@ bool ri_store_describe_suspended(ri_store *store, const ri_instance *inst, ri_su
             fp = exec->stack + exec->susp.fp;
             uint32_t pos = (uint32_t)(exec->susp.pc - code->words);
             pt = ri_code_find_point(code, pos);
-            if (!pt || pt->pos != pos || pt->kind == RI_POINT_CALL || pt->kind == RI_POINT_TRAP) {
+            if (!pt || pt->pos != pos || pt->kind == RI_POINT_TRAP) {
                 ri_error_set(err, RI_ERR_ARGUMENT, "internal error: the running frame is not at a stop point");
                 ok = false;
                 break;
@@ -365,6 +375,27 @@ bool ri_store_describe_suspended(ri_store *store, const ri_instance *inst, ri_su
             }
             for (uint32_t k = 0; ok && k < nstack; k++)
                 ok = describe_value(inst, p->types[k], fp[code->stack_base + k], &sf->stack[k], err);
+            /* About to make a call that moves its last arguments into place first (_M1,
+             * _M2): describe them as the call will see them (the moves run again). */
+            call_site cs;
+            if (ok && top && pt->kind == RI_POINT_CALL && call_at(code, pt->pos, &cs) && cs.nmoves) {
+                ri_slot moved[2];
+                uint32_t dsts[2];
+                for (uint32_t k = 0; ok && k < cs.nmoves; k++) {
+                    uint32_t d = cs.moves[2 * k], s = cs.moves[2 * k + 1];
+                    ri_slot v = fp[s];
+                    for (uint32_t j = 0; j < k; j++)
+                        if (dsts[j] == s) v = moved[j];
+                    moved[k] = v;
+                    dsts[k] = d;
+                    if (d < code->stack_base || d - code->stack_base >= nstack) {
+                        ri_error_set(err, RI_ERR_ARGUMENT, "internal error: a call's move outside its operands");
+                        ok = false;
+                    } else {
+                        ok = describe_value(inst, p->types[d - code->stack_base], v, &sf->stack[d - code->stack_base], err);
+                    }
+                }
+            }
         }
     }
     probes_free(&pr);
@@ -426,7 +457,8 @@ static bool check_frame(const ri_store *store, ri_instance *inst, const ri_suspe
     const ri_code *code = fn->code;
     if (!code || fn->instance != inst) return refuse(err, "frame %u: function %u has no code", i, f->func_index);
     uint32_t kind = (uint32_t)f->point;
-    bool kind_ok = top ? (kind == RI_POINT_ENTRY || kind == RI_POINT_GAS || kind == RI_POINT_LOOP || kind == RI_POINT_BULK)
+    bool kind_ok = top ? (kind == RI_POINT_ENTRY || kind == RI_POINT_GAS || kind == RI_POINT_LOOP ||
+                          kind == RI_POINT_BULK || kind == RI_POINT_CALL)
                        : kind == RI_POINT_CALL;
     if (!kind_ok)
         return refuse(err, top ? "frame %u (the running one) cannot be at a point of kind %u"

@@ -182,6 +182,58 @@ static void slices_through_snapshots_give_the_same_run(void **state) {
     sliced_through_snapshots(23, false); /* zstd pages too */
 }
 
+/* Import calls cost 1 (instructions schedule): a slice that ends at an import pauses before
+ * the call (the running frame at a CALL point) and the next slice makes it. Every slice
+ * size, every slice through a snapshot into a fresh sandbox. */
+static void slices_pause_before_imports(void **state) {
+    (void)state;
+    yield_every = 0;
+    env a = open_env(RI_GAS_INSTRUCTIONS, 1000000, 0, true);
+    ri_sandbox_result want = ri_sandbox_execute(a.sb, "yields", "[6]");
+    assert_true(want.ok);
+    blob want_snap = snap(a.sb, false, true);
+    int before_call = 0;
+    for (uint64_t slice = 1; slice <= want.gas_used + 1; slice++) {
+        env b = open_env(RI_GAS_INSTRUCTIONS, slice, RI_SUSPEND_ON_GAS, true);
+        ri_sandbox_result r = ri_sandbox_execute(b.sb, "yields", "[6]");
+        while (!r.ok && r.error.code == RI_SANDBOX_SUSPENDED_CALL) {
+            blob s = snap(b.sb, true, true);
+            ri_snap_image img;
+            ri_sandbox_error err;
+            assert_true(ri_snapshot_open(s.data, s.len, &img, &err));
+            ri_snap_call call;
+            ri_snap_error se;
+            assert_true(ri_snap_read_call(&img, &call, &se));
+            if (call.suspension.frames[call.suspension.nframes - 1].point == RI_SUSP_CALL) before_call++;
+            ri_snap_call_free(&call);
+            ri_snap_image_free(&img);
+            env c = open_env(RI_GAS_INSTRUCTIONS, slice, 0, false);
+            if (!ri_sandbox_restore(c.sb, s.data, s.len, &err)) {
+                print_error("restore: %s\n", err.message);
+                fail();
+            }
+            free(s.data);
+            close_env(&b);
+            b = c;
+            ri_sandbox_result_free(&r);
+            r = ri_sandbox_resume(b.sb, slice);
+        }
+        if (!r.ok) print_error("slice %llu: %s\n", (unsigned long long)slice, r.error.message);
+        assert_true(r.ok);
+        assert_string_equal(r.value_json, want.value_json);
+        assert_int_equal(r.gas_used, want.gas_used);
+        blob got = snap(b.sb, false, true);
+        assert_true(same(got, want_snap));
+        free(got.data);
+        ri_sandbox_result_free(&r);
+        close_env(&b);
+    }
+    assert_true(before_call > 0);
+    free(want_snap.data);
+    ri_sandbox_result_free(&want);
+    close_env(&a);
+}
+
 /* ---- time slices and yields ---------------------------------------------------------------------- */
 
 static void time_slices_pause_instead_of_timing_out(void **state) {
@@ -428,6 +480,7 @@ static void damaged_frames_are_refused(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(slices_through_snapshots_give_the_same_run),
+        cmocka_unit_test(slices_pause_before_imports),
         cmocka_unit_test(time_slices_pause_instead_of_timing_out),
         cmocka_unit_test(host_yield_pauses_the_execution),
         cmocka_unit_test(rules_while_a_call_is_pending),
