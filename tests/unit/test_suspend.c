@@ -28,6 +28,8 @@ typedef struct host_ctx {
     ri_func *spin;          /* env.reenter calls this export of the store (nested run) */
     uint64_t nested_gas;    /* gas for the nested run */
     int yield_in_nested;
+    bool pause_first;       /* env.yield pauses before each call once (ri_host_pause_before) */
+    bool paused;            /* ... and this call has paused already */
     char nested_message[RI_ERROR_MESSAGE_MAX];
 } host_ctx;
 
@@ -43,6 +45,11 @@ static size_t module_len;
 
 static int host_yield_fn(ri_host_call *call, void *user, const ri_val *args, ri_val *results) {
     host_ctx *ctx = user;
+    if (ctx->pause_first && !ctx->paused) {
+        ctx->paused = true;
+        return ri_host_pause_before(call); /* nothing done: the call is made again */
+    }
+    ctx->paused = false;
     results[0] = ri_val_i32(args[0].of.i32 * 2 + 1);
     if (ctx->yield_every && args[0].of.i32 % ctx->yield_every == 0) return ri_host_yield(call);
     return 0;
@@ -418,6 +425,56 @@ static void yield_without_the_mode_fails_the_call(void **state) {
     fx_close(&fx);
 }
 
+static void pause_before_a_host_call(void **state) {
+    (void)state;
+    uint64_t want, want_gas, want_hash;
+    reference_run(false, "yields", 5, &want, &want_gas, &want_hash);
+    fixture fx;
+    fx_open(&fx, false);
+    fx.ctx.pause_first = true;
+    /* Without the gas mode the call fails as out of gas. */
+    ri_val a = ri_val_i32(5), r;
+    ri_error err;
+    assert_int_equal(ri_func_call(fx.store, export_func(&fx, "yields"), &a, 1, &r, 1, &err), RI_ERR_TRAP);
+    assert_non_null(strstr(err.message, "out of gas"));
+    fx.ctx.paused = false;
+    ri_store_set_suspend_mode(fx.store, RI_SUSPEND_ON_GAS);
+    ri_store_set_gas(fx.store, UINT64_MAX / 2);
+    ri_errcode rc = ri_func_call(fx.store, export_func(&fx, "yields"), &a, 1, &r, 1, &err);
+    uint64_t used = UINT64_MAX / 2 - ri_store_gas(fx.store);
+    int pauses = 0;
+    while (rc == RI_ERR_SUSPENDED) {
+        pauses++;
+        assert_int_equal(ri_store_suspend_reason(fx.store), RI_SUSPENDED_GAS);
+        ri_suspension d;
+        assert_true(ri_store_describe_suspended(fx.store, fx.instance, &d, &err));
+        ri_susp_frame *top = &d.frames[d.nframes - 1];
+        assert_int_equal(top->point, RI_SUSP_CALL); /* before the call, its argument on the stack */
+        assert_true(top->nstack >= 1);
+        assert_int_equal(top->stack[top->nstack - 1].type, RI_I32);
+        assert_int_equal(top->stack[top->nstack - 1].bits, (uint64_t)(pauses - 1));
+        fixture to;
+        fx_open(&to, false);
+        to.ctx.pause_first = true;
+        to.ctx.paused = true; /* this call has had its pause */
+        copy_state(&fx, &to);
+        assert_true(ri_store_rebuild_suspended(to.store, to.instance, &d, &err));
+        ri_suspension_free(&d);
+        ri_store_set_suspend_mode(to.store, RI_SUSPEND_ON_GAS);
+        ri_store_set_gas(to.store, ri_store_gas(fx.store));
+        uint64_t left = ri_store_gas(to.store);
+        fx_close(&fx);
+        fx = to;
+        rc = ri_store_resume(fx.store, 0, &r, 1, &err);
+        used += left - ri_store_gas(fx.store);
+    }
+    assert_int_equal(rc, RI_OK);
+    assert_int_equal(pauses, 5);
+    assert_int_equal((uint32_t)r.of.i32, want);
+    assert_int_equal(used, want_gas);
+    fx_close(&fx);
+}
+
 /* ---- nested runs ---------------------------------------------------------------------------- */
 
 static void nested_run_is_not_suspended(void **state) {
@@ -545,6 +602,7 @@ int main(void) {
         cmocka_unit_test(host_yield_metered),
         cmocka_unit_test(host_yield_unmetered),
         cmocka_unit_test(yield_without_the_mode_fails_the_call),
+        cmocka_unit_test(pause_before_a_host_call),
         cmocka_unit_test(nested_run_is_not_suspended),
         cmocka_unit_test(hostile_descriptions_are_refused),
         cmocka_unit_test(abandon_frees_the_store),
