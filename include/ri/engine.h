@@ -411,6 +411,130 @@ ri_module *ri_module_retain(ri_module *module);
  * about to be replaced (a fork), where the start function already ran in the original. */
 ri_instance *ri_instantiate_nostart(ri_store *store, const ri_module *module, const ri_extern *imports,
                                     uint32_t nimports, ri_error *err);
+/* ---- suspension: pause anywhere, resume anywhere (issue 5) ---------------------
+ * A call can be suspended instead of failed: when gas runs out, when the interrupt
+ * flag is up, or when a host function yields. The store then keeps the suspended
+ * call (value stack and frames); ri_store_resume continues it, with new gas, to the
+ * result the uninterrupted call would have given. Gas rule: a slice pays exactly the
+ * charges it executed; the charge it stopped at is unpaid (the next slice pays it in
+ * full), and what a slice leaves unspent stays in the store (ri_store_gas) and is
+ * carried over: ri_store_resume adds the new gas to it. So the gas used by all slices
+ * together (all the gas given minus what is left at the end) equals the gas of the
+ * unsliced call, instruction for instruction, and slices of any size, even 1, make
+ * progress.
+ * A suspended call is described as plain data in WebAssembly terms (function index,
+ * byte offset in the module, locals, operand values with their types) and can be
+ * rebuilt from that description in a fresh instance of the same module: see
+ * docs/ARCHITECTURE.md "Suspension". Only the outermost run can be suspended: a run
+ * started by a host function (host -> WebAssembly -> host nesting) traps as before,
+ * its message saying that it could not be suspended. */
+
+/* ri_func_call / ri_store_resume: the call is suspended (not an error; see
+ * ri_store_suspended). */
+#define RI_ERR_SUSPENDED ((ri_errcode)9)
+
+/* What may suspend a call (a mask for ri_store_set_suspend_mode). */
+#define RI_SUSPEND_ON_GAS 1u        /* the gas budget cannot pay the next charge */
+#define RI_SUSPEND_ON_INTERRUPT 2u  /* ri_store_interrupt (or a watchdog) */
+#define RI_SUSPEND_ON_YIELD 4u      /* a host function returned ri_host_yield(call) */
+#define RI_SUSPEND_ALL 7u
+
+typedef enum ri_suspend_reason {
+    RI_SUSPENDED_NONE = 0,
+    RI_SUSPENDED_GAS = 1,
+    RI_SUSPENDED_INTERRUPT = 2,
+    RI_SUSPENDED_YIELD = 3,
+} ri_suspend_reason;
+
+const char *ri_suspend_reason_name(ri_suspend_reason reason); /* "gas", "interrupt", "yield" */
+
+/* Calls started after this (ri_func_call from the embedder) suspend on what mask
+ * says instead of trapping; 0 (the default) never suspends. */
+void ri_store_set_suspend_mode(ri_store *store, uint32_t mask);
+uint32_t ri_store_suspend_mode(const ri_store *store);
+
+/* A host function's way to pause the call: `return ri_host_yield(call);` after writing
+ * its results. The call completes with those results, then the calling WebAssembly
+ * code suspends right after it (RI_SUSPENDED_YIELD). When the call cannot be
+ * suspended (mode without RI_SUSPEND_ON_YIELD, or a nested run), the host call fails
+ * with a message saying so. */
+#define RI_HOST_YIELD 0x59494c44 /* "YILD": what ri_host_yield returns */
+int ri_host_yield(ri_host_call *call);
+/* Whether the host function of this call has called ri_host_yield (for bridges that
+ * wrap host functions and must pass the yield on). */
+bool ri_host_call_yielded(const ri_host_call *call);
+/* A host function's way to say "no gas for me yet": `return ri_host_pause_before(call);`
+ * having done nothing. The calling code suspends before the call (reason gas; the mode
+ * must include RI_SUSPEND_ON_GAS) and makes the call again when resumed, so a host
+ * function that charges gas itself (the sandbox's import unit) pauses exactly where an
+ * out-of-gas trap would have stopped it. When the call cannot be suspended, it fails
+ * as out of gas. */
+#define RI_HOST_PAUSE_BEFORE 0x50415553 /* "PAUS": what ri_host_pause_before returns */
+int ri_host_pause_before(ri_host_call *call);
+
+/* The suspended call, if any: its reason and the function that was called. */
+bool ri_store_suspended(const ri_store *store);
+ri_suspend_reason ri_store_suspend_reason(const ri_store *store);
+ri_func *ri_store_suspended_func(const ri_store *store);
+
+/* Continues the suspended call with `gas` more (added to ri_store_gas, saturating). Returns
+ * RI_OK with the results (nresults must be the called function's), RI_ERR_TRAP, or
+ * RI_ERR_SUSPENDED again. Nothing to resume: RI_ERR_ARGUMENT. */
+ri_errcode ri_store_resume(ri_store *store, uint64_t gas, ri_val *results, uint32_t nresults, ri_error *err);
+/* Drops the suspended call (its frames are discarded; memories, tables, globals keep
+ * what it did so far). */
+void ri_store_abandon(ri_store *store);
+
+/* A value in a description: its type and its bits (i32, f32: zero-extended; f32/f64
+ * as IEEE bits; funcref: the function index in the instance's space, or
+ * RI_SUSP_NULL_REF; externref: only RI_SUSP_NULL_REF). */
+#define RI_SUSP_NULL_REF UINT64_C(0xFFFFFFFF)
+typedef struct ri_susp_value {
+    ri_valtype type;
+    uint64_t bits;
+} ri_susp_value;
+
+/* Where a frame is stopped. The running (innermost) frame is at an ENTRY (function
+ * entry, nothing run yet), GAS (start of a straight-line region), LOOP (loop header),
+ * BULK (a memory/table bulk instruction about to charge its length) or CALL point (a
+ * call about to be made again: ri_host_pause_before; its arguments on the stack); every
+ * other frame is at a CALL point (waiting for the call at wasm_offset to return). */
+typedef enum ri_susp_point {
+    RI_SUSP_ENTRY = 0,
+    RI_SUSP_GAS = 1,
+    RI_SUSP_LOOP = 2,
+    RI_SUSP_CALL = 3,
+    RI_SUSP_BULK = 5,
+} ri_susp_point;
+
+typedef struct ri_susp_frame {
+    uint32_t func_index;     /* in the instance's function index space */
+    uint32_t wasm_offset;    /* byte offset in the module binary (see code.h for each kind) */
+    ri_susp_point point;
+    uint32_t nlocals;        /* parameters included */
+    uint32_t nstack;         /* operand stack entries of this frame (a caller: below the arguments) */
+    ri_susp_value *locals;
+    ri_susp_value *stack;    /* bottom first */
+} ri_susp_frame;
+
+typedef struct ri_suspension {
+    ri_suspend_reason reason;
+    uint32_t func_index;     /* the function that was called (= frames[0].func_index) */
+    uint32_t nframes;        /* at least 1 */
+    ri_susp_frame *frames;   /* outermost first; frames[nframes - 1] is the running one */
+} ri_suspension;
+
+/* Describes the suspended call of the store, all of whose frames must be functions of
+ * inst. *out is owned: ri_suspension_free. */
+bool ri_store_describe_suspended(ri_store *store, const ri_instance *inst, ri_suspension *out, ri_error *err);
+void ri_suspension_free(ri_suspension *s);
+/* Makes `s` the store's suspended call in inst (a fresh instance of the same module,
+ * typically restored from a snapshot). Checks everything first (function indices,
+ * that each offset is a stop point of that kind of that function, heights, every
+ * value's type and range, how the frames call each other, the store's limits): on
+ * failure (RI_ERR_ARGUMENT, with the reason) the store is unchanged. The store must
+ * have no suspended call and no call running. */
+bool ri_store_rebuild_suspended(ri_store *store, ri_instance *inst, const ri_suspension *s, ri_error *err);
 
 #ifdef __cplusplus
 }

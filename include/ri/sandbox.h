@@ -421,6 +421,38 @@ bool ri_sandbox_snapshot_delta(ri_sandbox *sb, const uint8_t *parent, size_t par
  * one the delta names, else SNAPSHOT_ERROR "parent mismatch"). Atomic, as restore. */
 bool ri_sandbox_restore_delta(ri_sandbox *sb, const uint8_t *parent, size_t parent_len, const uint8_t *delta,
                               size_t delta_len, ri_sandbox_error *err);
+/* ---- pausable executions (issue 5) --------------------------------------------------------
+ * With a pause-on mask (RI_SUSPEND_ON_GAS, _INTERRUPT, _YIELD of ri/engine.h), an
+ * execution of the direct convention that runs out of gas (instructions schedule), is
+ * interrupted (ri_sandbox_interrupt, or its time slice ends: the timeout), or whose host
+ * function returns ri_host_yield(call) does not fail: it pauses. Its result has ok false
+ * and error.code RI_SANDBOX_SUSPENDED_CALL, and the sandbox's status is `suspended`
+ * with the call pending. ri_sandbox_resume continues it (with a new gas budget) and
+ * returns, at the end, the result the uninterrupted execution would have returned (the
+ * same value; gas_used the total of all slices, equal to the uninterrupted run's).
+ * A v2 snapshot of a sandbox with a pending call holds the call (section FRMS); restoring
+ * it into any sandbox with the same configuration gives a sandbox whose resume continues
+ * the call. v1 cannot hold a call: snapshot refuses. execute and call refuse while a call
+ * is pending; restore of an image without a call, or ri_sandbox_abandon, drops it.
+ * The JSON convention never pauses. Pausing on gas needs the instructions schedule; an
+ * import called when no gas is left pauses before the call (ri_host_pause_before) and
+ * is made, and charged, by the next slice. */
+
+#define RI_SANDBOX_SUSPENDED_CALL ((ri_sandbox_errcode)10) /* "SUSPENDED": the execution paused */
+
+/* The pause-on mask of later executions (0, the default: never pause). */
+bool ri_sandbox_set_pause_on(ri_sandbox *sb, uint32_t pause_on, ri_sandbox_error *err);
+uint32_t ri_sandbox_pause_on(const ri_sandbox *sb);
+/* Whether a paused call is pending, and its export name (NULL if none). */
+bool ri_sandbox_has_pending_call(const ri_sandbox *sb);
+const char *ri_sandbox_pending_action(const ri_sandbox *sb);
+/* Continues the pending call. gas: added to what the last slice left unspent, under the
+ * instructions schedule (0: the config's max_gas); the host-calls schedule counts import
+ * calls across slices against max_gas. The result is the execution's (or
+ * RI_SANDBOX_SUSPENDED_CALL again). */
+ri_sandbox_result ri_sandbox_resume(ri_sandbox *sb, uint64_t gas);
+/* Drops the pending call: status loaded, memory and globals as the call left them. */
+bool ri_sandbox_abandon(ri_sandbox *sb, ri_sandbox_error *err);
 
 #ifdef __cplusplus
 }

@@ -176,10 +176,12 @@ typedef struct ri_snap_image {
     uint32_t nelems, ndatas;
     const uint8_t *elem_dropped;     /* nelems bytes, 0 or 1 */
     const uint8_t *data_dropped;     /* ndatas bytes, 0 or 1 */
-    bool has_frames;                 /* FRMS: a suspended call (not supported yet) */
+    bool has_frames;                 /* FRMS: a suspended call (ri_snap_read_call reads it) */
     uint32_t nsections;
     ri_snap_section *sections;       /* in file order, the checksum section included */
     uint32_t checksum;               /* CRC-32C of every byte before the CSUM section */
+    const uint8_t *frames;           /* FRMS content (checked by ri_snap_read), or NULL */
+    uint64_t frames_len;
 } ri_snap_image;
 
 /* Reads a WSNP v2 image: header, the checksum (before anything else is believed), the
@@ -337,6 +339,36 @@ bool ri_snap_delta_encode(const uint8_t *parent, size_t parent_len, const uint8_
  * *out is malloc'd. */
 bool ri_snap_delta_apply(const uint8_t *parent, size_t parent_len, const uint8_t *delta, size_t delta_len,
                          uint8_t **out, size_t *out_len, ri_snap_error *err);
+/* ---- a suspended call: section FRMS (issue 5) -----------------------------------------
+ * A snapshot of a sandbox whose call is suspended carries the call: the pending call's
+ * metadata and its frames in WebAssembly terms (ri_suspension, ri/engine.h). Layout:
+ * docs/SNAPSHOT_FORMAT.md "FRMS". ri_snap_read checks the section's form (lengths,
+ * counts, kinds, value types and ranges, function indices against META's count);
+ * whether the frames fit the module's code is the engine's check when it rebuilds them
+ * (ri_store_rebuild_suspended). ri_snap_check and ri_snap_restore refuse an image with
+ * frames: a caller that restores the call itself (the sandbox) passes a copy of the
+ * image with has_frames cleared. */
+
+typedef struct ri_snap_call {
+    uint32_t pause_on;               /* RI_SUSPEND_ON_* the call runs with */
+    uint32_t gas_schedule;           /* the sandbox's ri_gas_schedule (0 host calls, 1 instructions) */
+    uint64_t gas_used;               /* by the call so far, every slice (at most 2^63 - 1) */
+    uint64_t gas_left;               /* unspent gas the next slice starts with (carried over) */
+    char *export_name;               /* the export that was called (UTF-8, not NUL-terminated; */
+    uint32_t export_name_len;        /*   length 0: called by function index) */
+    uint32_t nresults;               /* the results the caller expects */
+    ri_valtype *result_types;
+    ri_suspension suspension;        /* reason, called function, frames */
+} ri_snap_call;
+
+void ri_snap_call_free(ri_snap_call *call);
+
+/* ri_snap_write with section FRMS holding `call` (meta->status must be suspended). */
+bool ri_snap_write_call(const ri_instance *inst, const ri_snap_meta *meta, const ri_snap_write_options *opts,
+                        const ri_snap_call *call, uint8_t **out, size_t *out_len, ri_snap_error *err);
+/* The suspended call of an image read by ri_snap_read (img->has_frames). *out is owned:
+ * ri_snap_call_free. */
+bool ri_snap_read_call(const ri_snap_image *img, ri_snap_call *out, ri_snap_error *err);
 
 #ifdef __cplusplus
 }

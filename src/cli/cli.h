@@ -6,6 +6,9 @@
 #ifndef RI_CLI_H
 #define RI_CLI_H
 
+#include <stdbool.h>
+#include <stdint.h>
+
 /* The project's version: CMakeLists.txt passes project() VERSION as RI_CLI_VERSION. */
 #ifndef RI_CLI_VERSION
 #define RI_CLI_VERSION "unknown"
@@ -29,6 +32,9 @@ int ri_cmd_validate(int argc, char **argv);
 int ri_cmd_diff(int argc, char **argv);
 int ri_cmd_snap(int argc, char **argv);
 int ri_cmd_delta(int argc, char **argv);
+/* cmd_resume.c: `ri resume`, and the --pause-on list "gas,interrupt,yield" as a mask. */
+int ri_cmd_resume(int argc, char **argv);
+bool ri_parse_pause_on(const char *list, uint32_t *out);
 
 /* The exit-code table, printed by every --help. */
 extern const char ri_exit_codes_help[];

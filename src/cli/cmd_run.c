@@ -76,6 +76,14 @@ static void usage(FILE *f) {
             "  --embed-module        v2: put MODULE.wasm into the snapshot, so that the file\n"
             "                        alone can be restored anywhere\n"
             "  --uncompressed        v2: store memory pages without zstd\n"
+            "  --pause-on LIST       gas, interrupt, yield (comma-separated): the execution\n"
+            "                        pauses instead of failing when its gas runs out\n"
+            "                        (--gas-schedule instructions), its time is up\n"
+            "                        (--timeout) or a host function yields; with\n"
+            "                        --snapshot the image holds the paused call (its module\n"
+            "                        embedded) and `ri resume IMAGE` continues it. A paused\n"
+            "                        execution exits 0 with status \"suspended\"\n"
+            "  --gas N               the same as --max-gas (a paused run's first slice)\n"
             "\n"
             "output:\n"
             "  --json                a JSON document (the default when stdout is not a\n"
@@ -107,6 +115,7 @@ typedef struct run_options {
     const ri_host_function *hosts[MAX_HOSTS];
     const char *host_names[MAX_HOSTS];
     uint32_t nhosts;
+    uint32_t pause_on;                /* RI_SUSPEND_ON_* (--pause-on) */
 } run_options;
 
 /* --host a,b,c: each name once, each a built-in. */
@@ -211,7 +220,11 @@ static int parse_options(int argc, char **argv, run_options *o, bool *help) {
             if (!v) return ri_usage(CMD, "option --max-memory needs a value");
             if (!ri_parse_bytes(v, &o->config.max_memory_bytes, &why))
                 return ri_usage(CMD, "--max-memory: '%s' is %s (e.g. 16777216 or 16MiB)", v, why);
-        } else if (ri_arg_is(&a, "--max-gas")) {
+        } else if (ri_arg_is(&a, "--pause-on")) {
+            const char *v = ri_args_value(&args, &a);
+            if (!v) return ri_usage(CMD, "option --pause-on needs a value");
+            if (!ri_parse_pause_on(v, &o->pause_on)) return ri_usage(CMD, "--pause-on: '%s' is not a list of gas, interrupt, yield", v);
+        } else if (ri_arg_is(&a, "--max-gas") || ri_arg_is(&a, "--gas")) {
             rc = number_option(&args, &a, UINT64_MAX, &o->config.max_gas);
         } else if (ri_arg_is(&a, "--timeout")) {
             if ((rc = number_option(&args, &a, UINT32_MAX, &n)) == RI_EXIT_OK) o->config.max_execution_ms = (uint32_t)n;
@@ -339,6 +352,13 @@ static int execute_all(ri_sandbox *sb, const run_options *o, ri_run_report *r) {
     if (!r->records) return ri_fail(RI_EXIT_INTERNAL, CMD, "out of memory for %" PRIu64 " results", o->repeat);
     for (uint64_t i = 0; i < o->repeat; i++) {
         ri_sandbox_result res = ri_sandbox_execute(sb, o->function, o->payload);
+        if (!res.ok && res.error.code == RI_SANDBOX_SUSPENDED_CALL) { /* paused: not a failure */
+            r->paused = true;
+            r->error = res.error;
+            r->paused_gas_used = res.gas_used;
+            ri_sandbox_result_free(&res);
+            return RI_EXIT_OK;
+        }
         if (!res.ok) {
             r->failed = true;
             r->error = res.error;
@@ -369,7 +389,12 @@ static int take_snapshot(ri_sandbox *sb, const run_options *o, ri_run_report *r)
     }
     uint8_t *bytes = NULL;
     size_t len = 0;
-    if (!ri_sandbox_snapshot_with(sb, &o->snapshot_options, &bytes, &len, &r->snapshot_error)) {
+    ri_snapshot_options so = o->snapshot_options;
+    if (r->paused) { /* `ri resume IMAGE` needs nothing else */
+        so.include_module = true;
+        r->snapshot_module = true;
+    }
+    if (!ri_sandbox_snapshot_with(sb, &so, &bytes, &len, &r->snapshot_error)) {
         r->snapshot = RI_SNAP_REFUSED;
         return exit_for(r->snapshot_error.code);
     }
@@ -409,6 +434,11 @@ static int run_sandbox(const run_options *o, const uint8_t *wasm, size_t wasm_le
     int rc = RI_EXIT_OK;
     ri_run_report r;
     memset(&r, 0, sizeof r);
+    if (o->pause_on && !ri_sandbox_set_pause_on(sb, o->pause_on, &err)) {
+        rc = RI_EXIT_USAGE;
+        ri_fail(rc, CMD, "--pause-on: %s", err.message);
+        goto done;
+    }
     if (!ri_sandbox_load(sb, wasm, wasm_len, &err)) {
         rc = err.code == RI_SANDBOX_INVALID_CONFIG ? RI_EXIT_USAGE
              : err.code == RI_SANDBOX_INSTANCE_DESTROYED ? RI_EXIT_INTERNAL

@@ -259,6 +259,47 @@ static void print_json(const char *path, const ri_snap_image *img) {
     ri_jsonw_end(&jw);
     ri_jsonw_end(&jw);
 
+    if (img->has_frames) { /* only then: a paused call (FRMS) */
+        ri_snap_call call;
+        ri_snap_error e;
+        ri_jsonw_key(&jw, "suspendedCall");
+        if (ri_snap_read_call(img, &call, &e)) {
+            ri_jsonw_object(&jw);
+            ri_jsonw_key(&jw, "export");
+            ri_jsonw_strn(&jw, call.export_name, call.export_name_len);
+            ri_jsonw_key(&jw, "function");
+            ri_jsonw_u64(&jw, call.suspension.func_index);
+            ri_jsonw_key(&jw, "reason");
+            ri_jsonw_str(&jw, ri_suspend_reason_name(call.suspension.reason));
+            ri_jsonw_key(&jw, "gasUsed");
+            ri_jsonw_u64(&jw, call.gas_used);
+            ri_jsonw_key(&jw, "gasLeft");
+            ri_jsonw_u64(&jw, call.gas_left);
+            ri_jsonw_key(&jw, "frames");
+            ri_jsonw_array(&jw);
+            for (uint32_t i = 0; i < call.suspension.nframes; i++) {
+                const ri_susp_frame *f = &call.suspension.frames[i];
+                ri_jsonw_object(&jw);
+                ri_jsonw_key(&jw, "function");
+                ri_jsonw_u64(&jw, f->func_index);
+                ri_jsonw_key(&jw, "offset");
+                ri_jsonw_u64(&jw, f->wasm_offset);
+                static const char *const points[6] = {"entry", "gas", "loop", "call", "trap", "bulk"};
+                ri_jsonw_key(&jw, "point");
+                ri_jsonw_str(&jw, (unsigned)f->point < 6 ? points[f->point] : "unknown");
+                ri_jsonw_key(&jw, "locals");
+                ri_jsonw_u64(&jw, f->nlocals);
+                ri_jsonw_key(&jw, "operands");
+                ri_jsonw_u64(&jw, f->nstack);
+                ri_jsonw_end(&jw);
+            }
+            ri_jsonw_end(&jw);
+            ri_jsonw_end(&jw);
+            ri_snap_call_free(&call);
+        } else {
+            ri_jsonw_null(&jw);
+        }
+    }
     snprintf(buf, sizeof buf, "crc32c:%08" PRIx32, img->checksum);
     ri_jsonw_key(&jw, "checksum");
     ri_jsonw_str(&jw, buf);
@@ -326,6 +367,16 @@ static void print_text(const char *path, const ri_snap_image *img) {
         printf("  segments   %" PRIu32 " of %" PRIu32 " element and %" PRIu32 " of %" PRIu32 " data segments dropped\n",
                count_set(img->elem_dropped, img->nelems), img->nelems, count_set(img->data_dropped, img->ndatas),
                img->ndatas);
+    ri_snap_call call;
+    ri_snap_error e;
+    if (img->has_frames && ri_snap_read_call(img, &call, &e)) {
+        printf("  paused     call to '");
+        ri_put_safe(stdout, call.export_name, call.export_name_len);
+        printf("' (function %" PRIu32 "), %" PRIu32 " frames, paused on %s, %" PRIu64 " gas used, %" PRIu64 " left\n",
+               call.suspension.func_index, call.suspension.nframes, ri_suspend_reason_name(call.suspension.reason),
+               call.gas_used, call.gas_left);
+        ri_snap_call_free(&call);
+    }
     printf("  checksum   crc32c:%08" PRIx32 "\n", img->checksum);
 }
 

@@ -36,6 +36,7 @@ static void usage(FILE *f) {
             "                   rename, diff, export, import, gc\n"
             "  delta create|apply|info ...\n"
             "                   WSNP v2 delta images: the pages that differ from a parent\n"
+            "  resume IMAGE     continue the paused call a snapshot holds (ri run --pause-on)\n"
             "\n"
             "options:\n"
             "  -h, --help       show this help (`ri COMMAND --help` for a command's)\n"
@@ -66,6 +67,7 @@ int main(int argc, char **argv) {
     if (strcmp(cmd, "diff") == 0) return ri_cmd_diff(argc - 1, argv + 1);
     if (strcmp(cmd, "snap") == 0) return ri_cmd_snap(argc - 1, argv + 1);
     if (strcmp(cmd, "delta") == 0) return ri_cmd_delta(argc - 1, argv + 1);
+    if (strcmp(cmd, "resume") == 0) return ri_cmd_resume(argc - 1, argv + 1);
     if (cmd[0] == '-') return ri_usage("ri", "unknown option '%s'", cmd);
-    return ri_usage("ri", "unknown command '%s' (commands: run, inspect, diff, validate, snap, delta)", cmd);
+    return ri_usage("ri", "unknown command '%s' (commands: run, resume, inspect, diff, validate, snap, delta)", cmd);
 }

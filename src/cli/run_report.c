@@ -250,12 +250,16 @@ static void print_json(const ri_run_report *r) {
         ri_jsonw_ms(&w, rec->duration_ms);
         ri_jsonw_end(&w);
     }
-    if (r->failed) {
+    if (r->failed || r->paused) { /* a paused execution: error SUSPENDED (--pause-on) */
         ri_jsonw_object(&w);
         ri_jsonw_key(&w, "ok");
         ri_jsonw_bool(&w, false);
         ri_jsonw_key(&w, "error");
         json_error(&w, &r->error);
+        if (r->paused) {
+            ri_jsonw_key(&w, "gasUsed");
+            ri_jsonw_u64(&w, r->paused_gas_used);
+        }
         ri_jsonw_end(&w);
     }
     ri_jsonw_end(&w);
@@ -267,7 +271,7 @@ static void print_json(const ri_run_report *r) {
     else
         ri_jsonw_null(&w);
     ri_jsonw_key(&w, "error");
-    if (r->failed)
+    if (r->failed || r->paused)
         json_error(&w, &r->error);
     else
         ri_jsonw_null(&w);
@@ -332,9 +336,9 @@ static void print_text(const ri_run_report *r) {
         }
         text_run(i, &r->records[i]);
     }
-    if (r->failed) {
+    if (r->failed || r->paused) {
         ri_describe_error(&r->error, buf, sizeof buf);
-        ri_printf_safe(stdout, "  run %-6zu FAILED  %s\n", r->nrecords + 1, buf);
+        ri_printf_safe(stdout, "  run %-6zu %s  %s\n", r->nrecords + 1, r->paused ? "PAUSED" : "FAILED", buf);
     }
     const ri_sandbox_metrics *m = &r->metrics;
     printf("  metrics    memory %" PRIu64 " / %" PRIu64 " bytes, gas %" PRIu64 " / %" PRIu64 ", time %.3f / %" PRIu64

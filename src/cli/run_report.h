@@ -48,6 +48,8 @@ typedef struct ri_run_report {
     size_t nrecords;
     bool failed;                 /* execution nrecords + 1 failed with error */
     ri_sandbox_error error;
+    bool paused;                 /* --pause-on: execution nrecords + 1 paused (error says why) */
+    uint64_t paused_gas_used;
 
     ri_sandbox_metrics metrics;  /* live, after everything */
     ri_sandbox_status status;

@@ -907,12 +907,17 @@ static void compile_call(compiler *c, uint32_t func_index, bool indirect, uint32
     add_point(c, p, RI_POINT_CALL, height);
     drop_to(c, c->h - need);
     for (uint32_t i = 0; i < t->nresults; i++) push_slot(c);
-    /* A GAS follows every call: the return charges it (in unmetered code it costs 0
-     * and is no stop point). */
+    /* A GAS follows every call: the return charges it (in unmetered code it costs 0).
+     * It is a stop point in both: a host function may yield, and the caller then
+     * suspends there, after the call. */
     if (c->metered) {
         c->call_gas_pos = start_region(c, RI_CODE_GAS, RI_POINT_GAS);
     } else {
-        emit1(c, RI_CODE_GAS, 0);
+        uint32_t g = emit1(c, RI_CODE_GAS, 0);
+        uint32_t at = c->wasm_offset;
+        c->wasm_offset = c->next_offset;
+        add_point(c, g, RI_POINT_GAS, c->h);
+        c->wasm_offset = at;
         start_region(c, RI_CODE_GAS, RI_POINT_GAS);
     }
 }

@@ -48,11 +48,47 @@ struct ri_exec {
     bool trap_has_location;
     uint32_t trap_func_index;
     uint32_t trap_wasm_offset;
+
+    /* Suspension (suspend.c; docs/ARCHITECTURE.md "Suspension"). */
+    uint32_t suspend_mask;      /* RI_SUSPEND_ON_*: what suspends the outermost run */
+    const uint32_t *resume_pc;  /* run(): start there instead of at the code's entry (once) */
+    struct ri_exec_suspended {
+        bool active;
+        ri_suspend_reason reason;
+        ri_func *func;          /* the function the embedder called */
+        uint32_t base;          /* its frame's slot (the entry marker's fp) */
+        size_t marker;          /* index of the entry marker in frames */
+        ri_trap trap;           /* run(): why it stopped (a trap records where, for this) */
+        const uint32_t *pc;     /* the running frame: its stop point, code, instance, frame */
+        const ri_code *code;
+        ri_instance *instance;
+        size_t fp;
+    } susp;
 };
 
 /* The slot index of a frame's base (for descriptions of the stack that outlive it). */
 static inline size_t ri_exec_frame_fp_index(const ri_exec *exec, const ri_frame *f) {
     return (size_t)(f->fp.ptr - exec->stack);
 }
+
+/* call_host: the host function asked to pause before its call (ri_host_pause_before). */
+#define RI_ERR_PAUSE_BEFORE ((ri_errcode)10)
+
+/* interp.c: the store's execution state (created on first use; NULL on OOM). */
+ri_exec *ri_exec_get(ri_store *store);
+/* interp.c: continues the suspended call (store->exec->susp), leaving its results in
+ * results[0 .. nresults slots). */
+ri_errcode ri_exec_resume(ri_store *store, ri_slot *results, ri_error *err);
+/* interp.c: drops the suspended call's frames. */
+void ri_exec_abandon(ri_exec *exec);
+/* suspend.c: whether the outermost run, stopped by `trap`, is suspended instead (the
+ * mode asks for it; out of gas and interrupts stop at a stop point). If so, sets the
+ * reason, clears the trap location and returns true; the frames are as run() left them. */
+bool ri_exec_suspend_wanted(ri_exec *exec, ri_trap trap);
+/* validate.c: the value types of the operand stack just before the instruction at byte
+ * offset `offset` of body `body_index` (what a stop point there holds); *types is
+ * malloc'd (NULL when *n is 0). RI_ERR_ARGUMENT if no instruction starts there. */
+ri_errcode ri_validate_stack_at(const ri_module *m, uint32_t body_index, uint32_t offset, uint8_t **types,
+                                uint32_t *n, ri_error *err);
 
 #endif

@@ -50,6 +50,8 @@ static ri_exec *exec_get(ri_store *store) {
     return store->exec;
 }
 
+ri_exec *ri_exec_get(ri_store *store) { return exec_get(store); }
+
 void ri_exec_free(ri_exec *exec) {
     if (!exec) return;
     free(exec->stack);
@@ -137,7 +139,8 @@ static ri_errcode host_failed(ri_error *err, const char *message) {
 /* Calls host function f with its arguments in slots [at, at + nparams) of the value
  * stack (or of `outside` when not NULL) and leaves its results there. The host may
  * run WebAssembly on this store, which may move the value stack: the slots are
- * located again afterwards. */
+ * located again afterwards. RI_ERR_SUSPENDED: the host yielded (ri_host_yield) and the
+ * run may be suspended: the call completed, the run pauses after it. */
 static ri_errcode call_host(ri_store *store, ri_exec *exec, ri_func *f, ri_instance *caller,
                             ri_slot *outside, uint32_t at, ri_error *err) {
     const ri_type *t = &f->type;
@@ -161,12 +164,33 @@ static ri_errcode call_host(ri_store *store, ri_exec *exec, ri_func *f, ri_insta
     call.store = store;
     call.instance = caller;
     int failed = f->host(&call, f->host_user, args, results);
+    bool yielded = false;
+    if (failed == RI_HOST_PAUSE_BEFORE && call.pause_before) {
+        /* Nothing happened: the run stops before the call, as out of gas (suspend.c). */
+        if (!outside && (exec->suspend_mask & RI_SUSPEND_ON_GAS) && exec->nesting == 1) {
+            if (args != local_args) free(args);
+            if (results != local_results) free(results);
+            return RI_ERR_PAUSE_BEFORE;
+        }
+        snprintf(call.message, sizeof call.message, "%s", ri_trap_message(RI_TRAP_OUT_OF_GAS));
+    } else if (failed == RI_HOST_YIELD && call.yielded) {
+        /* The call completed: the run suspends right after it, if it may (suspend.c). */
+        if (!outside && (exec->suspend_mask & RI_SUSPEND_ON_YIELD) && exec->nesting == 1) {
+            failed = 0;
+            yielded = true;
+        } else {
+            snprintf(call.message, sizeof call.message, "a host function yielded, but this call cannot be suspended (%s)",
+                     outside || exec->nesting != 1 ? "it was not made by the outermost WebAssembly run"
+                                                   : "the store's suspend mode does not include yield");
+        }
+    }
     ri_errcode rc = RI_OK;
     if (failed) {
         rc = host_failed(err, call.message);
     } else {
         ri_slot *out = outside ? outside : exec->stack + at;
         for (uint32_t i = 0; i < t->nresults; i++) out[i] = val_to_slot(t->results[i], &results[i]);
+        if (yielded) rc = RI_ERR_SUSPENDED; /* completed, and the caller pauses after it */
     }
     if (args != local_args) free(args);
     if (results != local_results) free(results);
@@ -379,7 +403,8 @@ static RI_SINGLE_COPY ri_errcode run(ri_store *store, ri_exec *exec, const ri_co
      * gas_reserve and comes over in chunks of at most RI_GAS_CHUNK (see out_of_gas). */
     uint64_t gas = store->gas < RI_GAS_CHUNK ? store->gas : RI_GAS_CHUNK;
     uint64_t gas_reserve = store->gas - gas;
-    const uint32_t *pc = code->words;
+    const uint32_t *pc = exec->resume_pc ? exec->resume_pc : code->words; /* a resumed call: its stop point */
+    exec->resume_pc = NULL;
     ri_slot *fp = exec->stack + fp_index;
     ri_code *const *codes;
     ri_memory *mem;
@@ -614,7 +639,14 @@ call_func:
         gas = store->gas < RI_GAS_CHUNK ? store->gas : RI_GAS_CHUNK;
         gas_reserve = store->gas - gas;
         LOAD_MEMORY();
-        if (rc != RI_OK) TRAP(RI_TRAP_HOST);
+        if (rc != RI_OK) {
+            if (rc == RI_ERR_SUSPENDED) { /* it yielded: suspend at the GAS after the call */
+                pc += call_size;
+                goto suspend;
+            }
+            if (rc == RI_ERR_PAUSE_BEFORE) TRAP(RI_TRAP_OUT_OF_GAS); /* at the call: a suspension */
+            TRAP(RI_TRAP_HOST);
+        }
         NEXT(call_size);
     }
     callee = callee_func->code;
@@ -1228,6 +1260,13 @@ out_of_gas:
     }
     DISPATCH();
 trap:
+    /* Where it stopped, for a suspension instead (out of gas, interrupted: pc is a stop
+     * point; the caller decides, out of this function, so that the loop keeps its registers). */
+    exec->susp.pc = pc;
+    exec->susp.code = code;
+    exec->susp.instance = inst;
+    exec->susp.fp = (size_t)(fp - exec->stack);
+    exec->susp.trap = trap_kind;
     store->gas = gas + gas_reserve;
     exec->trap_has_location = true;
     exec->trap_func_index = code->func_index;
@@ -1244,6 +1283,15 @@ trap:
 finish:
     store->gas = gas + gas_reserve;
     return RI_OK;
+suspend:
+    /* A host function yielded: pc is the GAS after its call; every other frame waits in a call. */
+    store->gas = gas + gas_reserve;
+    exec->susp.reason = RI_SUSPENDED_YIELD;
+    exec->susp.pc = pc;
+    exec->susp.code = code;
+    exec->susp.instance = inst;
+    exec->susp.fp = (size_t)(fp - exec->stack);
+    return RI_ERR_SUSPENDED;
 }
 
 const int32_t *ri_interp_dispatch_table(void) {
@@ -1264,6 +1312,10 @@ ri_errcode ri_exec_call(ri_store *store, ri_func *func, ri_slot *args_results, r
     if (!exec) {
         ri_error_set(err, RI_ERR_NOMEM, "out of memory for the execution stack");
         return RI_ERR_NOMEM;
+    }
+    if (exec->nesting == 0 && exec->susp.active) {
+        ri_error_set(err, RI_ERR_ARGUMENT, "a suspended call is pending on this store: resume or abandon it first");
+        return RI_ERR_ARGUMENT;
     }
     if (exec->nesting == 0) exec->trap_has_location = false;
     if (exec->nesting >= RI_EXEC_MAX_NESTING) return exec_trap(err, RI_TRAP_STACK_EXHAUSTED);
@@ -1292,9 +1344,65 @@ ri_errcode ri_exec_call(ri_store *store, ri_func *func, ri_slot *args_results, r
     exec->nesting++;
     ri_errcode rc = run(store, exec, code, func->instance, base, err, NULL);
     exec->nesting--;
+    if (rc == RI_ERR_TRAP && exec->nesting == 0 && ri_exec_suspend_wanted(exec, exec->susp.trap)) rc = RI_ERR_SUSPENDED;
+    if (rc == RI_ERR_SUSPENDED) { /* the frames stay, from the marker up */
+        exec->susp.active = true;
+        exec->susp.func = func;
+        exec->susp.base = base;
+        exec->susp.marker = saved_frames;
+        ri_error_set(err, RI_ERR_SUSPENDED, "suspended (%s)", ri_suspend_reason_name(exec->susp.reason));
+        return rc;
+    }
+    if (rc == RI_ERR_TRAP && exec->nesting > 0 && err &&
+        ((err->trap == RI_TRAP_OUT_OF_GAS && (exec->suspend_mask & RI_SUSPEND_ON_GAS)) ||
+         (err->trap == RI_TRAP_INTERRUPTED && (exec->suspend_mask & RI_SUSPEND_ON_INTERRUPT)))) {
+        size_t n = strlen(err->message);
+        snprintf(err->message + n, sizeof err->message - n, " (not suspended: a call from a host function into "
+                                                            "WebAssembly cannot be suspended)");
+    }
     if (rc == RI_OK && code->nresults)
         memcpy(args_results, exec->stack + base, (size_t)code->nresults * sizeof(ri_slot));
     exec->frame_top = exec->frames + saved_frames;
     exec->stack_top = base;
     return rc;
+}
+
+/* ---- suspended calls (suspend.c has the rest) ---------------------------------------- */
+
+ri_errcode ri_exec_resume(ri_store *store, ri_slot *results, ri_error *err) {
+    ri_exec *exec = store->exec;
+    if (!exec || !exec->susp.active) {
+        ri_error_set(err, RI_ERR_ARGUMENT, "no suspended call to resume");
+        return RI_ERR_ARGUMENT;
+    }
+    if (exec->nesting) {
+        ri_error_set(err, RI_ERR_ARGUMENT, "cannot resume a suspended call from inside a running call");
+        return RI_ERR_ARGUMENT;
+    }
+    exec->susp.active = false;
+    exec->trap_has_location = false;
+    exec->resume_pc = exec->susp.pc;
+    exec->nesting++;
+    ri_errcode rc = run(store, exec, exec->susp.code, exec->susp.instance, (uint32_t)exec->susp.fp, err, NULL);
+    exec->nesting--;
+    exec->resume_pc = NULL;
+    if (rc == RI_ERR_TRAP && ri_exec_suspend_wanted(exec, exec->susp.trap)) rc = RI_ERR_SUSPENDED;
+    if (rc == RI_ERR_SUSPENDED) {
+        exec->susp.active = true;
+        ri_error_set(err, RI_ERR_SUSPENDED, "suspended (%s)", ri_suspend_reason_name(exec->susp.reason));
+        return rc;
+    }
+    const ri_code *code = exec->susp.func->code;
+    if (rc == RI_OK && code->nresults)
+        memcpy(results, exec->stack + exec->susp.base, (size_t)code->nresults * sizeof(ri_slot));
+    exec->frame_top = exec->frames + exec->susp.marker;
+    exec->stack_top = exec->susp.base;
+    return rc;
+}
+
+void ri_exec_abandon(ri_exec *exec) {
+    if (!exec || !exec->susp.active) return;
+    exec->susp.active = false;
+    exec->frame_top = exec->frames + exec->susp.marker;
+    exec->stack_top = exec->susp.base;
 }

@@ -100,6 +100,8 @@ struct ri_host_call {
     ri_store *store;
     ri_instance *instance;     /* caller's instance, or NULL */
     bool failed;
+    bool yielded;              /* ri_host_yield: completed, and the caller should pause */
+    bool pause_before;         /* ri_host_pause_before: not done, pause before the call */
     char message[RI_ERROR_MESSAGE_MAX];
 };
 

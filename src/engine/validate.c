@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exec.h"
 #include "instr.h"
 #include "module.h"
 #include "runtime.h"
@@ -188,6 +189,10 @@ typedef struct validator {
     const ri_type *type;
     const uint8_t *local_types; /* declared locals, after the params */
     uint32_t nlocals;           /* params included */
+
+    /* ri_validate_stack_at: stop before the instruction at probe_offset */
+    bool probing, probe_hit;
+    uint32_t probe_offset;
 } validator;
 
 static ri_errcode body_error(validator *v, ri_errcode code, const char *fmt, ...)
@@ -778,6 +783,10 @@ static ri_errcode validate_body(validator *v, uint32_t body_index) {
             return body_error(v, RI_ERR_MALFORMED, "%s", instr_error_message(&r));
         }
         v->offset = in.offset;
+        if (__builtin_expect(v->probing, 0) && in.offset == v->probe_offset) {
+            v->probe_hit = true;
+            return RI_OK;
+        }
         /* room for the single pushes of every instruction; multi-value pushes reserve more */
         if (v->vals_cap - v->nvals < 4 && (rc = reserve_vals(v, 4))) return rc;
         if ((rc = validate_instr(v, &in, &r))) return rc;
@@ -1135,6 +1144,50 @@ ri_errcode ri_validate_module(const ri_module *m, ri_error *err) {
     if ((rc == RI_ERR_INVALID || rc == RI_ERR_LIMIT) && find_malformed_body(&v, first_unread_body))
         rc = RI_ERR_MALFORMED;
 
+    free(v.vals);
+    free(v.ctrls);
+    return rc;
+}
+
+/* For suspension (exec.h): the operand stack at an instruction of a valid body. */
+ri_errcode ri_validate_stack_at(const ri_module *m, uint32_t body_index, uint32_t offset, uint8_t **types,
+                                uint32_t *n, ri_error *err) {
+    *types = NULL;
+    *n = 0;
+    if (body_index >= m->nbodies) {
+        ri_error_set(err, RI_ERR_ARGUMENT, "no function body %u", body_index);
+        return RI_ERR_ARGUMENT;
+    }
+    validator v;
+    memset(&v, 0, sizeof v);
+    v.m = m;
+    v.err = err;
+    v.max_depth = m->config.max_block_depth ? m->config.max_block_depth : DEFAULT_MAX_BLOCK_DEPTH;
+    v.probing = true;
+    v.probe_offset = offset;
+    ri_errcode rc = validate_body(&v, body_index);
+    if (rc == RI_OK && !v.probe_hit) {
+        ri_error_set(err, RI_ERR_ARGUMENT, "no instruction of function %u starts at offset 0x%x",
+                     m->nfunc_imports + body_index, offset);
+        rc = RI_ERR_ARGUMENT;
+    }
+    for (uint32_t i = 0; rc == RI_OK && i < v.nvals; i++) {
+        if (v.vals[i] == VT_UNKNOWN) { /* unreachable code: no stop point is there */
+            ri_error_set(err, RI_ERR_ARGUMENT, "offset 0x%x of function %u is unreachable code", offset,
+                         m->nfunc_imports + body_index);
+            rc = RI_ERR_ARGUMENT;
+        }
+    }
+    if (rc == RI_OK && v.nvals) {
+        *types = malloc(v.nvals);
+        if (!*types) {
+            ri_error_set(err, RI_ERR_NOMEM, "out of memory");
+            rc = RI_ERR_NOMEM;
+        } else {
+            memcpy(*types, v.vals, v.nvals);
+            *n = v.nvals;
+        }
+    }
     free(v.vals);
     free(v.ctrls);
     return rc;

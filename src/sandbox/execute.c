@@ -99,6 +99,12 @@ static bool guard(ri_sandbox *sb, const char *action, ri_sandbox_result *r, ri_f
         sb_error_destroyed(&r->error, sb->id);
         return false;
     }
+    if (sb->pending && !sb->run) { /* a paused call (resume.c) */
+        sb_error_trap(&r->error, "invalid_state",
+                      "Cannot execute: a paused call to '%s' is pending \u2014 resume or abandon it first",
+                      sb->pending->action);
+        return false;
+    }
     /* A nested execute (from a host function) would share the run's meter: refused. */
     if (sb->run) status = RI_SANDBOX_RUNNING;
     if (status != RI_SANDBOX_LOADED) {
@@ -236,24 +242,33 @@ static void call_direct(ri_sandbox *sb, ri_func *func, const char *action, const
     execution x;
     if (execution_begin(&x, sb, r)) {
         ri_error e;
+        ri_store_set_suspend_mode(sb->image->store, sb->pause_on); /* the direct convention may pause */
         ri_errcode rc = ri_func_call(sb->image->store, func, args, type.nparams, results, type.nresults, &e);
         execution_end(&x);
-        if (rc != RI_OK) {
-            fail_run(&x, rc, &e, r);
-        } else if (memory_within_limit(sb, r)) {
-            bool oom;
-            r->value_json = values_json(results, type.nresults, &oom);
-            if (oom) {
-                sb_error_trap(&r->error, "runtime_error", "Out of memory for the results of '%s'", action);
-            } else {
-                r->ok = true;
-                r->nresults = type.nresults < MAX_INLINE_RESULTS ? type.nresults : MAX_INLINE_RESULTS;
-                memcpy(r->results, results, r->nresults * sizeof *results);
-            }
+        if (rc == RI_ERR_SUSPENDED) {
+            execution_record(&x, r);
+            if (!sb->destroy_requested) sb_pending_start(sb, action, r->gas_used, r);
+        } else {
+            if (rc != RI_OK) fail_run(&x, rc, &e, r);
+            else if (memory_within_limit(sb, r)) sb_direct_result(sb, action, results, type.nresults, r);
+            execution_record(&x, r);
         }
-        execution_record(&x, r);
     }
     if (results != inline_results) free(results);
+}
+
+void sb_direct_result(ri_sandbox *sb, const char *action, const ri_val *results, uint32_t nresults,
+                      ri_sandbox_result *r) {
+    if (!memory_within_limit(sb, r)) return;
+    bool oom;
+    r->value_json = values_json(results, nresults, &oom);
+    if (oom) {
+        sb_error_trap(&r->error, "runtime_error", "Out of memory for the results of '%s'", action);
+    } else {
+        r->ok = true;
+        r->nresults = nresults < MAX_INLINE_RESULTS ? nresults : MAX_INLINE_RESULTS;
+        memcpy(r->results, results, r->nresults * sizeof *results);
+    }
 }
 
 /* Arguments from JSON numbers (all of them: checked by the caller). */
@@ -397,6 +412,7 @@ static void execute_json(ri_sandbox *sb, ri_func *func, const char *action, cons
         return;
     }
     ri_error e;
+    ri_store_set_suspend_mode(sb->image->store, 0); /* the JSON convention never pauses */
     ri_val arg = ri_val_i32((int32_t)len), ptr_val, packed;
     memset(&packed, 0, sizeof packed);
     ri_errcode rc = ri_func_call(sb->image->store, alloc, &arg, 1, &ptr_val, 1, &e);

@@ -21,6 +21,11 @@ static int bridge_call(ri_host_call *call, void *user, const ri_val *args, ri_va
         /* Only reachable if the embedder calls an import outside execute/load. */
         return ri_host_fail(call, "import called outside an execution of sandbox %s", sb->id);
     }
+    /* Pausing on gas (resume.c): an import that finds no gas left pauses before the call,
+     * where an uninterrupted run with more gas would simply have paid for it. */
+    if (sb->config.gas_schedule == RI_GAS_INSTRUCTIONS && ri_store_gas(run->store) == 0 && !run->failed &&
+        (ri_store_suspend_mode(run->store) & RI_SUSPEND_ON_GAS))
+        return ri_host_pause_before(call);
     if (!sb_run_charge_import(sb, run)) return ri_host_fail(call, "%s", run->failure.message);
 
     switch (binding->kind) {
@@ -35,6 +40,7 @@ static int bridge_call(ri_host_call *call, void *user, const ri_val *args, ri_va
     }
     const ri_host_function *host = binding->host;
     int failed = host->fn(call, host->user, args, results);
+    if (failed == RI_HOST_YIELD && ri_host_call_yielded(call)) return failed; /* pause after it (resume.c) */
     if (failed) {
         /* Limit failures recorded by a nested import call stay what they are. */
         if (!run->failed || run->failure.code == RI_SANDBOX_HOST_FUNCTION_ERROR) {

@@ -190,6 +190,8 @@ bool ri_sandbox_load(ri_sandbox *sb, const uint8_t *wasm, size_t len, ri_sandbox
 
     sb_image *img;
     if (!sb_build_image(sb, wasm, len, &img, err)) return false;
+    sb_pending_free(sb->pending); /* a paused call dies with its image */
+    sb->pending = NULL;
     sb_image_free(sb->image);
     sb->image = img;
     sb_set_status(sb, RI_SANDBOX_LOADED);

@@ -168,6 +168,8 @@ void sb_image_free(sb_image *img) {
 }
 
 void sb_release_image(ri_sandbox *sb) {
+    sb_pending_free(sb->pending); /* a paused call lives in the image's store */
+    sb->pending = NULL;
     sb_image_free(sb->image);
     sb->image = NULL;
 }

@@ -25,6 +25,7 @@
  *                     transactional execution
  *   fork.c            ri_sandbox_fork: a new sandbox from a checkpoint
  *   delta.c           WSNP v2 delta images (only the pages that differ from a parent)
+ *   resume.c          pausable executions: pending call, resume, its snapshot and restore
  */
 #ifndef RI_SANDBOX_INTERNAL_H
 #define RI_SANDBOX_INTERNAL_H
@@ -293,7 +294,35 @@ struct ri_sandbox {
     /* ri_sandbox_interrupt may come from another thread: it reads this under the lock. */
     pthread_mutex_t interrupt_lock;
     ri_store *interruptible;
+
+    /* Pausable executions (resume.c). */
+    uint32_t pause_on;               /* RI_SUSPEND_ON_* of later executions */
+    struct sb_pending *pending;      /* the paused call, or NULL */
 };
+
+/* ---- paused calls (resume.c) ------------------------------------------------------------- */
+
+typedef struct sb_pending {
+    char *action;                    /* the export (NUL-terminated) */
+    uint32_t pause_on;
+    uint64_t gas_used;               /* by every slice so far */
+    uint64_t gas_left;               /* unspent engine gas, carried over to the next slice */
+} sb_pending;
+
+void sb_pending_free(sb_pending *p);
+/* Drops the pending call, if any (engine frames included). */
+void sb_pending_drop(ri_sandbox *sb);
+/* After a run that ended RI_ERR_SUSPENDED: records the pending call (gas_used: the
+ * slice's; the store's gas left carries over), sets status suspended and fills r. */
+void sb_pending_start(ri_sandbox *sb, const char *action, uint64_t gas_used, ri_sandbox_result *r);
+/* Snapshot v2 of a sandbox with a pending call (wsnp2.c calls it). */
+bool sb_snapshot_call(ri_sandbox *sb, ri_snap_call *call, ri_sandbox_error *err);
+/* Restore v2 of an image with a call into a fresh image (wsnp2.c calls it). */
+bool sb_restore_call(ri_sandbox *sb, const ri_snap_image *img, const uint8_t *module, size_t module_len,
+                     ri_sandbox_error *err);
+/* execute.c: the direct convention's result from typed results (value JSON, results). */
+void sb_direct_result(ri_sandbox *sb, const char *action, const ri_val *results, uint32_t nresults,
+                      ri_sandbox_result *r);
 
 ri_sandbox_status sb_status(const ri_sandbox *sb);
 void sb_set_status(ri_sandbox *sb, ri_sandbox_status status);

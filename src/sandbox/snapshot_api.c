@@ -62,7 +62,11 @@ bool ri_sandbox_restore(ri_sandbox *sb, const uint8_t *snapshot, size_t len, ri_
     if (status == RI_SANDBOX_RUNNING || sb->run)
         return snapshot_error(err, "Cannot restore into a running instance \u2014 suspend first");
     int version = ri_snapshot_version(snapshot, len, err);
-    if (version == 1) return sb_restore_v1(sb, snapshot, len, err);
+    if (version == 1) {
+        if (!sb_restore_v1(sb, snapshot, len, err)) return false;
+        sb_pending_drop(sb); /* the image holds no call: a paused one is dropped */
+        return true;
+    }
     if (version == 2) return sb_restore_v2(sb, snapshot, len, err);
     return false;
 }

@@ -78,6 +78,8 @@ bool ri_sandbox_snapshot(ri_sandbox *sb, uint8_t **out, size_t *out_len, ri_sand
 }
 
 bool sb_snapshot_v1(ri_sandbox *sb, uint8_t **out, size_t *out_len, ri_sandbox_error *err) {
+    if (sb->pending)
+        return snapshot_error(err, "Cannot snapshot a paused call in WSNP v1, which has no room for one: use v2");
     if (!v1_can_hold(sb, err)) return false;
 
     uint64_t memory_size = ri_memory_size(sb->image->memory);

@@ -65,7 +65,13 @@ bool sb_snapshot_v2(ri_sandbox *sb, const ri_snapshot_options *opts, uint8_t **o
     w.compression = opts->uncompressed ? RI_SNAP_COMPRESS_NONE : RI_SNAP_COMPRESS_ZSTD;
     if (opts->include_module) w.module = ri_module_bytes(sb->image->module, &w.module_len);
     ri_snap_error e;
-    if (!ri_snap_write(sb->image->instance, &meta, &w, out, out_len, &e)) {
+    ri_snap_call call;
+    memset(&call, 0, sizeof call);
+    if (sb->pending && !sb_snapshot_call(sb, &call, err)) return false;
+    bool written = sb->pending ? ri_snap_write_call(sb->image->instance, &meta, &w, &call, out, out_len, &e)
+                               : ri_snap_write(sb->image->instance, &meta, &w, out, out_len, &e);
+    ri_snap_call_free(&call);
+    if (!written) {
         sb_error_set(err, RI_SANDBOX_SNAPSHOT_ERROR, "Cannot snapshot: %s", e.message);
         return false;
     }
@@ -127,6 +133,14 @@ bool sb_restore_v2(ri_sandbox *sb, const uint8_t *snapshot, size_t len, ri_sandb
         return false;
     }
 
+    if (img.has_frames) { /* a paused call: always into a fresh image (resume.c) */
+        const uint8_t *module = img.module;
+        size_t module_len = img.module_len;
+        if (!module) module = ri_module_bytes(sb->image->module, &module_len);
+        bool ok = sb_restore_call(sb, &img, module, module_len, err);
+        ri_snap_image_free(&img);
+        return ok;
+    }
     uint32_t prng_before = sb->prng_state;
     sb_image *fresh = NULL;
     if (!same) {
@@ -157,6 +171,7 @@ bool sb_restore_v2(ri_sandbox *sb, const uint8_t *snapshot, size_t len, ri_sandb
     }
     sb->prng_state = img.meta.prng_state;
     sb->metrics.gas_used = img.meta.gas_used;
+    sb_pending_drop(sb); /* the image holds no call: a paused one is dropped */
     sb_set_status(sb, RI_SANDBOX_LOADED);
     ri_snap_image_free(&img);
     return true;

@@ -367,11 +367,17 @@ bool ri_snap_read(const uint8_t *data, size_t len, ri_snap_image *out, ri_snap_e
     bool ok = check_header_and_checksum(data, len, out, err) && read_sections(data, len, out, err) &&
               read_meta(data, out, &k, err) && read_module(data, out, err) && read_memories(data, out, &k, err) &&
               read_tables(data, out, &k, err) && read_globals(data, out, &k, err) && read_segments(data, out, &k, err);
-    if (ok && find(out, SNAP_TAG_FRMS)) {
+    const ri_snap_section *frms = ok ? find(out, SNAP_TAG_FRMS) : NULL;
+    if (frms) { /* a suspended call: its form is checked here, before anyone believes it */
         out->has_frames = true;
-        ok = snap_fail(err, RI_SNAP_ERR_UNSUPPORTED,
-                       "Unsupported snapshot — the image holds a suspended call (section FRMS): suspended calls are "
-                       "not supported yet");
+        out->frames = data + frms->offset + RI_SNAP_SECTION_HEADER_BYTES;
+        out->frames_len = frms->length;
+        ri_snap_call call;
+        ok = out->meta.status == RI_SNAP_STATUS_SUSPENDED
+                 ? ri_snap_read_call(out, &call, err)
+                 : snap_fail(err, RI_SNAP_ERR_CORRUPT, "Invalid snapshot — FRMS: a suspended call in an image whose "
+                                                       "status is not suspended");
+        if (ok) ri_snap_call_free(&call);
     }
     if (!ok) {
         ri_snap_image_free(out);

@@ -58,7 +58,8 @@ bool ri_snap_check(const ri_instance *inst, const ri_snap_image *img, ri_snap_er
         return snap_fail(err, RI_SNAP_ERR_ARGUMENT, "ri_snap_check: a version %u image holds no instance state",
                          img->version);
     if (img->has_frames)
-        return snap_fail(err, RI_SNAP_ERR_UNSUPPORTED, "the image holds a suspended call: suspended calls are not supported yet");
+        return snap_fail(err, RI_SNAP_ERR_UNSUPPORTED,
+                         "the image holds a suspended call (section FRMS), which only a sandbox restore can resume");
     if (!counts_fit(inst, img, err)) return false;
     for (uint32_t i = 0; i < img->nmemories; i++) {
         const ri_memory *mem = ri_instance_memory(inst, i);

@@ -13,6 +13,7 @@
  *   restore.c    ri_snap_check, ri_snap_restore
  *   diff.c       ri_snap_diff_images
  *   diff_json.c  ri_snap_diff_json
+ *   frames.c     section FRMS: a suspended call (write, read)
  */
 #ifndef RI_SNAPSHOT_INTERNAL_H
 #define RI_SNAPSHOT_INTERNAL_H
@@ -133,5 +134,10 @@ bool snap_write_memory_pages(snap_buf *b, const uint8_t *data, uint32_t pages, r
  * one frame of exactly that content. */
 bool snap_inflate(const ri_snap_memory *m, uint32_t index, const uint8_t **content, uint8_t **owned,
                   ri_snap_error *err);
+
+/* ---- frames (frames.c) ---------------------------------------------------------------------- */
+
+/* Appends section FRMS for `call` (func_count: the instance's function space). */
+bool snap_write_frames(snap_buf *b, const ri_snap_call *call, uint32_t func_count, ri_snap_error *err);
 
 #endif

@@ -163,10 +163,17 @@ static bool check_args(const ri_instance *inst, const ri_snap_meta *meta, const 
 
 bool ri_snap_write(const ri_instance *inst, const ri_snap_meta *meta, const ri_snap_write_options *opts,
                    uint8_t **out, size_t *out_len, ri_snap_error *err) {
+    return ri_snap_write_call(inst, meta, opts, NULL, out, out_len, err);
+}
+
+bool ri_snap_write_call(const ri_instance *inst, const ri_snap_meta *meta, const ri_snap_write_options *opts,
+                        const ri_snap_call *call, uint8_t **out, size_t *out_len, ri_snap_error *err) {
     snap_ok(err);
     if (out) *out = NULL;
     if (out_len) *out_len = 0;
     if (!check_args(inst, meta, opts, out, out_len, err)) return false;
+    if (call && meta->status != RI_SNAP_STATUS_SUSPENDED)
+        return snap_fail(err, RI_SNAP_ERR_ARGUMENT, "ri_snap_write_call: a suspended call needs status suspended");
     ri_snap_compression compression = opts ? opts->compression : RI_SNAP_COMPRESS_ZSTD;
 
     snap_buf b = {NULL, 0, 0, false};
@@ -182,6 +189,7 @@ bool ri_snap_write(const ri_instance *inst, const ri_snap_meta *meta, const ri_s
     bool ok = write_memories(&b, inst, compression, err) && write_tables(&b, inst, err) &&
               write_globals(&b, inst, err);
     if (ok) write_segments(&b, inst);
+    if (ok && call) ok = snap_write_frames(&b, call, ri_instance_func_count(inst), err);
     if (ok && !b.failed) {
         /* The checksum covers every byte before its own section. */
         uint32_t crc = ri_snap_crc32c(b.data, b.len);

@@ -522,13 +522,15 @@ static void unknown_required_section_is_refused(void **state) {
     close_env(&e);
 }
 
-static void suspended_call_is_not_supported_yet(void **state) {
+/* (Suspended calls are supported since issue 5: test_suspend_sandbox.c; a malformed FRMS
+ * in an image whose status is not suspended is refused.) */
+static void malformed_suspended_call_is_refused(void **state) {
     (void)state;
     env e = open_env("snap_state");
     blob b = snap2(e.sb);
     static const uint8_t frames[4] = {0, 0, 0, 0};
     blob x = with_section(b, "FRMS", 1, frames, sizeof frames);
-    expect_restore_error(e.sb, x.data, x.len, "suspended calls are not supported yet");
+    expect_restore_error(e.sb, x.data, x.len, "Invalid snapshot — FRMS: a suspended call in an image whose status is not suspended");
     free(x.data);
     free(b.data);
     close_env(&e);
@@ -656,7 +658,7 @@ int main(void) {
         cmocka_unit_test(bytes_after_the_checksum_are_refused),
         cmocka_unit_test(unknown_optional_section_is_skipped),
         cmocka_unit_test(unknown_required_section_is_refused),
-        cmocka_unit_test(suspended_call_is_not_supported_yet),
+        cmocka_unit_test(malformed_suspended_call_is_refused),
         cmocka_unit_test(another_module_is_refused),
         cmocka_unit_test(embedded_module_restores_into_a_created_sandbox),
         cmocka_unit_test(image_above_the_memory_limit_is_refused),

@@ -1,0 +1,627 @@
+/*
+ * Suspended calls (ri/engine.h "suspension"; docs/ARCHITECTURE.md "Suspension"):
+ * the mode, host yields, resume, and the description of a suspended call in
+ * WebAssembly terms and its rebuilding in another store.
+ *
+ * The interpreter stops only at stop points (code.h), and there every operand-stack
+ * entry is in its own slot: a frame is (function, stop point, locals, the operand
+ * stack's first `height` slots). The stop point is named by its WebAssembly byte
+ * offset and its kind; the value types of the operands come from the validator run up
+ * to that offset (ri_validate_stack_at), the locals' from the module. Nothing of the
+ * internal code (positions, slots, pointers) is in a description, so it is as
+ * portable as the module.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec.h"
+#include "runtime.h"
+
+/* ---- mode, reasons, yields ---------------------------------------------------------- */
+
+const char *ri_suspend_reason_name(ri_suspend_reason reason) {
+    switch (reason) {
+    case RI_SUSPENDED_GAS: return "gas";
+    case RI_SUSPENDED_INTERRUPT: return "interrupt";
+    case RI_SUSPENDED_YIELD: return "yield";
+    case RI_SUSPENDED_NONE: break;
+    }
+    return "none";
+}
+
+bool ri_exec_suspend_wanted(ri_exec *exec, ri_trap trap) {
+    uint32_t want = trap == RI_TRAP_OUT_OF_GAS ? RI_SUSPEND_ON_GAS : trap == RI_TRAP_INTERRUPTED ? RI_SUSPEND_ON_INTERRUPT : 0;
+    /* (Only called for the outermost run: a nested one has C frames, the host function's,
+     * below it.) */
+    if (!(exec->suspend_mask & want)) return false;
+    exec->susp.reason = trap == RI_TRAP_OUT_OF_GAS ? RI_SUSPENDED_GAS : RI_SUSPENDED_INTERRUPT;
+    exec->trap_has_location = false;
+    return true;
+}
+
+void ri_store_set_suspend_mode(ri_store *store, uint32_t mask) {
+    if (!store) return;
+    ri_exec *exec = ri_exec_get(store);
+    if (exec) exec->suspend_mask = mask & RI_SUSPEND_ALL;
+}
+
+uint32_t ri_store_suspend_mode(const ri_store *store) { return store && store->exec ? store->exec->suspend_mask : 0; }
+
+int ri_host_yield(ri_host_call *call) {
+    if (call) call->yielded = true;
+    return RI_HOST_YIELD;
+}
+
+bool ri_host_call_yielded(const ri_host_call *call) { return call && call->yielded; }
+
+int ri_host_pause_before(ri_host_call *call) {
+    if (call) call->pause_before = true;
+    return RI_HOST_PAUSE_BEFORE;
+}
+
+bool ri_store_suspended(const ri_store *store) { return store && store->exec && store->exec->susp.active; }
+
+ri_suspend_reason ri_store_suspend_reason(const ri_store *store) {
+    return ri_store_suspended(store) ? store->exec->susp.reason : RI_SUSPENDED_NONE;
+}
+
+ri_func *ri_store_suspended_func(const ri_store *store) {
+    return ri_store_suspended(store) ? store->exec->susp.func : NULL;
+}
+
+void ri_store_abandon(ri_store *store) {
+    if (store) ri_exec_abandon(store->exec);
+}
+
+/* ---- resume ----------------------------------------------------------------------------- */
+
+static uint32_t slots_of(uint8_t t) { return t == RI_V128 ? 2u : 1u; }
+
+static void slots_to_val(uint8_t type, const ri_slot *s, ri_val *v) {
+    memset(v, 0, sizeof *v);
+    v->type = (ri_valtype)type;
+    switch (type) {
+    case RI_I32: v->of.i32 = (int32_t)(uint32_t)s->i64; break;
+    case RI_I64: v->of.i64 = (int64_t)s->i64; break;
+    case RI_F32: v->of.f32_bits = (uint32_t)s->i64; break;
+    case RI_F64: v->of.f64_bits = s->i64; break;
+    case RI_V128: memcpy(v->of.v128, s, 16); break;
+    default: v->of.ref = s->ref; break;
+    }
+}
+
+ri_errcode ri_store_resume(ri_store *store, uint64_t gas, ri_val *results, uint32_t nresults, ri_error *err) {
+    ri_error scratch;
+    if (!err) err = &scratch;
+    if (!ri_store_suspended(store)) {
+        ri_error_set(err, RI_ERR_ARGUMENT, "ri_store_resume: no suspended call");
+        return RI_ERR_ARGUMENT;
+    }
+    const ri_type *t = &store->exec->susp.func->type;
+    if (nresults != t->nresults || (nresults && !results)) {
+        ri_error_set(err, RI_ERR_ARGUMENT, "ri_store_resume: room for %u result(s), the function returns %u", nresults,
+                     t->nresults);
+        return RI_ERR_ARGUMENT;
+    }
+    uint64_t nslots = 1;
+    for (uint32_t i = 0; i < nresults; i++) nslots += slots_of(t->results[i]);
+    ri_slot local[16];
+    ri_slot *slots = nslots <= 16 ? local : calloc((size_t)nslots, sizeof *slots);
+    if (!slots) {
+        ri_error_set(err, RI_ERR_NOMEM, "ri_store_resume: out of memory for the results");
+        return RI_ERR_NOMEM;
+    }
+    store->gas = store->gas > UINT64_MAX - gas ? UINT64_MAX : store->gas + gas; /* the unspent rest carries over */
+    ri_errcode rc = ri_exec_resume(store, slots, err);
+    if (rc == RI_OK) {
+        uint64_t at = 0;
+        for (uint32_t i = 0; i < nresults; i++) {
+            slots_to_val(t->results[i], &slots[at], &results[i]);
+            at += slots_of(t->results[i]);
+        }
+        err->code = RI_OK;
+        err->trap = RI_TRAP_NONE;
+        err->message[0] = '\0';
+    }
+    if (slots != local) free(slots);
+    return rc;
+}
+
+/* ---- shared by describe and rebuild ------------------------------------------------------- */
+
+/* The operand types at a stop point, computed once per (function, offset). */
+typedef struct probe {
+    uint32_t func_index, offset, n;
+    uint8_t *types;
+} probe;
+
+typedef struct probes {
+    probe *items;
+    uint32_t count, cap;
+} probes;
+
+static void probes_free(probes *p) {
+    for (uint32_t i = 0; i < p->count; i++) free(p->items[i].types);
+    free(p->items);
+}
+
+static const probe *probe_at(probes *p, const ri_module *m, uint32_t func_index, uint32_t offset, ri_error *err) {
+    for (uint32_t i = 0; i < p->count; i++)
+        if (p->items[i].func_index == func_index && p->items[i].offset == offset) return &p->items[i];
+    if (p->count == p->cap) {
+        uint32_t cap = p->cap ? p->cap * 2 : 8;
+        probe *items = realloc(p->items, (size_t)cap * sizeof *items);
+        if (!items) {
+            ri_error_set(err, RI_ERR_NOMEM, "out of memory");
+            return NULL;
+        }
+        p->items = items;
+        p->cap = cap;
+    }
+    probe *pr = &p->items[p->count];
+    pr->func_index = func_index;
+    pr->offset = offset;
+    if (ri_validate_stack_at(m, func_index - m->nfunc_imports, offset, &pr->types, &pr->n, err) != RI_OK) return NULL;
+    p->count++;
+    return pr;
+}
+
+/* The type of local k of function `code` (parameters first). */
+static uint8_t local_type(const ri_module *m, const ri_code *code, uint32_t k) {
+    const ri_type *t = &m->types[m->func_types[code->func_index]];
+    if (k < t->nparams) return t->params[k];
+    return m->bodies[code->func_index - m->nfunc_imports].local_types[k - t->nparams];
+}
+
+/* The first point of `code` with this offset and kind, or NULL. */
+static const ri_code_point *find_point(const ri_code *code, uint32_t offset, uint32_t kind) {
+    for (uint32_t i = 0; i < code->npoints; i++)
+        if (code->points[i].wasm_offset == offset && code->points[i].kind == kind) return &code->points[i];
+    return NULL;
+}
+
+/* A call instruction at a CALL point, decoded. */
+typedef struct call_site {
+    uint32_t size;      /* words: the return position is pos + size */
+    uint32_t base;      /* the callee's frame, as a slot of the caller's frame */
+    int kind;           /* 0: a function of this module, 1: an import, 2: indirect */
+    uint32_t target;    /* kind 0: body index; 1: function index; 2: type index */
+    uint32_t nmoves;    /* _M1, _M2: the MOVEs it makes first (dst, src word pairs) */
+    const uint32_t *moves;
+} call_site;
+
+static bool call_at(const ri_code *code, uint32_t pos, call_site *cs) {
+    const int32_t *d = ri_interp_dispatch_table();
+    if (pos >= code->nwords) return false;
+    int32_t op = (int32_t)code->words[pos];
+    static const struct { ri_code_op op; uint32_t size; int kind; } calls[] = {
+        {RI_CODE_CALL_LOCAL, 3, 0}, {RI_CODE_CALL_LOCAL_M1, 5, 0}, {RI_CODE_CALL_LOCAL_M2, 7, 0},
+        {RI_CODE_CALL, 3, 1}, {RI_CODE_CALL_INDIRECT, 5, 2}, {RI_CODE_CALL_INDIRECT_M1, 7, 2},
+        {RI_CODE_CALL_INDIRECT_M2, 9, 2},
+    };
+    for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++) {
+        if (d[calls[i].op] != op) continue;
+        if ((uint64_t)pos + calls[i].size > code->nwords) return false;
+        cs->size = calls[i].size;
+        cs->kind = calls[i].kind;
+        uint32_t plain = calls[i].kind == 2 ? 5 : 3;
+        cs->nmoves = (calls[i].size - plain) / 2;
+        cs->moves = code->words + pos + plain;
+        cs->target = code->words[pos + 1];
+        cs->base = code->words[pos + (calls[i].kind == 2 ? 4 : 2)];
+        return true;
+    }
+    return false;
+}
+
+static const char *point_name(uint32_t kind) {
+    switch (kind) {
+    case RI_POINT_ENTRY: return "entry";
+    case RI_POINT_GAS: return "gas";
+    case RI_POINT_LOOP: return "loop";
+    case RI_POINT_CALL: return "call";
+    case RI_POINT_BULK: return "bulk";
+    default: return "unknown";
+    }
+}
+
+/* ---- describe ------------------------------------------------------------------------------ */
+
+void ri_suspension_free(ri_suspension *s) {
+    if (!s) return;
+    for (uint32_t i = 0; s->frames && i < s->nframes; i++) {
+        free(s->frames[i].locals);
+        free(s->frames[i].stack);
+    }
+    free(s->frames);
+    memset(s, 0, sizeof *s);
+}
+
+static bool describe_value(const ri_instance *inst, uint8_t type, ri_slot slot, ri_susp_value *out, ri_error *err) {
+    out->type = (ri_valtype)type;
+    switch (type) {
+    case RI_I32: case RI_F32: out->bits = (uint32_t)slot.i64; return true;
+    case RI_I64: case RI_F64: out->bits = slot.i64; return true;
+    case RI_FUNCREF: {
+        if (!slot.ref) {
+            out->bits = RI_SUSP_NULL_REF;
+            return true;
+        }
+        uint32_t index;
+        if (!ri_instance_func_index(inst, slot.ref, &index)) {
+            ri_error_set(err, RI_ERR_ARGUMENT, "a funcref on the stack is not in the instance's function space");
+            return false;
+        }
+        out->bits = index;
+        return true;
+    }
+    case RI_EXTERNREF:
+        if (!slot.ref) {
+            out->bits = RI_SUSP_NULL_REF;
+            return true;
+        }
+        ri_error_set(err, RI_ERR_ARGUMENT, "a non-null externref on the stack cannot be described");
+        return false;
+    default:
+        ri_error_set(err, RI_ERR_ARGUMENT, "a value of type 0x%02x on the stack cannot be described", type);
+        return false;
+    }
+}
+
+bool ri_store_describe_suspended(ri_store *store, const ri_instance *inst, ri_suspension *out, ri_error *err) {
+    ri_error scratch;
+    if (!err) err = &scratch;
+    if (out) memset(out, 0, sizeof *out);
+    if (!store || !inst || !out) {
+        ri_error_set(err, RI_ERR_ARGUMENT, "ri_store_describe_suspended: NULL argument");
+        return false;
+    }
+    if (!ri_store_suspended(store)) {
+        ri_error_set(err, RI_ERR_ARGUMENT, "no suspended call to describe");
+        return false;
+    }
+    const ri_exec *exec = store->exec;
+    const ri_module *m = inst->module;
+    size_t n = (size_t)(exec->frame_top - exec->frames) - exec->susp.marker;
+    if (n == 0 || n > UINT32_MAX) {
+        ri_error_set(err, RI_ERR_ARGUMENT, "internal error: the suspended call has no frames");
+        return false;
+    }
+    out->frames = calloc(n, sizeof *out->frames);
+    if (!out->frames) {
+        ri_error_set(err, RI_ERR_NOMEM, "out of memory describing the suspended call");
+        return false;
+    }
+    out->nframes = (uint32_t)n;
+    out->reason = exec->susp.reason;
+    probes pr = {0};
+    bool ok = true;
+    for (size_t i = 0; i < n && ok; i++) {
+        const ri_code *code;
+        const ri_instance *fi;
+        const ri_slot *fp;
+        const ri_code_point *pt;
+        uint32_t nstack;
+        bool top = i + 1 == n;
+        if (!top) {
+            const ri_frame *f = &exec->frames[exec->susp.marker + 1 + i];
+            code = f->code;
+            fi = f->instance;
+            fp = f->fp.ptr;
+            const ri_slot *next = i + 2 == n ? exec->stack + exec->susp.fp : exec->frames[exec->susp.marker + 2 + i].fp.ptr;
+            pt = f->ret_pc && f->ret_pc > code->words ? ri_code_find_point(code, (uint32_t)(f->ret_pc - code->words - 1)) : NULL;
+            if (!pt || pt->kind != RI_POINT_CALL || next < fp + code->stack_base ||
+                (size_t)(next - fp) - code->stack_base > pt->height) {
+                ri_error_set(err, RI_ERR_ARGUMENT, "internal error: frame %zu is not waiting at a call", i);
+                ok = false;
+                break;
+            }
+            nstack = (uint32_t)((size_t)(next - fp) - code->stack_base);
+        } else {
+            code = exec->susp.code;
+            fi = exec->susp.instance;
+            fp = exec->stack + exec->susp.fp;
+            uint32_t pos = (uint32_t)(exec->susp.pc - code->words);
+            pt = ri_code_find_point(code, pos);
+            if (!pt || pt->pos != pos || pt->kind == RI_POINT_TRAP) {
+                ri_error_set(err, RI_ERR_ARGUMENT, "internal error: the running frame is not at a stop point");
+                ok = false;
+                break;
+            }
+            nstack = pt->height;
+        }
+        if (fi != inst) {
+            ri_error_set(err, RI_ERR_ARGUMENT, "frame %zu runs a function of another instance: it cannot be described", i);
+            ok = false;
+            break;
+        }
+        if (find_point(code, pt->wasm_offset, pt->kind) != pt) {
+            ri_error_set(err, RI_ERR_ARGUMENT, "frame %zu: the %s point at offset 0x%x is ambiguous", i,
+                         point_name(pt->kind), pt->wasm_offset);
+            ok = false;
+            break;
+        }
+        ri_susp_frame *sf = &out->frames[i];
+        sf->func_index = code->func_index;
+        sf->wasm_offset = pt->wasm_offset;
+        sf->point = (ri_susp_point)pt->kind;
+        sf->nlocals = code->nlocals;
+        sf->nstack = nstack;
+        sf->locals = calloc(code->nlocals ? code->nlocals : 1, sizeof *sf->locals);
+        sf->stack = calloc(nstack ? nstack : 1, sizeof *sf->stack);
+        if (!sf->locals || !sf->stack) {
+            ri_error_set(err, RI_ERR_NOMEM, "out of memory describing the suspended call");
+            ok = false;
+            break;
+        }
+        const ri_type *ft = &m->types[m->func_types[code->func_index]];
+        for (uint32_t k = 0; k < code->nlocals && ok; k++) {
+            uint8_t t = local_type(m, code, k);
+            /* At entry the declared locals are not set yet: ENTRY zeroes them. */
+            ri_slot v = fp[k];
+            if (pt->kind == RI_POINT_ENTRY && k >= ft->nparams) v.i64 = 0, v.ref = NULL;
+            ok = describe_value(inst, t, v, &sf->locals[k], err);
+        }
+        if (ok && nstack) {
+            const probe *p = probe_at(&pr, m, code->func_index, pt->wasm_offset, err);
+            if (!p) {
+                ok = false;
+            } else if (p->n != pt->height) {
+                ri_error_set(err, RI_ERR_ARGUMENT,
+                             "internal error: function %u at offset 0x%x: stack height %u, the validator's %u",
+                             code->func_index, pt->wasm_offset, pt->height, p->n);
+                ok = false;
+            }
+            for (uint32_t k = 0; ok && k < nstack; k++)
+                ok = describe_value(inst, p->types[k], fp[code->stack_base + k], &sf->stack[k], err);
+            /* About to make a call that moves its last arguments into place first (_M1,
+             * _M2): describe them as the call will see them (the moves run again). */
+            call_site cs;
+            if (ok && top && pt->kind == RI_POINT_CALL && call_at(code, pt->pos, &cs) && cs.nmoves) {
+                ri_slot moved[2];
+                uint32_t dsts[2];
+                for (uint32_t k = 0; ok && k < cs.nmoves; k++) {
+                    uint32_t d = cs.moves[2 * k], s = cs.moves[2 * k + 1];
+                    ri_slot v = fp[s];
+                    for (uint32_t j = 0; j < k; j++)
+                        if (dsts[j] == s) v = moved[j];
+                    moved[k] = v;
+                    dsts[k] = d;
+                    if (d < code->stack_base || d - code->stack_base >= nstack) {
+                        ri_error_set(err, RI_ERR_ARGUMENT, "internal error: a call's move outside its operands");
+                        ok = false;
+                    } else {
+                        ok = describe_value(inst, p->types[d - code->stack_base], v, &sf->stack[d - code->stack_base], err);
+                    }
+                }
+            }
+        }
+    }
+    probes_free(&pr);
+    if (!ok) {
+        ri_suspension_free(out);
+        return false;
+    }
+    out->func_index = out->frames[0].func_index;
+    return true;
+}
+
+/* ---- rebuild ------------------------------------------------------------------------------- */
+
+static bool value_ok(const ri_module *m, uint8_t want, const ri_susp_value *v) {
+    if ((uint8_t)v->type != want) return false;
+    switch (want) {
+    case RI_I32: case RI_F32: return v->bits <= UINT32_MAX;
+    case RI_I64: case RI_F64: return true;
+    case RI_FUNCREF: return v->bits == RI_SUSP_NULL_REF || v->bits < m->nfuncs;
+    case RI_EXTERNREF: return v->bits == RI_SUSP_NULL_REF;
+    default: return false;
+    }
+}
+
+static ri_slot value_slot(ri_instance *inst, const ri_susp_value *v) {
+    ri_slot s;
+    s.i64 = 0;
+    if (v->type == RI_FUNCREF || v->type == RI_EXTERNREF) {
+        s.ref = v->type == RI_FUNCREF && v->bits != RI_SUSP_NULL_REF ? inst->funcs[v->bits] : NULL;
+    } else {
+        s.i64 = v->bits;
+    }
+    return s;
+}
+
+typedef struct plan {
+    const ri_code *code;
+    const ri_code_point *pt;
+    call_site cs;           /* callers */
+    uint64_t fp;            /* slot index of the frame */
+} plan;
+
+static bool refuse(ri_error *err, const char *fmt, uint32_t a, uint32_t b) {
+    char msg[200];
+    snprintf(msg, sizeof msg, fmt, a, b);
+    ri_error_set(err, RI_ERR_ARGUMENT, "suspended call: %s", msg);
+    return false;
+}
+
+/* Checks frame i of s against inst; fills pl[i]. */
+static bool check_frame(const ri_store *store, ri_instance *inst, const ri_suspension *s, uint32_t i, plan *pl,
+                        probes *pr, ri_error *err) {
+    const ri_module *m = inst->module;
+    const ri_susp_frame *f = &s->frames[i];
+    bool top = i + 1 == s->nframes;
+    if (f->func_index >= m->nfuncs || f->func_index < m->nfunc_imports)
+        return refuse(err, "frame %u: function %u is not a function defined by the module", i, f->func_index);
+    const ri_func *fn = inst->funcs[f->func_index];
+    const ri_code *code = fn->code;
+    if (!code || fn->instance != inst) return refuse(err, "frame %u: function %u has no code", i, f->func_index);
+    uint32_t kind = (uint32_t)f->point;
+    bool kind_ok = top ? (kind == RI_POINT_ENTRY || kind == RI_POINT_GAS || kind == RI_POINT_LOOP ||
+                          kind == RI_POINT_BULK || kind == RI_POINT_CALL)
+                       : kind == RI_POINT_CALL;
+    if (!kind_ok)
+        return refuse(err, top ? "frame %u (the running one) cannot be at a point of kind %u"
+                               : "frame %u (a caller) must be at a call, not at a point of kind %u",
+                      i, kind);
+    const ri_code_point *pt = find_point(code, f->wasm_offset, kind);
+    if (!pt) return refuse(err, "frame %u: offset 0x%x is not a stop point of that kind in its function", i, f->wasm_offset);
+    if (f->nlocals != code->nlocals)
+        return refuse(err, "frame %u: %u locals, the function has a different number", i, f->nlocals);
+    if (f->nlocals && !f->locals) return refuse(err, "frame %u: %u locals missing", i, f->nlocals);
+    const ri_type *ft = &m->types[m->func_types[code->func_index]];
+    for (uint32_t k = 0; k < f->nlocals; k++) {
+        if (!value_ok(m, local_type(m, code, k), &f->locals[k]))
+            return refuse(err, "frame %u: local %u has the wrong type or an invalid value", i, k);
+        if (kind == RI_POINT_ENTRY && k >= ft->nparams && f->locals[k].bits != (f->locals[k].type == RI_FUNCREF || f->locals[k].type == RI_EXTERNREF ? RI_SUSP_NULL_REF : 0))
+            return refuse(err, "frame %u: declared local %u must be zero at function entry", i, k);
+    }
+    pl[i].code = code;
+    pl[i].pt = pt;
+    if (!top) {
+        if (!call_at(code, pt->pos, &pl[i].cs))
+            return refuse(err, "frame %u: internal error: no call instruction at offset 0x%x", i, f->wasm_offset);
+        const call_site *cs = &pl[i].cs;
+        if (cs->base < code->stack_base || cs->base - code->stack_base > pt->height ||
+            f->nstack != cs->base - code->stack_base)
+            return refuse(err, "frame %u: %u operands below the call's arguments do not match the call", i, f->nstack);
+        /* The next frame must be what this call calls. */
+        uint32_t callee = s->frames[i + 1].func_index;
+        if (callee >= m->nfuncs) return refuse(err, "frame %u: function %u out of range", i + 1, callee);
+        if (cs->kind == 0 && callee != m->nfunc_imports + cs->target)
+            return refuse(err, "frame %u calls another function than function %u", i, callee);
+        if (cs->kind == 1) return refuse(err, "frame %u waits in a call to an import (function %u), not to a frame of this instance", i, cs->target);
+        if (cs->kind == 2 && (cs->target >= m->ntypes || inst->funcs[callee]->type_id != inst->type_ids[cs->target]))
+            return refuse(err, "frame %u: call_indirect of another type than function %u's", i, callee);
+    } else if (f->nstack != pt->height) {
+        return refuse(err, "frame %u: %u operands, the stop point has another height", i, f->nstack);
+    }
+    if (f->nstack && !f->stack) return refuse(err, "frame %u: %u operands missing", i, f->nstack);
+    if (f->nstack) {
+        const probe *p = probe_at(pr, m, code->func_index, pt->wasm_offset, err);
+        if (!p) return false;
+        if (p->n != pt->height) return refuse(err, "frame %u: internal error: stack height %u disagrees", i, pt->height);
+        for (uint32_t k = 0; k < f->nstack; k++)
+            if (!value_ok(m, p->types[k], &f->stack[k]))
+                return refuse(err, "frame %u: operand %u has the wrong type or an invalid value", i, k);
+    }
+    (void)store;
+    return true;
+}
+
+bool ri_store_rebuild_suspended(ri_store *store, ri_instance *inst, const ri_suspension *s, ri_error *err) {
+    ri_error scratch;
+    if (!err) err = &scratch;
+    if (!store || !inst || !s) {
+        ri_error_set(err, RI_ERR_ARGUMENT, "ri_store_rebuild_suspended: NULL argument");
+        return false;
+    }
+    if (inst->store != store) {
+        ri_error_set(err, RI_ERR_ARGUMENT, "ri_store_rebuild_suspended: the instance belongs to another store");
+        return false;
+    }
+    ri_exec *exec = ri_exec_get(store);
+    if (!exec) {
+        ri_error_set(err, RI_ERR_NOMEM, "out of memory for the execution stack");
+        return false;
+    }
+    if (exec->susp.active || exec->nesting || (exec->frames && exec->frame_top != exec->frames)) {
+        ri_error_set(err, RI_ERR_ARGUMENT, "ri_store_rebuild_suspended: the store has a call suspended or running");
+        return false;
+    }
+    if (s->nframes == 0 || !s->frames) return refuse(err, "no frames (%u of %u)", 0, 0);
+    if (s->reason < RI_SUSPENDED_GAS || s->reason > RI_SUSPENDED_YIELD)
+        return refuse(err, "unknown reason %u (of %u)", (uint32_t)s->reason, RI_SUSPENDED_YIELD);
+    if (s->nframes > store->config.max_call_depth)
+        return refuse(err, "%u frames, more than the store's call depth %u", s->nframes, store->config.max_call_depth);
+    if (s->func_index != s->frames[0].func_index)
+        return refuse(err, "the called function %u is not the outermost frame's %u", s->func_index, s->frames[0].func_index);
+    plan *pl = calloc(s->nframes, sizeof *pl);
+    if (!pl) {
+        ri_error_set(err, RI_ERR_NOMEM, "out of memory");
+        return false;
+    }
+    probes pr = {0};
+    bool ok = true;
+    uint64_t base = exec->stack_top, fp = base;
+    for (uint32_t i = 0; i < s->nframes && ok; i++) {
+        ok = check_frame(store, inst, s, i, pl, &pr, err);
+        if (!ok) break;
+        pl[i].fp = fp;
+        if (i + 1 < s->nframes) fp += pl[i].cs.base;
+        if (fp > store->config.max_stack_slots) /* (also keeps fp far from overflowing) */
+            ok = refuse(err, "the frames need more value stack than the store's limit (%u slots, %u frames)",
+                        store->config.max_stack_slots, s->nframes);
+    }
+    probes_free(&pr);
+    uint64_t need = ok ? fp + pl[s->nframes - 1].code->frame_slots : 0;
+    if (ok && need > store->config.max_stack_slots) {
+        ok = refuse(err, "the frames need more value stack than the store's limit (%u slots, %u frames)",
+                    store->config.max_stack_slots, s->nframes);
+    }
+    /* Room (nothing is in use: no pointer into the stack to move). */
+    if (ok && need > exec->stack_cap) {
+        ri_slot *stack = realloc(exec->stack, (size_t)need * sizeof *stack);
+        if (!stack) {
+            ri_error_set(err, RI_ERR_NOMEM, "out of memory for the value stack");
+            ok = false;
+        } else {
+            exec->stack = stack;
+            exec->stack_cap = (uint32_t)need;
+            exec->stack_end = stack + need;
+        }
+    }
+    if (ok && s->nframes > exec->frames_cap) {
+        ri_frame *frames = realloc(exec->frames, (size_t)s->nframes * sizeof *frames);
+        if (!frames) {
+            ri_error_set(err, RI_ERR_NOMEM, "out of memory for the call frames");
+            ok = false;
+        } else {
+            exec->frames = frames;
+            exec->frames_cap = s->nframes;
+            exec->frames_end = frames + s->nframes;
+            exec->frame_top = frames;
+        }
+    }
+    if (!ok) {
+        free(pl);
+        return false;
+    }
+    /* Everything checked: build the frames. */
+    memset(exec->stack + base, 0, (size_t)(need - base) * sizeof *exec->stack);
+    ri_frame *marker = exec->frames;
+    marker->ret_pc = NULL;
+    marker->code = NULL;
+    marker->instance = NULL;
+    marker->fp.ptr = exec->stack + base;
+    for (uint32_t i = 0; i < s->nframes; i++) {
+        const ri_susp_frame *f = &s->frames[i];
+        const ri_code *code = pl[i].code;
+        ri_slot *slots = exec->stack + pl[i].fp;
+        for (uint32_t k = 0; k < f->nlocals; k++) slots[k] = value_slot(inst, &f->locals[k]);
+        /* The constant pool, as ENTRY loads it (its words 5 .. 5 + 2 * nconsts). */
+        for (uint32_t k = 0; k < code->nconsts; k++)
+            slots[code->nlocals + k].i64 = code->words[5 + 2 * k] | (uint64_t)code->words[6 + 2 * k] << 32;
+        for (uint32_t k = 0; k < f->nstack; k++) slots[code->stack_base + k] = value_slot(inst, &f->stack[k]);
+        if (i + 1 < s->nframes) {
+            ri_frame *fr = &exec->frames[1 + i];
+            fr->ret_pc = code->words + pl[i].pt->pos + pl[i].cs.size;
+            fr->code = code;
+            fr->instance = inst;
+            fr->fp.ptr = slots;
+        }
+    }
+    exec->frame_top = exec->frames + s->nframes;
+    const plan *top = &pl[s->nframes - 1];
+    exec->susp.active = true;
+    exec->susp.reason = s->reason;
+    exec->susp.func = inst->funcs[s->func_index];
+    exec->susp.base = (uint32_t)base;
+    exec->susp.marker = 0;
+    exec->susp.pc = top->code->words + top->pt->pos;
+    exec->susp.code = top->code;
+    exec->susp.instance = inst;
+    exec->susp.fp = (size_t)top->fp;
+    free(pl);
+    return true;
+}

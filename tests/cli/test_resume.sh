@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# Tests of pausable runs (issue 5): `ri run --pause-on gas --gas N --snapshot IMAGE`, then
+# `ri resume IMAGE --gas N --snapshot NEXT` again and again, each in a new process, ends
+# with the same value, the same total gas and the same final image bytes as the
+# uninterrupted run; for several slice sizes. Also: what `ri resume` refuses (no paused
+# call, damaged images, v1), --pause-on usage errors, and --help.
+#
+#   bash tests/cli/test_resume.sh [PATH/TO/ri]        (default: build/ri)
+#
+# Needs wat2wasm and jq. Prints each failure, then "N passed, N failed"; exits non-zero
+# when anything failed.
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+ri=${1:-$root/build/ri}
+if [ ! -x "$ri" ]; then
+    echo "test_resume: no ri executable at $ri" >&2
+    echo "0 passed, 1 failed"
+    exit 1
+fi
+command -v wat2wasm >/dev/null || { echo "test_resume: wat2wasm not found" >&2; echo "0 passed, 1 failed"; exit 1; }
+command -v jq >/dev/null || { echo "test_resume: jq not found" >&2; echo "0 passed, 1 failed"; exit 1; }
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/ri-resume-test.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+passed=0 failed=0
+name=""
+pass() { passed=$((passed + 1)); }
+fail() {
+    failed=$((failed + 1))
+    echo "FAIL [$name] $*"
+    echo "  command: ${cmd[*]}"
+    sed 's/^/  stdout: /' "$tmp/out" | head -n 15
+    sed 's/^/  stderr: /' "$tmp/err" | head -n 8
+}
+# t NAME WANT_STATUS CMD...
+t() {
+    name=$1 want=$2
+    shift 2
+    cmd=("$@")
+    "$@" >"$tmp/out" 2>"$tmp/err"
+    local got=$?
+    if [ "$got" -ne "$want" ]; then fail "exit status $got, want $want"; return 1; fi
+    pass
+    return 0
+}
+# expect NAME JQ_EXPR WANT: stdout's JSON, evaluated
+expect() {
+    local got
+    got=$(jq -r "$2" <"$tmp/out" 2>/dev/null)
+    name=$1
+    if [ "$got" != "$3" ]; then fail "$2 is '$got', want '$3'"; else pass; fi
+}
+contains() { # contains NAME FILE TEXT
+    name=$1
+    if grep -qF -- "$3" "$tmp/$2"; then pass; else fail "$2 does not contain '$3'"; fi
+}
+
+wasm="$tmp/mix.wasm"
+wat2wasm "$root/tests/wat/suspend_cli.wat" -o "$wasm" || { echo "test_resume: wat2wasm failed" >&2; exit 1; }
+common=(--timestamp 1700000000000 --seed 5 --gas-schedule instructions)
+
+# ---- the uninterrupted run -----------------------------------------------------------------
+t full 0 "$ri" run "${common[@]}" --max-gas 1000000 --snapshot "$tmp/full.wsnp" --uncompressed --json "$wasm" mix 40
+expect full-status .status loaded
+want_value=$(jq -r .value <"$tmp/out")
+want_gas=$(jq -r .metrics.gasUsed <"$tmp/out")
+[ "$want_gas" -gt 1000 ] || { echo "test_resume: the program is too short ($want_gas gas)"; exit 1; }
+
+# ---- sliced runs, every slice in a new process -----------------------------------------------
+for slice in 13 250 999; do
+    t "slice$slice-first" 0 "$ri" run "${common[@]}" --pause-on gas --gas "$slice" --snapshot "$tmp/s.wsnp" \
+        --uncompressed --json "$wasm" mix 40 || continue
+    expect "slice$slice-first-status" .status suspended
+    expect "slice$slice-first-code" .error.code SUSPENDED
+    n=1
+    while :; do
+        t "slice$slice-resume$n" 0 "$ri" resume --gas "$slice" --snapshot "$tmp/next.wsnp" --uncompressed --json \
+            "$tmp/s.wsnp" || break
+        mv "$tmp/next.wsnp" "$tmp/s.wsnp"
+        status=$(jq -r .status <"$tmp/out")
+        [ "$status" = suspended ] || break
+        n=$((n + 1))
+        if [ "$n" -gt 5000 ]; then name="slice$slice"; fail "does not end"; break; fi
+    done
+    expect "slice$slice-status" .status loaded
+    expect "slice$slice-value" .value "$want_value"
+    expect "slice$slice-gas" .gasUsed "$want_gas"
+    name="slice$slice-bytes"
+    if cmp -s "$tmp/s.wsnp" "$tmp/full.wsnp"; then pass; else fail "the final image differs from the uninterrupted run's"; fi
+    name="slice$slice-count"
+    if [ "$slice" -lt "$want_gas" ] && [ "$n" -lt 2 ]; then fail "only $n resumes"; else pass; fi
+done
+
+# ---- text output, a paused image restored by `ri run --restore` into a sandbox is refused to execute
+t text 0 "$ri" run "${common[@]}" --pause-on gas --gas 100 --snapshot "$tmp/p.wsnp" --text "$wasm" mix 40
+contains text-paused out PAUSED
+t resume-text 0 "$ri" resume --gas 100 --text "$tmp/p.wsnp"
+contains resume-text-paused out PAUSED
+
+# ---- refusals ----------------------------------------------------------------------------------
+t no-call 3 "$ri" resume "$tmp/full.wsnp"
+contains no-call-msg err "holds no paused call"
+t missing 3 "$ri" resume "$tmp/nonexistent.wsnp"
+head -c 200 "$tmp/p.wsnp" >"$tmp/trunc.wsnp"
+t truncated 3 "$ri" resume "$tmp/trunc.wsnp"
+cp "$tmp/p.wsnp" "$tmp/flip.wsnp"
+len=$(stat -c %s "$tmp/flip.wsnp")
+printf '\xff' | dd of="$tmp/flip.wsnp" bs=1 seek=$((len - 40)) conv=notrunc 2>/dev/null
+t flipped 3 "$ri" resume "$tmp/flip.wsnp"
+t v1-of-paused 1 "$ri" run "${common[@]}" --pause-on gas --gas 100 --snapshot "$tmp/v1.wsnp" --format v1 --json "$wasm" mix 40
+contains v1-msg err "WSNP v1"
+t bad-pause-on 2 "$ri" run "${common[@]}" --pause-on sleep "$wasm" mix 40
+t pause-gas-host-calls 2 "$ri" run --timestamp 1 --pause-on gas "$wasm" mix 40
+t no-image 2 "$ri" resume
+t help 0 "$ri" resume --help
+contains help-text out "usage: ri resume"
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
