@@ -388,19 +388,26 @@ ri_checkpoint_info ri_checkpoint_get_info(const ri_checkpoint *cp);
 
 /* Puts the sandbox back into the checkpoint's state (it must run the checkpoint's
  * module; loaded or suspended, not running). Status becomes the checkpoint's. The
- * event timestamp is the config's (as for restore). */
+ * event timestamp is the config's (as for restore). A paused call is part of the
+ * state: the sandbox's own one is dropped (as ri_sandbox_abandon would) and the
+ * checkpoint's, if it holds one, comes back pending (docs/SANDBOX.md "Checkpoints of a
+ * paused call"). */
 bool ri_sandbox_rollback(ri_sandbox *sb, const ri_checkpoint *cp, ri_sandbox_error *err);
 
 /* A new, independent sandbox with its own id from factory and sb's config, in the
  * state of cp, or of sb as it is now when cp is NULL (sb must then be loaded or
  * suspended). Both continue separately. The module is shared (not recompiled) and the
- * start function does not run again. NULL on error (err set). */
+ * start function does not run again. A paused call comes along: the fork of a paused
+ * sandbox is a second paused sandbox (its own frames; pause-on mask copied). NULL on
+ * error (err set). */
 ri_sandbox *ri_sandbox_fork(ri_sandboxes *factory, ri_sandbox *sb, const ri_checkpoint *cp, ri_sandbox_error *err);
 
 typedef struct ri_execute_options {
     /* A failed execution (trap, gas, time or memory limit, host error) leaves the
      * sandbox exactly as before it started (memory, globals, tables, segments, PRNG,
-     * gas used): a checkpoint is taken before the call and rolled back on failure. */
+     * gas used): a checkpoint is taken before the call and rolled back on failure.
+     * A pause (RI_SANDBOX_SUSPENDED_CALL) is not a failure: nothing is rolled back, and
+     * the resumed call is not transactional (checkpoint first to keep a way back). */
     bool transactional;
 } ri_execute_options;
 

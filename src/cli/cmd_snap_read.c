@@ -17,6 +17,9 @@ static int parse(snapcli_ctx *c, int argc, char **argv, const char **pos, int ma
                  int *rc) {
     ri_args args;
     ri_args_init(&args, argc, argv);
+    /* Every slot is defined even past *npos: callers read pos[0] after checking *npos, a link
+     * gcc -O3 cannot follow through the loop (a false maybe-uninitialized otherwise). */
+    for (int i = 0; i < max; i++) pos[i] = NULL;
     *npos = 0;
     for (ri_arg a = ri_args_next(&args); a.kind != RI_ARG_END; a = ri_args_next(&args)) {
         if (a.kind == RI_ARG_POSITIONAL) {

@@ -5,8 +5,13 @@
  * is small and copied. Function references travel as indices, so a checkpoint
  * applies to any instance of its module (rollback here, fork.c in a new sandbox).
  *
+ * A paused call (resume.c) is part of the state: the checkpoint holds it as the
+ * snapshot's FRMS section would (sb_snapshot_call: frames in WebAssembly terms), and
+ * rollback and fork rebuild it in their store (sb_pending_rebuild), so a fork of a
+ * paused sandbox is a second paused sandbox.
+ *
  * Transactional execution is a checkpoint before the call and a rollback when the
- * call failed.
+ * call failed; a pause is not a failure (the call goes on when resumed).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +35,7 @@ void ri_checkpoint_free(ri_checkpoint *cp) {
     free(cp->tables);
     free(cp->elem_dropped);
     free(cp->data_dropped);
+    if (cp->has_call) ri_snap_call_free(&cp->call);
     ri_module_free(cp->module);
     free(cp);
 }
@@ -106,6 +112,13 @@ ri_checkpoint *ri_sandbox_checkpoint(ri_sandbox *sb, const ri_checkpoint_options
     cp->gas_used = sb->metrics.gas_used;
     cp->execution_ms = sb->metrics.execution_ms;
     cp->status = sb_status(sb) == RI_SANDBOX_SUSPENDED ? RI_SANDBOX_SUSPENDED : RI_SANDBOX_LOADED;
+    if (sb->pending) {
+        if (!sb_snapshot_call(sb, &cp->call, err)) {
+            ri_checkpoint_free(cp);
+            return NULL;
+        }
+        cp->has_call = true;
+    }
     if (!capture_rest(inst, cp, err)) {
         ri_checkpoint_free(cp);
         return NULL;
@@ -204,6 +217,19 @@ bool ri_sandbox_rollback(ri_sandbox *sb, const ri_checkpoint *cp, ri_sandbox_err
     sb->prng_state = cp->prng_state;
     sb->metrics.gas_used = cp->gas_used;
     sb->metrics.execution_ms = cp->execution_ms;
+    /* The paused call is the checkpoint's: the sandbox's own one (if any) is dropped as
+     * ri_sandbox_abandon drops it, and the checkpoint's (if any) rebuilt in its place. */
+    sb_pending_drop(sb);
+    if (cp->has_call) {
+        sb->pending = sb_pending_rebuild(sb, sb->image, &cp->call, err);
+        if (!sb->pending) {
+            /* Only out of memory gets here (the frames come from this module): the state
+             * is the checkpoint's, without its call. */
+            sb_set_status(sb, RI_SANDBOX_LOADED);
+            sb_error_prefix(err, "Rolled back without the paused call: ");
+            return false;
+        }
+    }
     sb_set_status(sb, cp->status);
     return true;
 }
@@ -225,7 +251,9 @@ ri_sandbox_result ri_sandbox_execute_with(ri_sandbox *sb, const char *action, co
         return r;
     }
     ri_sandbox_result r = ri_sandbox_execute(sb, action, payload_json);
-    if (!r.ok && sb_status(sb) != RI_SANDBOX_DESTROYED && sb->image && sb->image->instance) {
+    /* A pause is not a failure: the call goes on when resumed (without the checkpoint). */
+    bool paused = !r.ok && r.error.code == RI_SANDBOX_SUSPENDED_CALL;
+    if (!r.ok && !paused && sb_status(sb) != RI_SANDBOX_DESTROYED && sb->image && sb->image->instance) {
         uint64_t gas = r.metrics.gas_used;
         double ms = r.metrics.execution_ms;
         if (!ri_sandbox_rollback(sb, cp, &e)) {

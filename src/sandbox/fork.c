@@ -4,7 +4,8 @@
  * occasion). The module is shared, not recompiled; the new instance is built as a
  * load builds one but without the start function (its effects are in the state the
  * checkpoint brings), then the checkpoint is applied: memory maps copy-on-write, so
- * the cost does not grow with the memory's size.
+ * the cost does not grow with the memory's size. A checkpoint's paused call is
+ * rebuilt in the new store: the fork is then a second paused sandbox.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,9 +36,11 @@ ri_sandbox *ri_sandbox_fork(ri_sandboxes *factory, ri_sandbox *sb, const ri_chec
         return NULL;
     }
     sb_image *img = NULL;
+    sb_pending *pending = NULL;
     /* The child's config is the original's, so the module's imports pass isolation. */
     if (!sb_build_image_from(child, ri_module_retain(cp->module), false, &img, err) ||
-        !sb_checkpoint_apply(img, cp, err)) {
+        !sb_checkpoint_apply(img, cp, err) ||
+        (cp->has_call && !(pending = sb_pending_rebuild(child, img, &cp->call, err)))) {
         ri_sandbox_error cause = *err;
         sb_image_free(img);
         ri_sandbox_free(child);
@@ -47,6 +50,8 @@ ri_sandbox *ri_sandbox_fork(ri_sandboxes *factory, ri_sandbox *sb, const ri_chec
     }
     sb_image_free(child->image); /* the created sandbox's empty image */
     child->image = img;
+    child->pending = pending;
+    child->pause_on = sb->pause_on; /* later executions pause as the original's do */
     child->prng_state = cp->prng_state;
     child->metrics.gas_used = cp->gas_used;
     child->metrics.execution_ms = cp->execution_ms;

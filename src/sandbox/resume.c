@@ -248,21 +248,44 @@ static bool call_fits(const ri_instance *inst, const ri_snap_call *call, char **
     return true;
 }
 
+sb_pending *sb_pending_rebuild(const ri_sandbox *sb, sb_image *img, const ri_snap_call *call, ri_sandbox_error *err) {
+    if (call->gas_schedule != (uint32_t)sb->config.gas_schedule ||
+        ((call->pause_on & RI_SUSPEND_ON_GAS) && sb->config.gas_schedule != RI_GAS_INSTRUCTIONS)) {
+        sb_error_set(err, RI_SANDBOX_SNAPSHOT_ERROR,
+                     "Cannot restore the paused call: it was metered with the %s gas schedule, this sandbox uses %s",
+                     call->gas_schedule ? "instructions" : "host-calls",
+                     sb->config.gas_schedule == RI_GAS_INSTRUCTIONS ? "instructions" : "host-calls");
+        return NULL;
+    }
+    char *action = NULL;
+    if (!call_fits(img->instance, call, &action, err)) return NULL;
+    sb_pending *p = calloc(1, sizeof *p);
+    if (!p) {
+        free(action);
+        sb_error_set(err, RI_SANDBOX_SNAPSHOT_ERROR, "Cannot restore the paused call: out of memory");
+        return NULL;
+    }
+    ri_error e;
+    if (!ri_store_rebuild_suspended(img->store, img->instance, &call->suspension, &e)) {
+        free(action);
+        free(p);
+        sb_error_set(err, RI_SANDBOX_SNAPSHOT_ERROR, "Cannot restore the paused call: %s", e.message);
+        return NULL;
+    }
+    p->action = action;
+    p->pause_on = call->pause_on;
+    p->gas_used = call->gas_used;
+    p->gas_left = call->gas_left;
+    ri_store_set_suspend_mode(img->store, call->pause_on);
+    return p;
+}
+
 bool sb_restore_call(ri_sandbox *sb, const ri_snap_image *img, const uint8_t *module, size_t module_len,
                      ri_sandbox_error *err) {
     ri_snap_call call;
     ri_snap_error se;
     if (!ri_snap_read_call(img, &call, &se)) {
         sb_error_set(err, RI_SANDBOX_SNAPSHOT_ERROR, "%s", se.message);
-        return false;
-    }
-    if (call.gas_schedule != (uint32_t)sb->config.gas_schedule ||
-        ((call.pause_on & RI_SUSPEND_ON_GAS) && sb->config.gas_schedule != RI_GAS_INSTRUCTIONS)) {
-        sb_error_set(err, RI_SANDBOX_SNAPSHOT_ERROR,
-                     "Cannot restore the paused call: it was metered with the %s gas schedule, this sandbox uses %s",
-                     call.gas_schedule ? "instructions" : "host-calls",
-                     sb->config.gas_schedule == RI_GAS_INSTRUCTIONS ? "instructions" : "host-calls");
-        ri_snap_call_free(&call);
         return false;
     }
     /* Everything goes into a fresh image; the sandbox changes only once all of it worked. */
@@ -282,34 +305,16 @@ bool sb_restore_call(ri_sandbox *sb, const ri_snap_image *img, const uint8_t *mo
     fresh->has_module_sha256 = true;
     ri_snap_image state = *img;
     state.has_frames = false; /* the frames are ours to restore */
-    char *action = NULL;
-    ri_error e;
-    bool ok = true;
-    if (!ri_snap_restore(fresh->instance, &state, &se)) {
+    sb_pending *p = NULL;
+    if (!ri_snap_restore(fresh->instance, &state, &se))
         sb_error_set(err, RI_SANDBOX_SNAPSHOT_ERROR, "%s", se.message);
-        ok = false;
-    }
-    if (ok) ok = call_fits(fresh->instance, &call, &action, err);
-    if (ok && !ri_store_rebuild_suspended(fresh->store, fresh->instance, &call.suspension, &e)) {
-        sb_error_set(err, RI_SANDBOX_SNAPSHOT_ERROR, "Cannot restore the paused call: %s", e.message);
-        ok = false;
-    }
-    sb_pending *p = ok ? calloc(1, sizeof *p) : NULL;
-    if (ok && !p) {
-        sb_error_set(err, RI_SANDBOX_SNAPSHOT_ERROR, "Cannot restore: out of memory");
-        ok = false;
-    }
-    if (!ok) {
-        free(action);
+    else
+        p = sb_pending_rebuild(sb, fresh, &call, err);
+    ri_snap_call_free(&call);
+    if (!p) {
         sb_image_free(fresh);
-        ri_snap_call_free(&call);
         return false;
     }
-    p->action = action;
-    p->pause_on = call.pause_on;
-    p->gas_used = call.gas_used;
-    p->gas_left = call.gas_left;
-    ri_store_set_suspend_mode(fresh->store, call.pause_on);
     sb_pending_free(sb->pending);
     sb_image_free(sb->image);
     sb->image = fresh;
@@ -317,6 +322,5 @@ bool sb_restore_call(ri_sandbox *sb, const ri_snap_image *img, const uint8_t *mo
     sb->prng_state = img->meta.prng_state;
     sb->metrics.gas_used = img->meta.gas_used;
     sb_set_status(sb, RI_SANDBOX_SUSPENDED);
-    ri_snap_call_free(&call);
     return true;
 }

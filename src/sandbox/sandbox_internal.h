@@ -208,6 +208,8 @@ struct ri_checkpoint {
     uint64_t gas_used;
     double execution_ms;
     ri_sandbox_status status;        /* loaded or suspended */
+    bool has_call;                   /* the sandbox had a paused call: call describes it */
+    ri_snap_call call;
 };
 
 /* Puts img's instance into cp's state (img runs cp's module). Table growth and the
@@ -320,6 +322,11 @@ bool sb_snapshot_call(ri_sandbox *sb, ri_snap_call *call, ri_sandbox_error *err)
 /* Restore v2 of an image with a call into a fresh image (wsnp2.c calls it). */
 bool sb_restore_call(ri_sandbox *sb, const ri_snap_image *img, const uint8_t *module, size_t module_len,
                      ri_sandbox_error *err);
+/* The pending call of `call` rebuilt in img (its store has no suspended call; img runs
+ * the call's module and, for sb's config, its gas schedule): NULL (err set) with the
+ * store unchanged, else the new pending call (the store's suspend mode set). Used by
+ * restore, rollback and fork. */
+sb_pending *sb_pending_rebuild(const ri_sandbox *sb, sb_image *img, const ri_snap_call *call, ri_sandbox_error *err);
 /* execute.c: the direct convention's result from typed results (value JSON, results). */
 void sb_direct_result(ri_sandbox *sb, const char *action, const ri_val *results, uint32_t nresults,
                       ri_sandbox_result *r);
