@@ -66,6 +66,7 @@ typedef enum ri_errcode {
     RI_ERR_NOMEM,       /* the host allocator failed */
     RI_ERR_ARGUMENT,    /* API misuse: wrong argument count or type, NULL, ... */
     RI_ERR_NOT_FOUND,   /* no such export */
+    RI_ERR_SUSPENDED = 9, /* the call is suspended, not failed (ri_store_suspended; "suspension" below) */
 } ri_errcode;
 
 /* Trap kinds. Messages are the spec testsuite's texts (see ri_trap_message). */
@@ -429,9 +430,8 @@ ri_instance *ri_instantiate_nostart(ri_store *store, const ri_module *module, co
  * started by a host function (host -> WebAssembly -> host nesting) traps as before,
  * its message saying that it could not be suspended. */
 
-/* ri_func_call / ri_store_resume: the call is suspended (not an error; see
- * ri_store_suspended). */
-#define RI_ERR_SUSPENDED ((ri_errcode)9)
+/* ri_func_call / ri_store_resume return RI_ERR_SUSPENDED (ri_errcode) when the call is
+ * suspended: not an error (see ri_store_suspended). */
 
 /* What may suspend a call (a mask for ri_store_set_suspend_mode). */
 #define RI_SUSPEND_ON_GAS 1u        /* the gas budget cannot pay the next charge */

@@ -94,6 +94,7 @@ typedef enum ri_sandbox_errcode {
     RI_SANDBOX_INSTANCE_DESTROYED,   /* instance_id */
     RI_SANDBOX_SNAPSHOT_ERROR,       /* message (the reason) */
     RI_SANDBOX_INVALID_CONFIG,       /* message: a config the sandbox cannot honour */
+    RI_SANDBOX_SUSPENDED_CALL = 10,  /* "SUSPENDED": the execution paused (ri_sandbox_resume) */
 } ri_sandbox_errcode;
 
 /* "GAS_EXHAUSTED", "MEMORY_EXCEEDED", ... */
@@ -444,8 +445,6 @@ bool ri_sandbox_restore_delta(ri_sandbox *sb, const uint8_t *parent, size_t pare
  * The JSON convention never pauses. Pausing on gas needs the instructions schedule; an
  * import called when no gas is left pauses before the call (ri_host_pause_before) and
  * is made, and charged, by the next slice. */
-
-#define RI_SANDBOX_SUSPENDED_CALL ((ri_sandbox_errcode)10) /* "SUSPENDED": the execution paused */
 
 /* The pause-on mask of later executions (0, the default: never pause). */
 bool ri_sandbox_set_pause_on(ri_sandbox *sb, uint32_t pause_on, ri_sandbox_error *err);

@@ -88,7 +88,7 @@ static void json_error(ri_jsonw *w, const ri_sandbox_error *e) {
         ri_jsonw_key(w, "instanceId");
         ri_jsonw_str(w, e->instance_id);
         break;
-    default: /* INVALID_MODULE, SNAPSHOT_ERROR, INVALID_CONFIG */
+    default: /* INVALID_MODULE, SNAPSHOT_ERROR, INVALID_CONFIG, SUSPENDED */
         ri_jsonw_key(w, "reason");
         ri_jsonw_str(w, e->message);
         break;

@@ -37,8 +37,8 @@ const char *ri_errcode_name(ri_errcode code) {
     case RI_ERR_NOMEM: return "out of memory";
     case RI_ERR_ARGUMENT: return "argument";
     case RI_ERR_NOT_FOUND: return "not found";
+    case RI_ERR_SUSPENDED: return "suspended";
     }
-    if (code == RI_ERR_SUSPENDED) return "suspended";
     return "unknown";
 }
 

@@ -18,8 +18,8 @@ const char *ri_sandbox_errcode_name(ri_sandbox_errcode code) {
     case RI_SANDBOX_INSTANCE_DESTROYED: return "INSTANCE_DESTROYED";
     case RI_SANDBOX_SNAPSHOT_ERROR: return "SNAPSHOT_ERROR";
     case RI_SANDBOX_INVALID_CONFIG: return "INVALID_CONFIG";
+    case RI_SANDBOX_SUSPENDED_CALL: return "SUSPENDED";
     }
-    if (code == RI_SANDBOX_SUSPENDED_CALL) return "SUSPENDED";
     return "UNKNOWN";
 }
 

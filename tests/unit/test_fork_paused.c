@@ -325,8 +325,20 @@ static void transactional_execution_that_pauses_is_not_rolled_back(void **state)
     expected_free(&want);
 }
 
+/* The pause codes are enum members with the values they had as macros (ABI), named. */
+static void pause_codes_are_named_enum_members(void **state) {
+    (void)state;
+    ri_errcode engine = RI_ERR_SUSPENDED;
+    ri_sandbox_errcode sandbox = RI_SANDBOX_SUSPENDED_CALL;
+    assert_int_equal(engine, 9);
+    assert_int_equal(sandbox, 10);
+    assert_string_equal(ri_errcode_name(engine), "suspended");
+    assert_string_equal(ri_sandbox_errcode_name(sandbox), "SUSPENDED");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(pause_codes_are_named_enum_members),
         cmocka_unit_test(fork_of_a_paused_sandbox_at_several_points),
         cmocka_unit_test(fork_of_a_paused_checkpoint_after_the_original_finished),
         cmocka_unit_test(fork_of_a_call_paused_by_a_host_yield),
