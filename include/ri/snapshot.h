@@ -328,6 +328,14 @@ typedef struct ri_snap_delta_info {
  * not); info (may be NULL) gets its PRNT. */
 bool ri_snap_is_delta(const uint8_t *data, size_t len, ri_snap_delta_info *info);
 
+/* A delta's own contents (for describing it, `ri inspect`): PRNT checked (reserved
+ * bytes) into info, then the rest read and checked as ri_snap_read reads a full image.
+ * The memories' present_pages are the pages the delta stores (those that differ from
+ * the parent; such a page may be all zero). *out points into *backing (malloc'd): free
+ * it after ri_snap_image_free(out). Not a delta: RI_SNAP_ERR_ARGUMENT. */
+bool ri_snap_delta_read(const uint8_t *data, size_t len, ri_snap_delta_info *info, ri_snap_image *out,
+                        uint8_t **backing, ri_snap_error *err);
+
 /* The delta from parent (a full v2 image) to image (a full v2 image of the same module
  * with the same memories, written with `compression`): every section of image but MEMS
  * as it is, MEMS with only the pages that differ from parent. *out is malloc'd. */

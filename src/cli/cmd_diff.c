@@ -28,6 +28,7 @@ static void usage(FILE *f) {
             "ranges (a page an image does not store reads as zeros); globals with their old\n"
             "and new values; table sizes and entries; dropped data and element segments.\n"
             "A v1 image holds no tables, globals or segments: those are then not compared.\n"
+            "A delta image (`ri delta`) is refused: apply it to its parent first.\n"
             "\n"
             "options:\n"
             "  --json          print the diff as JSON (the default when stdout is not a\n"
@@ -208,6 +209,19 @@ int ri_cmd_diff(int argc, char **argv) {
     /* Each file alone first, so that the message names the file at fault. */
     ri_sandbox_error err;
     for (int i = 0; i < 2; i++) {
+        ri_snap_delta_info di;
+        if (ri_snap_is_delta(data[i], len[i], &di)) {
+            /* Its pages are only those that differ from its parent: compared as they are,
+             * every other page would read as zeros. */
+            char hex[2 * RI_SNAP_SHA256_BYTES + 1];
+            ri_snap_hex(di.parent_sha256, hex);
+            free(data[0]);
+            free(data[1]);
+            return ri_fail(RI_EXIT_INPUT, CMD,
+                           "%s: a WSNP v2 delta image (parent sha256:%s): apply it to its parent first "
+                           "(ri delta apply -o FULL.wsnp PARENT.wsnp %s), then diff the full image",
+                           paths[i], hex, paths[i]);
+        }
         ri_snap_image img;
         if (!ri_snapshot_open(data[i], len[i], &img, &err)) {
             free(data[0]);

@@ -34,6 +34,10 @@ static void usage(FILE *f) {
             "checksum, every section and every memory payload are checked as restore checks\n"
             "them.\n"
             "\n"
+            "v2 delta (section PRNT, `ri delta`): the parent it needs (SHA-256, size),\n"
+            "the compression of the image it rebuilds and, per memory, the pages it stores\n"
+            "(those that differ from the parent); `ri delta apply` gives the full image.\n"
+            "\n"
             "v1: memory size in bytes and 64 KiB pages, how many pages hold a non-zero byte,\n"
             "the state JSON and its fields (prngState.current, timestamp, gasUsed), and the\n"
             "total size. A corrupt or truncated v1 file gets seed 000's validation message,\n"
@@ -201,7 +205,8 @@ int ri_cmd_inspect(int argc, char **argv) {
     ri_sandbox_error err;
     int version = ri_snapshot_version(data, size, &err);
     if (version == 2) {
-        rc = ri_inspect_v2(path, data, size, json, why, sizeof why);
+        rc = ri_snap_is_delta(data, size, NULL) ? ri_inspect_delta(path, data, size, json, why, sizeof why)
+                                                : ri_inspect_v2(path, data, size, json, why, sizeof why);
         if (rc != RI_EXIT_OK) {
             if (json) print_json_invalid(path, size, why, "");
             ri_fail(rc, CMD, "%s: %s", path, why);

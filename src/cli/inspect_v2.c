@@ -18,7 +18,7 @@
 
 /* Streams every stored page of every memory: the payloads decompress to exactly the
  * stored pages. */
-static bool verify_pages(const ri_snap_image *img, ri_snap_error *err) {
+bool ri_inspect_verify_pages(const ri_snap_image *img, ri_snap_error *err) {
     for (uint32_t i = 0; i < img->nmemories; i++) {
         ri_snap_pages *p = ri_snap_pages_open(img, i, err);
         if (!p) return false;
@@ -383,7 +383,7 @@ static void print_text(const char *path, const ri_snap_image *img) {
 int ri_inspect_v2(const char *path, const uint8_t *data, size_t size, bool json, char *why, size_t why_cap) {
     ri_snap_image img;
     ri_snap_error err;
-    if (!ri_snap_read(data, size, &img, &err) || !verify_pages(&img, &err)) {
+    if (!ri_snap_read(data, size, &img, &err) || !ri_inspect_verify_pages(&img, &err)) {
         snprintf(why, why_cap, "%s", err.message);
         ri_snap_image_free(&img);
         return RI_EXIT_INPUT;

@@ -60,6 +60,16 @@ static const raw_section *find_prnt(const raw_section *secs, size_t n) {
     return NULL;
 }
 
+/* PRNT's content: parent hash and length, compression byte (0 zstd, 1 raw), reserved zeros. */
+static bool read_prnt(const uint8_t *c, ri_snap_delta_info *info, ri_snap_error *err) {
+    for (size_t k = 41; k < RI_SNAP_PARENT_BYTES; k++)
+        if (c[k] || c[40] > 1) return snap_fail(err, RI_SNAP_ERR_CORRUPT, "Invalid snapshot \u2014 PRNT: reserved bytes set");
+    memcpy(info->parent_sha256, c, RI_SNAP_SHA256_BYTES);
+    info->parent_len = snap_get_u64(c + 32);
+    info->compression = c[40] ? RI_SNAP_COMPRESS_NONE : RI_SNAP_COMPRESS_ZSTD;
+    return true;
+}
+
 bool ri_snap_is_delta(const uint8_t *data, size_t len, ri_snap_delta_info *info) {
     raw_section secs[MAX_SECTIONS];
     size_t n;
@@ -273,8 +283,8 @@ bool ri_snap_delta_apply(const uint8_t *parent, size_t parent_len, const uint8_t
                          "is sha256:%s",
                          want, have);
     }
-    for (size_t k = 41; k < RI_SNAP_PARENT_BYTES; k++)
-        if (c[k] || c[40] > 1) return snap_fail(err, RI_SNAP_ERR_CORRUPT, "Invalid snapshot \u2014 PRNT: reserved bytes set");
+    ri_snap_delta_info info;
+    if (!read_prnt(c, &info, err)) return false;
     /* The delta without PRNT reads as an ordinary image (its MEMS holds the changed
      * pages), which checks every content. */
     uint8_t *plain;
@@ -297,4 +307,33 @@ bool ri_snap_delta_apply(const uint8_t *parent, size_t parent_len, const uint8_t
     }
     free(plain);
     return ok;
+}
+
+/* ---- reading one alone -------------------------------------------------------------------- */
+
+bool ri_snap_delta_read(const uint8_t *data, size_t len, ri_snap_delta_info *info, ri_snap_image *out,
+                        uint8_t **backing, ri_snap_error *err) {
+    snap_ok(err);
+    if (!info || !out || !backing) return snap_fail(err, RI_SNAP_ERR_ARGUMENT, "ri_snap_delta_read: a NULL argument");
+    memset(out, 0, sizeof *out);
+    *backing = NULL;
+    raw_section secs[MAX_SECTIONS];
+    size_t n;
+    if (!walk(data, len, secs, &n, err)) return false;
+    const raw_section *pr = find_prnt(secs, n);
+    if (!pr) return snap_fail(err, RI_SNAP_ERR_ARGUMENT, "not a delta image (no PRNT section)");
+    if (pr->len != RI_SNAP_PARENT_BYTES)
+        return snap_fail(err, RI_SNAP_ERR_CORRUPT, "Invalid snapshot \u2014 PRNT: %zu bytes, expected %u", pr->len,
+                         RI_SNAP_PARENT_BYTES);
+    if (!read_prnt(data + pr->at + RI_SNAP_SECTION_HEADER_BYTES, info, err)) return false;
+    /* Without PRNT the delta reads as an ordinary image whose MEMS holds the stored pages. */
+    uint8_t *plain;
+    size_t plain_len;
+    if (!rewrite(data, secs, n, NULL, NULL, NULL, &plain, &plain_len, err)) return false;
+    if (!ri_snap_read(plain, plain_len, out, err)) {
+        free(plain);
+        return false;
+    }
+    *backing = plain;
+    return true;
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Tests of `ri delta` (issue 5): a delta of a later snapshot on an earlier one is smaller,
-# rebuilds the later snapshot byte for byte, names its parent, refuses another parent, and
-# is refused where a full snapshot is expected (restore, inspect).
+# rebuilds the later snapshot byte for byte, names its parent, refuses another parent, is
+# refused where a full snapshot is expected (restore; diff says to apply it first), and
+# `ri inspect` describes it (parent, pages stored).
 #
 #   bash tests/cli/test_delta.sh [PATH/TO/ri]        (default: build/ri)
 #
@@ -34,7 +35,7 @@ t() {
 out_has() { if grep -Eq -- "$1" "$tmp/out"; then pass; else fail "stdout lacks /$1/"; fi; }
 err_has() { if grep -Eq -- "$1" "$tmp/err"; then pass; else fail "stderr lacks /$1/"; fi; }
 
-# A module with 64 pages of data, of which each run changes one word.
+# A module with 64 pages of data, of which each run changes one word (poke 70000: page 1).
 cat >"$tmp/pages.wat" <<'WAT'
 (module
   (memory (export "memory") 64)
@@ -67,7 +68,34 @@ for comp in "" "--uncompressed"; do
     [ -e "$tmp/x.wsnp" ] && fail "an output was written after a refusal" || pass
     t "restore of a delta alone $comp" 3 "$ri" run "${ts[@]}" --restore "$tmp/d.wsnpd" "$tmp/pages.wasm" poke 0
     err_has "delta"
-    t "inspect of a delta $comp" 3 "$ri" inspect "$tmp/d.wsnpd"
+    t "inspect of a delta $comp" 0 "$ri" inspect --text "$tmp/d.wsnpd"
+    out_has "WSNP v2 delta image"
+    out_has "parent +sha256:$sum, $(stat -c %s "$tmp/a.wsnp") bytes"
+    out_has "memory 0 64 pages of 64 KiB, 1 stored \(differ from the parent\)"
+    out_has "ri delta apply"
+    t "inspect --json of a delta $comp" 0 "$ri" inspect --json "$tmp/d.wsnpd"
+    if python3 - "$tmp/out" "$sum" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["valid"] is True and d["delta"] is True and d["version"] == 2, d
+assert d["parent"]["sha256"] == sys.argv[2], d
+assert [m["storedPages"] for m in d["memories"]] == [1], d
+assert [m["pages"] for m in d["memories"]] == [64], d
+PY
+    then pass; else fail "inspect --json of a delta"; fi
+    t "inspect of a full snapshot is not a delta $comp" 0 "$ri" inspect --text "$tmp/b.wsnp"
+    if grep -q "delta image" "$tmp/out"; then fail "a full snapshot described as a delta"; else pass; fi
+    t "diff with a delta (new) $comp" 3 "$ri" diff "$tmp/a.wsnp" "$tmp/d.wsnpd"
+    err_has "d.wsnpd: a WSNP v2 delta image \(parent sha256:$sum\): apply it to its parent first"
+    err_has "ri delta apply"
+    t "diff with a delta (old) $comp" 3 "$ri" diff "$tmp/d.wsnpd" "$tmp/b.wsnp"
+    err_has "delta image"
+    t "diff of the applied delta $comp" 0 "$ri" diff --exit-code "$tmp/b.wsnp" "$tmp/b2.wsnp"
+    # A damaged delta: inspect refuses it with the reason (checksum), exit 3.
+    cp "$tmp/d.wsnpd" "$tmp/bad.wsnpd"
+    printf '\xff' | dd of="$tmp/bad.wsnpd" bs=1 seek=100 conv=notrunc 2>/dev/null
+    t "inspect of a damaged delta $comp" 3 "$ri" inspect --text "$tmp/bad.wsnpd"
+    err_has "checksum"
     t "info of a full snapshot" 3 "$ri" delta info "$tmp/a.wsnp"
 done
 t "usage: no mode" 2 "$ri" delta
