@@ -15,30 +15,9 @@
 #include <string.h>
 
 #include "ri/sandbox.h"
+#include "sandbox_test_util.h" /* read_fixture, TS */
 
-#define TS 1700000000000LL
 #define PAGE 65536u
-
-static inline uint8_t *read_fixture(const char *name, size_t *len) {
-    const char *dir = getenv("RI_WAT_DIR");
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s.wasm", dir ? dir : "wat", name);
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        print_error("cannot open fixture %s (is RI_WAT_DIR set?)\n", path);
-        fail();
-    }
-    assert_int_equal(fseek(f, 0, SEEK_END), 0);
-    long n = ftell(f);
-    assert_true(n >= 0);
-    assert_int_equal(fseek(f, 0, SEEK_SET), 0);
-    uint8_t *buf = malloc(n > 0 ? (size_t)n : 1);
-    assert_non_null(buf);
-    assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-    fclose(f);
-    *len = (size_t)n;
-    return buf;
-}
 
 static inline ri_sandbox_config fork_config(uint64_t max_memory, ri_gas_schedule schedule, uint64_t max_gas) {
     ri_sandbox_config c = ri_sandbox_config_default();

@@ -7,7 +7,7 @@
  * the checkpoint holds none; a transactional execution that pauses is not rolled back.
  * Fixture: tests/wat/suspend.wat.
  */
-#include "sandbox_test_util.h"
+#include "fork_util.h" /* sandbox_test_util.h, blob, snap (uncompressed v2), assert_same_blob */
 
 /* env.yield: 2i + 1, yielding when i is a multiple of *user (0: never) */
 static int host_yield(ri_host_call *call, void *user, const ri_val *args, ri_val *results) {
@@ -47,27 +47,6 @@ static env open_paused_env(uint64_t max_gas, uint32_t pause_on) {
         fail();
     }
     return e;
-}
-
-typedef struct blob {
-    uint8_t *data;
-    size_t len;
-} blob;
-
-static blob snap(ri_sandbox *sb) {
-    ri_snapshot_options o = {RI_SNAPSHOT_V2, false, true};
-    blob b = {NULL, 0};
-    ri_sandbox_error err;
-    if (!ri_sandbox_snapshot_with(sb, &o, &b.data, &b.len, &err)) {
-        print_error("snapshot: %s\n", err.message);
-        fail();
-    }
-    return b;
-}
-
-static void assert_same(blob a, blob b) {
-    assert_int_equal(a.len, b.len);
-    assert_memory_equal(a.data, b.data, a.len);
 }
 
 /* The uninterrupted run of action(args): its result and final snapshot. */
@@ -116,7 +95,7 @@ static void finish_like(ri_sandbox *sb, ri_sandbox_result r, uint64_t slice, con
     assert_int_equal(ri_sandbox_status_of(sb), RI_SANDBOX_LOADED);
     assert_false(ri_sandbox_has_pending_call(sb));
     blob got = snap(sb);
-    assert_same(got, want->snap);
+    assert_same_blob(got, want->snap);
     free(got.data);
     ri_sandbox_result_free(&r);
 }
@@ -235,7 +214,7 @@ static void rollback_to_a_paused_checkpoint_after_the_call_finished(void **state
         assert_true(ri_sandbox_rollback(e.sb, cp, &err)); /* twice in a row: the same state */
         assert_paused(e.sb, "mix");
         blob back = snap(e.sb); /* the frames (FRMS) and everything else as at the pause */
-        assert_same(back, at_pause);
+        assert_same_blob(back, at_pause);
         free(back.data);
         r = ri_sandbox_resume(e.sb, k ? 2 : 1000000);
         finish_like(e.sb, r, k ? 2 : 1000000, &want);
@@ -288,7 +267,7 @@ static void rollback_without_a_call_drops_the_paused_one(void **state) {
     assert_false(ri_sandbox_has_pending_call(e.sb));
     assert_int_equal(ri_sandbox_status_of(e.sb), RI_SANDBOX_LOADED);
     blob back = snap(e.sb);
-    assert_same(back, loaded);
+    assert_same_blob(back, loaded);
     free(back.data);
     free(loaded.data);
     /* The sandbox runs afresh (and pauses again, as it is set to). */

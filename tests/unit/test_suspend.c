@@ -20,6 +20,7 @@
 #include <time.h>
 
 #include "ri/engine.h"
+#include "sandbox_test_util.h" /* read_fixture */
 
 /* ---- fixture ------------------------------------------------------------------------------ */
 
@@ -71,20 +72,7 @@ static int host_reenter_fn(ri_host_call *call, void *user, const ri_val *args, r
 }
 
 static void load_bytes(void) {
-    if (module_bytes) return;
-    const char *dir = getenv("RI_WAT_DIR");
-    char path[4096];
-    snprintf(path, sizeof path, "%s/suspend.wasm", dir ? dir : "build/wat");
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    module_bytes = malloc((size_t)n);
-    assert_non_null(module_bytes);
-    assert_int_equal(fread(module_bytes, 1, (size_t)n, f), (size_t)n);
-    fclose(f);
-    module_len = (size_t)n;
+    if (!module_bytes) module_bytes = read_fixture("suspend", &module_len);
 }
 
 static void fx_open(fixture *fx, bool unmetered) {

@@ -18,28 +18,13 @@
 #include <string.h>
 
 #include "ri/sandbox.h"
-
-#define TS 1700000000000LL
+#include "sandbox_test_util.h" /* read_fixture, TS, env, close_env */
 
 static uint8_t *wasm;
 static size_t wasm_len;
 
-static void read_fixture(void) {
-    if (wasm) return;
-    const char *dir = getenv("RI_WAT_DIR");
-    char path[4096];
-    snprintf(path, sizeof path, "%s/suspend.wasm", dir ? dir : "wat");
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    assert_int_equal(fseek(f, 0, SEEK_END), 0);
-    long n = ftell(f);
-    assert_true(n > 0);
-    assert_int_equal(fseek(f, 0, SEEK_SET), 0);
-    wasm = malloc((size_t)n);
-    assert_non_null(wasm);
-    assert_int_equal(fread(wasm, 1, (size_t)n, f), (size_t)n);
-    fclose(f);
-    wasm_len = (size_t)n;
+static void load_fixture(void) {
+    if (!wasm) wasm = read_fixture("suspend", &wasm_len);
 }
 
 /* env.yield: 2i + 1, yielding when asked (user points at an int: yield every n-th, 0 never) */
@@ -76,13 +61,8 @@ static ri_sandbox_config config(ri_gas_schedule schedule, uint64_t max_gas) {
     return c;
 }
 
-typedef struct env {
-    ri_sandboxes *factory;
-    ri_sandbox *sb;
-} env;
-
 static env open_env(ri_gas_schedule schedule, uint64_t max_gas, uint32_t pause_on, bool load) {
-    read_fixture();
+    load_fixture();
     env e;
     e.factory = ri_sandboxes_new();
     assert_non_null(e.factory);
@@ -96,11 +76,6 @@ static env open_env(ri_gas_schedule schedule, uint64_t max_gas, uint32_t pause_o
         fail();
     }
     return e;
-}
-
-static void close_env(env *e) {
-    ri_sandbox_free(e->sb);
-    ri_sandboxes_free(e->factory);
 }
 
 typedef struct blob {
