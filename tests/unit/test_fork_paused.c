@@ -8,38 +8,10 @@
  * Fixture: tests/wat/suspend.wat.
  */
 #include "fork_util.h" /* sandbox_test_util.h, blob, snap (uncompressed v2), assert_same_blob */
-
-/* env.yield: 2i + 1, yielding when i is a multiple of *user (0: never) */
-static int host_yield(ri_host_call *call, void *user, const ri_val *args, ri_val *results) {
-    const int *every = user;
-    results[0] = ri_val_i32(args[0].of.i32 * 2 + 1);
-    if (*every && args[0].of.i32 % *every == 0) return ri_host_yield(call);
-    return 0;
-}
-
-static int host_echo(ri_host_call *call, void *user, const ri_val *args, ri_val *results) {
-    (void)call;
-    (void)user;
-    results[0] = args[0];
-    return 0;
-}
-
-static const ri_valtype i32[1] = {RI_I32};
-static int yield_every;
+#include "suspend_sandbox_util.h" /* suspend_config, yield_every */
 
 static env open_paused_env(uint64_t max_gas, uint32_t pause_on) {
-    static ri_host_function hosts[2];
-    hosts[0] = (ri_host_function){"yield", 1, i32, 1, i32, host_yield, &yield_every};
-    hosts[1] = (ri_host_function){"reenter", 1, i32, 1, i32, host_echo, NULL};
-    ri_sandbox_config c = ri_sandbox_config_default();
-    c.has_event_timestamp = true;
-    c.event_timestamp = TS;
-    c.deterministic_seed = 7;
-    c.max_execution_ms = 60000;
-    c.max_gas = max_gas;
-    c.gas_schedule = RI_GAS_INSTRUCTIONS;
-    c.host_functions = hosts;
-    c.nhost_functions = 2;
+    ri_sandbox_config c = suspend_config(RI_GAS_INSTRUCTIONS, max_gas);
     env e = open_env_cfg("suspend", &c);
     ri_sandbox_error err;
     if (!ri_sandbox_set_pause_on(e.sb, pause_on, &err)) {
@@ -114,6 +86,13 @@ static ri_checkpoint *checkpoint_of(ri_sandbox *sb) {
     if (!cp) print_error("checkpoint: %s\n", err.message);
     assert_non_null(cp);
     return cp;
+}
+
+static void rollback_ok(ri_sandbox *sb, const ri_checkpoint *cp) {
+    ri_sandbox_error err;
+    bool ok = ri_sandbox_rollback(sb, cp, &err);
+    if (!ok) print_error("rollback: %s\n", err.message);
+    assert_true(ok);
 }
 
 /* ---- fork a paused computation ---------------------------------------------------------------- */
@@ -206,12 +185,9 @@ static void rollback_to_a_paused_checkpoint_after_the_call_finished(void **state
     ri_checkpoint *cp = checkpoint_of(e.sb);
     blob at_pause = snap(e.sb);
     finish_like(e.sb, r, 7, &want);
-    ri_sandbox_error err;
     for (int k = 0; k < 2; k++) { /* the checkpoint serves again */
-        bool ok = ri_sandbox_rollback(e.sb, cp, &err);
-        if (!ok) print_error("rollback: %s\n", err.message);
-        assert_true(ok);
-        assert_true(ri_sandbox_rollback(e.sb, cp, &err)); /* twice in a row: the same state */
+        rollback_ok(e.sb, cp);
+        rollback_ok(e.sb, cp); /* twice in a row: the same state */
         assert_paused(e.sb, "mix");
         blob back = snap(e.sb); /* the frames (FRMS) and everything else as at the pause */
         assert_same_blob(back, at_pause);
@@ -240,9 +216,7 @@ static void rollback_brings_an_abandoned_call_back(void **state) {
     r = ri_sandbox_resume(e.sb, 10); /* nothing to resume now */
     assert_false(r.ok);
     ri_sandbox_result_free(&r);
-    bool ok = ri_sandbox_rollback(e.sb, cp, &err);
-    if (!ok) print_error("rollback: %s\n", err.message);
-    assert_true(ok);
+    rollback_ok(e.sb, cp);
     assert_paused(e.sb, "mix");
     r = ri_sandbox_resume(e.sb, 4);
     finish_like(e.sb, r, 4, &want);

@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "ri/sandbox.h"
-#include "sandbox_test_util.h" /* read_fixture, TS, env, close_env */
+#include "suspend_sandbox_util.h" /* read_fixture, TS, env, close_env, suspend_config, yield_every */
 
 static uint8_t *wasm;
 static size_t wasm_len;
@@ -27,46 +27,12 @@ static void load_fixture(void) {
     if (!wasm) wasm = read_fixture("suspend", &wasm_len);
 }
 
-/* env.yield: 2i + 1, yielding when asked (user points at an int: yield every n-th, 0 never) */
-static int host_yield(ri_host_call *call, void *user, const ri_val *args, ri_val *results) {
-    const int *every = user;
-    results[0] = ri_val_i32(args[0].of.i32 * 2 + 1);
-    if (*every && args[0].of.i32 % *every == 0) return ri_host_yield(call);
-    return 0;
-}
-
-static int host_reenter(ri_host_call *call, void *user, const ri_val *args, ri_val *results) {
-    (void)call;
-    (void)user;
-    results[0] = args[0];
-    return 0;
-}
-
-static const ri_valtype i32[1] = {RI_I32};
-static int yield_every;
-
-static ri_sandbox_config config(ri_gas_schedule schedule, uint64_t max_gas) {
-    static ri_host_function hosts[2];
-    hosts[0] = (ri_host_function){"yield", 1, i32, 1, i32, host_yield, &yield_every};
-    hosts[1] = (ri_host_function){"reenter", 1, i32, 1, i32, host_reenter, NULL};
-    ri_sandbox_config c = ri_sandbox_config_default();
-    c.has_event_timestamp = true;
-    c.event_timestamp = TS;
-    c.deterministic_seed = 7;
-    c.max_execution_ms = 60000;
-    c.max_gas = max_gas;
-    c.gas_schedule = schedule;
-    c.host_functions = hosts;
-    c.nhost_functions = 2;
-    return c;
-}
-
 static env open_env(ri_gas_schedule schedule, uint64_t max_gas, uint32_t pause_on, bool load) {
     load_fixture();
     env e;
     e.factory = ri_sandboxes_new();
     assert_non_null(e.factory);
-    ri_sandbox_config c = config(schedule, max_gas);
+    ri_sandbox_config c = suspend_config(schedule, max_gas);
     ri_sandbox_error err;
     e.sb = ri_sandbox_create(e.factory, &c, &err);
     assert_non_null(e.sb);
@@ -214,7 +180,7 @@ static void slices_pause_before_imports(void **state) {
 static void time_slices_pause_instead_of_timing_out(void **state) {
     (void)state;
     env e = open_env(RI_GAS_INSTRUCTIONS, UINT64_C(1) << 40, RI_SUSPEND_ON_INTERRUPT, true);
-    ri_sandbox_config c = config(RI_GAS_INSTRUCTIONS, UINT64_C(1) << 40);
+    ri_sandbox_config c = suspend_config(RI_GAS_INSTRUCTIONS, UINT64_C(1) << 40);
     c.max_execution_ms = 2;
     ri_sandbox_free(e.sb);
     ri_sandbox_error err;
