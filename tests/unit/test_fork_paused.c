@@ -99,14 +99,15 @@ static void rollback_ok(ri_sandbox *sb, const ri_checkpoint *cp) {
 
 /* Pauses mix(12) after `first` gas, forks, then resumes the two alternately with their
  * own slice sizes: each ends as the uninterrupted run, whatever the other did. */
-static void fork_at(const expected *want, uint64_t first, uint64_t slice_a, uint64_t slice_b) {
+static void fork_at(const char *action, const char *args, const expected *want, uint64_t first, uint64_t slice_a,
+                    uint64_t slice_b) {
     env e = open_paused_env(first, RI_SUSPEND_ON_GAS);
-    ri_sandbox_result ra = ri_sandbox_execute(e.sb, "mix", "[12]");
+    ri_sandbox_result ra = ri_sandbox_execute(e.sb, action, args);
     assert_true(paused(&ra));
-    assert_paused(e.sb, "mix");
+    assert_paused(e.sb, action);
     ri_sandbox *child = fork_of(&e, NULL);
-    assert_paused(child, "mix");
-    assert_paused(e.sb, "mix"); /* the original keeps its call */
+    assert_paused(child, action);
+    assert_paused(e.sb, action); /* the original keeps its call */
     assert_int_equal(ri_sandbox_pause_on(child), RI_SUSPEND_ON_GAS);
 
     /* Interleaved: the child's slices run between the original's. */
@@ -127,9 +128,19 @@ static void fork_of_a_paused_sandbox_at_several_points(void **state) {
     assert_true(want.r.gas_used > 40);
     const uint64_t firsts[] = {1, 2, 3, 7, 19, want.r.gas_used / 3, want.r.gas_used / 2, want.r.gas_used - 1};
     for (size_t i = 0; i < sizeof firsts / sizeof firsts[0]; i++) {
-        fork_at(&want, firsts[i], 5, 13);
-        fork_at(&want, firsts[i], 1000000, 1);
+        fork_at("mix", "[12]", &want, firsts[i], 5, 13);
+        fork_at("mix", "[12]", &want, firsts[i], 1000000, 1);
     }
+    expected_free(&want);
+}
+
+/* Every pause point of a program that calls imports: some pauses are before an import
+ * call (the running frame at a CALL point, the call made by the next slice). */
+static void fork_at_every_pause_point_around_import_calls(void **state) {
+    (void)state;
+    yield_every = 0;
+    expected want = run_whole("yields", "[4]");
+    for (uint64_t first = 1; first < want.r.gas_used; first++) fork_at("yields", "[4]", &want, first, 3, 1);
     expected_free(&want);
 }
 
@@ -293,6 +304,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(pause_codes_are_named_enum_members),
         cmocka_unit_test(fork_of_a_paused_sandbox_at_several_points),
+        cmocka_unit_test(fork_at_every_pause_point_around_import_calls),
         cmocka_unit_test(fork_of_a_paused_checkpoint_after_the_original_finished),
         cmocka_unit_test(fork_of_a_call_paused_by_a_host_yield),
         cmocka_unit_test(rollback_to_a_paused_checkpoint_after_the_call_finished),
