@@ -32,6 +32,9 @@ int ri_cmd_validate(int argc, char **argv);
 int ri_cmd_diff(int argc, char **argv);
 int ri_cmd_snap(int argc, char **argv);
 int ri_cmd_delta(int argc, char **argv);
+/* cmd_snapshot.c: `ri snapshot` and `ri restore`, ri run with the snapshot options set. */
+int ri_cmd_snapshot(int argc, char **argv);
+int ri_cmd_restore(int argc, char **argv);
 /* cmd_resume.c: `ri resume`, and the --pause-on list "gas,interrupt,yield" as a mask. */
 int ri_cmd_resume(int argc, char **argv);
 bool ri_parse_pause_on(const char *list, uint32_t *out);

@@ -14,7 +14,6 @@
 #include "ri/sandbox.h"
 
 #define CMD "ri delta"
-#define SNAPSHOT_FILE_MAX ((size_t)13 + 2 * (size_t)UINT32_MAX)
 
 static void usage(FILE *f) {
     fprintf(f,
@@ -49,7 +48,7 @@ typedef struct blob {
 
 static int read_snapshot(const char *path, blob *b) {
     char why[512];
-    int rc = ri_read_file(path, SNAPSHOT_FILE_MAX, &b->data, &b->len, why, sizeof why);
+    int rc = ri_read_file(path, RI_SNAPSHOT_FILE_MAX, &b->data, &b->len, why, sizeof why);
     if (rc != RI_EXIT_OK) return ri_fail(rc, CMD, "%s: %s", path, why);
     return RI_EXIT_OK;
 }

@@ -14,7 +14,6 @@
 #include "ri/sandbox.h"
 
 #define CMD "ri diff"
-#define SNAPSHOT_FILE_MAX ((size_t)13 + 2 * (size_t)UINT32_MAX)
 #define SHOWN_RANGES 20
 #define SHOWN_ENTRIES 20
 
@@ -200,7 +199,7 @@ int ri_cmd_diff(int argc, char **argv) {
     size_t len[2] = {0, 0};
     char why[256];
     for (int i = 0; i < 2; i++) {
-        int read_rc = ri_read_file(paths[i], SNAPSHOT_FILE_MAX, &data[i], &len[i], why, sizeof why);
+        int read_rc = ri_read_file(paths[i], RI_SNAPSHOT_FILE_MAX, &data[i], &len[i], why, sizeof why);
         if (read_rc != RI_EXIT_OK) {
             free(data[0]);
             return ri_fail(read_rc, CMD, "cannot read snapshot '%s': %s", paths[i], why);

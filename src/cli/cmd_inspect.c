@@ -18,7 +18,6 @@
 #define CMD "ri inspect"
 /* The largest a WSNP v1 file can be (header, two length fields, two 4 GiB sections);
  * a v2 file of a 4 GiB memory stored raw is about as large. */
-#define SNAPSHOT_FILE_MAX ((size_t)13 + 2 * (size_t)UINT32_MAX)
 #define MAX_WARNINGS 8
 
 static void usage(FILE *f) {
@@ -197,7 +196,7 @@ int ri_cmd_inspect(int argc, char **argv) {
     uint8_t *data;
     size_t size;
     char why[400];
-    rc = ri_read_file(path, SNAPSHOT_FILE_MAX, &data, &size, why, sizeof why);
+    rc = ri_read_file(path, RI_SNAPSHOT_FILE_MAX, &data, &size, why, sizeof why);
     if (rc != RI_EXIT_OK) return ri_fail(rc, CMD, "cannot read snapshot '%s': %s", path, why);
 
     bool json = ri_output_is_json(mode);

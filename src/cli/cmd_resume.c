@@ -16,7 +16,6 @@
 #include "cli/run_report.h"
 
 #define CMD "ri resume"
-#define SNAPSHOT_FILE_MAX ((size_t)13 + 2 * (size_t)UINT32_MAX)
 #define MAX_HOSTS 16
 
 bool ri_parse_pause_on(const char *list, uint32_t *out) {
@@ -266,7 +265,7 @@ int ri_cmd_resume(int argc, char **argv) {
     char why[256];
     uint8_t *data = NULL;
     size_t len = 0;
-    rc = ri_read_file(o.image_path, SNAPSHOT_FILE_MAX, &data, &len, why, sizeof why);
+    rc = ri_read_file(o.image_path, RI_SNAPSHOT_FILE_MAX, &data, &len, why, sizeof why);
     if (rc != RI_EXIT_OK) return ri_finish_output(CMD, ri_fail(rc, CMD, "cannot read '%s': %s", o.image_path, why));
     if ((rc = config_from_image(&o, data, len)) != RI_EXIT_OK) {
         free(data);

@@ -18,10 +18,8 @@
 #include "cli/run_report.h"
 
 #define CMD "ri run"
-#define MODULE_FILE_MAX ((size_t)1 << 30) /* the engine's own limit (256 MiB) speaks first */
 /* The largest WSNP v1 file (13 bytes and two 4 GiB sections); a v2 file of a 4 GiB
  * memory stored raw is about as large. */
-#define SNAPSHOT_FILE_MAX ((size_t)13 + 2 * (size_t)UINT32_MAX)
 #define REPEAT_MAX 100000u
 #define MAX_HOSTS 16
 
@@ -64,6 +62,8 @@ static void usage(FILE *f) {
             "  --restore FILE        restore a WSNP snapshot (v1 or v2) into the sandbox before\n"
             "                        executing; a v2 image that embeds its module replaces\n"
             "                        MODULE.wasm's if they differ\n"
+            "  --image-module        with --restore: run the module the image embeds; then\n"
+            "                        MODULE.wasm is not given (FUNCTION [PAYLOAD] only)\n"
             "  --repeat N            execute N times in the same sandbox (default 1, at most\n"
             "                        %u); stops at the first failure\n"
             "  --check-determinism   before executing, run FUNCTION twice from the same state\n"
@@ -116,6 +116,7 @@ typedef struct run_options {
     const char *host_names[MAX_HOSTS];
     uint32_t nhosts;
     uint32_t pause_on;                /* RI_SUSPEND_ON_* (--pause-on) */
+    bool image_module;                /* --image-module: the --restore image's module, no MODULE.wasm */
 } run_options;
 
 /* --host a,b,c: each name once, each a built-in. */
@@ -189,7 +190,8 @@ static int parse_options(int argc, char **argv, run_options *o, bool *help) {
         }
         bool is_flag = ri_arg_is(&a, "--help") || ri_arg_is(&a, "-h") || ri_arg_is(&a, "--json") ||
                        ri_arg_is(&a, "--text") || ri_arg_is(&a, "--check-determinism") ||
-                       ri_arg_is(&a, "--embed-module") || ri_arg_is(&a, "--uncompressed");
+                       ri_arg_is(&a, "--embed-module") || ri_arg_is(&a, "--uncompressed") ||
+                       ri_arg_is(&a, "--image-module");
         if (is_flag && a.value) return ri_usage(CMD, "option %s takes no value", a.name);
         if (ri_arg_is(&a, "--help") || ri_arg_is(&a, "-h")) {
             *help = true;
@@ -255,6 +257,8 @@ static int parse_options(int argc, char **argv, run_options *o, bool *help) {
             const char *v = ri_args_value(&args, &a);
             if (!v || !*v) return ri_usage(CMD, "option %s needs a FILE", a.name);
             *(ri_arg_is(&a, "--restore") ? &o->restore_path : &o->snapshot_path) = v;
+        } else if (ri_arg_is(&a, "--image-module")) {
+            o->image_module = true;
         } else {
             return ri_usage(CMD, "unknown option '%s'", a.text);
         }
@@ -266,11 +270,22 @@ static int parse_options(int argc, char **argv, run_options *o, bool *help) {
         return ri_usage(CMD, "--format, --embed-module and --uncompressed describe the --snapshot FILE: give one");
     if (so->format == RI_SNAPSHOT_V1 && (so->include_module || so->uncompressed))
         return ri_usage(CMD, "--embed-module and --uncompressed need --format v2 (WSNP v1 holds memory only)");
-    if (npositional < 1) return ri_usage(CMD, "missing MODULE.wasm and FUNCTION");
-    if (npositional < 2) return ri_usage(CMD, "missing FUNCTION (the exported function to execute)");
-    o->module_path = positional[0];
-    o->function = positional[1];
-    o->payload = npositional == 3 ? positional[2] : NULL;
+    if (o->image_module) {
+        /* The module is the one the --restore image embeds: FUNCTION [PAYLOAD] only. */
+        if (!o->restore_path) return ri_usage(CMD, "--image-module needs --restore FILE (the image holding the module)");
+        if (npositional < 1) return ri_usage(CMD, "missing FUNCTION (the exported function to execute)");
+        if (npositional > 2)
+            return ri_usage(CMD, "unexpected argument '%s' (with --image-module: FUNCTION [PAYLOAD])", positional[2]);
+        o->module_path = o->restore_path;
+        o->function = positional[0];
+        o->payload = npositional == 2 ? positional[1] : NULL;
+    } else {
+        if (npositional < 1) return ri_usage(CMD, "missing MODULE.wasm and FUNCTION");
+        if (npositional < 2) return ri_usage(CMD, "missing FUNCTION (the exported function to execute)");
+        o->module_path = positional[0];
+        o->function = positional[1];
+        o->payload = npositional == 3 ? positional[2] : NULL;
+    }
     if (o->payload) {
         json_error_t jerr;
         json_t *v = json_loads(o->payload, JSON_DECODE_ANY | JSON_ALLOW_NUL, &jerr);
@@ -439,7 +454,9 @@ static int run_sandbox(const run_options *o, const uint8_t *wasm, size_t wasm_le
         ri_fail(rc, CMD, "--pause-on: %s", err.message);
         goto done;
     }
-    if (!ri_sandbox_load(sb, wasm, wasm_len, &err)) {
+    /* With --image-module there is nothing to load: restoring the image (which must embed
+     * its module) into the created sandbox loads it. */
+    if (wasm && !ri_sandbox_load(sb, wasm, wasm_len, &err)) {
         rc = err.code == RI_SANDBOX_INVALID_CONFIG ? RI_EXIT_USAGE
              : err.code == RI_SANDBOX_INSTANCE_DESTROYED ? RI_EXIT_INTERNAL
                                                          : RI_EXIT_INPUT;
@@ -534,12 +551,17 @@ int ri_cmd_run(int argc, char **argv) {
     size_t snap_len = 0, wasm_len = 0;
     const char *ts_source = NULL;
     if (o.restore_path) {
-        rc = ri_read_file(o.restore_path, SNAPSHOT_FILE_MAX, &snap, &snap_len, why, sizeof why);
+        rc = ri_read_file(o.restore_path, RI_SNAPSHOT_FILE_MAX, &snap, &snap_len, why, sizeof why);
         if (rc != RI_EXIT_OK) return ri_fail(rc, CMD, "cannot read snapshot '%s': %s", o.restore_path, why);
     }
     rc = resolve_timestamp(&o, snap, snap_len, &ts_source);
-    if (rc == RI_EXIT_OK) {
-        rc = ri_read_file(o.module_path, MODULE_FILE_MAX, &wasm, &wasm_len, why, sizeof why);
+    if (rc == RI_EXIT_OK && o.image_module && ri_snapshot_version(snap, snap_len, NULL) == 1) {
+        rc = ri_usage(CMD, "%s is a WSNP v1 image, which holds memory only: give its module (MODULE.wasm, or "
+                      "`ri restore --module MODULE.wasm`)", o.restore_path);
+    } else if (rc == RI_EXIT_OK && o.image_module) {
+        rc = run_sandbox(&o, NULL, 0, snap, snap_len, ts_source);
+    } else if (rc == RI_EXIT_OK) {
+        rc = ri_read_file(o.module_path, RI_MODULE_FILE_MAX, &wasm, &wasm_len, why, sizeof why);
         if (rc != RI_EXIT_OK)
             ri_fail(rc, CMD, "cannot read module '%s': %s", o.module_path, why);
         else

@@ -15,7 +15,6 @@
 #define CMD "ri validate"
 /* Far above the engine's own limit (256 MiB by default), which gives the real message;
  * this only keeps ri from reading an arbitrarily large file into memory. */
-#define MODULE_FILE_MAX ((size_t)1 << 30)
 
 static void usage(FILE *f) {
     fprintf(f,
@@ -149,7 +148,7 @@ int ri_cmd_validate(int argc, char **argv) {
     uint8_t *bytes;
     size_t size;
     char why[256];
-    rc = ri_read_file(path, MODULE_FILE_MAX, &bytes, &size, why, sizeof why);
+    rc = ri_read_file(path, RI_MODULE_FILE_MAX, &bytes, &size, why, sizeof why);
     if (rc != RI_EXIT_OK) return ri_fail(rc, CMD, "cannot read module '%s': %s", path, why);
 
     ri_error err;

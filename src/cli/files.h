@@ -9,6 +9,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The largest files the commands read: a WSNP image (v1: 13 bytes of header, a memory
+ * and a state of up to 4 GiB each), a module (the engine's own limit, 256 MiB, speaks
+ * first and more precisely). */
+#define RI_SNAPSHOT_FILE_MAX ((size_t)13 + 2 * (size_t)UINT32_MAX)
+#define RI_MODULE_FILE_MAX ((size_t)1 << 30)
+
 /* Reads path into *data (malloc'd, never NULL on success, even when empty) and *len.
  * Files over max_len bytes are refused without being read; pipes and devices are read
  * up to 64 MiB at most. Returns RI_EXIT_OK, or

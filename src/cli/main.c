@@ -36,6 +36,10 @@ static void usage(FILE *f) {
             "                   rename, diff, export, import, gc\n"
             "  delta create|apply|info ...\n"
             "                   WSNP v2 delta images: the pages that differ from a parent\n"
+            "  snapshot MODULE.wasm FUNCTION [PAYLOAD] -o FILE\n"
+            "                   run, then write the sandbox's state to FILE (ri run --snapshot)\n"
+            "  restore IMAGE FUNCTION [PAYLOAD] [--module M.wasm] [-o FILE]\n"
+            "                   restore a snapshot into a new sandbox and run FUNCTION there\n"
             "  resume IMAGE     continue the paused call a snapshot holds (ri run --pause-on)\n"
             "\n"
             "options:\n"
@@ -68,6 +72,8 @@ int main(int argc, char **argv) {
     if (strcmp(cmd, "snap") == 0) return ri_cmd_snap(argc - 1, argv + 1);
     if (strcmp(cmd, "delta") == 0) return ri_cmd_delta(argc - 1, argv + 1);
     if (strcmp(cmd, "resume") == 0) return ri_cmd_resume(argc - 1, argv + 1);
+    if (strcmp(cmd, "snapshot") == 0) return ri_cmd_snapshot(argc - 1, argv + 1);
+    if (strcmp(cmd, "restore") == 0) return ri_cmd_restore(argc - 1, argv + 1);
     if (cmd[0] == '-') return ri_usage("ri", "unknown option '%s'", cmd);
-    return ri_usage("ri", "unknown command '%s' (commands: run, resume, inspect, diff, validate, snap, delta)", cmd);
+    return ri_usage("ri", "unknown command '%s' (commands: run, snapshot, restore, resume, inspect, diff, validate, snap, delta)", cmd);
 }

@@ -506,6 +506,35 @@ out_has '"valid": false'
 t "validate a missing file" 3 "$ri" validate "$tmp/nope.wasm"
 err_has 'No such file or directory'
 
+# ---- ri snapshot / ri restore ---------------------------------------------------------------
+t "snapshot needs -o" 2 "$ri" snapshot "$counter" increment "$TS"
+err_has '-o FILE is required'
+t "snapshot writes v2 with the module" 0 "$ri" snapshot "$counter" increment "$TS" -o "$tmp/s1.wsnp" --text
+out_has 'WSNP v2 with the module'
+t "restore continues from the image alone" 0 "$ri" restore "$tmp/s1.wsnp" increment -o "$tmp/s2.wsnp" --json
+out_has '"value": 2'
+t "restore of the restored image's snapshot" 0 "$ri" restore "$tmp/s2.wsnp" get --json
+out_has '"value": 2'
+t "restore takes the image's timestamp" 0 "$ri" restore "$tmp/s1.wsnp" now --text
+out_has 'timestamp [0-9]+ \(snapshot\)'
+t "restore with --module" 0 "$ri" restore "$tmp/s1.wsnp" --module "$counter" get --json
+out_has '"value": 1'
+t "snapshot --format v1" 0 "$ri" snapshot "$counter" increment "$TS" -o "$tmp/s1v1.wsnp" --format v1 --text
+out_has 'WSNP v1'
+t "restore of a v1 image needs the module" 2 "$ri" restore "$tmp/s1v1.wsnp" get
+err_has 'WSNP v1 image, which holds memory only'
+t "restore of a v1 image with --module" 0 "$ri" restore "$tmp/s1v1.wsnp" --module "$counter" get --json
+out_has '"value": 1'
+t "restore: IMAGE comes first" 2 "$ri" restore --seed 3 "$tmp/s1.wsnp" get
+err_has 'missing IMAGE'
+t "restore of a corrupt image" 3 "$ri" restore "$tmp/garbage.wasm" get
+t "ri run --image-module without --restore" 2 "$ri" run --image-module get
+err_has '--image-module needs --restore'
+t "snapshot --help" 0 "$ri" snapshot --help
+out_has 'usage: ri snapshot'
+t "restore --help" 0 "$ri" restore --help
+out_has 'usage: ri restore'
+
 # ---- output errors ----------------------------------------------------------------------------
 if [ -w /dev/full ]; then
     "$ri" run "$TS" "$counter" increment --json >/dev/full 2>"$tmp/err"

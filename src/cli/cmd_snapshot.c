@@ -1,0 +1,177 @@
+/*
+ * `ri snapshot` and `ri restore`: the snapshot round trip under its own names. Both are
+ * `ri run` with the snapshot options filled in, so every run option keeps one meaning:
+ *
+ *   ri snapshot MODULE.wasm FUNCTION [PAYLOAD] -o FILE [run options]
+ *       = ri run MODULE.wasm FUNCTION [PAYLOAD] --snapshot FILE [run options]
+ *   ri restore IMAGE FUNCTION [PAYLOAD] [--module MODULE.wasm] [-o FILE] [run options]
+ *       = ri run --restore IMAGE (MODULE.wasm | --image-module) FUNCTION [PAYLOAD]
+ *                [--snapshot FILE] [run options]
+ *
+ * Forking has no command: a fork is an in-memory copy-on-write sandbox that lives as long
+ * as the process that made it (ri_sandbox_fork); between processes, the snapshot file
+ * already is the fork (restore it as often as wanted).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/args.h"
+#include "cli/cli.h"
+#include "cli/output.h"
+
+static void snapshot_usage(FILE *f) {
+    fprintf(f,
+            "usage: ri snapshot MODULE.wasm FUNCTION [PAYLOAD] -o FILE [ri run options]\n"
+            "\n"
+            "Runs FUNCTION in a new sandbox (as `ri run`) and writes the sandbox's state\n"
+            "afterwards to FILE, atomically: WSNP v2 by default (everything, zstd, the module\n"
+            "embedded, so `ri restore FILE ...` needs nothing else), v1 with --format v1.\n"
+            "With --pause-on, a paused call is part of the image and `ri resume FILE`\n"
+            "continues it.\n"
+            "\n"
+            "options:\n"
+            "  -o, --output FILE   where to write the snapshot (required)\n"
+            "  every option of `ri run` (--timestamp, --seed, --format, --embed-module, ...):\n"
+            "  see `ri run --help`\n"
+            "\n%s",
+            ri_exit_codes_help);
+}
+
+static void restore_usage(FILE *f) {
+    fprintf(f,
+            "usage: ri restore IMAGE FUNCTION [PAYLOAD] [--module MODULE.wasm] [-o FILE]\n"
+            "                  [ri run options]\n"
+            "\n"
+            "Restores the snapshot IMAGE (WSNP v1 or v2) into a new sandbox and runs\n"
+            "FUNCTION there. The module is the one IMAGE embeds, or MODULE.wasm (which a v1\n"
+            "image always needs). With -o, the state afterwards is written to FILE (v2: with\n"
+            "the module embedded). The\n"
+            "event timestamp is the image's unless --timestamp is given.\n"
+            "\n"
+            "options:\n"
+            "  --module FILE       the module, when IMAGE does not embed it\n"
+            "  -o, --output FILE   write the state after the run (a snapshot) to FILE\n"
+            "  every option of `ri run`: see `ri run --help`\n"
+            "\n%s",
+            ri_exit_codes_help);
+}
+
+/* Builds `ri run` arguments: argv[1..] without -o/--output (returned in *output) and,
+ * when module is not NULL, without --module (returned in *module). */
+static char **rewrite(int argc, char **argv, const char **output, const char **module, int *out_argc, int *rc,
+                      const char *cmd) {
+    char **v = calloc((size_t)argc + 4, sizeof *v);
+    if (!v) {
+        *rc = ri_fail(RI_EXIT_INTERNAL, cmd, "out of memory");
+        return NULL;
+    }
+    int n = 0;
+    v[n++] = (char *)"run";
+    ri_args args;
+    ri_args_init(&args, argc, argv);
+    for (ri_arg a = ri_args_next(&args); a.kind != RI_ARG_END; a = ri_args_next(&args)) {
+        bool is_output = ri_arg_is(&a, "-o") || ri_arg_is(&a, "--output");
+        if (a.kind == RI_ARG_OPTION && (is_output || (module && ri_arg_is(&a, "--module")))) {
+            const char *value = ri_args_value(&args, &a);
+            if (!value || !*value) {
+                free(v);
+                *rc = ri_usage(cmd, "option %s needs a FILE", a.name);
+                return NULL;
+            }
+            *(is_output ? output : module) = value;
+            continue;
+        }
+        /* Everything else passes through as written and in order (an option's separate
+         * value comes back as a positional right after it, so it stays in place). */
+        v[n++] = (char *)a.text;
+    }
+    *out_argc = n;
+    return v;
+}
+
+static bool has_arg(int argc, char **argv, const char *name) {
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--") == 0) return false;
+        if (strcmp(argv[i], name) == 0) return true;
+    }
+    return false;
+}
+
+/* Whether the arguments ask for --format v1 (which cannot embed the module). */
+static bool asks_v1(int argc, char **argv) {
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--") == 0) return false;
+        if (strcmp(argv[i], "--format=v1") == 0) return true;
+        if (strcmp(argv[i], "--format") == 0 && i + 1 < argc && strcmp(argv[i + 1], "v1") == 0) return true;
+    }
+    return false;
+}
+
+static bool wants_help(int argc, char **argv) {
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--") == 0) return false;
+        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) return true;
+    }
+    return false;
+}
+
+int ri_cmd_snapshot(int argc, char **argv) {
+    const char *cmd = "ri snapshot";
+    if (wants_help(argc, argv)) {
+        snapshot_usage(stdout);
+        return ri_finish_output(cmd, RI_EXIT_OK);
+    }
+    const char *output = NULL;
+    int rc = RI_EXIT_OK, n = 0;
+    char **v = rewrite(argc, argv, &output, NULL, &n, &rc, cmd);
+    if (!v) return rc;
+    if (!output) {
+        free(v);
+        return ri_usage(cmd, "-o FILE is required (where to write the snapshot)");
+    }
+    v[n++] = (char *)"--snapshot";
+    v[n++] = (char *)output;
+    /* The image embeds its module (v2), so that `ri restore FILE` needs nothing else. */
+    if (!asks_v1(argc, argv) && !has_arg(argc, argv, "--embed-module")) v[n++] = (char *)"--embed-module";
+    rc = ri_cmd_run(n, v);
+    free(v);
+    return rc;
+}
+
+int ri_cmd_restore(int argc, char **argv) {
+    const char *cmd = "ri restore";
+    if (wants_help(argc, argv)) {
+        restore_usage(stdout);
+        return ri_finish_output(cmd, RI_EXIT_OK);
+    }
+    /* IMAGE comes first, so that it cannot be mistaken for an option's value. */
+    if (argc < 2 || argv[1][0] == '-')
+        return ri_usage(cmd, "missing IMAGE: the snapshot file to restore comes first (ri restore IMAGE FUNCTION ...)");
+    const char *image = argv[1];
+    const char *output = NULL, *module = NULL;
+    int rc = RI_EXIT_OK, n = 0;
+    char **v = rewrite(argc - 1, argv + 1, &output, &module, &n, &rc, cmd);
+    if (!v) return rc;
+    char **w = calloc((size_t)n + 6, sizeof *w);
+    if (!w) {
+        free(v);
+        return ri_fail(RI_EXIT_INTERNAL, cmd, "out of memory");
+    }
+    int m = 0;
+    w[m++] = v[0];
+    w[m++] = (char *)"--restore";
+    w[m++] = (char *)image;
+    if (module) w[m++] = (char *)module;
+    else w[m++] = (char *)"--image-module";
+    for (int i = 1; i < n; i++) w[m++] = v[i];
+    if (output) {
+        w[m++] = (char *)"--snapshot";
+        w[m++] = (char *)output;
+        if (!asks_v1(argc, argv) && !has_arg(argc, argv, "--embed-module")) w[m++] = (char *)"--embed-module";
+    }
+    rc = ri_cmd_run(m, w);
+    free(w);
+    free(v);
+    return rc;
+}
