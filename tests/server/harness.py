@@ -208,6 +208,22 @@ class Closed(Exception):
     pass
 
 
+_CLIENTS = []
+
+
+async def _run_test(fn, ri):
+    try:
+        await fn(ri)
+    finally:
+        # Drop every socket at once: waiting for polite closes costs seconds per test.
+        for c in _CLIENTS:
+            try:
+                c.ws.transport.abort()
+            except Exception:
+                pass
+        _CLIENTS.clear()
+
+
 class Client:
     """A WebSocket session that records every frame (parsed JSON, or raw) and the close code."""
 
@@ -222,7 +238,9 @@ class Client:
     async def connect(cls, url, **kw):
         ws = await websockets.connect(url, max_size=None, open_timeout=10, ping_interval=None,
                                       close_timeout=2, **kw)
-        return cls(ws)
+        c = cls(ws)
+        _CLIENTS.append(c)
+        return c
 
     async def send(self, obj):
         await self.ws.send(obj if isinstance(obj, (str, bytes)) else json.dumps(obj))
@@ -458,7 +476,7 @@ def main():
             continue
         t0 = time.monotonic()
         try:
-            asyncio.run(asyncio.wait_for(fn(ri), timeout))
+            asyncio.run(asyncio.wait_for(_run_test(fn, ri), timeout))
             passed += 1
             print(f"PASS {fn.__name__} ({time.monotonic() - t0:.2f} s)", flush=True)
         except BaseException as e:  # noqa: BLE001 - every failure is reported, none ends the file
