@@ -56,8 +56,9 @@ async def wrong_token_checkpointed_restores_nothing(ri):
     code, body = s.http_get("/metrics")
     restores_after = [l for l in body.splitlines() if l.startswith("ri_server_restores_total")]
     check_eq(restores_after, restores_before, "ri_server_restores_total after a denied attach")
-    live = [l for l in body.splitlines() if l.startswith("ri_server_sandboxes_live ")]
-    check_eq(live, ["ri_server_sandboxes_live 0"], "live sandboxes after a denied attach")
+    live = [float(l.split()[-1]) for l in body.splitlines()
+            if l.startswith("ri_server_sandboxes_live ")]
+    check_eq(live, [0.0], "ri_server_sandboxes_live after a denied attach")
     # The right token restores it (it was not restored by the denied attempt).
     c = await attach_running(s, sess.id, sess.token, restoring=True)
     check_eq(await value_of(c, "get"), 5, "counter after restore")

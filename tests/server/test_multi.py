@@ -138,7 +138,7 @@ async def sigkill_during_checkpoint_keeps_previous_image(ri):
     delays = [0.0, 0.0005, 0.002, 0.005, 0.01, 0.02]
     outcomes = []
     for d in delays:
-        a = Server(ri, ckpt=vol)
+        a = Server(ri, ckpt=vol, args=["--lease-seconds", "1"])  # its lease outlives it by 1 s
         sess = await big_session(a, 256, 1)
         sum1 = await value_of(sess.client, "sum")
         await checkpoint(sess.client)
