@@ -28,6 +28,7 @@ int ri_cmd_inspect(int argc, char **argv);
 int ri_cmd_validate(int argc, char **argv);
 int ri_cmd_diff(int argc, char **argv);
 int ri_cmd_snap(int argc, char **argv);
+int ri_cmd_serve(int argc, char **argv); /* only when built with the server (RI_HAVE_SERVER) */
 
 /* The exit-code table, printed by every --help. */
 extern const char ri_exit_codes_help[];

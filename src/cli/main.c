@@ -34,6 +34,7 @@ static void usage(FILE *f) {
             "  snap SUBCOMMAND --store DIR ...\n"
             "                   the snapshot store: save, restore, list, show, delete,\n"
             "                   rename, diff, export, import, gc\n"
+            "  serve [OPTIONS]  the sandbox server over WebSocket (docs/SERVER.md)\n"
             "\n"
             "options:\n"
             "  -h, --help       show this help (`ri COMMAND --help` for a command's)\n"
@@ -63,6 +64,9 @@ int main(int argc, char **argv) {
     if (strcmp(cmd, "validate") == 0) return ri_cmd_validate(argc - 1, argv + 1);
     if (strcmp(cmd, "diff") == 0) return ri_cmd_diff(argc - 1, argv + 1);
     if (strcmp(cmd, "snap") == 0) return ri_cmd_snap(argc - 1, argv + 1);
+#ifdef RI_HAVE_SERVER
+    if (strcmp(cmd, "serve") == 0) return ri_cmd_serve(argc - 1, argv + 1);
+#endif
     if (cmd[0] == '-') return ri_usage("ri", "unknown option '%s'", cmd);
     return ri_usage("ri", "unknown command '%s' (commands: run, inspect, diff, validate, snap)", cmd);
 }

@@ -1,0 +1,165 @@
+/* The service thread's periodic work (every SRV_TICK_MS): lease renewal, handoff
+ * requests, idle timeouts, the memory budget, re-interrupting killed executions, and
+ * connections waiting for another server's lease. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "server_internal.h"
+
+static void idle_expired(srv_sandbox *sb) {
+    srv *s = sb->s;
+    srv_conn *c = sb->conn;
+    if (sb->cfg.auto_checkpoint && sb->cfg.enable_checkpoint && s->checkpoint_path) {
+        if (sb->hibernated) {
+            srv_start_wake(sb);
+            return;
+        }
+        srv_log(s, "info", "idle timeout: checkpointing", "{s:s}", "sandbox_id", sb->id);
+        if (c) srv_conn_send_status(c, "SANDBOX_CHECKPOINTING");
+        srv_start_checkpoint(sb, SRV_CKPT_IDLE);
+        return;
+    }
+    srv_log(s, "info", "idle timeout: deleting", "{s:s}", "sandbox_id", sb->id);
+    if (c) srv_conn_send_status(c, "SANDBOX_DELETING");
+    if (s->checkpoint_path && sb->cfg.enable_checkpoint) {
+        srv_lease_release(s->checkpoint_path, sb->id, s->server_id);
+        sb->lease_held = false;
+        srv_volume_remove(s->checkpoint_path, sb->id);
+    }
+    if (c) {
+        srv_conn_send_status(c, "SANDBOX_DELETED");
+        srv_conn_close(c, 1000);
+    }
+    srv_sandbox_remove(sb);
+}
+
+static void memory_budget(srv *s, int64_t now) {
+    if (!s->cfg.memory_budget || !s->hibernate_dir || now - s->last_pressure < 500) return;
+    s->last_pressure = now;
+    size_t n = 0;
+    for (srv_sandbox *sb = s->sandboxes; sb; sb = sb->next)
+        if (sb->sb) n++;
+    if (n == 0) return;
+    ri_sandbox **arr = malloc(n * sizeof *arr);
+    srv_sandbox **owners = malloc(n * sizeof *owners);
+    if (!arr || !owners) {
+        free(arr);
+        free(owners);
+        return;
+    }
+    size_t k = 0;
+    for (srv_sandbox *sb = s->sandboxes; sb && k < n; sb = sb->next)
+        if (sb->sb) {
+            owners[k] = sb;
+            arr[k++] = sb->sb;
+        }
+    int64_t budget = s->cfg.memory_budget > INT64_MAX ? INT64_MAX : (int64_t)s->cfg.memory_budget;
+    ri_pressure_level level = ri_memory_pressure(arr, k, budget);
+    if (level >= RI_PRESSURE_WARNING) {
+        ri_pressure_advice adv = ri_advise(level, arr, k, NULL);
+        if (adv.action == RI_ADVICE_SUSPEND || adv.action == RI_ADVICE_EMERGENCY_SAVE) {
+            for (size_t i = 0; i < adv.ninstance_ids; i++)
+                for (size_t j = 0; j < k; j++) {
+                    srv_sandbox *sb = owners[j];
+                    if (!sb->sb || strcmp(ri_sandbox_id(sb->sb), adv.instance_ids[i]) != 0) continue;
+                    /* only idle ones: nothing running or waiting, quiet for a moment */
+                    if (!sb->job && !sb->pend_head && now - sb->last_activity >= 300) {
+                        srv_log(s, "info", "memory pressure: hibernating", "{s:s, s:s}", "sandbox_id", sb->id,
+                                "level", ri_pressure_level_name(level));
+                        srv_start_hibernate(sb);
+                    }
+                }
+        }
+        ri_pressure_advice_free(&adv);
+    }
+    free(arr);
+    free(owners);
+}
+
+void srv_tick(srv *s) {
+    int64_t now = srv_mono_ms();
+    for (srv_conn *c = s->conns, *next; c; c = next) {
+        next = c->next;
+        if (c->waiting_lease && !c->closing) srv_attach_retry(c);
+    }
+    for (srv_sandbox *sb = s->sandboxes, *next; sb; sb = next) {
+        next = sb->next;
+        srv_sandbox_ref(sb);
+        if (sb->job && atomic_load(&sb->killed) && sb->sb) ri_sandbox_interrupt(sb->sb);
+        if (sb->lease_held && s->checkpoint_path && now - sb->lease_renewed >= (int64_t)s->cfg.lease_ms / 3) {
+            if (srv_lease_renew(s->checkpoint_path, sb->id, s->server_id, s->cfg.lease_ms)) {
+                sb->lease_renewed = now;
+            } else {
+                srv_log(s, "error", "lease lost", "{s:s}", "sandbox_id", sb->id);
+                sb->lease_held = false;
+                if (sb->conn) {
+                    srv_conn_send_error(sb->conn, "SANDBOX_LOCK_RENEWAL_ERROR",
+                                        "Lost the sandbox's lease to another server.");
+                    srv_conn_close(sb->conn, 4000);
+                }
+                srv_kill_process(sb);
+                srv_sandbox_remove(sb);
+                srv_sandbox_unref(sb);
+                continue;
+            }
+        }
+        if (sb->lease_held && sb->cfg.handoff && !sb->handoff_pending && now - sb->handoff_checked >= 200) {
+            sb->handoff_checked = now;
+            if (srv_handoff_requested(s->checkpoint_path, sb->id)) {
+                srv_log(s, "info", "handoff: releasing", "{s:s}", "sandbox_id", sb->id);
+                sb->handoff_pending = true;
+                if (sb->conn) srv_conn_send_status(sb->conn, "SANDBOX_LOCK_RELEASING");
+                if (sb->job && sb->job->kind == SRV_JOB_EXECUTION) srv_kill_process(sb);
+            }
+        }
+        if (sb->handoff_pending && !sb->job && !sb->removed) {
+            if (sb->hibernated) srv_start_wake(sb);
+            else if (sb->sb) srv_start_checkpoint(sb, SRV_CKPT_HANDOFF);
+        }
+        if (!sb->removed && sb->cfg.idle_timeout_s > 0 && !sb->job && !sb->pend_head && sb->sb &&
+            now - sb->last_activity > sb->cfg.idle_timeout_s * 1000)
+            idle_expired(sb);
+        else if (!sb->removed && sb->cfg.idle_timeout_s > 0 && !sb->job && sb->hibernated &&
+                 now - sb->last_activity > sb->cfg.idle_timeout_s * 1000)
+            idle_expired(sb);
+        srv_sandbox_unref(sb);
+    }
+    memory_budget(s, now);
+}
+
+/* Shutdown: every live sandbox that enabled checkpointing is checkpointed (synchronously:
+ * the workers are idle by now), then leases are released. */
+void srv_shutdown_sandboxes(srv *s) {
+    for (srv_sandbox *sb = s->sandboxes, *next; sb; sb = next) {
+        next = sb->next;
+        if (s->checkpoint_path && sb->cfg.enable_checkpoint && sb->lease_held) {
+            char why[512];
+            bool ok = false;
+            if (sb->sb) {
+                ok = srv_checkpoint_now(sb, why, sizeof why);
+            } else if (sb->hibernated) {
+                uint8_t *img;
+                size_t n;
+                int e;
+                if (srv_read_file(sb->hibernate_file, (size_t)8 << 30, &img, &n, &e)) {
+                    ok = srv_volume_write_checkpoint(s->checkpoint_path, sb->id, img, n, s->cfg.keep_checkpoints, NULL,
+                                                     0, why, sizeof why);
+                    free(img);
+                } else {
+                    snprintf(why, sizeof why, "cannot read the hibernated image");
+                }
+            } else {
+                snprintf(why, sizeof why, "not in memory");
+            }
+            if (ok) {
+                atomic_fetch_add(&s->m.checkpoints, 1);
+                srv_log(s, "info", "shutdown: checkpointed", "{s:s}", "sandbox_id", sb->id);
+                if (sb->conn) srv_conn_send_status(sb->conn, "SANDBOX_CHECKPOINTED");
+            } else {
+                srv_log(s, "error", "shutdown: checkpoint failed", "{s:s, s:s}", "sandbox_id", sb->id, "error", why);
+            }
+        }
+        if (sb->conn) srv_conn_close(sb->conn, 1001);
+        srv_sandbox_remove(sb);
+    }
+}
