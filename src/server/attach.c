@@ -30,6 +30,8 @@ static bool try_restore(srv_conn *c, json_t *meta, const char *token, bool annou
         return true;
     }
     if (announce_lock) srv_conn_send_status(c, "SANDBOX_LOCK_ACQUIRED");
+    /* a request left by anyone for the previous owner is answered by now */
+    srv_handoff_clear(s->checkpoint_path, c->attach_id);
     srv_sandbox_cfg cfg;
     if (!srv_cfg_from_json(&cfg, meta)) {
         srv_lease_release(s->checkpoint_path, c->attach_id, s->server_id);
