@@ -36,7 +36,7 @@ json_t *srv_parse_message(const char *text, size_t len, size_t max_bytes, uint32
         return NULL;
     }
     json_error_t jerr;
-    json_t *j = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+    json_t *j = json_loadb(text, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
     if (!j) {
         snprintf(why, whycap, "Invalid message: not JSON (%s at line %d, column %d).", jerr.text, jerr.line,
                  jerr.column);
