@@ -195,12 +195,15 @@ class Server:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
-def stop_all():
+def stop_all(keep_wasm=False):
+    global _WASM_TMP
     for s in _SERVERS:
         s.cleanup()
     _SERVERS.clear()
-    if _WASM_TMP:
+    if _WASM_TMP and not keep_wasm:
         shutil.rmtree(_WASM_TMP, ignore_errors=True)
+        _WASM_TMP = None
+        _WASM_CACHE.clear()
 
 
 # ---- clients --------------------------------------------------------------------------------
@@ -412,21 +415,21 @@ async def run_wasm(client, module_name, timeout=10.0):
     return await client.until_status("SANDBOX_EXECUTION_DONE", timeout)
 
 
-async def action(client, name, timeout=15.0, **fields):
+async def action(client, act, timeout=15.0, **fields):
     """One of our actions; returns its result event (ok or not)."""
-    msg = {"action": name}
+    msg = {"action": act}
     msg.update(fields)
     await client.send(msg)
-    got = await client.until(lambda f: f.get("event") == "result", timeout, f"result of {name}")
+    got = await client.until(lambda f: f.get("event") == "result", timeout, f"result of {act}")
     res = got[-1]
-    check_eq(res.get("action"), name, "action of the result event")
+    check_eq(res.get("action"), act, "action of the result event")
     return res
 
 
-async def ok_action(client, name, timeout=15.0, **fields):
-    res = await action(client, name, timeout, **fields)
+async def ok_action(client, act, timeout=15.0, **fields):
+    res = await action(client, act, timeout, **fields)
     if res.get("ok") is not True:
-        raise TestFailure(f"action {name}: {json.dumps(res)[:400]}")
+        raise TestFailure(f"action {act}: {json.dumps(res)[:400]}")
     return res
 
 
@@ -496,6 +499,7 @@ def main():
                             (0, -signal.SIGKILL, -signal.SIGTERM)):
                     print(f"     server exited {s.proc.returncode}; stderr tail: {err[-1500:]}")
         finally:
-            stop_all()
+            stop_all(keep_wasm=True)
+    stop_all()
     print(f"{passed} passed, {failed} failed", flush=True)
     sys.exit(1 if failed else 0)

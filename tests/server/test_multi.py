@@ -135,7 +135,7 @@ async def big_session(server, pages, seed):
 @test(120)
 async def sigkill_during_checkpoint_keeps_previous_image(ri):
     vol = tempfile.mkdtemp(prefix="ri-srv-vol-")
-    delays = [0.0, 0.0005, 0.002, 0.005, 0.01, 0.02]
+    delays = [0.0, 0.0005, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.3]
     outcomes = []
     for d in delays:
         a = Server(ri, ckpt=vol, args=["--lease-seconds", "1"])  # its lease outlives it by 1 s
