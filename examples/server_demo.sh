@@ -55,11 +55,14 @@ run() {
     shown=${shown//$root\//}
     shown=${shown//$py /}
     printf '%s$ %s%s\n' "$bold" "$shown" "$plain"
-    out=$("$@")
+    out=$("$@" 2>&1)
     rc=$?
     [ -n "$out" ] && printf '%s\n' "$out"
     return $rc
 }
+
+matches() { [[ $1 =~ $2 ]]; }
+has() { grep -Fq -- "$1" <<<"$out"; }
 
 # start_server NAME: starts `ri serve` on a free port with the demo volume; sets $url.
 start_server() {
@@ -91,8 +94,8 @@ start_server first
 run $client "$url" create --checkpoint --module "$work/counter.wasm"
 check "create answered" [ $? -eq 0 ]
 read -r sid token <<<"$out"
-check "the id is sandbox-<24 hex>" [[ ${sid:-} =~ ^sandbox-[0-9a-f]{24}$ ]]
-check "the token is 32 hex digits" [[ ${token:-} =~ ^[0-9a-f]{32}$ ]]
+check "the id is sandbox-<24 hex>" matches "${sid:-}" '^sandbox-[0-9a-f]{24}$'
+check "the token is 32 hex digits" matches "${token:-}" '^[0-9a-f]{32}$'
 note "The socket closed; the sandbox stays live on the server, and the token attaches to it."
 
 section "2. Call its exported functions: the state lives in the sandbox's memory"
@@ -118,27 +121,29 @@ check "checkpoint answered" [ "$out" = "checkpointed" ]
 latest=$(cat "$volume/$sid/checkpoints/latest" 2>/dev/null)
 printf '%s$ ls %s%s\n' "$bold" "${volume#$root/}/$sid/ ${volume#$root/}/$sid/checkpoints/" "$plain"
 ls "$volume/$sid/" "$volume/$sid/checkpoints/"
-check "latest names a checkpoint image" [[ $latest =~ ^checkpoint_[0-9]{13}\.img$ ]]
+check "latest names a checkpoint image" matches "$latest" '^checkpoint_[0-9]{13}\.img$'
 check "the image exists" [ -f "$volume/$sid/checkpoints/$latest" ]
 check "metadata.json exists" [ -f "$volume/$sid/metadata.json" ]
 check "the token is not stored in clear" bash -c "! grep -q '$token' '$volume/$sid/metadata.json'"
 
 section "5. Stop this server; attach on a SECOND server process with the same volume"
+printf '%s$ kill -TERM %s%s   (the first server)\n' "$bold" "$server_pid" "$plain"
 kill -TERM "$server_pid"
 wait "$server_pid"
 check "the first server exited cleanly on SIGTERM" [ $? -eq 0 ]
 start_server second
-run $client "$url" call "$sid" "$token" get
-check "the counter is still 13 on the second server" [ "$out" = "13" ]
+note "-v shows the frames: the second server restores the sandbox from the volume on attach."
+run $client -v "$url" call "$sid" "$token" get
+check "the second server restored it (SANDBOX_RESTORING, then SANDBOX_RUNNING)" \
+    has '"status": "SANDBOX_RESTORING"'
+check "the counter is still 13 on the second server" [ "$(tail -n 1 <<<"$out")" = "13" ]
 run $client "$url" call "$sid" "$token" increment
 check "and counts on: 14" [ "$out" = "14" ]
-run $client -v "$url" call "$sid" "$token" increment 2>&1
-check "-v shows the frames of an attach and a call" grep -q 'SANDBOX_RUNNING' <<<"$out"
 
 section "6. A wrong token is refused"
-run $client "$url" call "$sid" 00000000000000000000000000000000 get 2>&1
+run $client "$url" call "$sid" 00000000000000000000000000000000 get
 check "a wrong token fails" [ $? -ne 0 ]
-check "with 'Invalid sandbox token.'" grep -q 'Invalid sandbox token.' <<<"$out"
+check "with 'Invalid sandbox token.'" has 'Invalid sandbox token.'
 
 section "7. Kill the sandbox: its stored state goes too"
 run $client "$url" kill "$sid" "$token"
