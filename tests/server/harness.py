@@ -195,11 +195,24 @@ class Server:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
+_DIRS = []
+
+
+def tempdir(prefix="ri-srv-vol-"):
+    """A temporary directory removed with the servers at the end of the test."""
+    d = tempfile.mkdtemp(prefix=prefix)
+    _DIRS.append(d)
+    return d
+
+
 def stop_all(keep_wasm=False):
     global _WASM_TMP
     for s in _SERVERS:
         s.cleanup()
     _SERVERS.clear()
+    for d in _DIRS:
+        shutil.rmtree(d, ignore_errors=True)
+    _DIRS.clear()
     if _WASM_TMP and not keep_wasm:
         shutil.rmtree(_WASM_TMP, ignore_errors=True)
         _WASM_TMP = None

@@ -5,14 +5,13 @@ previous image restorable; SIGTERM checkpoints live sandboxes; hibernation under
 import asyncio
 import os
 import signal
-import tempfile
 
-from harness import (Client, Server, attach, attach_running, check, check_eq, checkpoint, create,
-                     main, statuses, test, value_of)
+from harness import (Server, tempdir, attach, attach_running, b64, check, check_eq, checkpoint, create,
+                     main, statuses, test, texts, value_of)
 
 
 def pair(ri, args_a=(), args_b=()):
-    vol = tempfile.mkdtemp(prefix="ri-srv-vol-")
+    vol = tempdir()
     a = Server(ri, ckpt=vol, args=args_a)
     b = Server(ri, ckpt=vol, args=args_b)
     a.dir_extra = vol
@@ -121,8 +120,32 @@ async def handoff_attached(ri):
     got = await c.until_status("SANDBOX_RUNNING", 30)
     check_eq(statuses(got)[-2:], ["SANDBOX_RESTORING", "SANDBOX_RUNNING"], "handoff statuses")
     old = await sess.client.until_closed(10)
-    check(sess.client.close_code is not None, f"A's socket stayed open: {old}")
+    st = statuses(old)
+    check("SANDBOX_CHECKPOINTED" in st and st[-1:] == ["SANDBOX_LOCK_RELEASED"],
+          f"A's socket during the handoff: {st}")
+    check_eq(sess.client.close_code, 1000, "close code of A's socket after the handoff")
     check_eq(await value_of(c, "increment"), 9, "state moved from A to B")
+
+
+@test(60)
+async def handoff_during_execution(ri):
+    a, b, vol = pair(ri)
+    sess = await create(a, enable_checkpoint=True, enable_sandbox_handoff=True)
+    await sess.client.send({"language": "wasm", "code": b64("echo")})
+    await sess.client.until(lambda f: f.get("event") == "stdout", 10, "ready")
+    c = await attach(b, sess.id, sess.token)
+    got = await c.until_status("SANDBOX_RUNNING", 30)
+    check_eq(statuses(got)[-2:], ["SANDBOX_RESTORING", "SANDBOX_RUNNING"], "handoff statuses")
+    old = await sess.client.until_closed(10)
+    st = statuses(old)
+    check("SANDBOX_EXECUTION_DONE" in st and st[-1:] == ["SANDBOX_LOCK_RELEASED"],
+          f"A's socket during a handoff with a running execution: {st}")
+    # B's copy works (the running execution was not part of the image).
+    await c.send({"language": "wasm", "code": b64("echo")})
+    await c.until(lambda f: f.get("event") == "stdout", 10, "ready on B")
+    await c.send({"event": "stdin", "data": "on B"})
+    got = await c.until_status("SANDBOX_EXECUTION_DONE", 10)
+    check_eq(texts(got, "stdout"), "got:on B", "execution on B after the handoff")
 
 
 async def big_session(server, pages, seed):
@@ -134,7 +157,7 @@ async def big_session(server, pages, seed):
 
 @test(120)
 async def sigkill_during_checkpoint_keeps_previous_image(ri):
-    vol = tempfile.mkdtemp(prefix="ri-srv-vol-")
+    vol = tempdir()
     delays = [0.0, 0.0005, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.3]
     outcomes = []
     for d in delays:
