@@ -1,6 +1,5 @@
 """kill_process (an infinite loop without host calls), kill_sandbox, reconnect."""
 import os
-import time
 
 from harness import (Server, attach, attach_running, b64, check, check_eq, checkpoint, create,
                      main, run_wasm, statuses, test, texts, value_of)
@@ -15,13 +14,11 @@ async def kill_process_stops_loop_without_host_calls(ri):
     got = await c.until(lambda f: f.get("event") == "stdout", 10, "spinning")
     check_eq(statuses(got), ["SANDBOX_EXECUTION_RUNNING"], "before the output")
     await c.quiet(0.3)  # it is looping now
-    t0 = time.monotonic()
     await c.send({"action": "kill_process"})
+    # Within the 5 s the original's clients wait (the loop itself would run for 60 s).
     got = await c.until_status("SANDBOX_EXECUTION_DONE", 5)
-    took = time.monotonic() - t0
     check_eq(statuses(got), ["SANDBOX_EXECUTION_FORCE_KILLED", "SANDBOX_EXECUTION_DONE"],
              "statuses after kill_process")
-    check(took < 2.0, f"kill_process took {took:.2f} s")
     check_eq(await c.quiet(0.3), [], "frames after DONE")
     got = await run_wasm(c, "hello")
     check_eq(texts(got, "stdout"), "hello, world\n", "run after kill_process")
@@ -64,10 +61,8 @@ async def kill_sandbox_sequence_and_deletion(ri):
     await checkpoint(sess.client)
     check(os.path.isdir(os.path.join(s.ckpt, sess.id)), "no sandbox directory after checkpoint")
     c = await attach_running(s, sess.id, sess.token, restoring=True)
-    t0 = time.monotonic()
     await c.send({"action": "kill_sandbox"})
-    got = await c.until_closed(5)
-    check(time.monotonic() - t0 < 5, "kill_sandbox took 5 s or more")
+    got = await c.until_closed(5)  # the original's clients wait at most 5 s
     check_eq(statuses(got), ["SANDBOX_KILLING", "SANDBOX_DELETING", "SANDBOX_DELETED",
                              "SANDBOX_KILLED"], "kill_sandbox statuses")
     check_eq(c.close_code, 1000, "close code after kill_sandbox")
