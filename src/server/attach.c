@@ -126,6 +126,8 @@ void srv_handle_attach(srv_conn *c, const char *id, const char *token) {
         return;
     }
     json_decref(meta);
+    /* the token matched the metadata's hash (so it is SRV_TOKEN_HEX long) */
+    snprintf(c->attach_token, sizeof c->attach_token, "%s", token);
     srv_conn_send_status(c, "SANDBOX_LOCK_ACQUIRING");
     if (!srv_handoff_request(s->checkpoint_path, id, s->server_id)) {
         srv_conn_send_error(c, "SANDBOX_ERROR", "Cannot ask the owner to release the sandbox.");
@@ -148,12 +150,13 @@ void srv_attach_retry(srv_conn *c) {
         srv_conn_close(c, 4000);
         return;
     }
-    char token[SRV_TOKEN_HEX + 64] = "";
-    srv_url_token(c->wsi, token, sizeof token);
+    const char *token = c->attach_token;
     /* live here meanwhile (another client attached it on this server) */
     if (srv_sandbox_find(s, c->attach_id)) {
         c->waiting_lease = false;
-        srv_handle_attach(c, c->attach_id, token[0] ? token : NULL);
+        char id[SRV_ID_LEN + 1];
+        snprintf(id, sizeof id, "%s", c->attach_id);
+        srv_handle_attach(c, id, token[0] ? token : NULL);
         return;
     }
     char why[512];

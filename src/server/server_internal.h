@@ -149,6 +149,7 @@ struct srv_conn {
     bool waiting_lease;
     int64_t wait_deadline;
     char attach_id[SRV_ID_LEN + 1];
+    char attach_token[SRV_TOKEN_HEX + 1]; /* kept: lws frees the URL after the handshake */
     srv_conn *prev, *next;
 };
 
