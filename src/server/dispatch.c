@@ -110,7 +110,15 @@ void srv_pump(srv_sandbox *sb) {
 
 static void enqueue(srv_sandbox *sb, json_t *msg) {
     if (sb->npending >= SRV_PENDING_MAX) {
-        bad_request(sb, "Too many queued requests.");
+        const char *action = str(msg, "action");
+        atomic_fetch_add(&sb->s->m.bad_messages, 1);
+        if (action && srv_action_known(action)) {
+            if (sb->conn)
+                srv_conn_send(sb->conn, srv_ev_result_err(action, json_object_get(msg, "request_id"), "BUSY",
+                                                          "Too many queued requests.", NULL));
+        } else {
+            bad_request(sb, "Too many queued requests.");
+        }
         return;
     }
     srv_pending *p = calloc(1, sizeof *p);

@@ -183,8 +183,7 @@ static void checkpoint_done(srv_job *job) {
     atomic_fetch_add(&s->m.checkpoints, 1);
     srv_log(s, "info", "checkpointed", "{s:s, s:i}", "sandbox_id", sb->id, "reason", (int)job->reason);
     if (c) {
-        if (job->reason == SRV_CKPT_HANDOFF) srv_conn_send_status(c, "SANDBOX_CHECKPOINTED");
-        else srv_conn_send_status(c, "SANDBOX_CHECKPOINTED");
+        srv_conn_send_status(c, "SANDBOX_CHECKPOINTED");
         if (job->reason == SRV_CKPT_HANDOFF) srv_conn_send_status(c, "SANDBOX_LOCK_RELEASED");
         srv_conn_close(c, 1000);
     }

@@ -109,12 +109,19 @@ void srv_tick(srv *s) {
                 srv_log(s, "info", "handoff: releasing", "{s:s}", "sandbox_id", sb->id);
                 sb->handoff_pending = true;
                 if (sb->conn) srv_conn_send_status(sb->conn, "SANDBOX_LOCK_RELEASING");
-                if (sb->job && sb->job->kind == SRV_JOB_EXECUTION) srv_kill_process(sb);
+                if (sb->job && sb->job->kind == SRV_JOB_EXECUTION) {
+                    /* the handoff stops a running execution, and says so */
+                    if (sb->conn) srv_conn_send_status(sb->conn, "SANDBOX_EXECUTION_FORCE_KILLED");
+                    srv_kill_process(sb);
+                }
             }
         }
         if (sb->handoff_pending && !sb->job && !sb->removed) {
             if (sb->hibernated) srv_start_wake(sb);
-            else if (sb->sb) srv_start_checkpoint(sb, SRV_CKPT_HANDOFF);
+            else if (sb->sb) {
+                if (sb->conn) srv_conn_send_status(sb->conn, "SANDBOX_CHECKPOINTING");
+                srv_start_checkpoint(sb, SRV_CKPT_HANDOFF);
+            }
         }
         if (!sb->removed && sb->cfg.idle_timeout_s > 0 && !sb->job && !sb->pend_head && sb->sb &&
             now - sb->last_activity > sb->cfg.idle_timeout_s * 1000)
