@@ -31,7 +31,7 @@ async def main():
     check([m["status"] for m in seen_b] == ["SANDBOX_LOCK_ACQUIRING", "SANDBOX_LOCK_RELEASE_REQUESTED",
           "SANDBOX_LOCK_ACQUIRED", "SANDBOX_RESTORING", "SANDBOX_RUNNING"], "handoff on B: %s" % seen_b)
     seen_a, code = await drain_close(ws)
-    check([m["status"] for m in seen_a] == ["SANDBOX_LOCK_RELEASING", "SANDBOX_CHECKPOINTED", "SANDBOX_LOCK_RELEASED"] and code == 1000,
+    check([m["status"] for m in seen_a] == ["SANDBOX_LOCK_RELEASING", "SANDBOX_CHECKPOINTING", "SANDBOX_CHECKPOINTED", "SANDBOX_LOCK_RELEASED"] and code == 1000,
           "A released: %s %s" % (seen_a, code))
     await wb.send(json.dumps({"action": "execute", "function": "inc"}))
     m = await recv(wb)
