@@ -185,10 +185,28 @@ class Server:
         except subprocess.TimeoutExpired:
             return None
 
-    def stop(self):
+    def stop(self, graceful=True):
+        """SIGTERM (so sanitizer builds report leaks at exit), SIGKILL after 10 s."""
         if self.proc is not None and self.proc.poll() is None:
+            if graceful:
+                self.proc.terminate()
+                try:
+                    self.proc.wait(10)
+                    return
+                except subprocess.TimeoutExpired:
+                    pass
             self.proc.kill()
             self.proc.wait()
+
+    def sanitizer_report(self):
+        """The first sanitizer report (ASan, LSan, UBSan) in the server's stderr, or None."""
+        err = self.stderr()
+        for marker in ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:",
+                       "ERROR: ThreadSanitizer", "WARNING: ThreadSanitizer"):
+            i = err.find(marker)
+            if i >= 0:
+                return err[max(0, i - 200):i + 1500]
+        return None
 
     def cleanup(self):
         self.stop()
@@ -479,6 +497,14 @@ def test(timeout=30.0):
     return deco
 
 
+def _failure_text(e, timeout):
+    if isinstance(e, asyncio.TimeoutError):
+        return f"timed out after {timeout} s"
+    if isinstance(e, TestFailure):
+        return str(e)
+    return "".join(traceback.format_exception(e)).rstrip()
+
+
 def main():
     if len(sys.argv) < 2:
         print(f"usage: {sys.argv[0]} PATH/TO/ri [TEST_NAME_SUBSTRING]", file=sys.stderr)
@@ -491,28 +517,35 @@ def main():
         if only and only not in fn.__name__:
             continue
         t0 = time.monotonic()
+        problem = None
         try:
             asyncio.run(asyncio.wait_for(_run_test(fn, ri), timeout))
-            passed += 1
-            print(f"PASS {fn.__name__} ({time.monotonic() - t0:.2f} s)", flush=True)
+        except KeyboardInterrupt:
+            raise
         except BaseException as e:  # noqa: BLE001 - every failure is reported, none ends the file
-            if isinstance(e, KeyboardInterrupt):
-                raise
-            failed += 1
-            if isinstance(e, asyncio.TimeoutError):
-                msg = f"timed out after {timeout} s"
-            elif isinstance(e, TestFailure):
-                msg = str(e)
-            else:
-                msg = "".join(traceback.format_exception(e)).rstrip()
-            print(f"FAIL {fn.__name__}: {msg}", flush=True)
+            problem = _failure_text(e, timeout)
             for s in _SERVERS:
                 err = s.stderr().strip()
                 if err and (not s.alive() and s.proc is not None and s.proc.returncode not in
                             (0, -signal.SIGKILL, -signal.SIGTERM)):
-                    print(f"     server exited {s.proc.returncode}; stderr tail: {err[-1500:]}")
-        finally:
-            stop_all(keep_wasm=True)
+                    problem += f"\n     server exited {s.proc.returncode}; stderr tail: {err[-1500:]}"
+        # Servers end with SIGTERM, so a sanitizer build reports leaks; any report fails the test.
+        for s in _SERVERS:
+            s.stop()
+            report = s.sanitizer_report()
+            if report and problem is None:
+                problem = f"sanitizer report in a server's stderr:\n{report}"
+        stop_all(keep_wasm=True)
+        if problem is None:
+            passed += 1
+            print(f"PASS {fn.__name__} ({time.monotonic() - t0:.2f} s)", flush=True)
+        else:
+            failed += 1
+            print(f"FAIL {fn.__name__}: {problem}", flush=True)
     stop_all()
     print(f"{passed} passed, {failed} failed", flush=True)
     sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    print("run one of the test_*.py files", file=sys.stderr)
