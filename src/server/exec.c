@@ -129,6 +129,10 @@ static void format_error(const ri_sandbox_error *e, char *out, size_t cap) {
 
 static void execution_work(srv_job *job) {
     srv_sandbox *sb = job->sb;
+    if (!sb->sb) { /* a sandbox still being made (snapshot_restore/branch) */
+        post_error(sb, "SANDBOX_EXECUTION_ERROR", "The sandbox is not ready yet.");
+        return;
+    }
     const char *code = json_string_value(json_object_get(job->msg, "code"));
     uint8_t *wasm = NULL;
     size_t n = 0;
