@@ -120,9 +120,9 @@ async def handoff_attached(ri):
     got = await c.until_status("SANDBOX_RUNNING", 30)
     check_eq(statuses(got)[-2:], ["SANDBOX_RESTORING", "SANDBOX_RUNNING"], "handoff statuses")
     old = await sess.client.until_closed(10)
-    st = statuses(old)
-    check("SANDBOX_CHECKPOINTED" in st and st[-1:] == ["SANDBOX_LOCK_RELEASED"],
-          f"A's socket during the handoff: {st}")
+    check_eq(statuses(old), ["SANDBOX_LOCK_RELEASING", "SANDBOX_CHECKPOINTING",
+                             "SANDBOX_CHECKPOINTED", "SANDBOX_LOCK_RELEASED"],
+             "the owner's socket during the handoff")
     check_eq(sess.client.close_code, 1000, "close code of A's socket after the handoff")
     check_eq(await value_of(c, "increment"), 9, "state moved from A to B")
 
@@ -137,9 +137,11 @@ async def handoff_during_execution(ri):
     got = await c.until_status("SANDBOX_RUNNING", 30)
     check_eq(statuses(got)[-2:], ["SANDBOX_RESTORING", "SANDBOX_RUNNING"], "handoff statuses")
     old = await sess.client.until_closed(10)
-    st = statuses(old)
-    check("SANDBOX_EXECUTION_DONE" in st and st[-1:] == ["SANDBOX_LOCK_RELEASED"],
-          f"A's socket during a handoff with a running execution: {st}")
+    check_eq(statuses(old), ["SANDBOX_LOCK_RELEASING", "SANDBOX_EXECUTION_FORCE_KILLED",
+                             "SANDBOX_EXECUTION_DONE", "SANDBOX_CHECKPOINTING",
+                             "SANDBOX_CHECKPOINTED", "SANDBOX_LOCK_RELEASED"],
+             "the owner's socket during a handoff with a running execution")
+    check_eq(sess.client.close_code, 1000, "close code of A's socket after the handoff")
     # B's copy works (the running execution was not part of the image).
     await c.send({"language": "wasm", "code": b64("echo")})
     await c.until(lambda f: f.get("event") == "stdout", 10, "ready on B")
@@ -148,8 +150,8 @@ async def handoff_during_execution(ri):
     check_eq(texts(got, "stdout"), "got:on B", "execution on B after the handoff")
 
 
-async def big_session(server, pages, seed):
-    sess = await create(server, module="big", enable_checkpoint=True,
+async def big_session(server, pages, seed, enable_checkpoint=True):
+    sess = await create(server, module="big", enable_checkpoint=enable_checkpoint,
                         sandbox={"max_memory_bytes": 16 << 20})
     check_eq(await value_of(sess.client, "setup", [pages, seed]), pages, "setup pages")
     return sess
@@ -204,8 +206,9 @@ async def sigterm_checkpoints_live_sandboxes(ri):
     a.signal(signal.SIGTERM)
     rc = await asyncio.get_running_loop().run_in_executor(None, a.wait, 20)
     check_eq(rc, 0, "exit status after SIGTERM")
-    await s2.client.quiet(1)
-    check(s2.client.close_code is not None, "attached socket still open after SIGTERM")
+    got = await s2.client.until_closed(5)
+    check_eq(statuses(got), ["SANDBOX_CHECKPOINTED"], "attached socket at SIGTERM")
+    check_eq(s2.client.close_code, 1001, "close code at SIGTERM (going away)")
     for sess, want in ((s1, 7), (s2, 9)):
         check(os.path.isfile(os.path.join(vol, sess.id, "checkpoints", "latest")),
               f"no image of {sess.id} after SIGTERM")
@@ -220,7 +223,7 @@ async def hibernation_under_memory_budget(ri):
     s = Server(ri, args=["--memory-budget", str(3 << 20)])
     sessions = []
     for i in range(n):
-        sess = await big_session(s, pages, 100 + i)
+        sess = await big_session(s, pages, 100 + i, enable_checkpoint=False)
         sessions.append((sess, await value_of(sess.client, "sum")))
         await asyncio.sleep(0.05)
     await asyncio.sleep(1.0)
@@ -230,8 +233,11 @@ async def hibernation_under_memory_budget(ri):
     mem = [l for l in body.splitlines() if l.startswith("ri_server_sandbox_memory_bytes ")]
     check(mem and float(mem[0].split()[1]) <= (3 << 20) + (1 << 20),
           f"live sandbox memory above the budget: {mem}")
-    on_disk = [d for d in os.listdir(s.ckpt) if d.startswith("sandbox-")]
-    check(len(on_disk) >= 1, "no hibernated sandbox on the volume")
+    hib_dir = os.path.join(s.ckpt, "_hibernate")
+    on_disk = [f for d, _, fs in os.walk(hib_dir) for f in fs if f.endswith(".img")]
+    check(len(on_disk) >= 1, f"no hibernation image under {hib_dir}")
+    check(not [d for d in os.listdir(s.ckpt) if d.startswith("sandbox-")],
+          "sandboxes without enable_checkpoint got a checkpoint directory")
     # Each comes back transparently on its next message, with its state.
     for sess, want in sessions:
         check(sess.client.close_code is None, "a hibernated sandbox's socket was closed")
@@ -245,6 +251,32 @@ async def hibernation_under_memory_budget(ri):
     got = await c.until_status("SANDBOX_RUNNING", 20)
     check_eq(statuses(got), ["SANDBOX_RUNNING"], "attach to a hibernated sandbox")
     check_eq(await value_of(c, "sum"), want, "state after attach to a hibernated sandbox")
+
+
+@test(60)
+async def stale_owner_loses_lease(ri):
+    a, b, vol = pair(ri, ["--lease-seconds", "1"], ["--lease-seconds", "1"])
+    sess = await create(a, module="counter", enable_checkpoint=True)
+    await value_of(sess.client, "add", [4])
+    await checkpoint(sess.client)
+    c = await attach_running(a, sess.id, sess.token, restoring=True)
+    check_eq(await value_of(c, "increment"), 5, "live on A (not checkpointed since)")
+    a.signal(signal.SIGSTOP)  # A freezes: its lease runs out
+    try:
+        await asyncio.sleep(2.0)
+        cb = await attach_running(b, sess.id, sess.token, restoring=True)
+        check_eq(await value_of(cb, "get"), 4, "B took the sandbox from its last checkpoint")
+    finally:
+        a.signal(signal.SIGCONT)
+    # A wakes up, finds its lease taken over, and drops its copy without checkpointing.
+    got = await c.until_closed(10)
+    check_eq([f.get("status") or f.get("event") for f in got],
+             ["SANDBOX_LOCK_RENEWAL_ERROR", "error"], "A's socket after losing its lease")
+    check_eq(c.close_code, 4000, "close code")
+    check_eq(await value_of(cb, "increment"), 5, "B goes on")
+    await checkpoint(cb)
+    c = await attach_running(b, sess.id, sess.token, restoring=True)
+    check_eq(await value_of(c, "get"), 5, "A's stale copy did not overwrite B's checkpoint")
 
 
 if __name__ == "__main__":
