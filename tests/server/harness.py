@@ -48,6 +48,10 @@ class TestFailure(AssertionError):
     pass
 
 
+class Skip(Exception):
+    """The test cannot run here (e.g. it needs to mount a tmpfs); counted neither way."""
+
+
 def check(cond, what):
     if not cond:
         raise TestFailure(what)
@@ -522,6 +526,10 @@ def main():
             asyncio.run(asyncio.wait_for(_run_test(fn, ri), timeout))
         except KeyboardInterrupt:
             raise
+        except Skip as e:
+            stop_all(keep_wasm=True)
+            print(f"SKIP {fn.__name__}: {e}", flush=True)
+            continue
         except BaseException as e:  # noqa: BLE001 - every failure is reported, none ends the file
             problem = _failure_text(e, timeout)
             for s in _SERVERS:

@@ -1,14 +1,17 @@
 """Checkpoint and restore on one server: the seed-002 layout, latest, metadata.json, a
 checkpoint during an execution, restore on attach (state continues), NOT_FOUND, corrupt
 images (RESTORE_ERROR + 4000, files untouched), checkpoint refused (sandbox stays)."""
+import asyncio
 import hashlib
 import json
 import os
 import re
+import subprocess
 import time
 
-from harness import (Server, attach, attach_running, b64, check, check_eq, checkpoint, create,
-                     main, statuses, test, texts, value_of)
+import harness
+from harness import (Server, Skip, attach, attach_running, b64, check, check_eq, checkpoint, create,
+                     main, statuses, tempdir, test, texts, value_of)
 
 IMG_RE = re.compile(r"^checkpoint_(\d{13})\.img$")
 
@@ -225,6 +228,59 @@ async def corrupt_latest_names_missing_file(ri):
 @test()
 async def corrupt_latest_path_traversal(ri):
     await corrupt_case(ri, latest_traversal, "latest naming ../../../elsewhere/stolen.img")
+
+
+@test(90)
+async def checkpoint_disk_full_keeps_last_image(ri):
+    # A 3 MiB tmpfs as the volume: a 1 MiB image fits, a 2 MiB one next to it does not.
+    mnt = tempdir("ri-srv-tmpfs-")
+    r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=3m", "tmpfs", mnt],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        raise Skip(f"cannot mount a tmpfs here ({r.stderr.strip()})")
+    try:
+        await disk_full_case(ri, mnt)
+    finally:
+        for srv in harness._SERVERS:
+            srv.stop(graceful=False)
+        subprocess.run(["umount", "-l", mnt])
+
+
+async def disk_full_case(ri, vol):
+    s = Server(ri, ckpt=vol, args=["--lease-seconds", "1"])
+    sess = await create(s, module="big", enable_checkpoint=True)
+    await value_of(sess.client, "setup", [16, 1])
+    sum1 = await value_of(sess.client, "sum")
+    await checkpoint(sess.client)
+    first = latest(vol, sess.id)
+    ck = os.path.join(vol, sess.id, "checkpoints")
+    before = tree(ck)
+    c = await attach_running(s, sess.id, sess.token, restoring=True)
+    await value_of(c, "setup", [32, 2])
+    sum2 = await value_of(c, "sum")
+    await c.send({"action": "checkpoint"})
+    got = await c.until_closed(20)
+    check_eq([f.get("status") or f.get("event") for f in got],
+             ["SANDBOX_CHECKPOINTING", "SANDBOX_CHECKPOINT_ERROR", "error"], "checkpoint on a full disk")
+    check_eq(c.close_code, 4000, "close code")
+    check_eq(latest(vol, sess.id), first, "latest after the failed checkpoint")
+    check_eq(tree(ck), before, "checkpoints/ after the failed checkpoint (no temp files left)")
+    # The sandbox stayed live with its newer state ...
+    c = await attach_running(s, sess.id, sess.token, restoring=False)
+    check_eq(await value_of(c, "sum"), sum2, "live state after the failed checkpoint")
+    await c.close()
+    # ... and the last good image still restores, on another server process.
+    s.stop(graceful=False)
+    s2 = Server(ri, ckpt=vol, args=["--lease-seconds", "1"])
+    for _ in range(10):  # the SIGKILLed server's lease (1 s) runs out; a client retries
+        c = await attach(s2, sess.id, sess.token)
+        got = await c.until(lambda f: f.get("status") in ("SANDBOX_RUNNING", "SANDBOX_IN_USE",
+                                                          "SANDBOX_RESTORE_ERROR", "SANDBOX_NOT_FOUND"), 20)
+        if statuses(got)[-1] != "SANDBOX_IN_USE":
+            break
+        await asyncio.sleep(0.5)
+    check_eq(statuses(got), ["SANDBOX_RESTORING", "SANDBOX_RUNNING"], "restore of the last good image")
+    check_eq(await value_of(c, "sum"), sum1, "state of the last good image")
 
 
 if __name__ == "__main__":
