@@ -41,6 +41,27 @@ async def utf8_written_bytewise_never_split(ri):
 
 
 @test()
+async def invalid_utf8_replaced(ri):
+    s = Server(ri)
+    sess = await create(s)
+    got = await run_wasm(sess.client, "utf8_bad")
+    want = b"a\xffbc\x80d\xe2\x82".decode("utf-8", "replace")
+    check_eq(texts(got, "stdout"), want, "invalid UTF-8 as U+FFFD")
+
+
+@test()
+async def large_output_complete(ri):
+    s = Server(ri)
+    sess = await create(s)
+    got = await run_wasm(sess.client, "bigout", 30)
+    want = "".join("\n" if i % 100 == 99 else chr(97 + i % 26) for i in range(300000))
+    out = texts(got, "stdout")
+    check_eq(len(out), len(want), "length of 300,000 bytes written at once")
+    check(out == want, "the content of the large output differs")
+    check_eq(texts(got, "stderr"), "bad fd ok\nbad range ok\nend\n", "ri.write of a bad fd/range")
+
+
+@test()
 async def trap_reports_error_then_done(ri):
     s = Server(ri)
     sess = await create(s)
@@ -57,6 +78,28 @@ async def trap_reports_error_then_done(ri):
     # The sandbox still runs code.
     got = await run_wasm(sess.client, "hello")
     check_eq(texts(got, "stdout"), "hello, world\n", "run after a trap")
+
+
+@test()
+async def limits_stop_runaway_code(ri):
+    s = Server(ri)
+    sess = await create(s, sandbox={"max_execution_ms": 200})
+    got = await run_wasm(sess.client, "spin", 10)
+    check_eq(statuses(got), ["SANDBOX_EXECUTION_RUNNING", "SANDBOX_EXECUTION_ERROR",
+                             "SANDBOX_EXECUTION_DONE"], "a loop past max_execution_ms")
+    msg = [f for f in got if f.get("event") == "error"][0]["message"]
+    check(msg.startswith("TIMEOUT"), f"error message {msg!r}")
+    sess = await create(s, sandbox={"max_gas": 100000, "gas_schedule": "instructions"})
+    got = await run_wasm(sess.client, "spin", 10)
+    msg = [f for f in got if f.get("event") == "error"]
+    check(msg and msg[0]["message"].startswith("GAS_EXHAUSTED"), f"error {msg}")
+    check_eq(statuses(got)[-1], "SANDBOX_EXECUTION_DONE", "last status")
+    # Waiting for stdin counts: a read past the time limit ends in TIMEOUT.
+    sess = await create(s, sandbox={"max_execution_ms": 300})
+    got = await run_wasm(sess.client, "echo", 10)
+    check_eq(texts(got, "stdout"), "ready\n", "output of a run that waited for stdin")
+    msg = [f for f in got if f.get("event") == "error"]
+    check(msg and msg[0]["message"].startswith("TIMEOUT"), f"error {msg}")
 
 
 async def rejected(client, msg, status, message=None, prefix=None):
