@@ -358,7 +358,6 @@ ri_server *ri_server_new(const ri_server_config *cfg, char *err, size_t errcap) 
     info.protocols = protocols;
     info.vhost_name = "default";
     info.user = s;
-    info.options = LWS_SERVER_OPTION_VALIDATE_UTF8 * 0;
     s->vhost = lws_create_vhost(s->ctx, &info);
     if (!s->vhost) {
         snprintf(err, errcap, "cannot listen on %s:%d", s->cfg.host, s->cfg.port);
