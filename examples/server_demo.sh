@@ -21,7 +21,7 @@ fi
 build=$(cd "$build" && pwd)
 ri=$build/ri
 py=/usr/bin/python3
-client="$py $root/examples/client.py"
+client=("$py" "$root/examples/client.py")
 work=$build/demo-server
 volume=$build/demo-volume
 mkdir -p "$work"
@@ -91,7 +91,7 @@ printf 'attached again on another server process (docs/SERVER.md; client: exampl
 
 section "1. A server, and a sandbox created with the counter module (examples/counter.wat)"
 start_server first
-run $client "$url" create --checkpoint --module "$work/counter.wasm"
+run "${client[@]}" "$url" create --checkpoint --module "$work/counter.wasm"
 check "create answered" [ $? -eq 0 ]
 read -r sid token <<<"$out"
 check "the id is sandbox-<24 hex>" matches "${sid:-}" '^sandbox-[0-9a-f]{24}$'
@@ -100,23 +100,23 @@ note "The socket closed; the sandbox stays live on the server, and the token att
 
 section "2. Call its exported functions: the state lives in the sandbox's memory"
 for want in 1 2 3; do
-    run $client "$url" call "$sid" "$token" increment
+    run "${client[@]}" "$url" call "$sid" "$token" increment
     check "increment returns $want" [ "$out" = "$want" ]
 done
-run $client "$url" call "$sid" "$token" add 10
+run "${client[@]}" "$url" call "$sid" "$token" add 10
 check "add 10 returns 13" [ "$out" = "13" ]
 
 section "3. Run a program: stdin in, stdout out (examples/server_hello.wat)"
 # A second sandbox, so that loading this program does not replace the counter module.
-run $client "$url" create
+run "${client[@]}" "$url" create
 read -r sid2 token2 <<<"$out"
-run $client "$url" run "$sid2" "$token2" "$work/server_hello.wasm" --stdin "ri-sandbox"
+run "${client[@]}" "$url" run "$sid2" "$token2" "$work/server_hello.wasm" --stdin "ri-sandbox"
 check "the program greets its stdin" [ "$out" = "hello, ri-sandbox!" ]
-run $client "$url" kill "$sid2" "$token2"
+run "${client[@]}" "$url" kill "$sid2" "$token2"
 check "the second sandbox is killed" [ "$out" = "killed" ]
 
 section "4. Checkpoint the counter sandbox to the volume (seed 002's layout)"
-run $client "$url" checkpoint "$sid" "$token"
+run "${client[@]}" "$url" checkpoint "$sid" "$token"
 check "checkpoint answered" [ "$out" = "checkpointed" ]
 latest=$(cat "$volume/$sid/checkpoints/latest" 2>/dev/null)
 printf '%s$ ls %s%s\n' "$bold" "${volume#$root/}/$sid/ ${volume#$root/}/$sid/checkpoints/" "$plain"
@@ -133,20 +133,20 @@ wait "$server_pid"
 check "the first server exited cleanly on SIGTERM" [ $? -eq 0 ]
 start_server second
 note "-v shows the frames: the second server restores the sandbox from the volume on attach."
-run $client -v "$url" call "$sid" "$token" get
+run "${client[@]}" -v "$url" call "$sid" "$token" get
 check "the second server restored it (SANDBOX_RESTORING, then SANDBOX_RUNNING)" \
     has '"status": "SANDBOX_RESTORING"'
 check "the counter is still 13 on the second server" [ "$(tail -n 1 <<<"$out")" = "13" ]
-run $client "$url" call "$sid" "$token" increment
+run "${client[@]}" "$url" call "$sid" "$token" increment
 check "and counts on: 14" [ "$out" = "14" ]
 
 section "6. A wrong token is refused"
-run $client "$url" call "$sid" 00000000000000000000000000000000 get
+run "${client[@]}" "$url" call "$sid" 00000000000000000000000000000000 get
 check "a wrong token fails" [ $? -ne 0 ]
 check "with 'Invalid sandbox token.'" has 'Invalid sandbox token.'
 
 section "7. Kill the sandbox: its stored state goes too"
-run $client "$url" kill "$sid" "$token"
+run "${client[@]}" "$url" kill "$sid" "$token"
 check "kill answered" [ "$out" = "killed" ]
 check "its directory on the volume is gone" [ ! -e "$volume/$sid" ]
 
