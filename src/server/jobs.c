@@ -92,7 +92,7 @@ static void create_work(srv_job *job) {
             ri_sandbox_free(rsb);
             return;
         }
-        job->not_found = true; /* marks: lease taken */
+        job->lease_taken = true;
     }
     job->new_sb = rsb;
     job->ok = true;
@@ -112,7 +112,7 @@ static void create_done(srv_job *job) {
     }
     sb->sb = job->new_sb;
     job->new_sb = NULL;
-    if (job->not_found) {
+    if (job->lease_taken) {
         sb->lease_held = true;
         sb->lease_renewed = srv_mono_ms();
     }

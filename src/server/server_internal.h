@@ -245,6 +245,7 @@ struct srv_job {
     uint8_t *data;
     size_t data_len;
     bool not_found;
+    bool lease_taken;                   /* the worker took the new sandbox's lease */
 };
 
 /* The queue back to the service thread: posted events and finished jobs, in order. */

@@ -251,7 +251,7 @@ char *srv_snapshot_action(srv_job *job, const char *action) {
             ri_sandbox_free(created);
             return srv_ev_result_err(action, rid(job), "IO", why, NULL);
         }
-        job->not_found = true; /* lease taken */
+        job->lease_taken = true;
     }
     job->new_sb = created;
     job->ok = true;
@@ -266,7 +266,7 @@ void srv_snapshot_action_done(srv_job *job) {
     if (job->ok && job->new_sb) {
         nsb->sb = job->new_sb;
         job->new_sb = NULL;
-        if (job->not_found) {
+        if (job->lease_taken) {
             nsb->lease_held = true;
             nsb->lease_renewed = srv_mono_ms();
         }

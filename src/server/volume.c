@@ -209,7 +209,7 @@ int srv_volume_read_latest(const char *root, const char *id, uint8_t **img, size
     free(latest);
     if (!srv_read_file(path, MAX_IMAGE_BYTES, img, len, &e)) {
         snprintf(why, cap, "Cannot read the checkpoint image %s: %s", path, strerror(e));
-        return e == ENOENT ? 2 : 2;
+        return 2; /* latest names an image that is not there: damaged, not absent */
     }
     return 0;
 }
