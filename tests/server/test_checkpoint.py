@@ -89,6 +89,41 @@ async def restore_on_attach_continues_counting(ri):
     check_eq(await value_of(c, "get"), 4, "counter after the second restore")
 
 
+def metrics(server):
+    code, body = server.http_get("/metrics")
+    out = {}
+    for line in body.splitlines():
+        if line and not line.startswith("#"):
+            name, val = line.rsplit(" ", 1)
+            out[name] = float(val)
+    return out
+
+
+@test()
+async def metrics_count_checkpoints_and_restores(ri):
+    s = Server(ri)
+    m0 = metrics(s)
+    sess = await create(s, module="counter", enable_checkpoint=True)
+    await checkpoint(sess.client)
+    m1 = metrics(s)
+    check_eq(m1["ri_server_checkpoints_total"] - m0["ri_server_checkpoints_total"], 1,
+             "ri_server_checkpoints_total after one checkpoint")
+    check_eq(m1["ri_server_sandboxes_live"], 0, "live sandboxes after the checkpoint")
+    c = await attach_running(s, sess.id, sess.token, restoring=True)
+    m2 = metrics(s)
+    check_eq(m2["ri_server_restores_total"] - m1["ri_server_restores_total"], 1,
+             "ri_server_restores_total after one restore")
+    check_eq(m2["ri_server_sandboxes_live"], 1, "live sandboxes after the restore")
+    await checkpoint(c)
+    garbage(s.ckpt, sess.id, os.path.join(s.ckpt, sess.id, "checkpoints", latest(s.ckpt, sess.id)))
+    c = await attach(s, sess.id, sess.token)
+    await c.until_closed(10)
+    m3 = metrics(s)
+    check_eq(m3["ri_server_restore_failures_total"] - m2["ri_server_restore_failures_total"], 1,
+             "ri_server_restore_failures_total after a corrupt image")
+    check_eq(m3["ri_server_sandboxes_live"], 0, "live sandboxes after a failed restore")
+
+
 @test()
 async def keep_checkpoints_prunes_old_images(ri):
     s = Server(ri, args=["--keep-checkpoints", "2"])
