@@ -71,6 +71,20 @@ async def idle_timer_reset_by_activity(ri):
 
 
 @test()
+async def idle_timer_reset_by_any_message(ri):
+    s = Server(ri)
+    sess = await create(s, module="counter", idle_timeout=2)
+    c = sess.client
+    for _ in range(8):  # 4.8 s of status requests, no execution
+        await asyncio.sleep(0.6)
+        await c.send({"action": "status"})
+        got = await c.until_event("result", 5)
+        check_eq(got[-1].get("sandbox_id"), sess.id, "status action")
+    check(c.close_code is None, "closed while messages kept coming")
+    check_eq(await value_of(c, "get"), 0, "the sandbox is still there")
+
+
+@test()
 async def idle_timer_not_while_executing(ri):
     s = Server(ri)
     sess = await create(s, idle_timeout=1)
