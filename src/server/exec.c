@@ -71,9 +71,11 @@ static int host_read(ri_host_call *call, void *user, const ri_val *args, ri_val 
     }
     size_t n = sb->stdin_len < (size_t)len ? sb->stdin_len : (size_t)len;
     /* the memory may not have moved: the run is blocked here, nothing grows it */
-    memcpy(p, sb->stdin_buf, n);
-    memmove(sb->stdin_buf, sb->stdin_buf + n, sb->stdin_len - n);
-    sb->stdin_len -= n;
+    if (n > 0) {
+        memcpy(p, sb->stdin_buf, n);
+        memmove(sb->stdin_buf, sb->stdin_buf + n, sb->stdin_len - n);
+        sb->stdin_len -= n;
+    }
     pthread_mutex_unlock(&sb->io_lock);
     results[0] = ri_val_i32((int32_t)n);
     return 0;

@@ -127,7 +127,7 @@ static void on_receive(struct lws *wsi, srv_pss *pss, const void *in, size_t len
                 c->rx = nb;
                 c->rx_cap = cap;
             }
-            memcpy(c->rx + c->rx_len, in, len);
+            if (len) memcpy(c->rx + c->rx_len, in, len);
             c->rx_len += len;
         }
     }
