@@ -2,6 +2,7 @@
  * (attach of a sandbox not live here), hibernate and wake (memory budget), kill. The
  * heavy part (load, snapshot, fsync, read) runs on a worker; the statuses and the
  * registry change on the service thread. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -143,13 +144,21 @@ void srv_start_create(srv_sandbox *sb, json_t *init) {
 bool srv_checkpoint_now(srv_sandbox *sb, char *why, size_t cap) {
     srv *s = sb->s;
     if (!s->checkpoint_path) return snprintf(why, cap, "Checkpointing is not enabled on the server."), false;
-    if (!sb->sb) return snprintf(why, cap, "The sandbox is not in memory."), false;
-    ri_snapshot_options o = {.format = RI_SNAPSHOT_V2, .include_module = true};
     uint8_t *img = NULL;
     size_t n = 0;
-    ri_sandbox_error err;
-    if (!ri_sandbox_snapshot_with(sb->sb, &o, &img, &n, &err))
-        return snprintf(why, cap, "Snapshot failed: %s", err.message), false;
+    if (sb->sb) {
+        ri_snapshot_options o = {.format = RI_SNAPSHOT_V2, .include_module = true};
+        ri_sandbox_error err;
+        if (!ri_sandbox_snapshot_with(sb->sb, &o, &img, &n, &err))
+            return snprintf(why, cap, "Snapshot failed: %s", err.message), false;
+    } else if (sb->hibernated) {
+        /* the hibernation image is the state: no need to wake the sandbox first */
+        int e;
+        if (!srv_read_file(sb->hibernate_file, (size_t)8 << 30, &img, &n, &e))
+            return snprintf(why, cap, "Cannot read the hibernated sandbox: %s", strerror(e)), false;
+    } else {
+        return snprintf(why, cap, "The sandbox is not in memory."), false;
+    }
     json_t *meta = srv_sandbox_metadata(sb);
     if (meta) json_object_set_new(meta, "checkpointed_ms", json_integer(srv_now_ms()));
     bool ok = meta && srv_volume_write_metadata(s->checkpoint_path, sb->id, meta, why, cap);

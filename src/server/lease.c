@@ -65,7 +65,7 @@ static bool write_lease(const char *root, const char *id, const char *owner, uin
     char *t = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
     json_decref(j);
     if (!t) return false;
-    bool ok = srv_write_atomic(dir, "lease", t, strlen(t), why, sizeof why);
+    bool ok = srv_replace_file(dir, "lease", t, strlen(t), false, why, sizeof why);
     free(t);
     return ok;
 }

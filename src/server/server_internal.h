@@ -92,6 +92,10 @@ void srv_cfg_free(srv_sandbox_cfg *cfg);
 
 /* ---- the checkpoint volume (volume.c) -------------------------------------------------- */
 bool srv_write_atomic(const char *dir, const char *name, const void *data, size_t len, char *why, size_t whycap);
+/* The same rename-into-place; durable false skips the fsyncs (a lease: it only matters
+ * while its owner lives, and other processes see the rename at once). */
+bool srv_replace_file(const char *dir, const char *name, const void *data, size_t len, bool durable, char *why,
+                      size_t whycap);
 bool srv_mkdirs(const char *path, char *why, size_t whycap);
 bool srv_read_file(const char *path, size_t max, uint8_t **out, size_t *out_len, int *err_no);
 /* Writes checkpoints/checkpoint_{ms}.img, then latest, then prunes to keep. */

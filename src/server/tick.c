@@ -10,10 +10,6 @@ static void idle_expired(srv_sandbox *sb) {
     srv *s = sb->s;
     srv_conn *c = sb->conn;
     if (sb->cfg.auto_checkpoint && sb->cfg.enable_checkpoint && s->checkpoint_path) {
-        if (sb->hibernated) {
-            srv_start_wake(sb);
-            return;
-        }
         srv_log(s, "info", "idle timeout: checkpointing", "{s:s}", "sandbox_id", sb->id);
         if (c) srv_conn_send_status(c, "SANDBOX_CHECKPOINTING");
         srv_start_checkpoint(sb, SRV_CKPT_IDLE);
@@ -55,22 +51,42 @@ static void memory_budget(srv *s, int64_t now) {
         }
     int64_t budget = s->cfg.memory_budget > INT64_MAX ? INT64_MAX : (int64_t)s->cfg.memory_budget;
     ri_pressure_level level = ri_memory_pressure(arr, k, budget);
-    if (level >= RI_PRESSURE_WARNING) {
+    if (level >= RI_PRESSURE_PRESSURE) {
         ri_pressure_advice adv = ri_advise(level, arr, k, NULL);
-        if (adv.action == RI_ADVICE_SUSPEND || adv.action == RI_ADVICE_EMERGENCY_SAVE) {
-            for (size_t i = 0; i < adv.ninstance_ids; i++)
-                for (size_t j = 0; j < k; j++) {
-                    srv_sandbox *sb = owners[j];
-                    if (!sb->sb || strcmp(ri_sandbox_id(sb->sb), adv.instance_ids[i]) != 0) continue;
-                    /* only idle ones: nothing running or waiting, quiet for a moment */
-                    if (!sb->job && !sb->pend_head && now - sb->last_activity >= 300) {
-                        srv_log(s, "info", "memory pressure: hibernating", "{s:s, s:s}", "sandbox_id", sb->id,
-                                "level", ri_pressure_level_name(level));
-                        srv_start_hibernate(sb);
-                    }
-                }
+        /* memory in use, not counting what is being hibernated already */
+        uint64_t used = 0;
+        for (size_t j = 0; j < k; j++)
+            if (!(owners[j]->job && owners[j]->job->kind == SRV_JOB_HIBERNATE))
+                used += ri_sandbox_get_metrics(arr[j]).memory_used_bytes;
+        /* candidates: the advised sandboxes that are idle (nothing running or waiting, quiet
+         * for a moment), least recently active first; only as many as bring the use below
+         * the WARNING threshold (70 %) */
+        srv_sandbox **cand = calloc(k, sizeof *cand);
+        size_t nc = 0;
+        for (size_t i = 0; cand && i < adv.ninstance_ids; i++)
+            for (size_t j = 0; j < k; j++) {
+                srv_sandbox *sb = owners[j];
+                if (sb->sb && strcmp(ri_sandbox_id(sb->sb), adv.instance_ids[i]) == 0 && !sb->job &&
+                    !sb->pend_head && now - sb->last_activity >= 300)
+                    cand[nc++] = sb;
+            }
+        for (size_t i = 1; i < nc; i++)
+            for (size_t j = i; j > 0 && cand[j - 1]->last_activity > cand[j]->last_activity; j--) {
+                srv_sandbox *t = cand[j - 1];
+                cand[j - 1] = cand[j];
+                cand[j] = t;
+            }
+        for (size_t i = 0; i < nc && used * 100 >= (uint64_t)budget * 70; i++) {
+            uint64_t bytes = ri_sandbox_get_metrics(cand[i]->sb).memory_used_bytes;
+            srv_log(s, "info", "memory pressure: hibernating", "{s:s, s:s}", "sandbox_id", cand[i]->id, "level",
+                    ri_pressure_level_name(level));
+            srv_start_hibernate(cand[i]);
+            used = used > bytes ? used - bytes : 0;
         }
+        free(cand);
         ri_pressure_advice_free(&adv);
+    } else if (level == RI_PRESSURE_WARNING) {
+        srv_log(s, "warning", "memory above 70% of the budget", "{s:I}", "sandboxes", (json_int_t)k);
     }
     free(arr);
     free(owners);
@@ -117,8 +133,7 @@ void srv_tick(srv *s) {
             }
         }
         if (sb->handoff_pending && !sb->job && !sb->removed) {
-            if (sb->hibernated) srv_start_wake(sb);
-            else if (sb->sb) {
+            if (sb->sb || sb->hibernated) {
                 if (sb->conn) srv_conn_send_status(sb->conn, "SANDBOX_CHECKPOINTING");
                 srv_start_checkpoint(sb, SRV_CKPT_HANDOFF);
             }
@@ -141,23 +156,7 @@ void srv_shutdown_sandboxes(srv *s) {
         next = sb->next;
         if (s->checkpoint_path && sb->cfg.enable_checkpoint && sb->lease_held) {
             char why[512];
-            bool ok = false;
-            if (sb->sb) {
-                ok = srv_checkpoint_now(sb, why, sizeof why);
-            } else if (sb->hibernated) {
-                uint8_t *img;
-                size_t n;
-                int e;
-                if (srv_read_file(sb->hibernate_file, (size_t)8 << 30, &img, &n, &e)) {
-                    ok = srv_volume_write_checkpoint(s->checkpoint_path, sb->id, img, n, s->cfg.keep_checkpoints, NULL,
-                                                     0, why, sizeof why);
-                    free(img);
-                } else {
-                    snprintf(why, sizeof why, "cannot read the hibernated image");
-                }
-            } else {
-                snprintf(why, sizeof why, "not in memory");
-            }
+            bool ok = srv_checkpoint_now(sb, why, sizeof why);
             if (ok) {
                 atomic_fetch_add(&s->m.checkpoints, 1);
                 srv_log(s, "info", "shutdown: checkpointed", "{s:s}", "sandbox_id", sb->id);

@@ -41,6 +41,11 @@ bool srv_mkdirs(const char *path, char *why, size_t cap) {
 }
 
 bool srv_write_atomic(const char *dir, const char *name, const void *data, size_t len, char *why, size_t cap) {
+    return srv_replace_file(dir, name, data, len, true, why, cap);
+}
+
+bool srv_replace_file(const char *dir, const char *name, const void *data, size_t len, bool durable, char *why,
+                      size_t cap) {
     char tmp[1024], final[1024];
     if ((size_t)snprintf(tmp, sizeof tmp, "%s/.tmp-%s-XXXXXX", dir, name) >= sizeof tmp ||
         (size_t)snprintf(final, sizeof final, "%s/%s", dir, name) >= sizeof final)
@@ -61,7 +66,7 @@ bool srv_write_atomic(const char *dir, const char *name, const void *data, size_
         p += w;
         left -= (size_t)w;
     }
-    if (fsync(fd) != 0) {
+    if (durable && fsync(fd) != 0) {
         snprintf(why, cap, "cannot fsync %s: %s", final, strerror(errno));
         close(fd);
         unlink(tmp);
@@ -73,7 +78,7 @@ bool srv_write_atomic(const char *dir, const char *name, const void *data, size_
         unlink(tmp);
         return false;
     }
-    if (!fsync_dir(dir)) return snprintf(why, cap, "cannot fsync %s: %s", dir, strerror(errno)), false;
+    if (durable && !fsync_dir(dir)) return snprintf(why, cap, "cannot fsync %s: %s", dir, strerror(errno)), false;
     return true;
 }
 
