@@ -13,7 +13,6 @@ import json
 import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -532,17 +531,19 @@ def main():
             continue
         except BaseException as e:  # noqa: BLE001 - every failure is reported, none ends the file
             problem = _failure_text(e, timeout)
-            for s in _SERVERS:
-                err = s.stderr().strip()
-                if err and (not s.alive() and s.proc is not None and s.proc.returncode not in
-                            (0, -signal.SIGKILL, -signal.SIGTERM)):
-                    problem += f"\n     server exited {s.proc.returncode}; stderr tail: {err[-1500:]}"
+            for s in _SERVERS:  # what each server was doing: its state and last log lines
+                if s.proc is None:
+                    continue
+                state = "running" if s.alive() else f"exited {s.proc.returncode}"
+                tail = "\n       ".join(s.stderr().strip().splitlines()[-6:])
+                problem += f"\n     server pid {s.proc.pid} ({state}); stderr tail:\n       {tail}"
         # Servers end with SIGTERM, so a sanitizer build reports leaks; any report fails the test.
         for s in _SERVERS:
             s.stop()
             report = s.sanitizer_report()
-            if report and problem is None:
-                problem = f"sanitizer report in a server's stderr:\n{report}"
+            if report:
+                problem = (problem + "\n     " if problem else "") + \
+                    f"sanitizer report in a server's stderr:\n{report}"
         stop_all(keep_wasm=True)
         if problem is None:
             passed += 1

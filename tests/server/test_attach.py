@@ -1,7 +1,7 @@
 """/attach: live sandboxes, wrong or missing tokens, IN_USE, NOT_FOUND (protocol order)."""
 import os
 
-from harness import (Client, Server, attach, attach_running, check, check_eq, checkpoint, create,
+from harness import (Server, attach, attach_running, check, check_eq, checkpoint, create,
                      main, statuses, test, value_of)
 
 

@@ -2,7 +2,6 @@
 an earlier sandbox still works. Oversized messages, deep JSON, binary frames, garbage, raw
 TCP garbage, path-traversal ids, huge base64."""
 import asyncio
-import base64
 import os
 import shutil
 
