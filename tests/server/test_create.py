@@ -2,6 +2,7 @@
 import json
 import os
 import re
+import subprocess
 
 from harness import (Client, Server, check, check_eq, create, init_message, main, statuses,
                      test, value_of)
@@ -127,6 +128,21 @@ async def http_status_and_metrics(ri):
     check(values["ri_server_sandboxes_live"] >= 1, "ri_server_sandboxes_live is 0 with a sandbox")
     code, _ = s.http_get("/no-such-endpoint")
     check(code == 404, f"GET of an unknown path answered {code}, expected 404")
+
+
+@test()
+async def serve_command_line_errors(ri):
+    s = Server(ri)
+    r = subprocess.run([ri, "serve", "--port", str(s.port)], capture_output=True, text=True,
+                       timeout=20)
+    check(r.returncode != 0, "a second server on a port in use exited 0")
+    check(f"127.0.0.1:{s.port}" in r.stderr, f"no clear error for a port in use: {r.stderr!r}")
+    r = subprocess.run([ri, "serve", "--no-such-option"], capture_output=True, text=True, timeout=20)
+    check(r.returncode != 0, "an unknown option was accepted")
+    check("--no-such-option" in r.stderr, f"the error does not name the option: {r.stderr!r}")
+    r = subprocess.run([ri, "serve", "--port", "99999"], capture_output=True, text=True, timeout=20)
+    check(r.returncode != 0, "port 99999 was accepted")
+    check(s.status_ok(), "the first server suffered")
 
 
 if __name__ == "__main__":
