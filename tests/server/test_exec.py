@@ -2,7 +2,7 @@
 language, a second execution while one runs, stdin round trip and stdin errors."""
 import base64
 
-from harness import (Server, b64, wasm, check, check_eq, create, main, run_wasm, statuses, test, texts,
+from harness import (Server, action, b64, load, ok_action, wasm, check, check_eq, create, main, run_wasm, statuses, test, texts,
                      value_of)
 
 
@@ -210,6 +210,42 @@ async def execute_action_results(ri):
     res = (await c.until_event("result", 10))[-1]
     check_eq(res.get("ok"), False, "execute of a missing export")
     check_eq(res.get("error", {}).get("code"), "WASM_TRAP", "error code")
+
+
+@test()
+async def load_status_and_typed_calls(ri):
+    import hashlib
+    s = Server(ri)
+    sess = await create(s)
+    c = sess.client
+    st = await ok_action(c, "status")
+    check_eq(st.get("sandbox_id"), sess.id, "status before load")
+    res = await load(c, "counter")
+    check_eq(res.get("module_sha256"), hashlib.sha256(wasm("counter")).hexdigest(), "module_sha256")
+    check_eq(res.get("module_bytes"), len(wasm("counter")), "module_bytes")
+    st = await ok_action(c, "status")
+    check_eq(st.get("module_loaded"), True, "status after load")
+    check_eq(st.get("module_bytes"), len(wasm("counter")), "status module_bytes after load")
+    res = await ok_action(c, "execute", function="add", args=[{"type": "i32", "value": -7}])
+    check_eq(res.get("value"), -7, "typed i32 argument")
+    check_eq(res.get("results"), [{"type": "i32", "value": -7}], "typed results")
+    res = await ok_action(c, "execute", function="add", payload=[4294967297])  # ToInt32 -> 1
+    check_eq(res.get("value"), -6, "direct convention wraps to 32 bits")
+    res = await action(c, "load", module="bm90IHdhc20=")
+    check_eq(res.get("ok"), False, "load of a non-module")
+    check_eq(await value_of(c, "get"), -6, "a failed load keeps the previous module and memory")
+    res = await action(c, "execute", function="add", args=[{"type": "f32", "value": 1}])
+    check_eq(res.get("ok"), False, "typed argument of the wrong type")
+    check_eq(res.get("error", {}).get("code"), "WASM_TRAP", "error code")
+    check("f32" in res.get("error", {}).get("message", ""), f"error {res.get('error')}")
+    res = await ok_action(c, "execute", function="get")
+    check_eq(res.get("value"), -6, "a refused call changes nothing")
+    for bad in ("x", None, [1], {"a": 1}, "12abc"):
+        res = await action(c, "execute", function="add", args=[{"type": "i32", "value": bad}])
+        check_eq(res.get("ok"), False, f"typed i32 argument with value {bad!r}")
+    check_eq(await value_of(c, "get"), -6, "refused typed calls change nothing")
+    res = await action(c, "no_such_action")
+    check_eq(res.get("ok"), False, "unknown action")
 
 
 if __name__ == "__main__":
