@@ -34,6 +34,7 @@ typedef struct ri_server_config {
     uint32_t max_json_depth;        /* 32 */
     uint32_t snapshot_rate;         /* snapshot operations per second per sandbox: 10 */
     FILE *log;                      /* JSON lines; NULL: stderr */
+    bool compress_checkpoints;      /* zstd pages in checkpoint images (default: raw, faster) */
 } ri_server_config;
 
 ri_server_config ri_server_config_default(void);

@@ -36,6 +36,7 @@ static void serve_usage(FILE *f) {
             "  --lease-seconds N       lease duration on a shared volume (60)\n"
             "  --store DIR             snapshot store (default: CHECKPOINT_PATH/_store)\n"
             "  --max-message-bytes N   largest client message (16 MiB)\n"
+            "  --compress-checkpoints  zstd pages in checkpoint images (default raw: faster)\n"
             "  -h, --help              show this help\n"
             "\n%s",
             ri_exit_codes_help);
@@ -54,6 +55,10 @@ int ri_cmd_serve(int argc, char **argv) {
         if (ri_arg_is(&arg, "--help") || ri_arg_is(&arg, "-h")) {
             serve_usage(stdout);
             return RI_EXIT_OK;
+        }
+        if (ri_arg_is(&arg, "--compress-checkpoints")) {
+            cfg.compress_checkpoints = true;
+            continue;
         }
         const char *v = ri_args_value(&a, &arg);
         if (!v) return ri_usage("ri serve", "option %s needs a value", arg.text);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "server_internal.h"
@@ -147,7 +148,10 @@ bool srv_checkpoint_now(srv_sandbox *sb, char *why, size_t cap) {
     uint8_t *img = NULL;
     size_t n = 0;
     if (sb->sb) {
-        ri_snapshot_options o = {.format = RI_SNAPSHOT_V2, .include_module = true};
+        /* raw pages by default: zstd costs more time than the disk saves (zero pages are
+         * left out either way) */
+        ri_snapshot_options o = {.format = RI_SNAPSHOT_V2, .include_module = true,
+                                 .uncompressed = !s->cfg.compress_checkpoints};
         ri_sandbox_error err;
         if (!ri_sandbox_snapshot_with(sb->sb, &o, &img, &n, &err))
             return snprintf(why, cap, "Snapshot failed: %s", err.message), false;
@@ -159,10 +163,17 @@ bool srv_checkpoint_now(srv_sandbox *sb, char *why, size_t cap) {
     } else {
         return snprintf(why, cap, "The sandbox is not in memory."), false;
     }
-    json_t *meta = srv_sandbox_metadata(sb);
-    if (meta) json_object_set_new(meta, "checkpointed_ms", json_integer(srv_now_ms()));
-    bool ok = meta && srv_volume_write_metadata(s->checkpoint_path, sb->id, meta, why, cap);
-    json_decref(meta);
+    /* metadata.json is written when the sandbox is made and does not change; write it again
+     * only if it went missing */
+    char mpath[1200];
+    struct stat st;
+    snprintf(mpath, sizeof mpath, "%s/%s/metadata.json", s->checkpoint_path, sb->id);
+    bool ok = true;
+    if (stat(mpath, &st) != 0) {
+        json_t *meta = srv_sandbox_metadata(sb);
+        ok = meta && srv_volume_write_metadata(s->checkpoint_path, sb->id, meta, why, cap);
+        json_decref(meta);
+    }
     char file[128] = "";
     if (ok) ok = srv_volume_write_checkpoint(s->checkpoint_path, sb->id, img, n, s->cfg.keep_checkpoints, file,
                                              sizeof file, why, cap);
