@@ -377,7 +377,15 @@ void srv_finish_kill(srv_sandbox *sb) {
     if (s->checkpoint_path && sb->cfg.enable_checkpoint) {
         srv_lease_release(s->checkpoint_path, sb->id, s->server_id);
         sb->lease_held = false;
-        srv_volume_remove(s->checkpoint_path, sb->id);
+        if (!srv_volume_remove(s->checkpoint_path, sb->id)) {
+            srv_log(s, "error", "kill: cannot delete the files", "{s:s}", "sandbox_id", sb->id);
+            if (c) {
+                srv_conn_send_error(c, "SANDBOX_KILL_ERROR", "Cannot delete the sandbox's stored state.");
+                srv_conn_close(c, 4000);
+            }
+            srv_sandbox_remove(sb);
+            return;
+        }
     }
     if (c) {
         srv_conn_send_status(c, "SANDBOX_DELETED");
