@@ -60,6 +60,13 @@ int ri_cmd_serve(int argc, char **argv) {
             cfg.compress_checkpoints = true;
             continue;
         }
+        static const char *const with_value[] = {"--host", "--port", "--checkpoint-path", "--workers",
+                                                 "--max-sandboxes", "--keep-checkpoints", "--memory-budget",
+                                                 "--server-id", "--lease-seconds", "--store", "--max-message-bytes"};
+        bool known = false;
+        for (size_t k = 0; k < sizeof with_value / sizeof with_value[0]; k++)
+            if (ri_arg_is(&arg, with_value[k])) known = true;
+        if (!known) return ri_usage("ri serve", "unknown option '%s'", arg.text);
         const char *v = ri_args_value(&a, &arg);
         if (!v) return ri_usage("ri serve", "option %s needs a value", arg.text);
         const char *why = NULL;

@@ -1,6 +1,7 @@
 /* Our actions on an attached sandbox (docs/SERVER.md): load, execute, status, and the
  * snapshot operations of snapshots.c. Each runs as a job on a worker and is answered by
  * one result event with the request's request_id. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -76,18 +77,37 @@ static json_t *typed_value(const ri_val *v) {
     }
 }
 
+/* A number, or a string that is a whole decimal integer (for i64 beyond 2^53) or a decimal
+ * float; anything else is refused rather than read as 0. */
 static bool parse_arg(json_t *a, ri_val *out, char *why, size_t cap) {
+    if (!json_is_object(a)) return snprintf(why, cap, "each arg must be {\"type\":T,\"value\":V}"), false;
     const char *t = json_string_value(json_object_get(a, "type"));
     json_t *v = json_object_get(a, "value");
     if (!t || !v) return snprintf(why, cap, "each arg needs \"type\" and \"value\""), false;
-    double d = json_is_number(v) ? json_number_value(v) : 0;
-    int64_t i = json_is_integer(v) ? json_integer_value(v) : (int64_t)d;
-    if (json_is_string(v)) {
+    bool is_int = t[0] == 'i';
+    double d = 0;
+    int64_t i = 0;
+    if (json_is_integer(v)) {
+        i = json_integer_value(v);
+        d = (double)i;
+    } else if (json_is_real(v)) {
+        d = json_real_value(v);
+        if (is_int && (d != d || d >= 9223372036854775808.0 || d < -9223372036854775808.0))
+            return snprintf(why, cap, "\"value\" is out of range"), false;
+        i = is_int ? (int64_t)d : 0;
+    } else if (json_is_string(v) && json_string_value(v)[0]) {
+        const char *sv = json_string_value(v);
         char *end;
-        i = strtoll(json_string_value(v), &end, 10);
-        d = strtod(json_string_value(v), NULL);
-        if (*end && strcmp(t, "i64") == 0) return snprintf(why, cap, "bad i64 value"), false;
-    } else if (!json_is_number(v)) {
+        errno = 0;
+        if (is_int) {
+            i = strtoll(sv, &end, 10);
+            d = (double)i;
+        } else {
+            d = strtod(sv, &end);
+        }
+        if (*end || errno == ERANGE)
+            return snprintf(why, cap, "\"value\" \"%.40s\" is not a decimal number", sv), false;
+    } else {
         return snprintf(why, cap, "\"value\" must be a number or a decimal string"), false;
     }
     memset(out, 0, sizeof *out);
@@ -105,7 +125,7 @@ static bool parse_arg(json_t *a, ri_val *out, char *why, size_t cap) {
         out->type = RI_F64;
         memcpy(&out->of.f64_bits, &d, 8);
     } else {
-        return snprintf(why, cap, "unknown type \"%s\"", t), false;
+        return snprintf(why, cap, "unknown type \"%.20s\" (i32, i64, f32, f64)", t), false;
     }
     return true;
 }
@@ -160,7 +180,8 @@ static char *do_status(srv_job *job) {
     srv_sandbox *sb = job->sb;
     ri_sandbox_metrics m = ri_sandbox_get_metrics(sb->sb);
     size_t len = 0;
-    bool loaded = ri_sandbox_module(sb->sb, &len, NULL) != NULL;
+    /* the 8-byte empty module the server loads at creation does not count */
+    bool loaded = ri_sandbox_module(sb->sb, &len, NULL) != NULL && len > 8;
     return srv_ev_result_ok("status", rid(job),
                             json_pack("{s:s, s:b, s:I, s:I, s:I, s:s}", "sandbox_id", sb->id, "module_loaded", loaded,
                                       "module_bytes", (json_int_t)len, "memory_bytes",

@@ -54,10 +54,11 @@ static void run_message(srv_sandbox *sb, json_t *msg) {
         srv_start_action(sb, msg);
         return;
     }
-    if (action) {
+    if (action) { /* answered like our actions, so a client matching request_ids hears of it */
         char why[200];
         snprintf(why, sizeof why, "Unknown action: %.100s", action);
-        bad_request(sb, why);
+        atomic_fetch_add(&sb->s->m.bad_messages, 1);
+        if (c) srv_conn_send(c, srv_ev_result_err(action, json_object_get(msg, "request_id"), "BAD_REQUEST", why, NULL));
         return;
     }
     json_t *lang = json_object_get(msg, "language"), *code = json_object_get(msg, "code");
