@@ -10,7 +10,8 @@ char *srv_metrics_text(srv *s) {
         if (sb->hibernated) hib++;
         else if (sb->sb) {
             live++;
-            mem += ri_sandbox_get_metrics(sb->sb).memory_used_bytes;
+            /* a sandbox with a job belongs to its worker: its last known size */
+            mem += sb->job ? sb->mem_bytes : ri_sandbox_get_metrics(sb->sb).memory_used_bytes;
         }
         if (sb->job && sb->job->kind == SRV_JOB_EXECUTION) running++;
     }

@@ -198,6 +198,7 @@ struct srv_sandbox {
     bool removed;                       /* deleted, checkpointed away or failed */
     srv_sandbox_cfg cfg;
     ri_sandbox *sb;                     /* NULL while hibernated or not yet made */
+    uint64_t mem_bytes;                 /* its memory when its last job ended (for busy ones) */
     bool hibernated;
     char hibernate_file[512];
     srv_conn *conn;

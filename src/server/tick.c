@@ -32,9 +32,15 @@ static void idle_expired(srv_sandbox *sb) {
 static void memory_budget(srv *s, int64_t now) {
     if (!s->cfg.memory_budget || !s->hibernate_dir || now - s->last_pressure < 500) return;
     s->last_pressure = now;
+    /* Only sandboxes without a job are handed to the library: a sandbox is used by one
+     * thread at a time, and a running one belongs to its worker. Busy ones count with the
+     * memory they had when their last job ended. */
     size_t n = 0;
-    for (srv_sandbox *sb = s->sandboxes; sb; sb = sb->next)
-        if (sb->sb) n++;
+    uint64_t busy = 0;
+    for (srv_sandbox *sb = s->sandboxes; sb; sb = sb->next) {
+        if (sb->sb && !sb->job) n++;
+        else if (sb->sb && sb->job && sb->job->kind != SRV_JOB_HIBERNATE) busy += sb->mem_bytes;
+    }
     if (n == 0) return;
     ri_sandbox **arr = malloc(n * sizeof *arr);
     srv_sandbox **owners = malloc(n * sizeof *owners);
@@ -45,19 +51,17 @@ static void memory_budget(srv *s, int64_t now) {
     }
     size_t k = 0;
     for (srv_sandbox *sb = s->sandboxes; sb && k < n; sb = sb->next)
-        if (sb->sb) {
+        if (sb->sb && !sb->job) {
             owners[k] = sb;
             arr[k++] = sb->sb;
         }
     int64_t budget = s->cfg.memory_budget > INT64_MAX ? INT64_MAX : (int64_t)s->cfg.memory_budget;
-    ri_pressure_level level = ri_memory_pressure(arr, k, budget);
+    int64_t available = (uint64_t)budget > busy ? budget - (int64_t)busy : 0;
+    ri_pressure_level level = ri_memory_pressure(arr, k, available);
     if (level >= RI_PRESSURE_PRESSURE) {
         ri_pressure_advice adv = ri_advise(level, arr, k, NULL);
-        /* memory in use, not counting what is being hibernated already */
-        uint64_t used = 0;
-        for (size_t j = 0; j < k; j++)
-            if (!(owners[j]->job && owners[j]->job->kind == SRV_JOB_HIBERNATE))
-                used += ri_sandbox_get_metrics(arr[j]).memory_used_bytes;
+        uint64_t used = busy;
+        for (size_t j = 0; j < k; j++) used += ri_sandbox_get_metrics(arr[j]).memory_used_bytes;
         /* candidates: the advised sandboxes that are idle (nothing running or waiting, quiet
          * for a moment), least recently active first; only as many as bring the use below
          * the WARNING threshold (70 %) */
@@ -66,8 +70,8 @@ static void memory_budget(srv *s, int64_t now) {
         for (size_t i = 0; cand && i < adv.ninstance_ids; i++)
             for (size_t j = 0; j < k; j++) {
                 srv_sandbox *sb = owners[j];
-                if (sb->sb && strcmp(ri_sandbox_id(sb->sb), adv.instance_ids[i]) == 0 && !sb->job &&
-                    !sb->pend_head && now - sb->last_activity >= 300)
+                if (strcmp(ri_sandbox_id(sb->sb), adv.instance_ids[i]) == 0 && !sb->pend_head &&
+                    now - sb->last_activity >= 300)
                     cand[nc++] = sb;
             }
         for (size_t i = 1; i < nc; i++)

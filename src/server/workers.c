@@ -150,6 +150,7 @@ void srv_drain(srv *s) {
             srv_sandbox_touch(sb);
             if (job->done) job->done(job);
             srv_job_free(job);
+            if (sb->sb && !sb->job) sb->mem_bytes = ri_sandbox_get_metrics(sb->sb).memory_used_bytes;
             if (sb->kill_pending && !sb->job) srv_finish_kill(sb);
             else srv_pump(sb);
             srv_sandbox_unref(sb);
