@@ -80,6 +80,7 @@ static void on_established(struct lws *wsi, srv_pss *pss) {
     if (!c) return;
     c->s = s;
     c->wsi = wsi;
+    c->opened = srv_mono_ms();
     pss->c = c;
     c->next = s->conns;
     if (s->conns) s->conns->prev = c;

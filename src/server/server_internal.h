@@ -24,6 +24,7 @@
 #define SRV_CONN_QUEUE_MAX (64u << 20)
 #define SRV_PENDING_MAX 256
 #define SRV_TICK_MS 100
+#define SRV_INIT_TIMEOUT_MS 30000
 
 typedef struct ri_server srv;
 typedef struct srv_sandbox srv_sandbox;
@@ -146,6 +147,7 @@ struct srv_conn {
     bool closing;                       /* close once the queue is sent */
     int close_code;
     bool init_done;
+    int64_t opened;                     /* mono ms: a /create socket must send its init soon */
     char *rx;
     size_t rx_len, rx_cap;
     bool rx_overflow;

@@ -101,6 +101,12 @@ void srv_tick(srv *s) {
     for (srv_conn *c = s->conns, *next; c; c = next) {
         next = c->next;
         if (c->waiting_lease && !c->closing) srv_attach_retry(c);
+        else if (c->kind == SRV_CONN_CREATE && !c->init_done && !c->closing &&
+                 now - c->opened > SRV_INIT_TIMEOUT_MS) { /* a socket that never says what it wants */
+            atomic_fetch_add(&s->m.bad_messages, 1);
+            srv_conn_send(c, srv_ev_error("No init message within 30 s."));
+            srv_conn_close(c, 1008);
+        }
     }
     for (srv_sandbox *sb = s->sandboxes, *next; sb; sb = next) {
         next = sb->next;
