@@ -35,6 +35,7 @@ typedef struct ri_server_config {
     uint32_t snapshot_rate;         /* snapshot operations per second per sandbox: 10 */
     FILE *log;                      /* JSON lines; NULL: stderr */
     bool compress_checkpoints;      /* zstd pages in checkpoint images (default: raw, faster) */
+    uint64_t max_sandbox_memory;    /* the largest max_memory_bytes a client may ask: 256 MiB */
 } ri_server_config;
 
 ri_server_config ri_server_config_default(void);

@@ -37,6 +37,7 @@ static void serve_usage(FILE *f) {
             "  --store DIR             snapshot store (default: CHECKPOINT_PATH/_store)\n"
             "  --max-message-bytes N   largest client message (16 MiB)\n"
             "  --compress-checkpoints  zstd pages in checkpoint images (default raw: faster)\n"
+            "  --max-sandbox-memory BYTES  the most memory a client may give a sandbox (256 MiB)\n"
             "  -h, --help              show this help\n"
             "\n%s",
             ri_exit_codes_help);
@@ -62,7 +63,8 @@ int ri_cmd_serve(int argc, char **argv) {
         }
         static const char *const with_value[] = {"--host", "--port", "--checkpoint-path", "--workers",
                                                  "--max-sandboxes", "--keep-checkpoints", "--memory-budget",
-                                                 "--server-id", "--lease-seconds", "--store", "--max-message-bytes"};
+                                                 "--server-id", "--lease-seconds", "--store", "--max-message-bytes",
+                                                 "--max-sandbox-memory"};
         bool known = false;
         for (size_t k = 0; k < sizeof with_value / sizeof with_value[0]; k++)
             if (ri_arg_is(&arg, with_value[k])) known = true;
@@ -78,6 +80,10 @@ int ri_cmd_serve(int argc, char **argv) {
         else if (ri_arg_is(&arg, "--memory-budget")) {
             if (!ri_parse_bytes(v, &cfg.memory_budget, &why))
                 return ri_usage("ri serve", "--memory-budget: %s", why);
+        } else if (ri_arg_is(&arg, "--max-sandbox-memory")) {
+            if (!ri_parse_bytes(v, &n, &why) || n == 0)
+                return ri_usage("ri serve", "--max-sandbox-memory: %s", why ? why : "at least 1");
+            cfg.max_sandbox_memory = n;
         } else if (ri_arg_is(&arg, "--max-message-bytes")) {
             if (!ri_parse_bytes(v, &n, &why) || n < 1024)
                 return ri_usage("ri serve", "--max-message-bytes: %s", why ? why : "at least 1024");

@@ -9,6 +9,7 @@
 #define SRV_DEFAULT_IDLE_S 300
 #define SRV_DEFAULT_GAS 10000000000ull
 #define SRV_DEFAULT_EXEC_MS 30000u
+#define SRV_MAX_IDLE_S 315360000 /* ten years: the timer's arithmetic stays far from overflow */
 
 static bool get_bool(json_t *o, const char *k, bool *out, char *why, size_t cap) {
     json_t *v = json_object_get(o, k);
@@ -82,12 +83,13 @@ bool srv_cfg_from_init(srv_sandbox_cfg *cfg, json_t *init, char *why, size_t cap
     defaults(cfg);
     json_t *it = json_object_get(init, "idle_timeout");
     if (it && !json_is_null(it)) {
-        if (json_is_integer(it) && json_integer_value(it) >= 0)
+        if (json_is_integer(it) && json_integer_value(it) >= 0 && json_integer_value(it) <= SRV_MAX_IDLE_S)
             cfg->idle_timeout_s = json_integer_value(it);
-        else if (json_is_real(it) && json_real_value(it) >= 0 && json_real_value(it) < 1e12)
+        else if (json_is_real(it) && json_real_value(it) >= 0 && json_real_value(it) <= SRV_MAX_IDLE_S)
             cfg->idle_timeout_s = (int64_t)(json_real_value(it) + 0.999);
         else
-            return snprintf(why, cap, "Invalid init message: \"idle_timeout\" must be a number of seconds."), false;
+            return snprintf(why, cap, "Invalid init message: \"idle_timeout\" must be a number of seconds (at most %d).",
+                            SRV_MAX_IDLE_S), false;
     } else if (it) {
         cfg->idle_timeout_s = 0;
     }

@@ -244,6 +244,11 @@ static void handle_init(srv_conn *c, const char *text, size_t len) {
     } else if (!srv_cfg_from_init(&cfg, init, why, sizeof why)) {
         snprintf(failbuf, sizeof failbuf, "%s", why);
         fail = failbuf;
+    } else if (cfg.max_memory_bytes > s->cfg.max_sandbox_memory) {
+        snprintf(failbuf, sizeof failbuf, "max_memory_bytes %llu is above this server's limit of %llu bytes.",
+                 (unsigned long long)cfg.max_memory_bytes, (unsigned long long)s->cfg.max_sandbox_memory);
+        fail = failbuf;
+        srv_cfg_free(&cfg);
     } else if (cfg.enable_checkpoint && !s->checkpoint_path) {
         fail = "Checkpointing is not enabled on the server.";
         srv_cfg_free(&cfg);

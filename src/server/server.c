@@ -27,6 +27,7 @@ ri_server_config ri_server_config_default(void) {
     c.max_message_bytes = 16u << 20;
     c.max_json_depth = 32;
     c.snapshot_rate = 10;
+    c.max_sandbox_memory = 256u << 20;
     return c;
 }
 
@@ -280,6 +281,7 @@ ri_server *ri_server_new(const ri_server_config *cfg, char *err, size_t errcap) 
     if (!s->cfg.max_message_bytes) s->cfg.max_message_bytes = 16u << 20;
     if (!s->cfg.max_json_depth) s->cfg.max_json_depth = 32;
     if (!s->cfg.snapshot_rate) s->cfg.snapshot_rate = 10;
+    if (!s->cfg.max_sandbox_memory) s->cfg.max_sandbox_memory = 256u << 20;
     if (!s->cfg.host) s->cfg.host = "127.0.0.1";
     pthread_mutex_init(&s->q_lock, NULL);
     pthread_cond_init(&s->q_cond, NULL);

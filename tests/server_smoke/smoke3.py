@@ -15,7 +15,8 @@ async def main():
     p, addr = start(vol, ["--max-sandboxes", "2", "--max-message-bytes", "65536"])
     base = "ws://" + addr
     # init that is not JSON / not an object
-    for bad in ["nope", "[1,2]", "{\"idle_timeout\":\"x\"}", "{\"sandbox\":{\"module\":\"!!!\"}}"]:
+    for bad in ["nope", "[1,2]", "{\"idle_timeout\":\"x\"}", "{\"sandbox\":{\"module\":\"!!!\"}}",
+                "{\"idle_timeout\":9223372036854775807}", "{\"sandbox\":{\"max_memory_bytes\":4294967296}}"]:
         ws = await websockets.connect(base + "/create")
         await ws.send(bad)
         seen, code = await closed(ws)
