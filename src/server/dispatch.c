@@ -185,7 +185,8 @@ static bool immediate(srv_sandbox *sb, json_t *msg) {
     }
     if (strcmp(action, "kill_process") == 0) {
         if (c) srv_conn_send_status(c, "SANDBOX_EXECUTION_FORCE_KILLED");
-        if (exec_running(sb)) srv_kill_process(sb);
+        /* an execution, or one of our execute actions (which may block in ri.read too) */
+        if (exec_running(sb) || (sb->job && sb->job->kind == SRV_JOB_ACTION)) srv_kill_process(sb);
         return true;
     }
     if (strcmp(action, "kill_sandbox") == 0) {
