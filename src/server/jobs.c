@@ -223,9 +223,9 @@ void srv_start_checkpoint(srv_sandbox *sb, srv_ckpt_reason reason) {
 
 static void restore_work(srv_job *job) {
     srv_sandbox *sb = job->sb;
-    uint8_t *img = NULL;
+    const uint8_t *img = NULL;
     size_t n = 0;
-    int r = srv_volume_read_latest(sb->s->checkpoint_path, sb->id, &img, &n, job->message, sizeof job->message);
+    int r = srv_volume_map_latest(sb->s->checkpoint_path, sb->id, &img, &n, job->message, sizeof job->message);
     if (r == 1) {
         job->not_found = true;
         return;
@@ -235,17 +235,17 @@ static void restore_work(srv_job *job) {
     ri_sandbox *rsb = srv_sandbox_make(sb, &err);
     if (!rsb) {
         fmt_sandbox_error(&err, job->message, sizeof job->message);
-        free(img);
+        srv_unmap(img, n);
         return;
     }
     /* into a fresh sandbox: a corrupt image leaves nothing half-restored */
     if (!ri_sandbox_restore(rsb, img, n, &err)) {
         snprintf(job->message, sizeof job->message, "Corrupted checkpoint: %s", err.message);
         ri_sandbox_free(rsb);
-        free(img);
+        srv_unmap(img, n);
         return;
     }
-    free(img);
+    srv_unmap(img, n);
     job->new_sb = rsb;
     job->ok = true;
 }

@@ -103,7 +103,9 @@ bool srv_read_file(const char *path, size_t max, uint8_t **out, size_t *out_len,
 bool srv_volume_write_checkpoint(const char *root, const char *id, const uint8_t *img, size_t len, uint32_t keep,
                                  char *file_out, size_t file_cap, char *why, size_t whycap);
 /* 0 ok, 1 not found, 2 error (why). */
-int srv_volume_read_latest(const char *root, const char *id, uint8_t **img, size_t *len, char *why, size_t whycap);
+int srv_volume_map_latest(const char *root, const char *id, const uint8_t **img, size_t *len, char *why,
+                          size_t whycap);
+void srv_unmap(const uint8_t *img, size_t len);
 bool srv_volume_write_metadata(const char *root, const char *id, json_t *meta, char *why, size_t whycap);
 /* 0 ok, 1 not found, 2 corrupt (why). */
 int srv_volume_read_metadata(const char *root, const char *id, json_t **meta, char *why, size_t whycap);

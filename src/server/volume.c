@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -191,7 +192,9 @@ bool srv_volume_write_checkpoint(const char *root, const char *id, const uint8_t
     return true;
 }
 
-int srv_volume_read_latest(const char *root, const char *id, uint8_t **img, size_t *len, char *why, size_t cap) {
+/* The file `latest` names, mapped read-only (no copy of a large image): 0 ok, 1 not found,
+ * 2 damaged or unreadable (why). */
+int srv_volume_map_latest(const char *root, const char *id, const uint8_t **img, size_t *len, char *why, size_t cap) {
     if (!srv_id_valid(id)) return 1;
     char path[1200];
     snprintf(path, sizeof path, "%s/%s/checkpoints/latest", root, id);
@@ -212,11 +215,28 @@ int srv_volume_read_latest(const char *root, const char *id, uint8_t **img, size
     }
     snprintf(path, sizeof path, "%s/%s/checkpoints/%s", root, id, (const char *)latest);
     free(latest);
-    if (!srv_read_file(path, MAX_IMAGE_BYTES, img, len, &e)) {
-        snprintf(why, cap, "Cannot read the checkpoint image %s: %s", path, strerror(e));
-        return 2; /* latest names an image that is not there: damaged, not absent */
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
+        (uint64_t)st.st_size > MAX_IMAGE_BYTES) {
+        snprintf(why, cap, "Cannot read the checkpoint image %s: %s", path,
+                 fd < 0 ? strerror(errno) : "empty, too large or not a file");
+        if (fd >= 0) close(fd);
+        return 2;
     }
+    void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (m == MAP_FAILED) {
+        snprintf(why, cap, "Cannot map the checkpoint image %s: %s", path, strerror(errno));
+        return 2;
+    }
+    *img = m;
+    *len = (size_t)st.st_size;
     return 0;
+}
+
+void srv_unmap(const uint8_t *img, size_t len) {
+    if (img) munmap((void *)img, len);
 }
 
 bool srv_volume_write_metadata(const char *root, const char *id, json_t *meta, char *why, size_t cap) {
