@@ -29,8 +29,11 @@ asan:
 check:
 	bash scripts/check.sh
 
+# The main job: the server demo (create, execute, checkpoint, attach on a second server,
+# continue), then the library's tour through `ri`.
 demo:
 	@$(MAKE) --no-print-directory all >/dev/null
+	@bash examples/server_demo.sh $(BUILD)
 	@bash examples/demo.sh $(BUILD)
 
 # Issue 3's benchmarks (bench/README.md); options via BENCH_ARGS="--reps 3 --programs fib".

@@ -13,6 +13,7 @@ packages=(
     gnuplot-nox                   # make bench: the chart of ratios
     libzstd-dev libssl-dev        # snapshots (WSNP v2): zstd, SHA-256 and libcrypto
     libwebsockets-dev             # the server (a later issue)
+    python3-websockets            # the server's tests: a real WebSocket client (/usr/bin/python3)
 )
 
 missing=()

@@ -76,6 +76,10 @@ typedef struct ri_sandbox_config {
     uint32_t nhost_functions;
     ri_gas_schedule gas_schedule;
     uint32_t max_call_depth;        /* 0: the engine's default */
+    /* NULL, or one entry per host function: the import module it is declared in (NULL
+     * entry: "env"); another module than env (not a WASI one) is then admitted for those
+     * names only, e.g. the server's ri.write and ri.read. Copied at create. */
+    const char *const *host_modules;
 } ri_sandbox_config;
 
 /* The seed's defaults; has_event_timestamp is false (the caller must set it). */

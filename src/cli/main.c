@@ -41,6 +41,7 @@ static void usage(FILE *f) {
             "  restore IMAGE FUNCTION [PAYLOAD] [--module M.wasm] [-o FILE]\n"
             "                   restore a snapshot into a new sandbox and run FUNCTION there\n"
             "  resume IMAGE     continue the paused call a snapshot holds (ri run --pause-on)\n"
+            "  serve [OPTIONS]  the sandbox server over WebSocket (docs/SERVER.md)\n"
             "\n"
             "options:\n"
             "  -h, --help       show this help (`ri COMMAND --help` for a command's)\n"
@@ -74,6 +75,9 @@ int main(int argc, char **argv) {
     if (strcmp(cmd, "resume") == 0) return ri_cmd_resume(argc - 1, argv + 1);
     if (strcmp(cmd, "snapshot") == 0) return ri_cmd_snapshot(argc - 1, argv + 1);
     if (strcmp(cmd, "restore") == 0) return ri_cmd_restore(argc - 1, argv + 1);
+#ifdef RI_HAVE_SERVER
+    if (strcmp(cmd, "serve") == 0) return ri_cmd_serve(argc - 1, argv + 1);
+#endif
     if (cmd[0] == '-') return ri_usage("ri", "unknown option '%s'", cmd);
-    return ri_usage("ri", "unknown command '%s' (commands: run, snapshot, restore, resume, inspect, diff, validate, snap, delta)", cmd);
+    return ri_usage("ri", "unknown command '%s' (commands: run, snapshot, restore, resume, inspect, diff, validate, snap, delta, serve)", cmd);
 }

@@ -17,10 +17,21 @@ static bool name_is(const char *name, size_t len, const char *literal) {
     return len == n && memcmp(name, literal, n) == 0;
 }
 
-const ri_host_function *sb_find_host_function(const ri_sandbox *sb, const char *name, size_t len) {
-    for (uint32_t i = 0; i < sb->config.nhost_functions; i++)
-        if (name_is(name, len, sb->host_functions[i].name)) return &sb->host_functions[i];
+const ri_host_function *sb_find_host_function(const ri_sandbox *sb, const char *module, size_t module_len,
+                                              const char *name, size_t len) {
+    for (uint32_t i = 0; i < sb->config.nhost_functions; i++) {
+        const char *m = sb->config.host_modules[i];
+        if (name_is(module, module_len, m) && name_is(name, len, sb->host_functions[i].name))
+            return &sb->host_functions[i];
+    }
     return NULL;
+}
+
+/* A namespace other than env is admitted when a host function declares it. */
+static bool declared_namespace(const ri_sandbox *sb, const char *module, size_t len) {
+    for (uint32_t i = 0; i < sb->config.nhost_functions; i++)
+        if (name_is(module, len, sb->config.host_modules[i]) && !name_is(module, len, "env")) return true;
+    return false;
 }
 
 static const char *kind_phrase(ri_externkind kind) {
@@ -98,6 +109,23 @@ bool sb_validate_imports(const ri_sandbox *sb, const ri_module *module, char *re
                 return false;
             }
         }
+        if (!name_is(info.module, info.module_len, "env") && declared_namespace(sb, info.module, info.module_len)) {
+            const ri_host_function *host =
+                sb_find_host_function(sb, info.module, info.module_len, info.name, info.name_len);
+            if (!host) {
+                snprintf(reason, cap, "WASM module imports undeclared function '%s.%s'. Only declared host functions are allowed.",
+                         mod, name);
+                return false;
+            }
+            if (info.type.kind != RI_EXTERN_FUNC ||
+                !signature_matches(&info.type.of.func, host->nparams, host->params, host->nresults, host->results)) {
+                char what[400];
+                snprintf(what, sizeof what, "the declared host function '%s.%s'", mod, name);
+                return refuse_function(reason, cap, name, &info.type, what, host->nparams, host->params,
+                                       host->nresults, host->results);
+            }
+            continue;
+        }
         if (!name_is(info.module, info.module_len, "env")) {
             snprintf(reason, cap,
                      "WASM module imports from undeclared namespace '%s' (import: '%s'). Only the 'env' namespace is supported.",
@@ -117,7 +145,7 @@ bool sb_validate_imports(const ri_sandbox *sb, const ri_module *module, char *re
             }
             continue;
         }
-        const ri_host_function *host = sb_find_host_function(sb, info.name, info.name_len);
+        const ri_host_function *host = sb_find_host_function(sb, info.module, info.module_len, info.name, info.name_len);
         if (host) {
             if (info.type.kind != RI_EXTERN_FUNC ||
                 !signature_matches(&info.type.of.func, host->nparams, host->params, host->nresults, host->results)) {

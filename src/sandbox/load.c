@@ -61,13 +61,14 @@ static bool link_imports(ri_sandbox *sb, sb_image *img, ri_extern *externs, ri_s
         /* isolation.c admitted only memory and functions */
         sb_binding *b = &img->bindings[i];
         b->sb = sb;
-        if (info.name_len == 10 && memcmp(info.name, "__get_time", 10) == 0) {
+        bool env = info.module_len == 3 && memcmp(info.module, "env", 3) == 0;
+        if (env && info.name_len == 10 && memcmp(info.name, "__get_time", 10) == 0) {
             b->kind = SB_IMPORT_TIME;
-        } else if (info.name_len == 12 && memcmp(info.name, "__get_random", 12) == 0) {
+        } else if (env && info.name_len == 12 && memcmp(info.name, "__get_random", 12) == 0) {
             b->kind = SB_IMPORT_RANDOM;
         } else {
             b->kind = SB_IMPORT_HOST;
-            b->host = sb_find_host_function(sb, info.name, info.name_len);
+            b->host = sb_find_host_function(sb, info.module, info.module_len, info.name, info.name_len);
         }
         externs[i].of.func = sb_bridge_make(img->store, b, &info.type.of.func);
         if (!externs[i].of.func) {

@@ -49,11 +49,20 @@ static bool reserved_name(const char *name) {
     return strcmp(name, "memory") == 0 || strcmp(name, "__get_time") == 0 || strcmp(name, "__get_random") == 0;
 }
 
+static const char *host_module(const ri_sandbox_config *c, uint32_t i) {
+    return c->host_modules && c->host_modules[i] ? c->host_modules[i] : "env";
+}
+
 static bool validate_host_function(const ri_sandbox_config *c, uint32_t i, ri_sandbox_error *err) {
     const ri_host_function *h = &c->host_functions[i];
+    const char *module = host_module(c, i);
     if (!h->name || !h->name[0])
         return sb_error_set(err, RI_SANDBOX_INVALID_CONFIG, "Host function %u has no name", i), false;
-    if (reserved_name(h->name))
+    if (!module[0] || strcmp(module, "wasi_snapshot_preview1") == 0 || strcmp(module, "wasi_unstable") == 0 ||
+        strcmp(module, "wasi") == 0)
+        return sb_error_set(err, RI_SANDBOX_INVALID_CONFIG, "Host function '%s' has an empty or blocked module name",
+                            h->name), false;
+    if (strcmp(module, "env") == 0 && reserved_name(h->name))
         return sb_error_set(err, RI_SANDBOX_INVALID_CONFIG,
                             "Host function name '%s' is reserved for the system imports (memory, __get_time, __get_random)",
                             h->name), false;
@@ -69,7 +78,8 @@ static bool validate_host_function(const ri_sandbox_config *c, uint32_t i, ri_sa
                                 "Host function '%s' uses a type other than i32, i64, f32 and f64", h->name), false;
     }
     for (uint32_t k = 0; k < i; k++)
-        if (strcmp(c->host_functions[k].name, h->name) == 0)
+        if (strcmp(c->host_functions[k].name, h->name) == 0 &&
+            strcmp(host_module(c, k), module) == 0)
             return sb_error_set(err, RI_SANDBOX_INVALID_CONFIG, "Host function '%s' is declared twice", h->name),
                    false;
     return true;
@@ -95,6 +105,7 @@ static bool validate_config(const ri_sandbox_config *c, ri_sandbox_error *err) {
 }
 
 static void free_host_copies(ri_host_function *copies, uint32_t n) {
+    if (copies) free((void *)copies[n].name); /* the modules array (see copy_host_functions) */
     for (uint32_t i = 0; copies && i < n; i++) {
         free((void *)copies[i].name);
         free((void *)copies[i].params); /* params heads one buffer holding results too */
@@ -104,8 +115,15 @@ static void free_host_copies(ri_host_function *copies, uint32_t n) {
 
 /* The sandbox keeps its own copy: the caller's arrays may go away after create. */
 static ri_host_function *copy_host_functions(const ri_sandbox_config *c) {
-    ri_host_function *copies = calloc(c->nhost_functions ? c->nhost_functions : 1, sizeof *copies);
-    if (!copies) return NULL;
+    /* one more entry: its name field carries the array of module names */
+    ri_host_function *copies = calloc((size_t)c->nhost_functions + 1, sizeof *copies);
+    const char **modules = calloc((size_t)c->nhost_functions + 1, sizeof *modules);
+    if (!copies || !modules) {
+        free(copies);
+        free(modules);
+        return NULL;
+    }
+    copies[c->nhost_functions].name = (const char *)modules;
     for (uint32_t i = 0; i < c->nhost_functions; i++) {
         const ri_host_function *h = &c->host_functions[i];
         copies[i] = *h;
@@ -113,17 +131,26 @@ static ri_host_function *copy_host_functions(const ri_sandbox_config *c) {
         copies[i].params = NULL;
         copies[i].results = NULL;
         size_t ntypes = (size_t)h->nparams + h->nresults;
-        char *name = strdup(h->name);
+        /* name and module share one allocation: "name\0module\0" */
+        const char *module = host_module(c, i);
+        size_t nlen = strlen(h->name), mlen = strlen(module);
+        char *name = malloc(nlen + mlen + 2);
+        if (name) {
+            memcpy(name, h->name, nlen + 1);
+            memcpy(name + nlen + 1, module, mlen + 1);
+        }
         ri_valtype *types = malloc((ntypes ? ntypes : 1) * sizeof *types);
         if (!name || !types) {
             free(name);
             free(types);
+            copies[i] = copies[c->nhost_functions];
             free_host_copies(copies, i);
             return NULL;
         }
         if (h->nparams) memcpy(types, h->params, h->nparams * sizeof *types);
         if (h->nresults) memcpy(types + h->nparams, h->results, h->nresults * sizeof *types);
         copies[i].name = name;
+        modules[i] = name + nlen + 1;
         copies[i].params = types;
         copies[i].results = types + h->nparams;
     }
@@ -242,6 +269,7 @@ static ri_sandbox *create_sandbox(ri_sandboxes *factory, const ri_sandbox_config
         return NULL;
     }
     sb->config.host_functions = sb->host_functions;
+    sb->config.host_modules = (const char *const *)sb->host_functions[config->nhost_functions].name;
     uint64_t pages = config->max_memory_bytes / SB_PAGE_SIZE + (config->max_memory_bytes % SB_PAGE_SIZE != 0);
     sb->memory_limit_pages = pages > SB_MAX_PAGES ? SB_MAX_PAGES : (uint32_t)pages;
 

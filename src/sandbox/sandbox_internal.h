@@ -257,7 +257,9 @@ ri_func *sb_bridge_make(ri_store *store, sb_binding *binding, const ri_functype 
  * (without the "Import validation failed: " prefix) and returns false. */
 bool sb_validate_imports(const ri_sandbox *sb, const ri_module *module, char *reason, size_t cap);
 /* The host function a validated import name refers to, or NULL. */
-const ri_host_function *sb_find_host_function(const ri_sandbox *sb, const char *name, size_t len);
+/* The declared host function module.name (module NULL: "env"). */
+const ri_host_function *sb_find_host_function(const ri_sandbox *sb, const char *module, size_t module_len,
+                                              const char *name, size_t len);
 
 /* ---- JSON (js_json.c) -------------------------------------------------------------------- */
 

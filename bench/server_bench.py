@@ -1,0 +1,262 @@
+#!/usr/bin/python3
+"""Benchmarks of the sandbox server (`ri serve`, issue 7) over loopback WebSockets.
+
+    /usr/bin/python3 bench/server_bench.py [--ri build/ri] [--reps N] [--idle 1000] [--json FILE]
+    python3 bench/bench.py --only server [same options]
+
+Measures, with a real client (python3-websockets; the client's own time is part of every
+figure, as it is for any user):
+  - round trip of a small execution: our `execute` action (a function call on a loaded
+    module) and a `language: wasm` run (module load + _start + output), p50 and p99;
+  - checkpoint latency of 1 MiB and 16 MiB sandboxes, first (full) and after changing 1% of
+    memory since the last checkpoint; restore-on-attach latency (connect to SANDBOX_RUNNING);
+  - server RSS per idle sandbox (from /proc before/after N detached sandboxes);
+  - server RSS with 1,000 concurrently connected idle sandboxes.
+Prints each figure next to its target. Timing only here, never in the tests.
+"""
+import argparse
+import asyncio
+import json
+import os
+import resource
+import statistics
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(ROOT, "tests", "server"))
+sys.dont_write_bytecode = True
+
+import harness  # noqa: E402
+from harness import Client, Server, attach, b64, create, init_message  # noqa: E402
+
+MIB = 1 << 20
+
+
+def pct(xs, p):
+    xs = sorted(xs)
+    k = min(len(xs) - 1, max(0, int(round(p / 100.0 * (len(xs) - 1)))))
+    return xs[k]
+
+
+async def timed_until(client, pred, timeout=60):
+    while True:
+        f = await client.next(timeout)
+        if pred(f):
+            return f
+
+
+async def bench_roundtrip(ri, reps):
+    s = Server(ri)
+    sess = await create(s, module="counter")
+    c = sess.client
+    msg = json.dumps({"action": "execute", "function": "increment"})
+    lat = []
+    for i in range(reps + 50):
+        t0 = time.perf_counter()
+        await c.send(msg)
+        f = await timed_until(c, lambda f: f.get("event") == "result")
+        dt = time.perf_counter() - t0
+        if not f.get("ok"):
+            raise RuntimeError(f"execute failed: {f}")
+        if i >= 50:
+            lat.append(dt)
+    run_msg = json.dumps({"language": "wasm", "code": b64("hello")})
+    wl = []
+    for i in range(max(20, reps // 5) + 10):
+        t0 = time.perf_counter()
+        await c.send(run_msg)
+        await timed_until(c, lambda f: f.get("status") == "SANDBOX_EXECUTION_DONE")
+        if i >= 10:
+            wl.append(time.perf_counter() - t0)
+    # The client's own share: a WebSocket ping round trip on the same connection.
+    pings = []
+    for _ in range(200):
+        t0 = time.perf_counter()
+        await (await c.ws.ping())
+        pings.append(time.perf_counter() - t0)
+    await c.close()
+    s.cleanup()
+    return {"execute_p50_us": pct(lat, 50) * 1e6, "execute_p99_us": pct(lat, 99) * 1e6,
+            "wasm_run_p50_us": pct(wl, 50) * 1e6, "wasm_run_p99_us": pct(wl, 99) * 1e6,
+            "ping_p50_us": pct(pings, 50) * 1e6, "n": len(lat)}
+
+
+async def bench_checkpoint(ri, pages, reps):
+    s = Server(ri)
+    sess = await create(s, module="big", enable_checkpoint=True,
+                        sandbox={"max_memory_bytes": 16 * MIB})
+    c = sess.client
+    await harness.value_of(c, "setup", [pages, 12345], timeout=120)
+    t0 = time.perf_counter()
+    await c.send({"action": "checkpoint"})
+    await timed_until(c, lambda f: f.get("status") == "SANDBOX_CHECKPOINTED")
+    full = time.perf_counter() - t0
+    await c.until_closed(10)
+    ck, rs, rs_inner, rs_open, rs_pre = [], [], [], [], []
+    one_pct = (pages * 65536 // 100) & ~3
+    for i in range(reps):
+        t0 = time.perf_counter()
+        c = await attach(s, sess.id, sess.token)
+        t_open = time.perf_counter()
+        t_restoring = None
+        while True:
+            f = await c.next(60)
+            if f.get("status") == "SANDBOX_RESTORING":
+                t_restoring = time.perf_counter()
+            if f.get("status") == "SANDBOX_RUNNING":
+                break
+            if f.get("event") == "error":
+                raise RuntimeError(f"restore failed: {f}")
+        t1 = time.perf_counter()
+        rs.append(t1 - t0)
+        rs_inner.append(t1 - (t_restoring or t_open))
+        rs_open.append(t_open - t0)
+        rs_pre.append((t_restoring or t_open) - t_open)
+        await harness.value_of(c, "touch", [one_pct, 1000 + i], timeout=60)
+        t0 = time.perf_counter()
+        await c.send({"action": "checkpoint"})
+        await timed_until(c, lambda f: f.get("status") == "SANDBOX_CHECKPOINTED")
+        ck.append(time.perf_counter() - t0)
+        await c.until_closed(10)
+    img = os.path.join(s.ckpt, sess.id, "checkpoints")
+    sizes = [os.path.getsize(os.path.join(img, f)) for f in os.listdir(img) if f.endswith(".img")]
+    s.cleanup()
+    return {"pages": pages, "full_checkpoint_ms": full * 1e3,
+            "checkpoint_1pct_ms_p50": statistics.median(ck) * 1e3, "checkpoint_1pct_ms_max": max(ck) * 1e3,
+            "restore_attach_ms_p50": statistics.median(rs) * 1e3, "restore_attach_ms_max": max(rs) * 1e3,
+            "restore_only_ms_p50": statistics.median(rs_inner) * 1e3,
+            "attach_handshake_ms_p50": statistics.median(rs_open) * 1e3,
+            "attach_to_restoring_ms_p50": statistics.median(rs_pre) * 1e3,
+            "image_bytes_max": max(sizes) if sizes else None}
+
+
+async def bench_idle_memory(ri, n):
+    s = Server(ri, args=["--max-sandboxes", str(n + 16)])
+    await asyncio.sleep(0.3)
+    before = s.rss_kib()
+    for _ in range(n):
+        sess = await create(s, module="counter")
+        await sess.client.close()
+    await asyncio.sleep(0.5)
+    after = s.rss_kib()
+    s.cleanup()
+    return {"n": n, "rss_before_kib": before, "rss_after_kib": after,
+            "per_sandbox_kib": (after - before) / n}
+
+
+async def bench_connected(ri, n):
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < n + 256:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, n + 1024), hard))
+    s = Server(ri, args=["--max-sandboxes", str(n + 16)])
+    await asyncio.sleep(0.3)
+    before = s.rss_kib()
+    init = json.dumps(init_message(module="counter"))
+    clients = []
+    t0 = time.perf_counter()
+    sem = asyncio.Semaphore(64)
+
+    async def one():
+        async with sem:
+            c = await Client.connect(s.url + "/create")
+            await c.send(init)
+            await c.until_status("SANDBOX_RUNNING", 60)
+            clients.append(c)
+    await asyncio.gather(*[one() for _ in range(n)])
+    took = time.perf_counter() - t0
+    await asyncio.sleep(0.5)
+    after = s.rss_kib()
+    alive = s.status_ok()
+    # Every one of them still answers.
+    probe = clients[:: max(1, n // 50)]
+    vals = await asyncio.gather(*[harness.value_of(c, "increment") for c in probe])
+    ok = all(v == 1 for v in vals)
+    await asyncio.gather(*[c.close() for c in clients])
+    s.cleanup()
+    return {"n": n, "rss_before_kib": before, "rss_after_kib": after, "create_all_s": took,
+            "server_alive": alive, "probes_ok": ok}
+
+
+def line(what, value, unit, target=None, ok=None):
+    t = ""
+    if target is not None:
+        t = f"   target {target}: {'met' if ok else 'NOT MET'}"
+    print(f"  {what:<52} {value:>12.1f} {unit:<4}{t}", flush=True)
+
+
+async def run(a):
+    out = {}
+    print(f"server benchmarks: {a.ri}, {os.cpu_count()} CPUs, load average "
+          f"{os.getloadavg()[0]:.2f}", flush=True)
+    if "roundtrip" in a.parts:
+        r = out["roundtrip"] = await bench_roundtrip(a.ri, a.reps)
+        print(f"round trip over loopback ({r['n']} sequential requests on one socket)")
+        line("execute action (function call), p50", r["execute_p50_us"], "us", "< 200 us",
+             r["execute_p50_us"] < 200)
+        line("execute action (function call), p99", r["execute_p99_us"], "us")
+        line("wasm run (load + _start + output + DONE), p50", r["wasm_run_p50_us"], "us")
+        line("wasm run, p99", r["wasm_run_p99_us"], "us")
+        line("WebSocket ping round trip (client+loopback floor), p50", r["ping_p50_us"], "us")
+    if "checkpoint" in a.parts:
+        for pages in (16, 256):
+            r = out[f"checkpoint_{pages}p"] = await bench_checkpoint(a.ri, pages, a.ckpt_reps)
+            mib = pages * 65536 // MIB
+            print(f"checkpoint and restore, {mib} MiB sandbox ({a.ckpt_reps} rounds; image "
+                  f"{(r['image_bytes_max'] or 0) / MIB:.2f} MiB)")
+            line("first checkpoint (all memory)", r["full_checkpoint_ms"], "ms")
+            line("checkpoint after 1% changed, p50", r["checkpoint_1pct_ms_p50"], "ms",
+                 "< 5 ms" if pages == 256 else None, r["checkpoint_1pct_ms_p50"] < 5)
+            line("checkpoint after 1% changed, max", r["checkpoint_1pct_ms_max"], "ms")
+            line("restore on attach (connect to RUNNING), p50", r["restore_attach_ms_p50"], "ms",
+                 "< 20 ms" if pages == 256 else None, r["restore_attach_ms_p50"] < 20)
+            line("restore on attach, max", r["restore_attach_ms_max"], "ms")
+            line("  of which: WebSocket handshake, p50", r["attach_handshake_ms_p50"], "ms")
+            line("  of which: handshake done to RESTORING, p50", r["attach_to_restoring_ms_p50"], "ms")
+            line("  of which: RESTORING to RUNNING, p50", r["restore_only_ms_p50"], "ms")
+    if "memory" in a.parts:
+        r = out["idle_memory"] = await bench_idle_memory(a.ri, a.mem_n)
+        print(f"memory per idle sandbox ({r['n']} detached sandboxes with a 1-page module)")
+        line("server RSS before", r["rss_before_kib"] / 1024, "MiB")
+        line("server RSS after", r["rss_after_kib"] / 1024, "MiB")
+        line("RSS per idle sandbox", r["per_sandbox_kib"], "KiB")
+    if "connected" in a.parts:
+        r = out["connected"] = await bench_connected(a.ri, a.idle)
+        print(f"{r['n']} concurrently connected idle sandboxes")
+        line("server RSS", r["rss_after_kib"] / 1024, "MiB", "< 1 GiB",
+             r["rss_after_kib"] < 1024 * 1024)
+        line("time to create them all (64 at a time)", r["create_all_s"], "s")
+        print(f"  server answered /status: {r['server_alive']}; sampled sandboxes answered: "
+              f"{r['probes_ok']}")
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--ri", default=os.path.join(ROOT, "build", "ri"))
+    ap.add_argument("--reps", type=int, default=2000, help="execute round trips (default 2000)")
+    ap.add_argument("--ckpt-reps", type=int, default=15, help="checkpoint/restore rounds (default 15)")
+    ap.add_argument("--mem-n", type=int, default=200, help="idle sandboxes for RSS per sandbox")
+    ap.add_argument("--idle", type=int, default=1000, help="concurrently connected sandboxes")
+    ap.add_argument("--parts", default="roundtrip,checkpoint,memory,connected")
+    ap.add_argument("--json", help="write the figures to this file")
+    a, _ = ap.parse_known_args()
+    a.parts = a.parts.split(",")
+    a.ri = os.path.abspath(a.ri)
+    if not os.access(a.ri, os.X_OK):
+        print(f"server_bench: {a.ri} is not built (make, or --ri PATH)", file=sys.stderr)
+        return 2
+    try:
+        out = asyncio.run(run(a))
+    finally:
+        harness.stop_all()
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(out, f, indent=2)
+            f.write("\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,59 @@
+/*
+ * ri server: sandboxes over WebSocket (issue 7, seed 002; docs/SERVER.md).
+ *
+ * One lws service thread owns every connection and the sandbox registry; executions,
+ * loads, checkpoints and restores run on a small pool of worker threads, whose results
+ * come back through a queue (lws_cancel_service wakes the service thread). Several
+ * servers may share one checkpoint volume: a lease file per sandbox keeps it live in at
+ * most one process.
+ */
+#ifndef RI_SERVER_H
+#define RI_SERVER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct ri_server_config {
+    const char *host;               /* "127.0.0.1" */
+    int port;                       /* 0: a free port (ri_server_port tells which) */
+    const char *checkpoint_path;    /* NULL: checkpointing refused */
+    uint32_t workers;               /* 4 */
+    uint32_t max_sandboxes;         /* 1024 */
+    uint32_t keep_checkpoints;      /* 3 */
+    uint64_t memory_budget;         /* bytes; 0: no budget */
+    const char *server_id;          /* NULL: random "srv-<16 hex>" */
+    uint32_t lease_ms;              /* 60000 */
+    const char *store_dir;          /* NULL: CHECKPOINT_PATH/_store when a path is set */
+    size_t max_message_bytes;       /* 16 MiB */
+    uint32_t max_json_depth;        /* 32 */
+    uint32_t snapshot_rate;         /* snapshot operations per second per sandbox: 10 */
+    FILE *log;                      /* JSON lines; NULL: stderr */
+    bool compress_checkpoints;      /* zstd pages in checkpoint images (default: raw, faster) */
+    uint64_t max_sandbox_memory;    /* the largest max_memory_bytes a client may ask: 256 MiB */
+} ri_server_config;
+
+ri_server_config ri_server_config_default(void);
+
+typedef struct ri_server ri_server;
+
+/* Binds and prepares (no thread runs yet). NULL with err filled on failure. */
+ri_server *ri_server_new(const ri_server_config *cfg, char *err, size_t errcap);
+/* The port it listens on. */
+int ri_server_port(const ri_server *s);
+/* Serves on the calling thread until ri_server_stop; then checkpoints the live sandboxes
+ * that enabled checkpointing, releases leases and returns true (false: an error). */
+bool ri_server_run(ri_server *s);
+/* Async-signal-safe enough for a signal handler: sets a flag and wakes the service thread. */
+void ri_server_stop(ri_server *s);
+void ri_server_free(ri_server *s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,130 @@
+/* `ri serve`: the sandbox server (docs/SERVER.md). Built when the server library is (RI_HAVE_SERVER). */
+#ifdef RI_HAVE_SERVER
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/args.h"
+#include "cli/cli.h"
+#include "cli/output.h"
+#include "ri/server.h"
+
+static ri_server *volatile running_server;
+
+static void on_signal(int sig) {
+    (void)sig;
+    if (running_server) ri_server_stop(running_server);
+}
+
+static void serve_usage(FILE *f) {
+    fprintf(f,
+            "usage: ri serve [OPTIONS]\n"
+            "\n"
+            "Serve sandboxes over WebSocket (/create, /attach/{id}), GET /status and /metrics.\n"
+            "The first stdout line is `listening on HOST:PORT`. Logs: JSON lines on stderr.\n"
+            "\n"
+            "options:\n"
+            "  --host ADDR             address to listen on (127.0.0.1)\n"
+            "  --port N                port (8080); 0 picks a free one\n"
+            "  --checkpoint-path DIR   the checkpoint volume (default: env CHECKPOINT_AND_RESTORE_PATH)\n"
+            "  --workers N             worker threads (4)\n"
+            "  --max-sandboxes N       sandboxes per server (1024)\n"
+            "  --keep-checkpoints N    checkpoint images kept per sandbox (3)\n"
+            "  --memory-budget BYTES   hibernate idle sandboxes under pressure (none)\n"
+            "  --server-id ID          this server's name in lease files (random)\n"
+            "  --lease-seconds N       lease duration on a shared volume (60)\n"
+            "  --store DIR             snapshot store (default: CHECKPOINT_PATH/_store)\n"
+            "  --max-message-bytes N   largest client message (16 MiB)\n"
+            "  --compress-checkpoints  zstd pages in checkpoint images (default raw: faster)\n"
+            "  --max-sandbox-memory BYTES  the most memory a client may give a sandbox (256 MiB)\n"
+            "  -h, --help              show this help\n"
+            "\n%s",
+            ri_exit_codes_help);
+}
+
+int ri_cmd_serve(int argc, char **argv) {
+    ri_server_config cfg = ri_server_config_default();
+    const char *env = getenv("CHECKPOINT_AND_RESTORE_PATH");
+    if (env && env[0]) cfg.checkpoint_path = env;
+    ri_args a;
+    ri_args_init(&a, argc, argv);
+    for (;;) {
+        ri_arg arg = ri_args_next(&a);
+        if (arg.kind == RI_ARG_END) break;
+        if (arg.kind == RI_ARG_POSITIONAL) return ri_usage("ri serve", "unexpected argument '%s'", arg.text);
+        if (ri_arg_is(&arg, "--help") || ri_arg_is(&arg, "-h")) {
+            serve_usage(stdout);
+            return RI_EXIT_OK;
+        }
+        if (ri_arg_is(&arg, "--compress-checkpoints")) {
+            cfg.compress_checkpoints = true;
+            continue;
+        }
+        static const char *const with_value[] = {"--host", "--port", "--checkpoint-path", "--workers",
+                                                 "--max-sandboxes", "--keep-checkpoints", "--memory-budget",
+                                                 "--server-id", "--lease-seconds", "--store", "--max-message-bytes",
+                                                 "--max-sandbox-memory"};
+        bool known = false;
+        for (size_t k = 0; k < sizeof with_value / sizeof with_value[0]; k++)
+            if (ri_arg_is(&arg, with_value[k])) known = true;
+        if (!known) return ri_usage("ri serve", "unknown option '%s'", arg.text);
+        const char *v = ri_args_value(&a, &arg);
+        if (!v) return ri_usage("ri serve", "option %s needs a value", arg.text);
+        const char *why = NULL;
+        uint64_t n = 0;
+        if (ri_arg_is(&arg, "--host")) cfg.host = v;
+        else if (ri_arg_is(&arg, "--checkpoint-path")) cfg.checkpoint_path = v[0] ? v : NULL;
+        else if (ri_arg_is(&arg, "--server-id")) cfg.server_id = v;
+        else if (ri_arg_is(&arg, "--store")) cfg.store_dir = v;
+        else if (ri_arg_is(&arg, "--memory-budget")) {
+            if (!ri_parse_bytes(v, &cfg.memory_budget, &why))
+                return ri_usage("ri serve", "--memory-budget: %s", why);
+        } else if (ri_arg_is(&arg, "--max-sandbox-memory")) {
+            if (!ri_parse_bytes(v, &n, &why) || n == 0)
+                return ri_usage("ri serve", "--max-sandbox-memory: %s", why ? why : "at least 1");
+            cfg.max_sandbox_memory = n;
+        } else if (ri_arg_is(&arg, "--max-message-bytes")) {
+            if (!ri_parse_bytes(v, &n, &why) || n < 1024)
+                return ri_usage("ri serve", "--max-message-bytes: %s", why ? why : "at least 1024");
+            cfg.max_message_bytes = (size_t)n;
+        } else {
+            uint64_t max = 0;
+            if (ri_arg_is(&arg, "--port")) max = 65535;
+            else if (ri_arg_is(&arg, "--workers")) max = 64;
+            else if (ri_arg_is(&arg, "--max-sandboxes")) max = 1000000;
+            else if (ri_arg_is(&arg, "--keep-checkpoints")) max = 1000;
+            else if (ri_arg_is(&arg, "--lease-seconds")) max = 86400;
+            else return ri_usage("ri serve", "unknown option '%s'", arg.text);
+            if (!ri_parse_u64(v, max, &n, &why)) return ri_usage("ri serve", "%s: %s", arg.text, why);
+            if (ri_arg_is(&arg, "--port")) cfg.port = (int)n;
+            else if (ri_arg_is(&arg, "--workers")) cfg.workers = (uint32_t)(n ? n : 1);
+            else if (ri_arg_is(&arg, "--max-sandboxes")) cfg.max_sandboxes = (uint32_t)(n ? n : 1);
+            else if (ri_arg_is(&arg, "--keep-checkpoints")) cfg.keep_checkpoints = (uint32_t)(n ? n : 1);
+            else cfg.lease_ms = (uint32_t)(n ? n : 1) * 1000u;
+        }
+    }
+    char err[512];
+    ri_server *s = ri_server_new(&cfg, err, sizeof err);
+    if (!s) {
+        fprintf(stderr, "ri serve: %s\n", err);
+        return RI_EXIT_INTERNAL;
+    }
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    running_server = s;
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGINT, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    printf("listening on %s:%d\n", cfg.host, ri_server_port(s));
+    fflush(stdout);
+    bool ok = ri_server_run(s);
+    running_server = NULL;
+    ri_server_free(s);
+    return ok ? RI_EXIT_OK : RI_EXIT_INTERNAL;
+}
+#else
+typedef int ri_cmd_serve_unavailable;
+#endif

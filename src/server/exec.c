@@ -1,0 +1,212 @@
+/* Executions of `{"language":"wasm","code":...}`: the module is loaded and its `_start`
+ * runs on a worker, with the I/O ABI ri.write / ri.read (docs/SERVER.md). Output goes
+ * out as UTF-8 text events (a character split across writes waits for its end); stdin
+ * is a buffer the service thread fills; kill_process interrupts the run and wakes a read. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "server_internal.h"
+
+static const ri_valtype write_params[] = {RI_I32, RI_I32, RI_I32};
+static const ri_valtype read_params[] = {RI_I32, RI_I32};
+static const ri_valtype i32_result[] = {RI_I32};
+
+static bool mem_range(ri_host_call *call, int32_t ptr, int32_t len, uint8_t **p) {
+    ri_memory *mem = ri_host_call_memory(call);
+    if (!mem || ptr < 0 || len < 0) return false;
+    uint64_t size = ri_memory_size(mem);
+    if ((uint64_t)(uint32_t)ptr + (uint64_t)(uint32_t)len > size) return false;
+    *p = ri_memory_data(mem) + (uint32_t)ptr;
+    return true;
+}
+
+static void emit_output(srv_sandbox *sb, int fd, const uint8_t *data, size_t len, bool flush) {
+    size_t n;
+    char *text = srv_utf8_feed(&sb->out_utf8[fd - 1], data, len, flush, &n);
+    if (!text) return;
+    if (n > 0) srv_post(sb->s, sb, srv_ev_output(fd == 1 ? "stdout" : "stderr", text, n), true);
+    free(text);
+}
+
+static int host_write(ri_host_call *call, void *user, const ri_val *args, ri_val *results) {
+    srv_sandbox *sb = user;
+    int32_t fd = args[0].of.i32, ptr = args[1].of.i32, len = args[2].of.i32;
+    uint8_t *p;
+    if ((fd != 1 && fd != 2) || !mem_range(call, ptr, len, &p)) {
+        results[0] = ri_val_i32(-1);
+        return 0;
+    }
+    emit_output(sb, fd, p, (size_t)len, false);
+    results[0] = ri_val_i32(len);
+    return 0;
+}
+
+static int host_read(ri_host_call *call, void *user, const ri_val *args, ri_val *results) {
+    srv_sandbox *sb = user;
+    int32_t ptr = args[0].of.i32, len = args[1].of.i32;
+    uint8_t *p;
+    if (!mem_range(call, ptr, len, &p)) {
+        results[0] = ri_val_i32(-1);
+        return 0;
+    }
+    struct timespec deadline;
+    clock_gettime(CLOCK_MONOTONIC, &deadline);
+    int64_t left = sb->exec_deadline - srv_mono_ms();
+    if (left < 0) left = 0;
+    deadline.tv_sec += left / 1000;
+    deadline.tv_nsec += (left % 1000) * 1000000;
+    if (deadline.tv_nsec >= 1000000000) {
+        deadline.tv_sec++;
+        deadline.tv_nsec -= 1000000000;
+    }
+    pthread_mutex_lock(&sb->io_lock);
+    while (sb->stdin_len == 0 && !sb->stdin_closed && !atomic_load(&sb->killed)) {
+        if (pthread_cond_timedwait(&sb->io_cond, &sb->io_lock, &deadline) == ETIMEDOUT) break;
+    }
+    if (atomic_load(&sb->killed)) {
+        pthread_mutex_unlock(&sb->io_lock);
+        return ri_host_fail(call, "killed");
+    }
+    size_t n = sb->stdin_len < (size_t)len ? sb->stdin_len : (size_t)len;
+    /* the memory may not have moved: the run is blocked here, nothing grows it */
+    if (n > 0) {
+        memcpy(p, sb->stdin_buf, n);
+        memmove(sb->stdin_buf, sb->stdin_buf + n, sb->stdin_len - n);
+        sb->stdin_len -= n;
+    }
+    pthread_mutex_unlock(&sb->io_lock);
+    results[0] = ri_val_i32((int32_t)n);
+    return 0;
+}
+
+ri_sandbox_config srv_sandbox_ri_config(srv_sandbox *sb) {
+    ri_sandbox_config c = ri_sandbox_config_default();
+    c.max_memory_bytes = sb->cfg.max_memory_bytes;
+    c.max_gas = sb->cfg.max_gas;
+    c.max_execution_ms = sb->cfg.max_execution_ms;
+    c.deterministic_seed = sb->cfg.seed;
+    c.has_event_timestamp = true;
+    c.event_timestamp = sb->cfg.event_timestamp;
+    c.gas_schedule = sb->cfg.gas_schedule;
+    return c;
+}
+
+ri_sandbox_config srv_sandbox_full_config(srv_sandbox *sb, ri_host_function fns[2]) {
+    memset(fns, 0, 2 * sizeof *fns);
+    fns[0] = (ri_host_function){.name = "write", .nparams = 3, .params = write_params,
+                                .nresults = 1, .results = i32_result, .fn = host_write, .user = sb};
+    fns[1] = (ri_host_function){.name = "read", .nparams = 2, .params = read_params,
+                                .nresults = 1, .results = i32_result, .fn = host_read, .user = sb};
+    ri_sandbox_config c = srv_sandbox_ri_config(sb);
+    static const char *const io_modules[2] = {"ri", "ri"};
+    c.host_functions = fns;
+    c.nhost_functions = 2;
+    c.host_modules = io_modules;
+    return c;
+}
+
+ri_sandbox *srv_sandbox_make(srv_sandbox *sb, ri_sandbox_error *err) {
+    ri_host_function fns[2];
+    ri_sandbox_config c = srv_sandbox_full_config(sb, fns);
+    return ri_sandbox_create_with_id(sb->s->factory, &c, sb->id, err);
+}
+
+/* ---- the execution job ------------------------------------------------------------------- */
+
+static void post_status(srv_sandbox *sb, const char *status) { srv_post(sb->s, sb, srv_ev_status(status), false); }
+
+static void post_error(srv_sandbox *sb, const char *status, const char *message) {
+    post_status(sb, status);
+    srv_post(sb->s, sb, srv_ev_error(message), false);
+}
+
+static void format_error(const ri_sandbox_error *e, char *out, size_t cap) {
+    if (e->code == RI_SANDBOX_WASM_TRAP && e->trap_kind[0])
+        snprintf(out, cap, "WASM_TRAP %s: %s", e->trap_kind, e->message);
+    else
+        snprintf(out, cap, "%s: %s", ri_sandbox_errcode_name(e->code), e->message);
+}
+
+static void execution_work(srv_job *job) {
+    srv_sandbox *sb = job->sb;
+    if (!sb->sb) { /* a sandbox still being made (snapshot_restore/branch) */
+        post_error(sb, "SANDBOX_EXECUTION_ERROR", "The sandbox is not ready yet.");
+        return;
+    }
+    const char *code = json_string_value(json_object_get(job->msg, "code"));
+    uint8_t *wasm = NULL;
+    size_t n = 0;
+    if (!code || !srv_b64_decode(code, strlen(code), &wasm, &n)) {
+        post_error(sb, "SANDBOX_EXECUTION_ERROR", "Invalid code: a base64-encoded WebAssembly module was expected.");
+        return;
+    }
+    ri_sandbox_error err;
+    bool loaded = ri_sandbox_load(sb->sb, wasm, n, &err);
+    free(wasm);
+    if (!loaded) {
+        char msg[700];
+        format_error(&err, msg, sizeof msg);
+        post_error(sb, "SANDBOX_EXECUTION_ERROR", msg);
+        return;
+    }
+    memset(sb->out_utf8, 0, sizeof sb->out_utf8);
+    sb->exec_deadline = srv_mono_ms() + sb->cfg.max_execution_ms;
+    post_status(sb, "SANDBOX_EXECUTION_RUNNING");
+    ri_sandbox_result r;
+    if (atomic_load(&sb->killed)) {
+        memset(&r, 0, sizeof r);
+        r.ok = true;
+    } else {
+        r = ri_sandbox_execute(sb->sb, "_start", NULL);
+    }
+    emit_output(sb, 1, NULL, 0, true);
+    emit_output(sb, 2, NULL, 0, true);
+    if (!r.ok && !atomic_load(&sb->killed)) {
+        char msg[700];
+        format_error(&r.error, msg, sizeof msg);
+        post_error(sb, "SANDBOX_EXECUTION_ERROR", msg);
+    }
+    ri_sandbox_result_free(&r);
+}
+
+/* DONE is sent here, on the service thread, once the sandbox is free again: a client that
+ * acts on DONE never finds the execution still running. */
+static void execution_done(srv_job *job) {
+    srv_sandbox *sb = job->sb;
+    if (sb->conn) srv_conn_send_status(sb->conn, "SANDBOX_EXECUTION_DONE");
+    pthread_mutex_lock(&sb->io_lock);
+    sb->stdin_len = 0;
+    sb->stdin_closed = false;
+    atomic_store(&sb->killed, false);
+    pthread_mutex_unlock(&sb->io_lock);
+    srv_replay_clear(sb);
+}
+
+void srv_start_execution(srv_sandbox *sb, json_t *msg) {
+    srv_job *job = srv_job_new(SRV_JOB_EXECUTION, sb, msg, execution_work, execution_done);
+    if (!job) {
+        if (sb->conn) srv_conn_send_error(sb->conn, "SANDBOX_EXECUTION_ERROR", "Out of memory.");
+        return;
+    }
+    pthread_mutex_lock(&sb->io_lock);
+    sb->stdin_len = 0;
+    sb->stdin_closed = false;
+    atomic_store(&sb->killed, false);
+    pthread_mutex_unlock(&sb->io_lock);
+    srv_replay_clear(sb);
+    atomic_fetch_add(&sb->s->m.executions, 1);
+    srv_submit(sb->s, job);
+}
+
+/* Stops whatever runs: the interrupt reaches a loop without host calls, the condition
+ * variable a blocked read. */
+void srv_kill_process(srv_sandbox *sb) {
+    if (!sb->job) return;
+    pthread_mutex_lock(&sb->io_lock);
+    atomic_store(&sb->killed, true);
+    pthread_cond_broadcast(&sb->io_cond);
+    pthread_mutex_unlock(&sb->io_lock);
+    if (sb->sb) ri_sandbox_interrupt(sb->sb);
+}

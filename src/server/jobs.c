@@ -1,0 +1,397 @@
+/* The jobs that move a sandbox between memory and the volume: create, checkpoint, restore
+ * (attach of a sandbox not live here), hibernate and wake (memory budget), kill. The
+ * heavy part (load, snapshot, fsync, read) runs on a worker; the statuses and the
+ * registry change on the service thread. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "server_internal.h"
+
+/* An empty module: a sandbox created without one still snapshots (its page, PRNG...). */
+static const uint8_t empty_module[] = {0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00};
+
+static void fmt_sandbox_error(const ri_sandbox_error *e, char *out, size_t cap) {
+    snprintf(out, cap, "%s", e->message[0] ? e->message : ri_sandbox_errcode_name(e->code));
+}
+
+/* ---- create ----------------------------------------------------------------------------- */
+
+static void create_work(srv_job *job) {
+    srv_sandbox *sb = job->sb;
+    srv *s = sb->s;
+    ri_sandbox_error err;
+    ri_sandbox *rsb = srv_sandbox_make(sb, &err);
+    if (!rsb) {
+        fmt_sandbox_error(&err, job->message, sizeof job->message);
+        return;
+    }
+    const char *mod = json_string_value(json_object_get(json_object_get(job->msg, "sandbox"), "module"));
+    if (mod) {
+        uint8_t *wasm;
+        size_t n;
+        if (!srv_b64_decode(mod, strlen(mod), &wasm, &n)) {
+            snprintf(job->message, sizeof job->message, "Invalid init message: \"sandbox.module\" is not base64.");
+            ri_sandbox_free(rsb);
+            return;
+        }
+        bool ok = ri_sandbox_load(rsb, wasm, n, &err);
+        free(wasm);
+        if (!ok) {
+            fmt_sandbox_error(&err, job->message, sizeof job->message);
+            ri_sandbox_free(rsb);
+            return;
+        }
+    } else if (!ri_sandbox_load(rsb, empty_module, sizeof empty_module, &err)) {
+        fmt_sandbox_error(&err, job->message, sizeof job->message);
+        ri_sandbox_free(rsb);
+        return;
+    }
+    if (sb->cfg.fs_snapshot_name) {
+        ri_snapstore_error serr;
+        if (!s->store_dir) {
+            snprintf(job->message, sizeof job->message, "Snapshots are not enabled on the server.");
+            ri_sandbox_free(rsb);
+            return;
+        }
+        ri_snapstore_options so = {.create = true};
+        ri_snapstore *st = ri_snapstore_open(s->store_dir, &so, &serr);
+        uint8_t *img = NULL;
+        size_t n = 0;
+        ri_snapstore_image_options io = {.include_module = true, .compress = true};
+        bool ok = st && ri_snapstore_get_image(st, sb->cfg.fs_snapshot_name, &io, &img, &n, NULL, &serr);
+        if (st) ri_snapstore_close(st);
+        if (!ok) {
+            snprintf(job->message, sizeof job->message, "%s", serr.message);
+            ri_sandbox_free(rsb);
+            return;
+        }
+        ok = ri_sandbox_restore(rsb, img, n, &err);
+        free(img);
+        if (!ok) {
+            fmt_sandbox_error(&err, job->message, sizeof job->message);
+            ri_sandbox_free(rsb);
+            return;
+        }
+    }
+    if (sb->cfg.enable_checkpoint) {
+        char holder[128], why[512];
+        if (srv_lease_acquire(s->checkpoint_path, sb->id, s->server_id, s->cfg.lease_ms, holder, sizeof holder, why,
+                              sizeof why) != SRV_LEASE_ACQUIRED) {
+            snprintf(job->message, sizeof job->message, "Cannot take the sandbox's lease: %s", why);
+            ri_sandbox_free(rsb);
+            return;
+        }
+        json_t *meta = srv_sandbox_metadata(sb);
+        bool ok = meta && srv_volume_write_metadata(s->checkpoint_path, sb->id, meta, why, sizeof why);
+        json_decref(meta);
+        if (!ok) {
+            snprintf(job->message, sizeof job->message, "Cannot write the sandbox's metadata: %s", why);
+            srv_volume_remove(s->checkpoint_path, sb->id);
+            ri_sandbox_free(rsb);
+            return;
+        }
+        job->lease_taken = true;
+    }
+    job->new_sb = rsb;
+    job->ok = true;
+}
+
+static void create_done(srv_job *job) {
+    srv_sandbox *sb = job->sb;
+    srv_conn *c = sb->conn;
+    if (!job->ok) {
+        srv_log(sb->s, "warning", "create failed", "{s:s, s:s}", "sandbox_id", sb->id, "error", job->message);
+        if (c) {
+            srv_conn_send_error(c, "SANDBOX_CREATION_ERROR", job->message);
+            srv_conn_close(c, 4000);
+        }
+        srv_sandbox_remove(sb);
+        return;
+    }
+    sb->sb = job->new_sb;
+    job->new_sb = NULL;
+    if (job->lease_taken) {
+        sb->lease_held = true;
+        sb->lease_renewed = srv_mono_ms();
+    }
+    if (sb->removed) return; /* killed meanwhile */
+    srv_log(sb->s, "info", "sandbox created", "{s:s, s:b}", "sandbox_id", sb->id, "checkpoint",
+            sb->cfg.enable_checkpoint);
+    if (c) {
+        srv_conn_send(c, srv_ev_sandbox_id(sb->id, sb->token));
+        srv_conn_send_status(c, "SANDBOX_RUNNING");
+    }
+}
+
+void srv_start_create(srv_sandbox *sb, json_t *init) {
+    srv_job *job = srv_job_new(SRV_JOB_CREATE, sb, init, create_work, create_done);
+    if (!job) {
+        if (sb->conn) {
+            srv_conn_send_error(sb->conn, "SANDBOX_CREATION_ERROR", "Out of memory.");
+            srv_conn_close(sb->conn, 4000);
+        }
+        srv_sandbox_remove(sb);
+        return;
+    }
+    srv_submit(sb->s, job);
+}
+
+/* ---- checkpoint ------------------------------------------------------------------------ */
+
+bool srv_checkpoint_now(srv_sandbox *sb, char *why, size_t cap) {
+    srv *s = sb->s;
+    if (!s->checkpoint_path) return snprintf(why, cap, "Checkpointing is not enabled on the server."), false;
+    uint8_t *img = NULL;
+    size_t n = 0;
+    if (sb->sb) {
+        /* raw pages by default: zstd costs more time than the disk saves (zero pages are
+         * left out either way) */
+        ri_snapshot_options o = {.format = RI_SNAPSHOT_V2, .include_module = true,
+                                 .uncompressed = !s->cfg.compress_checkpoints};
+        ri_sandbox_error err;
+        if (!ri_sandbox_snapshot_with(sb->sb, &o, &img, &n, &err))
+            return snprintf(why, cap, "Snapshot failed: %s", err.message), false;
+    } else if (sb->hibernated) {
+        /* the hibernation image is the state: no need to wake the sandbox first */
+        int e;
+        if (!srv_read_file(sb->hibernate_file, (size_t)8 << 30, &img, &n, &e))
+            return snprintf(why, cap, "Cannot read the hibernated sandbox: %s", strerror(e)), false;
+    } else {
+        return snprintf(why, cap, "The sandbox is not in memory."), false;
+    }
+    /* metadata.json is written when the sandbox is made and does not change; write it again
+     * only if it went missing */
+    char mpath[1200];
+    struct stat st;
+    snprintf(mpath, sizeof mpath, "%s/%s/metadata.json", s->checkpoint_path, sb->id);
+    bool ok = true;
+    if (stat(mpath, &st) != 0) {
+        json_t *meta = srv_sandbox_metadata(sb);
+        ok = meta && srv_volume_write_metadata(s->checkpoint_path, sb->id, meta, why, cap);
+        json_decref(meta);
+    }
+    char file[128] = "";
+    if (ok) ok = srv_volume_write_checkpoint(s->checkpoint_path, sb->id, img, n, s->cfg.keep_checkpoints, file,
+                                             sizeof file, why, cap);
+    free(img);
+    return ok;
+}
+
+static void checkpoint_work(srv_job *job) {
+    job->ok = srv_checkpoint_now(job->sb, job->message, sizeof job->message);
+}
+
+static void checkpoint_done(srv_job *job) {
+    srv_sandbox *sb = job->sb;
+    srv *s = sb->s;
+    srv_conn *c = sb->conn;
+    if (!job->ok) {
+        atomic_fetch_add(&s->m.checkpoint_failures, 1);
+        srv_log(s, "error", "checkpoint failed", "{s:s, s:s}", "sandbox_id", sb->id, "error", job->message);
+        /* the sandbox stays live and the last good image stays */
+        if (c && job->reason == SRV_CKPT_CLIENT) {
+            srv_conn_send_error(c, "SANDBOX_CHECKPOINT_ERROR", job->message);
+            srv_conn_close(c, 4000);
+        }
+        sb->handoff_pending = false;
+        return;
+    }
+    atomic_fetch_add(&s->m.checkpoints, 1);
+    srv_log(s, "info", "checkpointed", "{s:s, s:i}", "sandbox_id", sb->id, "reason", (int)job->reason);
+    if (c) {
+        srv_conn_send_status(c, "SANDBOX_CHECKPOINTED");
+        if (job->reason == SRV_CKPT_HANDOFF) srv_conn_send_status(c, "SANDBOX_LOCK_RELEASED");
+        srv_conn_close(c, 1000);
+    }
+    if (job->reason == SRV_CKPT_HANDOFF) srv_handoff_clear(s->checkpoint_path, sb->id);
+    /* a checkpoint ends the sandbox's life here; attach restores it (here or elsewhere) */
+    srv_sandbox_remove(sb);
+}
+
+void srv_start_checkpoint(srv_sandbox *sb, srv_ckpt_reason reason) {
+    srv_job *job = srv_job_new(SRV_JOB_CHECKPOINT, sb, NULL, checkpoint_work, checkpoint_done);
+    if (!job) return;
+    job->reason = reason;
+    srv_submit(sb->s, job);
+}
+
+/* ---- restore (attach of a sandbox not live here) ---------------------------------------------- */
+
+static void restore_work(srv_job *job) {
+    srv_sandbox *sb = job->sb;
+    const uint8_t *img = NULL;
+    size_t n = 0;
+    int r = srv_volume_map_latest(sb->s->checkpoint_path, sb->id, &img, &n, job->message, sizeof job->message);
+    if (r == 1) {
+        job->not_found = true;
+        return;
+    }
+    if (r != 0) return;
+    ri_sandbox_error err;
+    ri_sandbox *rsb = srv_sandbox_make(sb, &err);
+    if (!rsb) {
+        fmt_sandbox_error(&err, job->message, sizeof job->message);
+        srv_unmap(img, n);
+        return;
+    }
+    /* into a fresh sandbox: a corrupt image leaves nothing half-restored */
+    if (!ri_sandbox_restore(rsb, img, n, &err)) {
+        snprintf(job->message, sizeof job->message, "Corrupted checkpoint: %s", err.message);
+        ri_sandbox_free(rsb);
+        srv_unmap(img, n);
+        return;
+    }
+    srv_unmap(img, n);
+    job->new_sb = rsb;
+    job->ok = true;
+}
+
+static void restore_done(srv_job *job) {
+    srv_sandbox *sb = job->sb;
+    srv *s = sb->s;
+    srv_conn *c = sb->conn;
+    if (!job->ok) {
+        atomic_fetch_add(&s->m.restore_failures, 1);
+        srv_log(s, "warning", "restore failed", "{s:s, s:s, s:b}", "sandbox_id", sb->id, "error", job->message,
+                "not_found", job->not_found);
+        if (c) {
+            if (job->not_found) {
+                srv_conn_send_status(c, "SANDBOX_NOT_FOUND");
+                srv_conn_close(c, 1011);
+            } else {
+                srv_conn_send_error(c, "SANDBOX_RESTORE_ERROR", job->message);
+                srv_conn_close(c, 4000);
+            }
+        }
+        srv_sandbox_remove(sb);
+        return;
+    }
+    sb->sb = job->new_sb;
+    job->new_sb = NULL;
+    atomic_fetch_add(&s->m.restores, 1);
+    srv_log(s, "info", "sandbox restored", "{s:s}", "sandbox_id", sb->id);
+    if (c && !sb->removed) srv_conn_send_status(c, "SANDBOX_RUNNING");
+}
+
+void srv_start_restore(srv_sandbox *sb) {
+    srv_job *job = srv_job_new(SRV_JOB_RESTORE, sb, NULL, restore_work, restore_done);
+    if (!job) return;
+    srv_submit(sb->s, job);
+}
+
+/* ---- hibernate and wake (memory budget) ----------------------------------------------------- */
+
+static void hibernate_work(srv_job *job) {
+    srv_sandbox *sb = job->sb;
+    ri_snapshot_options o = {.format = RI_SNAPSHOT_V2, .include_module = true};
+    uint8_t *img = NULL;
+    size_t n = 0;
+    ri_sandbox_error err;
+    if (!ri_sandbox_snapshot_with(sb->sb, &o, &img, &n, &err)) {
+        snprintf(job->message, sizeof job->message, "%s", err.message);
+        return;
+    }
+    char name[64];
+    snprintf(name, sizeof name, "%s.img", sb->id);
+    job->ok = srv_write_atomic(sb->s->hibernate_dir, name, img, n, job->message, sizeof job->message);
+    free(img);
+}
+
+static void hibernate_done(srv_job *job) {
+    srv_sandbox *sb = job->sb;
+    if (!job->ok) {
+        srv_log(sb->s, "warning", "hibernation failed", "{s:s, s:s}", "sandbox_id", sb->id, "error", job->message);
+        return;
+    }
+    snprintf(sb->hibernate_file, sizeof sb->hibernate_file, "%s/%s.img", sb->s->hibernate_dir, sb->id);
+    ri_sandbox_free(sb->sb);
+    sb->sb = NULL;
+    sb->hibernated = true;
+    atomic_fetch_add(&sb->s->m.hibernations, 1);
+    srv_log(sb->s, "info", "sandbox hibernated", "{s:s}", "sandbox_id", sb->id);
+}
+
+void srv_start_hibernate(srv_sandbox *sb) {
+    if (!sb->s->hibernate_dir || !sb->sb || sb->job) return;
+    srv_job *job = srv_job_new(SRV_JOB_HIBERNATE, sb, NULL, hibernate_work, hibernate_done);
+    if (job) srv_submit(sb->s, job);
+}
+
+static void wake_work(srv_job *job) {
+    srv_sandbox *sb = job->sb;
+    uint8_t *img;
+    size_t n;
+    int e;
+    if (!srv_read_file(sb->hibernate_file, (size_t)8 << 30, &img, &n, &e)) {
+        snprintf(job->message, sizeof job->message, "Cannot read the hibernated sandbox.");
+        return;
+    }
+    ri_sandbox_error err;
+    ri_sandbox *rsb = srv_sandbox_make(sb, &err);
+    if (rsb && ri_sandbox_restore(rsb, img, n, &err)) {
+        job->new_sb = rsb;
+        job->ok = true;
+    } else {
+        snprintf(job->message, sizeof job->message, "Cannot wake the sandbox: %s", err.message);
+        if (rsb) ri_sandbox_free(rsb);
+    }
+    free(img);
+}
+
+static void wake_done(srv_job *job) {
+    srv_sandbox *sb = job->sb;
+    if (!job->ok) {
+        srv_log(sb->s, "error", "wake failed", "{s:s, s:s}", "sandbox_id", sb->id, "error", job->message);
+        if (sb->conn) {
+            srv_conn_send_error(sb->conn, "SANDBOX_ERROR", job->message);
+            srv_conn_close(sb->conn, 4000);
+        }
+        srv_sandbox_remove(sb);
+        return;
+    }
+    sb->sb = job->new_sb;
+    job->new_sb = NULL;
+    sb->hibernated = false;
+    remove(sb->hibernate_file);
+    sb->hibernate_file[0] = 0;
+    srv_log(sb->s, "info", "sandbox woken", "{s:s}", "sandbox_id", sb->id);
+}
+
+void srv_start_wake(srv_sandbox *sb) {
+    if (!sb->hibernated || sb->job) return;
+    srv_job *job = srv_job_new(SRV_JOB_WAKE, sb, NULL, wake_work, wake_done);
+    if (job) srv_submit(sb->s, job);
+}
+
+/* ---- kill_sandbox --------------------------------------------------------------------------- */
+
+void srv_finish_kill(srv_sandbox *sb) {
+    srv *s = sb->s;
+    srv_conn *c = sb->conn;
+    sb->kill_pending = false;
+    if (c) srv_conn_send_status(c, "SANDBOX_DELETING");
+    if (s->checkpoint_path && sb->cfg.enable_checkpoint) {
+        srv_lease_release(s->checkpoint_path, sb->id, s->server_id);
+        sb->lease_held = false;
+        if (!srv_volume_remove(s->checkpoint_path, sb->id)) {
+            srv_log(s, "error", "kill: cannot delete the files", "{s:s}", "sandbox_id", sb->id);
+            if (c) {
+                srv_conn_send_error(c, "SANDBOX_KILL_ERROR", "Cannot delete the sandbox's stored state.");
+                srv_conn_close(c, 4000);
+            }
+            srv_sandbox_remove(sb);
+            return;
+        }
+    }
+    if (c) {
+        srv_conn_send_status(c, "SANDBOX_DELETED");
+        srv_conn_send_status(c, "SANDBOX_KILLED");
+        srv_conn_close(c, 1000);
+    }
+    srv_log(s, "info", "sandbox deleted", "{s:s}", "sandbox_id", sb->id);
+    srv_sandbox_remove(sb);
+}

@@ -1,0 +1,354 @@
+/* The server's internals (docs/SERVER.md). Threads: everything here belongs to the lws
+ * service thread unless marked "worker" (touched by the worker running the sandbox's job)
+ * or "locked" (io_lock). */
+#ifndef RI_SERVER_INTERNAL_H
+#define RI_SERVER_INTERNAL_H
+
+#include <jansson.h>
+#include <libwebsockets.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ri/sandbox.h"
+#include "ri/server.h"
+#include "ri/store.h"
+
+#define SRV_ID_HEX 24                   /* 96 random bits */
+#define SRV_ID_PREFIX "sandbox-"
+#define SRV_ID_LEN (8 + SRV_ID_HEX)
+#define SRV_TOKEN_HEX 32                /* 128 random bits */
+#define SRV_STDIN_MAX (1u << 20)
+#define SRV_REPLAY_MAX (4u << 20)
+#define SRV_CONN_QUEUE_MAX (64u << 20)
+#define SRV_PENDING_MAX 256
+#define SRV_TICK_MS 100
+#define SRV_INIT_TIMEOUT_MS 30000
+
+typedef struct ri_server srv;
+typedef struct srv_sandbox srv_sandbox;
+typedef struct srv_conn srv_conn;
+typedef struct srv_job srv_job;
+
+/* ---- logging (log.c) ---------------------------------------------------------------- */
+/* One JSON object per line: ts, level, msg, and the fields of fmt (json_pack format, may be NULL). */
+void srv_log(srv *s, const char *level, const char *msg, const char *fmt, ...);
+
+/* ---- ids, tokens (ids.c) -------------------------------------------------------------- */
+bool srv_random_hex(char *out, size_t nhex);            /* getrandom; out has nhex+1 bytes */
+bool srv_new_sandbox_id(char out[SRV_ID_LEN + 1]);
+bool srv_id_valid(const char *id);                      /* ^sandbox-[0-9a-f]{24}$ */
+bool srv_token_equal(const char *known, const char *given); /* constant time in the token length */
+void srv_token_hash_hex(const char *token, char out[65]);
+bool srv_hex_equal_ct(const char *a, const char *b, size_t n);
+int64_t srv_now_ms(void);                               /* wall clock */
+int64_t srv_mono_ms(void);                              /* monotonic */
+
+/* ---- base64 and UTF-8 (codec.c) --------------------------------------------------------- */
+/* Strict base64 (padding optional, no whitespace); *out malloc'd. */
+bool srv_b64_decode(const char *in, size_t len, uint8_t **out, size_t *out_len);
+char *srv_hex(const uint8_t *data, size_t n);           /* malloc'd */
+
+typedef struct srv_utf8 {
+    uint8_t tail[4];
+    uint8_t ntail;
+} srv_utf8;
+/* Valid UTF-8 of what is complete so far (invalid bytes: U+FFFD); an incomplete
+ * character at the end is kept for the next call. flush: emit the tail as U+FFFD. malloc'd. */
+char *srv_utf8_feed(srv_utf8 *st, const uint8_t *data, size_t len, bool flush, size_t *out_len);
+
+/* ---- protocol (protocol.c) -------------------------------------------------------------- */
+/* Parses a client message: size and nesting limits, must be an object. NULL with why set. */
+json_t *srv_parse_message(const char *text, size_t len, size_t max_bytes, uint32_t max_depth, char *why,
+                          size_t whycap);
+char *srv_ev_status(const char *status);
+char *srv_ev_error(const char *message);
+char *srv_ev_output(const char *stream, const char *text, size_t len);
+char *srv_ev_sandbox_id(const char *id, const char *token);
+/* {"event":"result","action":A,"request_id":R,"ok":true, ...fields} (fields stolen). */
+char *srv_ev_result_ok(const char *action, json_t *request_id, json_t *fields);
+char *srv_ev_result_err(const char *action, json_t *request_id, const char *code, const char *message,
+                        json_t *extra);
+
+/* ---- sandbox config (config.c) ------------------------------------------------------------ */
+typedef struct srv_sandbox_cfg {
+    int64_t idle_timeout_s;             /* 0: never */
+    bool enable_checkpoint;
+    bool auto_checkpoint;
+    bool handoff;
+    char *fs_snapshot_name;             /* NULL: none */
+    uint64_t max_memory_bytes, max_gas;
+    uint32_t max_execution_ms;
+    uint32_t seed;
+    int64_t event_timestamp;
+    ri_gas_schedule gas_schedule;
+} srv_sandbox_cfg;
+
+/* Reads the init message (and metadata's "sandbox" object); why on error. */
+bool srv_cfg_from_init(srv_sandbox_cfg *cfg, json_t *init, char *why, size_t whycap);
+json_t *srv_cfg_to_json(const srv_sandbox_cfg *cfg);
+bool srv_cfg_from_json(srv_sandbox_cfg *cfg, json_t *j);
+void srv_cfg_free(srv_sandbox_cfg *cfg);
+
+/* ---- the checkpoint volume (volume.c) -------------------------------------------------- */
+bool srv_write_atomic(const char *dir, const char *name, const void *data, size_t len, char *why, size_t whycap);
+/* The same rename-into-place; durable false skips the fsyncs (a lease: it only matters
+ * while its owner lives, and other processes see the rename at once). */
+bool srv_replace_file(const char *dir, const char *name, const void *data, size_t len, bool durable, char *why,
+                      size_t whycap);
+bool srv_mkdirs(const char *path, char *why, size_t whycap);
+bool srv_read_file(const char *path, size_t max, uint8_t **out, size_t *out_len, int *err_no);
+/* Writes checkpoints/checkpoint_{ms}.img, then latest, then prunes to keep. */
+bool srv_volume_write_checkpoint(const char *root, const char *id, const uint8_t *img, size_t len, uint32_t keep,
+                                 char *file_out, size_t file_cap, char *why, size_t whycap);
+/* 0 ok, 1 not found, 2 error (why). */
+int srv_volume_map_latest(const char *root, const char *id, const uint8_t **img, size_t *len, char *why,
+                          size_t whycap);
+void srv_unmap(const uint8_t *img, size_t len);
+bool srv_volume_write_metadata(const char *root, const char *id, json_t *meta, char *why, size_t whycap);
+/* 0 ok, 1 not found, 2 corrupt (why). */
+int srv_volume_read_metadata(const char *root, const char *id, json_t **meta, char *why, size_t whycap);
+bool srv_volume_remove(const char *root, const char *id);
+bool srv_remove_tree(const char *path);
+
+/* ---- leases (lease.c) ------------------------------------------------------------------- */
+typedef enum srv_lease_state { SRV_LEASE_ACQUIRED, SRV_LEASE_HELD_BY_OTHER, SRV_LEASE_ERROR } srv_lease_state;
+srv_lease_state srv_lease_acquire(const char *root, const char *id, const char *owner, uint32_t lease_ms,
+                                  char *holder, size_t holder_cap, char *why, size_t whycap);
+/* true: still ours and renewed. */
+bool srv_lease_renew(const char *root, const char *id, const char *owner, uint32_t lease_ms);
+void srv_lease_release(const char *root, const char *id, const char *owner);
+bool srv_handoff_request(const char *root, const char *id, const char *requester);
+bool srv_handoff_requested(const char *root, const char *id);
+void srv_handoff_clear(const char *root, const char *id);
+
+/* ---- metrics (metrics.c) ---------------------------------------------------------------- */
+typedef struct srv_metrics {
+    atomic_uint_fast64_t executions, checkpoints, checkpoint_failures, restores, restore_failures, hibernations,
+        messages, bad_messages, connections_total;
+} srv_metrics;
+char *srv_metrics_text(srv *s);
+
+/* ---- connections ------------------------------------------------------------------------ */
+typedef struct srv_frame {
+    struct srv_frame *next;
+    size_t len;
+    unsigned char buf[]; /* LWS_PRE + len */
+} srv_frame;
+
+typedef enum srv_conn_kind { SRV_CONN_CREATE, SRV_CONN_ATTACH } srv_conn_kind;
+
+struct srv_conn {
+    srv *s;
+    struct lws *wsi;
+    srv_conn_kind kind;
+    srv_sandbox *sb;                    /* attached sandbox (a reference), or NULL */
+    srv_frame *head, *tail;
+    size_t queued;
+    bool closing;                       /* close once the queue is sent */
+    int close_code;
+    bool init_done;
+    int64_t opened;                     /* mono ms: a /create socket must send its init soon */
+    char *rx;
+    size_t rx_len, rx_cap;
+    bool rx_overflow;
+    /* attach waiting for another server to release its lease */
+    bool waiting_lease;
+    int64_t wait_deadline;
+    char attach_id[SRV_ID_LEN + 1];
+    char attach_token[SRV_TOKEN_HEX + 1]; /* kept: lws frees the URL after the handshake */
+    srv_conn *prev, *next;
+};
+
+/* Queue a frame (text taken over, freed); false if the connection is closing. */
+bool srv_conn_send(srv_conn *c, char *text);
+void srv_conn_send_status(srv_conn *c, const char *status);
+void srv_conn_send_error(srv_conn *c, const char *status, const char *message);
+void srv_conn_close(srv_conn *c, int code);
+void srv_conn_attach(srv_conn *c, srv_sandbox *sb);
+void srv_conn_detach(srv_conn *c);
+
+/* ---- sandboxes ------------------------------------------------------------------------- */
+typedef enum srv_job_kind {
+    SRV_JOB_CREATE,
+    SRV_JOB_EXECUTION,                  /* language/code: stdin, kill, replay */
+    SRV_JOB_ACTION,                     /* our actions */
+    SRV_JOB_CHECKPOINT,
+    SRV_JOB_RESTORE,
+    SRV_JOB_HIBERNATE,
+    SRV_JOB_WAKE,
+} srv_job_kind;
+
+typedef enum srv_ckpt_reason { SRV_CKPT_CLIENT, SRV_CKPT_IDLE, SRV_CKPT_HANDOFF, SRV_CKPT_SHUTDOWN } srv_ckpt_reason;
+
+typedef struct srv_replay {
+    struct srv_replay *next;
+    char *text;
+    size_t len;
+} srv_replay;
+
+typedef struct srv_pending {
+    struct srv_pending *next;
+    json_t *msg;
+} srv_pending;
+
+struct srv_sandbox {
+    srv *s;
+    char id[SRV_ID_LEN + 1];
+    char token[SRV_TOKEN_HEX + 1];
+    int refs;
+    bool in_registry;
+    bool removed;                       /* deleted, checkpointed away or failed */
+    srv_sandbox_cfg cfg;
+    ri_sandbox *sb;                     /* NULL while hibernated or not yet made */
+    uint64_t mem_bytes;                 /* its memory when its last job ended (for busy ones) */
+    bool hibernated;
+    char hibernate_file[512];
+    srv_conn *conn;
+    int64_t last_activity;              /* mono ms */
+    srv_job *job;                       /* the job on a worker, or NULL */
+    srv_pending *pend_head, *pend_tail;
+    size_t npending;
+    srv_replay *replay_head, *replay_tail;
+    size_t replay_bytes;
+    bool kill_pending;                  /* kill_sandbox waits for the job */
+    bool handoff_pending;               /* another server asked for it */
+    bool lease_held;
+    int64_t lease_renewed;
+    int64_t handoff_checked;
+    int64_t rate_window;
+    uint32_t rate_count;
+    /* io with the execution (locked) */
+    pthread_mutex_t io_lock;
+    pthread_cond_t io_cond;
+    uint8_t *stdin_buf;
+    size_t stdin_len;
+    bool stdin_closed;
+    atomic_bool killed;
+    /* worker */
+    srv_utf8 out_utf8[2];
+    int64_t exec_deadline;              /* mono ms */
+    ri_snapshotter *snapper;
+    ri_snapshots *named;
+    ri_snapstore *store;
+    srv_sandbox *prev, *next;
+};
+
+struct srv_job {
+    srv_job *next;
+    srv_job_kind kind;
+    srv_sandbox *sb;
+    json_t *msg;                        /* the request (owned) */
+    void (*work)(srv_job *job);         /* worker */
+    void (*done)(srv_job *job);         /* service thread */
+    /* outcome */
+    bool ok;
+    char status[64];
+    char message[1024];
+    int close_code;
+    char *event;                        /* a result event to send */
+    srv_ckpt_reason reason;
+    srv_sandbox *created;               /* snapshot_restore/branch: the new sandbox */
+    ri_sandbox *new_sb;
+    uint8_t *data;
+    size_t data_len;
+    bool not_found;
+    bool lease_taken;                   /* the worker took the new sandbox's lease */
+};
+
+/* The queue back to the service thread: posted events and finished jobs, in order. */
+typedef struct srv_item {
+    struct srv_item *next;
+    srv_sandbox *sb;                    /* events: the sandbox they belong to */
+    char *text;                         /* an event, or NULL for a job */
+    bool output;                        /* stdout/stderr of an execution: replay buffer */
+    srv_job *job;
+} srv_item;
+
+struct ri_server {
+    ri_server_config cfg;
+    char server_id[80];
+    char *checkpoint_path;
+    char *store_dir;
+    char *hibernate_dir;
+    bool hibernate_dir_temp;
+    struct lws_context *ctx;
+    struct lws_vhost *vhost;
+    int port;
+    atomic_bool stop;
+    bool stopping;
+    ri_sandboxes *factory;
+    srv_sandbox *sandboxes;
+    size_t nsandboxes;
+    srv_conn *conns;
+    size_t nconns;
+    srv_metrics m;
+    lws_sorted_usec_list_t tick;
+    int64_t last_pressure;
+    /* workers */
+    pthread_t *threads;
+    uint32_t nthreads;
+    pthread_mutex_t q_lock;
+    pthread_cond_t q_cond;
+    srv_job *jobs_head, *jobs_tail;
+    bool workers_quit;
+    srv_item *done_head, *done_tail;
+    size_t jobs_out;                    /* submitted, not yet done (service thread) */
+    pthread_mutex_t log_lock;
+};
+
+/* ---- workers (workers.c) ----------------------------------------------------------------- */
+bool srv_workers_start(srv *s);
+void srv_workers_stop(srv *s);
+void srv_submit(srv *s, srv_job *job);  /* takes a reference on job->sb; sets sb->job */
+/* From a worker: an event for the sandbox's connection (text taken over). */
+void srv_post(srv *s, srv_sandbox *sb, char *text, bool output);
+void srv_drain(srv *s);                 /* service thread: process what the workers sent */
+srv_job *srv_job_new(srv_job_kind kind, srv_sandbox *sb, json_t *msg, void (*work)(srv_job *),
+                     void (*done)(srv_job *));
+void srv_job_free(srv_job *job);
+
+/* ---- registry (registry.c) ------------------------------------------------------------ */
+srv_sandbox *srv_sandbox_new(srv *s, const char *id, const char *token, srv_sandbox_cfg *cfg);
+srv_sandbox *srv_sandbox_find(srv *s, const char *id);
+void srv_sandbox_ref(srv_sandbox *sb);
+void srv_sandbox_unref(srv_sandbox *sb);
+void srv_sandbox_remove(srv_sandbox *sb); /* leaves the registry; freed with its last reference */
+ri_sandbox_config srv_sandbox_ri_config(srv_sandbox *sb);
+/* The config with the I/O host functions (fns: room for 2, must outlive the create). */
+ri_sandbox_config srv_sandbox_full_config(srv_sandbox *sb, ri_host_function fns[2]);
+/* Makes the ri_sandbox (worker or service thread). */
+ri_sandbox *srv_sandbox_make(srv_sandbox *sb, ri_sandbox_error *err);
+void srv_sandbox_touch(srv_sandbox *sb);
+void srv_replay_clear(srv_sandbox *sb);
+json_t *srv_sandbox_metadata(srv_sandbox *sb);
+
+/* ---- executions and jobs (exec.c, jobs.c, snapshots.c) ----------------------------------- */
+void srv_start_execution(srv_sandbox *sb, json_t *msg);
+void srv_kill_process(srv_sandbox *sb);
+void srv_start_checkpoint(srv_sandbox *sb, srv_ckpt_reason reason);
+void srv_start_create(srv_sandbox *sb, json_t *init);
+void srv_start_restore(srv_sandbox *sb);
+void srv_start_hibernate(srv_sandbox *sb);
+void srv_start_wake(srv_sandbox *sb);
+void srv_start_action(srv_sandbox *sb, json_t *msg);
+void srv_start_fs_snapshot(srv_sandbox *sb, json_t *msg);
+bool srv_action_known(const char *action);
+void srv_finish_kill(srv_sandbox *sb);
+/* Runs queued messages while nothing runs (service thread). */
+void srv_pump(srv_sandbox *sb);
+void srv_handle_message(srv_conn *c, const char *text, size_t len);
+bool srv_rate_ok(srv_sandbox *sb);
+bool srv_store_open(srv_sandbox *sb, ri_snapstore_error *err); /* worker */
+bool srv_checkpoint_now(srv_sandbox *sb, char *why, size_t whycap); /* worker or shutdown */
+
+/* ---- the service loop (server.c, attach.c, tick.c) ---------------------------------------- */
+void srv_handle_attach(srv_conn *c, const char *id, const char *token);
+/* The sandbox_token query argument ("" when absent). */
+void srv_url_token(struct lws *wsi, char *out, size_t cap);
+void srv_attach_retry(srv_conn *c);
+void srv_tick(srv *s);
+void srv_shutdown_sandboxes(srv *s);
+
+#endif

@@ -1,0 +1,181 @@
+/* The service thread's periodic work (every SRV_TICK_MS): lease renewal, handoff
+ * requests, idle timeouts, the memory budget, re-interrupting killed executions, and
+ * connections waiting for another server's lease. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "server_internal.h"
+
+static void idle_expired(srv_sandbox *sb) {
+    srv *s = sb->s;
+    srv_conn *c = sb->conn;
+    if (sb->cfg.auto_checkpoint && sb->cfg.enable_checkpoint && s->checkpoint_path) {
+        srv_log(s, "info", "idle timeout: checkpointing", "{s:s}", "sandbox_id", sb->id);
+        if (c) srv_conn_send_status(c, "SANDBOX_CHECKPOINTING");
+        srv_start_checkpoint(sb, SRV_CKPT_IDLE);
+        return;
+    }
+    srv_log(s, "info", "idle timeout: deleting", "{s:s}", "sandbox_id", sb->id);
+    if (c) srv_conn_send_status(c, "SANDBOX_DELETING");
+    if (s->checkpoint_path && sb->cfg.enable_checkpoint) {
+        srv_lease_release(s->checkpoint_path, sb->id, s->server_id);
+        sb->lease_held = false;
+        srv_volume_remove(s->checkpoint_path, sb->id);
+    }
+    if (c) {
+        srv_conn_send_status(c, "SANDBOX_DELETED");
+        srv_conn_close(c, 1000);
+    }
+    srv_sandbox_remove(sb);
+}
+
+static void memory_budget(srv *s, int64_t now) {
+    if (!s->cfg.memory_budget || !s->hibernate_dir || now - s->last_pressure < 500) return;
+    s->last_pressure = now;
+    /* Only sandboxes without a job are handed to the library: a sandbox is used by one
+     * thread at a time, and a running one belongs to its worker. Busy ones count with the
+     * memory they had when their last job ended. */
+    size_t n = 0;
+    uint64_t busy = 0;
+    for (srv_sandbox *sb = s->sandboxes; sb; sb = sb->next) {
+        if (sb->sb && !sb->job) n++;
+        else if (sb->sb && sb->job && sb->job->kind != SRV_JOB_HIBERNATE) busy += sb->mem_bytes;
+    }
+    if (n == 0) return;
+    ri_sandbox **arr = malloc(n * sizeof *arr);
+    srv_sandbox **owners = malloc(n * sizeof *owners);
+    if (!arr || !owners) {
+        free(arr);
+        free(owners);
+        return;
+    }
+    size_t k = 0;
+    for (srv_sandbox *sb = s->sandboxes; sb && k < n; sb = sb->next)
+        if (sb->sb && !sb->job) {
+            owners[k] = sb;
+            arr[k++] = sb->sb;
+        }
+    int64_t budget = s->cfg.memory_budget > INT64_MAX ? INT64_MAX : (int64_t)s->cfg.memory_budget;
+    int64_t available = (uint64_t)budget > busy ? budget - (int64_t)busy : 0;
+    ri_pressure_level level = ri_memory_pressure(arr, k, available);
+    if (level >= RI_PRESSURE_PRESSURE) {
+        ri_pressure_advice adv = ri_advise(level, arr, k, NULL);
+        uint64_t used = busy;
+        for (size_t j = 0; j < k; j++) used += ri_sandbox_get_metrics(arr[j]).memory_used_bytes;
+        /* candidates: the advised sandboxes that are idle (nothing running or waiting, quiet
+         * for a moment), least recently active first; only as many as bring the use below
+         * the WARNING threshold (70 %) */
+        srv_sandbox **cand = calloc(k, sizeof *cand);
+        size_t nc = 0;
+        for (size_t i = 0; cand && i < adv.ninstance_ids; i++)
+            for (size_t j = 0; j < k; j++) {
+                srv_sandbox *sb = owners[j];
+                if (strcmp(ri_sandbox_id(sb->sb), adv.instance_ids[i]) == 0 && !sb->pend_head &&
+                    now - sb->last_activity >= 300)
+                    cand[nc++] = sb;
+            }
+        for (size_t i = 1; i < nc; i++)
+            for (size_t j = i; j > 0 && cand[j - 1]->last_activity > cand[j]->last_activity; j--) {
+                srv_sandbox *t = cand[j - 1];
+                cand[j - 1] = cand[j];
+                cand[j] = t;
+            }
+        for (size_t i = 0; i < nc && used * 100 >= (uint64_t)budget * 70; i++) {
+            uint64_t bytes = ri_sandbox_get_metrics(cand[i]->sb).memory_used_bytes;
+            srv_log(s, "info", "memory pressure: hibernating", "{s:s, s:s}", "sandbox_id", cand[i]->id, "level",
+                    ri_pressure_level_name(level));
+            srv_start_hibernate(cand[i]);
+            used = used > bytes ? used - bytes : 0;
+        }
+        free(cand);
+        ri_pressure_advice_free(&adv);
+    } else if (level == RI_PRESSURE_WARNING) {
+        srv_log(s, "warning", "memory above 70% of the budget", "{s:I}", "sandboxes", (json_int_t)k);
+    }
+    free(arr);
+    free(owners);
+}
+
+void srv_tick(srv *s) {
+    int64_t now = srv_mono_ms();
+    for (srv_conn *c = s->conns, *next; c; c = next) {
+        next = c->next;
+        if (c->waiting_lease && !c->closing) srv_attach_retry(c);
+        else if (c->kind == SRV_CONN_CREATE && !c->init_done && !c->closing &&
+                 now - c->opened > SRV_INIT_TIMEOUT_MS) { /* a socket that never says what it wants */
+            atomic_fetch_add(&s->m.bad_messages, 1);
+            srv_conn_send(c, srv_ev_error("No init message within 30 s."));
+            srv_conn_close(c, 1008);
+        }
+    }
+    for (srv_sandbox *sb = s->sandboxes, *next; sb; sb = next) {
+        next = sb->next;
+        srv_sandbox_ref(sb);
+        if (sb->job && atomic_load(&sb->killed) && sb->sb) ri_sandbox_interrupt(sb->sb);
+        if (sb->lease_held && s->checkpoint_path && now - sb->lease_renewed >= (int64_t)s->cfg.lease_ms / 3) {
+            if (srv_lease_renew(s->checkpoint_path, sb->id, s->server_id, s->cfg.lease_ms)) {
+                sb->lease_renewed = now;
+            } else {
+                srv_log(s, "error", "lease lost", "{s:s}", "sandbox_id", sb->id);
+                sb->lease_held = false;
+                if (sb->conn) {
+                    srv_conn_send_error(sb->conn, "SANDBOX_LOCK_RENEWAL_ERROR",
+                                        "Lost the sandbox's lease to another server.");
+                    srv_conn_close(sb->conn, 4000);
+                }
+                srv_kill_process(sb);
+                srv_sandbox_remove(sb);
+                srv_sandbox_unref(sb);
+                continue;
+            }
+        }
+        if (sb->lease_held && sb->cfg.handoff && !sb->handoff_pending && now - sb->handoff_checked >= 200) {
+            sb->handoff_checked = now;
+            if (srv_handoff_requested(s->checkpoint_path, sb->id)) {
+                srv_log(s, "info", "handoff: releasing", "{s:s}", "sandbox_id", sb->id);
+                sb->handoff_pending = true;
+                if (sb->conn) srv_conn_send_status(sb->conn, "SANDBOX_LOCK_RELEASING");
+                if (sb->job && sb->job->kind == SRV_JOB_EXECUTION) {
+                    /* the handoff stops a running execution, and says so */
+                    if (sb->conn) srv_conn_send_status(sb->conn, "SANDBOX_EXECUTION_FORCE_KILLED");
+                    srv_kill_process(sb);
+                }
+            }
+        }
+        if (sb->handoff_pending && !sb->job && !sb->removed) {
+            if (sb->sb || sb->hibernated) {
+                if (sb->conn) srv_conn_send_status(sb->conn, "SANDBOX_CHECKPOINTING");
+                srv_start_checkpoint(sb, SRV_CKPT_HANDOFF);
+            }
+        }
+        if (!sb->removed && sb->cfg.idle_timeout_s > 0 && !sb->job && !sb->pend_head && sb->sb &&
+            now - sb->last_activity > sb->cfg.idle_timeout_s * 1000)
+            idle_expired(sb);
+        else if (!sb->removed && sb->cfg.idle_timeout_s > 0 && !sb->job && sb->hibernated &&
+                 now - sb->last_activity > sb->cfg.idle_timeout_s * 1000)
+            idle_expired(sb);
+        srv_sandbox_unref(sb);
+    }
+    memory_budget(s, now);
+}
+
+/* Shutdown: every live sandbox that enabled checkpointing is checkpointed (synchronously:
+ * the workers are idle by now), then leases are released. */
+void srv_shutdown_sandboxes(srv *s) {
+    for (srv_sandbox *sb = s->sandboxes, *next; sb; sb = next) {
+        next = sb->next;
+        if (s->checkpoint_path && sb->cfg.enable_checkpoint && sb->lease_held) {
+            char why[512];
+            bool ok = srv_checkpoint_now(sb, why, sizeof why);
+            if (ok) {
+                atomic_fetch_add(&s->m.checkpoints, 1);
+                srv_log(s, "info", "shutdown: checkpointed", "{s:s}", "sandbox_id", sb->id);
+                if (sb->conn) srv_conn_send_status(sb->conn, "SANDBOX_CHECKPOINTED");
+            } else {
+                srv_log(s, "error", "shutdown: checkpoint failed", "{s:s, s:s}", "sandbox_id", sb->id, "error", why);
+            }
+        }
+        if (sb->conn) srv_conn_close(sb->conn, 1001);
+        srv_sandbox_remove(sb);
+    }
+}

@@ -1,0 +1,303 @@
+/* The checkpoint volume in seed 002's layout:
+ *   ROOT/{id}/checkpoints/checkpoint_{ms}.img, ROOT/{id}/checkpoints/latest, ROOT/{id}/metadata.json
+ * Every write is atomic (temporary file, fsync, rename, fsync of the directory), the image
+ * is committed before `latest` names it, and old images go only after that. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "server_internal.h"
+
+#define MAX_IMAGE_BYTES ((size_t)8 << 30)
+
+static bool fsync_dir(const char *dir) {
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return false;
+    bool ok = fsync(fd) == 0;
+    close(fd);
+    return ok;
+}
+
+bool srv_mkdirs(const char *path, char *why, size_t cap) {
+    char buf[1024];
+    if (strlen(path) >= sizeof buf) return snprintf(why, cap, "path too long: %s", path), false;
+    strcpy(buf, path);
+    for (char *p = buf + 1;; p++) {
+        if (*p == '/' || *p == 0) {
+            char c = *p;
+            *p = 0;
+            if (mkdir(buf, 0700) != 0 && errno != EEXIST)
+                return snprintf(why, cap, "cannot create %s: %s", buf, strerror(errno)), false;
+            if (c == 0) break;
+            *p = c;
+        }
+    }
+    return true;
+}
+
+bool srv_write_atomic(const char *dir, const char *name, const void *data, size_t len, char *why, size_t cap) {
+    return srv_replace_file(dir, name, data, len, true, why, cap);
+}
+
+bool srv_replace_file(const char *dir, const char *name, const void *data, size_t len, bool durable, char *why,
+                      size_t cap) {
+    char tmp[1024], final[1024];
+    if ((size_t)snprintf(tmp, sizeof tmp, "%s/.tmp-%s-XXXXXX", dir, name) >= sizeof tmp ||
+        (size_t)snprintf(final, sizeof final, "%s/%s", dir, name) >= sizeof final)
+        return snprintf(why, cap, "path too long"), false;
+    int fd = mkostemp(tmp, O_CLOEXEC);
+    if (fd < 0) return snprintf(why, cap, "cannot create a file in %s: %s", dir, strerror(errno)), false;
+    const uint8_t *p = data;
+    size_t left = len;
+    while (left > 0) {
+        ssize_t w = write(fd, p, left);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) {
+            snprintf(why, cap, "cannot write %s: %s", final, w < 0 ? strerror(errno) : "short write");
+            close(fd);
+            unlink(tmp);
+            return false;
+        }
+        p += w;
+        left -= (size_t)w;
+    }
+    if (durable && fsync(fd) != 0) {
+        snprintf(why, cap, "cannot fsync %s: %s", final, strerror(errno));
+        close(fd);
+        unlink(tmp);
+        return false;
+    }
+    close(fd);
+    if (rename(tmp, final) != 0) {
+        snprintf(why, cap, "cannot rename into %s: %s", final, strerror(errno));
+        unlink(tmp);
+        return false;
+    }
+    if (durable && !fsync_dir(dir)) return snprintf(why, cap, "cannot fsync %s: %s", dir, strerror(errno)), false;
+    return true;
+}
+
+bool srv_read_file(const char *path, size_t max, uint8_t **out, size_t *out_len, int *err_no) {
+    *err_no = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return *err_no = errno, false;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size > max) {
+        *err_no = EFBIG;
+        close(fd);
+        return false;
+    }
+    size_t n = (size_t)st.st_size;
+    uint8_t *buf = malloc(n + 1);
+    if (!buf) {
+        close(fd);
+        return *err_no = ENOMEM, false;
+    }
+    size_t got = 0;
+    while (got < n) {
+        ssize_t r = read(fd, buf + got, n - got);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) break;
+        got += (size_t)r;
+    }
+    close(fd);
+    if (got != n) {
+        free(buf);
+        return *err_no = EIO, false;
+    }
+    buf[n] = 0;
+    *out = buf;
+    *out_len = n;
+    return true;
+}
+
+static bool ckpt_name_valid(const char *s, size_t n) {
+    if (n < 16 || n > 40 || memcmp(s, "checkpoint_", 11) != 0 || memcmp(s + n - 4, ".img", 4) != 0) return false;
+    for (size_t i = 11; i < n - 4; i++)
+        if (s[i] < '0' || s[i] > '9') return false;
+    return true;
+}
+
+/* Old images beyond `keep`, oldest first (the names sort by their time). */
+static void prune(const char *dir, const char *newest, uint32_t keep) {
+    DIR *d = opendir(dir);
+    if (!d) return;
+    char **names = NULL;
+    size_t n = 0, cap = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        size_t l = strlen(e->d_name);
+        if (!ckpt_name_valid(e->d_name, l)) continue;
+        if (n == cap) {
+            cap = cap ? cap * 2 : 8;
+            char **nn = realloc(names, cap * sizeof *nn);
+            if (!nn) break;
+            names = nn;
+        }
+        names[n++] = strdup(e->d_name);
+    }
+    closedir(d);
+    /* sort by the number (length first, then text) */
+    for (size_t i = 1; i < n; i++)
+        for (size_t j = i; j > 0; j--) {
+            size_t a = names[j - 1] ? strlen(names[j - 1]) : 0, b = names[j] ? strlen(names[j]) : 0;
+            if (!names[j - 1] || !names[j] || a > b || (a == b && strcmp(names[j - 1], names[j]) > 0)) {
+                char *t = names[j - 1];
+                names[j - 1] = names[j];
+                names[j] = t;
+            } else
+                break;
+        }
+    if (keep == 0) keep = 1;
+    size_t drop = n > keep ? n - keep : 0;
+    for (size_t i = 0; i < n; i++) {
+        if (i < drop && names[i] && strcmp(names[i], newest) != 0) {
+            char p[2100];
+            snprintf(p, sizeof p, "%s/%s", dir, names[i]);
+            unlink(p);
+        }
+        free(names[i]);
+    }
+    free(names);
+    fsync_dir(dir);
+}
+
+bool srv_volume_write_checkpoint(const char *root, const char *id, const uint8_t *img, size_t len, uint32_t keep,
+                                 char *file_out, size_t file_cap, char *why, size_t cap) {
+    if (!srv_id_valid(id)) return snprintf(why, cap, "invalid sandbox id"), false;
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s/%s/checkpoints", root, id);
+    if (!srv_mkdirs(dir, why, cap)) return false;
+    int64_t ms = srv_now_ms();
+    char name[64], path[1200];
+    struct stat st;
+    for (;; ms++) { /* never overwrite an image: two checkpoints in one ms get ms+1 */
+        snprintf(name, sizeof name, "checkpoint_%lld.img", (long long)ms);
+        snprintf(path, sizeof path, "%s/%s", dir, name);
+        if (stat(path, &st) != 0) break;
+    }
+    if (!srv_write_atomic(dir, name, img, len, why, cap)) return false;
+    if (!srv_write_atomic(dir, "latest", name, strlen(name), why, cap)) {
+        unlink(path); /* latest still names the previous good image */
+        return false;
+    }
+    prune(dir, name, keep);
+    if (file_out) snprintf(file_out, file_cap, "%s", name);
+    return true;
+}
+
+/* The file `latest` names, mapped read-only (no copy of a large image): 0 ok, 1 not found,
+ * 2 damaged or unreadable (why). */
+int srv_volume_map_latest(const char *root, const char *id, const uint8_t **img, size_t *len, char *why, size_t cap) {
+    if (!srv_id_valid(id)) return 1;
+    char path[1200];
+    snprintf(path, sizeof path, "%s/%s/checkpoints/latest", root, id);
+    uint8_t *latest;
+    size_t n;
+    int e;
+    if (!srv_read_file(path, 256, &latest, &n, &e)) {
+        if (e == ENOENT) return 1;
+        snprintf(why, cap, "Cannot read %s: %s", path, strerror(e));
+        return 2;
+    }
+    while (n > 0 && (latest[n - 1] == '\n' || latest[n - 1] == '\r' || latest[n - 1] == ' ')) n--;
+    latest[n] = 0;
+    if (!ckpt_name_valid((const char *)latest, n)) {
+        snprintf(why, cap, "Corrupted checkpoint: the latest file does not name a checkpoint image.");
+        free(latest);
+        return 2;
+    }
+    snprintf(path, sizeof path, "%s/%s/checkpoints/%s", root, id, (const char *)latest);
+    free(latest);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
+        (uint64_t)st.st_size > MAX_IMAGE_BYTES) {
+        snprintf(why, cap, "Cannot read the checkpoint image %s: %s", path,
+                 fd < 0 ? strerror(errno) : "empty, too large or not a file");
+        if (fd >= 0) close(fd);
+        return 2;
+    }
+    void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (m == MAP_FAILED) {
+        snprintf(why, cap, "Cannot map the checkpoint image %s: %s", path, strerror(errno));
+        return 2;
+    }
+    *img = m;
+    *len = (size_t)st.st_size;
+    return 0;
+}
+
+void srv_unmap(const uint8_t *img, size_t len) {
+    if (img) munmap((void *)img, len);
+}
+
+bool srv_volume_write_metadata(const char *root, const char *id, json_t *meta, char *why, size_t cap) {
+    if (!srv_id_valid(id)) return snprintf(why, cap, "invalid sandbox id"), false;
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s/%s", root, id);
+    if (!srv_mkdirs(dir, why, cap)) return false;
+    char *text = json_dumps(meta, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    if (!text) return snprintf(why, cap, "out of memory"), false;
+    bool ok = srv_write_atomic(dir, "metadata.json", text, strlen(text), why, cap);
+    free(text);
+    return ok;
+}
+
+int srv_volume_read_metadata(const char *root, const char *id, json_t **meta, char *why, size_t cap) {
+    if (!srv_id_valid(id)) return 1;
+    char path[1200];
+    snprintf(path, sizeof path, "%s/%s/metadata.json", root, id);
+    uint8_t *data;
+    size_t n;
+    int e;
+    if (!srv_read_file(path, 1 << 20, &data, &n, &e)) {
+        if (e == ENOENT) return 1;
+        snprintf(why, cap, "Cannot read the metadata: %s", strerror(e));
+        return 2;
+    }
+    json_error_t jerr;
+    json_t *j = json_loadb((const char *)data, n, JSON_REJECT_DUPLICATES, &jerr);
+    free(data);
+    if (!j || !json_is_object(j) || !json_is_string(json_object_get(j, "token_sha256"))) {
+        json_decref(j);
+        snprintf(why, cap, "Corrupted metadata.json.");
+        return 2;
+    }
+    *meta = j;
+    return 0;
+}
+
+bool srv_remove_tree(const char *path) {
+    struct stat st;
+    if (lstat(path, &st) != 0) return errno == ENOENT;
+    if (!S_ISDIR(st.st_mode)) return unlink(path) == 0;
+    DIR *d = opendir(path);
+    if (!d) return false;
+    struct dirent *e;
+    bool ok = true;
+    while ((e = readdir(d))) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+        char p[2048];
+        snprintf(p, sizeof p, "%s/%s", path, e->d_name);
+        ok = srv_remove_tree(p) && ok;
+    }
+    closedir(d);
+    return rmdir(path) == 0 && ok;
+}
+
+bool srv_volume_remove(const char *root, const char *id) {
+    if (!srv_id_valid(id)) return false;
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s/%s", root, id);
+    bool ok = srv_remove_tree(dir);
+    fsync_dir(root);
+    return ok;
+}

@@ -1,0 +1,165 @@
+/* The worker pool: jobs run on a few threads; what they produce (events, finished jobs)
+ * goes back through one ordered queue, and lws_cancel_service wakes the service thread
+ * to send it. The service thread never waits for a worker. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "server_internal.h"
+
+static void *worker_main(void *arg) {
+    srv *s = arg;
+    for (;;) {
+        pthread_mutex_lock(&s->q_lock);
+        while (!s->jobs_head && !s->workers_quit) pthread_cond_wait(&s->q_cond, &s->q_lock);
+        if (!s->jobs_head) {
+            pthread_mutex_unlock(&s->q_lock);
+            return NULL;
+        }
+        srv_job *job = s->jobs_head;
+        s->jobs_head = job->next;
+        if (!s->jobs_head) s->jobs_tail = NULL;
+        pthread_mutex_unlock(&s->q_lock);
+        job->next = NULL;
+        if (job->work) job->work(job);
+        srv_item *it = calloc(1, sizeof *it);
+        /* without memory for the item the job cannot be reported; spin until there is */
+        while (!it) it = calloc(1, sizeof *it);
+        it->job = job;
+        it->sb = job->sb;
+        pthread_mutex_lock(&s->q_lock);
+        if (s->done_tail) s->done_tail->next = it;
+        else s->done_head = it;
+        s->done_tail = it;
+        pthread_mutex_unlock(&s->q_lock);
+        if (s->ctx) lws_cancel_service(s->ctx);
+    }
+}
+
+bool srv_workers_start(srv *s) {
+    s->threads = calloc(s->cfg.workers, sizeof *s->threads);
+    if (!s->threads) return false;
+    for (uint32_t i = 0; i < s->cfg.workers; i++) {
+        if (pthread_create(&s->threads[i], NULL, worker_main, s) != 0) break;
+        s->nthreads++;
+    }
+    return s->nthreads > 0;
+}
+
+void srv_workers_stop(srv *s) {
+    pthread_mutex_lock(&s->q_lock);
+    s->workers_quit = true;
+    pthread_cond_broadcast(&s->q_cond);
+    pthread_mutex_unlock(&s->q_lock);
+    for (uint32_t i = 0; i < s->nthreads; i++) pthread_join(s->threads[i], NULL);
+    free(s->threads);
+    s->threads = NULL;
+    s->nthreads = 0;
+}
+
+srv_job *srv_job_new(srv_job_kind kind, srv_sandbox *sb, json_t *msg, void (*work)(srv_job *),
+                     void (*done)(srv_job *)) {
+    srv_job *j = calloc(1, sizeof *j);
+    if (!j) return NULL;
+    j->kind = kind;
+    j->sb = sb;
+    j->msg = msg ? json_incref(msg) : NULL;
+    j->work = work;
+    j->done = done;
+    return j;
+}
+
+void srv_job_free(srv_job *job) {
+    if (!job) return;
+    json_decref(job->msg);
+    free(job->event);
+    free(job->data);
+    if (job->new_sb) ri_sandbox_free(job->new_sb);
+    free(job);
+}
+
+void srv_submit(srv *s, srv_job *job) {
+    srv_sandbox_ref(job->sb);
+    job->sb->job = job;
+    atomic_store(&job->sb->killed, false);
+    s->jobs_out++;
+    pthread_mutex_lock(&s->q_lock);
+    if (s->jobs_tail) s->jobs_tail->next = job;
+    else s->jobs_head = job;
+    s->jobs_tail = job;
+    pthread_cond_signal(&s->q_cond);
+    pthread_mutex_unlock(&s->q_lock);
+}
+
+void srv_post(srv *s, srv_sandbox *sb, char *text, bool output) {
+    if (!text) return;
+    srv_item *it = calloc(1, sizeof *it);
+    if (!it) {
+        free(text);
+        return;
+    }
+    it->sb = sb;
+    it->text = text;
+    it->output = output;
+    pthread_mutex_lock(&s->q_lock);
+    if (s->done_tail) s->done_tail->next = it;
+    else s->done_head = it;
+    s->done_tail = it;
+    pthread_mutex_unlock(&s->q_lock);
+    if (s->ctx) lws_cancel_service(s->ctx);
+}
+
+static void replay_add(srv_sandbox *sb, const char *text) {
+    srv_replay *r = malloc(sizeof *r);
+    if (!r) return;
+    r->text = strdup(text);
+    if (!r->text) {
+        free(r);
+        return;
+    }
+    r->len = strlen(text);
+    r->next = NULL;
+    if (sb->replay_tail) sb->replay_tail->next = r;
+    else sb->replay_head = r;
+    sb->replay_tail = r;
+    sb->replay_bytes += r->len;
+    while (sb->replay_bytes > SRV_REPLAY_MAX && sb->replay_head) { /* keep the newest output */
+        srv_replay *old = sb->replay_head;
+        sb->replay_head = old->next;
+        if (!sb->replay_head) sb->replay_tail = NULL;
+        sb->replay_bytes -= old->len;
+        free(old->text);
+        free(old);
+    }
+}
+
+void srv_drain(srv *s) {
+    for (;;) {
+        pthread_mutex_lock(&s->q_lock);
+        srv_item *it = s->done_head;
+        if (it) {
+            s->done_head = it->next;
+            if (!s->done_head) s->done_tail = NULL;
+        }
+        pthread_mutex_unlock(&s->q_lock);
+        if (!it) return;
+        srv_sandbox *sb = it->sb;
+        if (it->job) {
+            srv_job *job = it->job;
+            s->jobs_out--;
+            if (sb->job == job) sb->job = NULL;
+            srv_sandbox_touch(sb);
+            if (job->done) job->done(job);
+            srv_job_free(job);
+            if (sb->sb && !sb->job) sb->mem_bytes = ri_sandbox_get_metrics(sb->sb).memory_used_bytes;
+            if (sb->kill_pending && !sb->job) srv_finish_kill(sb);
+            else srv_pump(sb);
+            srv_sandbox_unref(sb);
+        } else {
+            srv_sandbox_touch(sb);
+            if (it->output) replay_add(sb, it->text);
+            if (sb->conn) srv_conn_send(sb->conn, it->text);
+            else free(it->text);
+        }
+        free(it);
+    }
+}

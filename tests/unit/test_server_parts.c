@@ -1,0 +1,287 @@
+/*
+ * The server's pure parts (src/server): UTF-8 output that never splits a character,
+ * base64, ids and tokens (format, validation, constant-time compare), message limits
+ * (size, depth, type), the checkpoint volume layout (seed 002: checkpoint_{ms}.img,
+ * latest, metadata.json; pruning; a failed restore leaves files as they are), leases
+ * between two owners, and the host_modules import namespace of the sandbox library.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "server/server_internal.h"
+
+static char *feed(srv_utf8 *st, const char *bytes, size_t n, bool flush) {
+    size_t len;
+    char *o = srv_utf8_feed(st, (const uint8_t *)bytes, n, flush, &len);
+    assert_non_null(o);
+    assert_int_equal(strlen(o), len);
+    return o;
+}
+
+static void utf8_split_character_waits(void **state) {
+    (void)state;
+    srv_utf8 st = {0};
+    char *a = feed(&st, "h\xc3", 2, false);
+    assert_string_equal(a, "h");
+    char *b = feed(&st, "\xa9llo", 4, false);
+    assert_string_equal(b, "\xc3\xa9llo");
+    /* a 4-byte character one byte at a time */
+    char *c1 = feed(&st, "\xf0", 1, false), *c2 = feed(&st, "\x9f", 1, false), *c3 = feed(&st, "\x98", 1, false),
+         *c4 = feed(&st, "\x80", 1, false);
+    assert_string_equal(c1, "");
+    assert_string_equal(c3, "");
+    assert_string_equal(c4, "\xf0\x9f\x98\x80");
+    free(a), free(b), free(c1), free(c2), free(c3), free(c4);
+}
+
+static void utf8_invalid_bytes_become_fffd(void **state) {
+    (void)state;
+    srv_utf8 st = {0};
+    char *a = feed(&st, "a\xff" "b\xc0\x80" "c\xed\xa0\x80", 9, false);
+    /* 0xff, 0xc0, 0x80 each one U+FFFD; a surrogate's lead ED then A0: ED alone then A0, 80 */
+    assert_string_equal(a, "a\xef\xbf\xbd" "b\xef\xbf\xbd\xef\xbf\xbd" "c\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");
+    char *b = feed(&st, "x\xe2\x82", 3, false);
+    assert_string_equal(b, "x");
+    char *c = feed(&st, NULL, 0, true); /* flush: the incomplete tail is one U+FFFD */
+    assert_string_equal(c, "\xef\xbf\xbd");
+    free(a), free(b), free(c);
+}
+
+static void base64_strict(void **state) {
+    (void)state;
+    uint8_t *out;
+    size_t n;
+    assert_true(srv_b64_decode("AGFzbQEAAAA=", 12, &out, &n));
+    assert_int_equal(n, 8);
+    assert_memory_equal(out, "\0asm\1\0\0\0", 8);
+    free(out);
+    assert_true(srv_b64_decode("aGk", 3, &out, &n)); /* padding optional */
+    assert_int_equal(n, 2);
+    assert_memory_equal(out, "hi", 2);
+    free(out);
+    assert_false(srv_b64_decode("a b=", 4, &out, &n));
+    assert_false(srv_b64_decode("a", 1, &out, &n));
+}
+
+static void ids_and_tokens(void **state) {
+    (void)state;
+    char a[SRV_ID_LEN + 1], b[SRV_ID_LEN + 1];
+    assert_true(srv_new_sandbox_id(a));
+    assert_true(srv_new_sandbox_id(b));
+    assert_true(srv_id_valid(a));
+    assert_string_not_equal(a, b);
+    assert_int_equal(strlen(a), 8 + 24);
+    assert_false(srv_id_valid("sandbox-../../etc/passwd"));
+    assert_false(srv_id_valid("sandbox-0123456789abcdef0123456"));   /* 23 hex */
+    assert_false(srv_id_valid("sandbox-0123456789ABCDEF01234567"));  /* upper case */
+    assert_false(srv_id_valid("sandbox-0123456789abcdef012345678")); /* 25 hex */
+    assert_false(srv_id_valid(NULL));
+    char t[SRV_TOKEN_HEX + 1];
+    assert_true(srv_random_hex(t, SRV_TOKEN_HEX));
+    assert_true(srv_token_equal(t, t));
+    char u[SRV_TOKEN_HEX + 2];
+    memcpy(u, t, sizeof t);
+    u[5] = u[5] == 'a' ? 'b' : 'a';
+    assert_false(srv_token_equal(t, u));
+    memcpy(u, t, sizeof t);
+    u[SRV_TOKEN_HEX] = 'x'; /* longer */
+    u[SRV_TOKEN_HEX + 1] = 0;
+    assert_false(srv_token_equal(t, u));
+    assert_false(srv_token_equal(t, "")); /* shorter */
+    assert_false(srv_token_equal(t, NULL));
+    char h1[65], h2[65];
+    srv_token_hash_hex(t, h1);
+    srv_token_hash_hex(u, h2);
+    assert_int_equal(strlen(h1), 64);
+    assert_string_not_equal(h1, h2);
+}
+
+static void message_limits(void **state) {
+    (void)state;
+    char why[256];
+    json_t *j = srv_parse_message("{\"a\":[1,{\"b\":2}]}", 17, 1000, 3, why, sizeof why);
+    assert_non_null(j);
+    json_decref(j);
+    assert_null(srv_parse_message("{\"a\":[1,{\"b\":[]}]}", 18, 1000, 3, why, sizeof why));
+    assert_non_null(strstr(why, "deeper than 3"));
+    j = srv_parse_message("{\"a\":\"[[[[[[\"}", 14, 1000, 1, why, sizeof why); /* brackets in strings */
+    assert_non_null(j);
+    json_decref(j);
+    assert_null(srv_parse_message("[1]", 3, 1000, 3, why, sizeof why));
+    assert_non_null(strstr(why, "object"));
+    assert_null(srv_parse_message("{\"a\":1}", 7, 6, 3, why, sizeof why));
+    assert_non_null(strstr(why, "too large"));
+    assert_null(srv_parse_message("{\"a\":1,\"a\":2}", 13, 100, 3, why, sizeof why));
+    assert_null(srv_parse_message("{", 1, 100, 3, why, sizeof why));
+}
+
+static char *tmpdir(void) {
+    char t[] = "/tmp/ri-srv-unit-XXXXXX";
+    char *d = mkdtemp(t);
+    assert_non_null(d);
+    return strdup(d);
+}
+
+static int count_images(const char *dir) {
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (strncmp(e->d_name, "checkpoint_", 11) == 0) n++;
+    closedir(d);
+    return n;
+}
+
+static void volume_layout(void **state) {
+    (void)state;
+    char *root = tmpdir();
+    char id[SRV_ID_LEN + 1], why[512], file[128], path[1024];
+    assert_true(srv_new_sandbox_id(id));
+    const uint8_t *img;
+    size_t n;
+    assert_int_equal(srv_volume_map_latest(root, id, &img, &n, why, sizeof why), 1); /* not found */
+    for (int i = 0; i < 5; i++) {
+        uint8_t data[3] = {'i', 'm', (uint8_t)('0' + i)};
+        assert_true(srv_volume_write_checkpoint(root, id, data, 3, 2, file, sizeof file, why, sizeof why));
+        assert_memory_equal(file, "checkpoint_", 11);
+    }
+    snprintf(path, sizeof path, "%s/%s/checkpoints", root, id);
+    assert_int_equal(count_images(path), 2); /* keep 2 */
+    assert_int_equal(srv_volume_map_latest(root, id, &img, &n, why, sizeof why), 0);
+    assert_int_equal(n, 3);
+    assert_memory_equal(img, "im4", 3); /* latest names the newest */
+    srv_unmap(img, n);
+    snprintf(path, sizeof path, "%s/%s/checkpoints/latest", root, id);
+    FILE *f = fopen(path, "w");
+    fputs("../../etc/passwd", f);
+    fclose(f);
+    assert_int_equal(srv_volume_map_latest(root, id, &img, &n, why, sizeof why), 2);
+    assert_non_null(strstr(why, "latest"));
+    /* metadata */
+    json_t *meta = json_pack("{s:s, s:i}", "token_sha256", "00", "idle_timeout", 5);
+    assert_true(srv_volume_write_metadata(root, id, meta, why, sizeof why));
+    json_decref(meta);
+    json_t *back = NULL;
+    assert_int_equal(srv_volume_read_metadata(root, id, &back, why, sizeof why), 0);
+    assert_int_equal(json_integer_value(json_object_get(back, "idle_timeout")), 5);
+    json_decref(back);
+    assert_int_equal(srv_volume_read_metadata(root, "sandbox-nothex", &back, why, sizeof why), 1);
+    /* no temporary files are left */
+    snprintf(path, sizeof path, "%s/%s", root, id);
+    DIR *d = opendir(path);
+    struct dirent *e;
+    while ((e = readdir(d))) assert_null(strstr(e->d_name, ".tmp-"));
+    closedir(d);
+    assert_true(srv_volume_remove(root, id));
+    struct stat st;
+    assert_int_not_equal(stat(path, &st), 0);
+    assert_true(srv_remove_tree(root));
+    free(root);
+}
+
+static void leases_between_owners(void **state) {
+    (void)state;
+    char *root = tmpdir();
+    char id[SRV_ID_LEN + 1], holder[128], why[256];
+    assert_true(srv_new_sandbox_id(id));
+    assert_int_equal(srv_lease_acquire(root, id, "A", 60000, holder, sizeof holder, why, sizeof why), SRV_LEASE_ACQUIRED);
+    assert_int_equal(srv_lease_acquire(root, id, "B", 60000, holder, sizeof holder, why, sizeof why),
+                     SRV_LEASE_HELD_BY_OTHER);
+    assert_string_equal(holder, "A");
+    assert_true(srv_lease_renew(root, id, "A", 60000));
+    assert_false(srv_lease_renew(root, id, "B", 60000));
+    srv_lease_release(root, id, "B"); /* not B's: nothing happens */
+    assert_int_equal(srv_lease_acquire(root, id, "B", 60000, holder, sizeof holder, why, sizeof why),
+                     SRV_LEASE_HELD_BY_OTHER);
+    srv_lease_release(root, id, "A");
+    assert_int_equal(srv_lease_acquire(root, id, "B", 1, holder, sizeof holder, why, sizeof why), SRV_LEASE_ACQUIRED);
+    usleep(20000); /* B's 1 ms lease has expired: A may take it */
+    assert_int_equal(srv_lease_acquire(root, id, "A", 60000, holder, sizeof holder, why, sizeof why), SRV_LEASE_ACQUIRED);
+    assert_false(srv_lease_renew(root, id, "B", 60000));
+    assert_false(srv_handoff_requested(root, id));
+    assert_true(srv_handoff_request(root, id, "B"));
+    assert_true(srv_handoff_requested(root, id));
+    srv_handoff_clear(root, id);
+    assert_false(srv_handoff_requested(root, id));
+    assert_int_equal(srv_lease_acquire(root, "../x", "A", 1, holder, sizeof holder, why, sizeof why), SRV_LEASE_ERROR);
+    srv_remove_tree(root);
+    free(root);
+}
+
+/* ---- the sandbox library's host_modules (ri.write-style imports) ---------------------------- */
+
+static int got_value;
+static int take(ri_host_call *call, void *user, const ri_val *args, ri_val *results) {
+    (void)call, (void)user, (void)results;
+    got_value = args[0].of.i32;
+    return 0;
+}
+
+/* (module (import "ri" "put" (func (param i32))) (func (export "go") (call 0 (i32.const 7)))) */
+static const uint8_t ri_put_module[] = {
+    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x02, 0x60, 0x01, 0x7f, 0x00, 0x60, 0x00, 0x00,
+    0x02, 0x0a, 0x01, 0x02, 0x72, 0x69, 0x03, 0x70, 0x75, 0x74, 0x00, 0x00, 0x03, 0x02, 0x01, 0x01, 0x07, 0x06,
+    0x01, 0x02, 0x67, 0x6f, 0x00, 0x01, 0x0a, 0x08, 0x01, 0x06, 0x00, 0x41, 0x07, 0x10, 0x00, 0x0b};
+
+static void host_modules_namespace(void **state) {
+    (void)state;
+    static const ri_valtype i32[] = {RI_I32};
+    ri_host_function fn;
+    memset(&fn, 0, sizeof fn);
+    fn.name = "put";
+    fn.nparams = 1;
+    fn.params = i32;
+    fn.fn = take;
+    const char *const mods[] = {"ri"};
+    ri_sandboxes *f = ri_sandboxes_new();
+    ri_sandbox_config c = ri_sandbox_config_default();
+    c.has_event_timestamp = true;
+    c.event_timestamp = 1;
+    c.host_functions = &fn;
+    c.nhost_functions = 1;
+    ri_sandbox_error err;
+    /* declared in env: the ri import is refused */
+    ri_sandbox *sb = ri_sandbox_create(f, &c, &err);
+    assert_non_null(sb);
+    assert_false(ri_sandbox_load(sb, ri_put_module, sizeof ri_put_module, &err));
+    assert_non_null(strstr(err.message, "undeclared namespace 'ri'"));
+    ri_sandbox_free(sb);
+    /* declared in ri: admitted and linked */
+    c.host_modules = mods;
+    sb = ri_sandbox_create(f, &c, &err);
+    assert_non_null(sb);
+    assert_true(ri_sandbox_load(sb, ri_put_module, sizeof ri_put_module, &err));
+    ri_sandbox_result r = ri_sandbox_execute(sb, "go", NULL);
+    assert_true(r.ok);
+    assert_int_equal(got_value, 7);
+    ri_sandbox_result_free(&r);
+    assert_string_equal(ri_sandbox_get_config(sb)->host_modules[0], "ri");
+    ri_sandbox_free(sb);
+    /* a WASI namespace cannot be declared */
+    const char *const wasi[] = {"wasi"};
+    c.host_modules = wasi;
+    assert_null(ri_sandbox_create(f, &c, &err));
+    assert_int_equal(err.code, RI_SANDBOX_INVALID_CONFIG);
+    ri_sandboxes_free(f);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(utf8_split_character_waits), cmocka_unit_test(utf8_invalid_bytes_become_fffd),
+        cmocka_unit_test(base64_strict),              cmocka_unit_test(ids_and_tokens),
+        cmocka_unit_test(message_limits),             cmocka_unit_test(volume_layout),
+        cmocka_unit_test(leases_between_owners),      cmocka_unit_test(host_modules_namespace),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
