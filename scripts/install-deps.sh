@@ -12,7 +12,8 @@ packages=(
     libcmocka-dev                 # unit tests
     gnuplot-nox                   # make bench: the chart of ratios
     libzstd-dev libssl-dev        # snapshots (WSNP v2): zstd, SHA-256 and libcrypto
-    libwebsockets-dev             # the server (a later issue)
+    libwebsockets-dev             # the server
+    jq                            # the CLI tests read ri's JSON output
     python3-websockets            # the server's tests: a real WebSocket client (/usr/bin/python3)
 )
 

@@ -9,53 +9,8 @@
 # anything failed.
 set -u
 
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-ri=${1:-$root/build/ri}
-if [ ! -x "$ri" ]; then
-    echo "test_cli: no ri executable at $ri" >&2
-    echo "0 passed, 1 failed"
-    exit 1
-fi
-command -v wat2wasm >/dev/null || { echo "test_cli: wat2wasm not found" >&2; echo "0 passed, 1 failed"; exit 1; }
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/ri-cli-test.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-
-passed=0 failed=0
-name=""
-
-pass() { passed=$((passed + 1)); }
-fail() {
-    failed=$((failed + 1))
-    echo "FAIL [$name] $*"
-    echo "  command: ${cmd[*]}"
-    sed 's/^/  stdout: /' "$tmp/out" | head -n 15
-    sed 's/^/  stderr: /' "$tmp/err" | head -n 8
-}
-
-# t NAME WANT_STATUS CMD...: runs CMD (stdout, stderr kept for the checks after it) and
-# checks its exit status.
-t() {
-    name=$1 want=$2
-    shift 2
-    cmd=("$@")
-    "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
-    local got=$?
-    if [ "$got" -eq "$want" ]; then pass; else fail "exit status $got, expected $want"; fi
-}
-# Checks on the last command's output (extended regular expressions).
-out_has() { if grep -Eq -- "$1" "$tmp/out"; then pass; else fail "stdout lacks /$1/"; fi; }
-out_lacks() { if grep -Eq -- "$1" "$tmp/out"; then fail "stdout has /$1/"; else pass; fi; }
-err_has() { if grep -Eq -- "$1" "$tmp/err"; then pass; else fail "stderr lacks /$1/"; fi; }
-out_empty() { if [ -s "$tmp/out" ]; then fail "stdout is not empty"; else pass; fi; }
-# The top-level keys of a JSON document from ri, in order, on one line.
-top_keys() { grep -E '^  "[A-Za-z]+":' "$tmp/out" | sed -E 's/^  "([A-Za-z]+)".*/\1/' | tr '\n' ' '; }
-keys_are() {
-    local got
-    got=$(top_keys)
-    if [ "$got" = "$1 " ]; then pass; else fail "top-level keys: '$got', expected '$1 '"; fi
-}
+. "$(dirname "$0")/lib.sh"
+cli_init cli "$@"
 
 # ---- fixtures ------------------------------------------------------------------------
 wat() { # wat NAME TEXT: compiles a module into $tmp/NAME.wasm
@@ -544,5 +499,4 @@ if [ -w /dev/full ]; then
     err_has 'error writing standard output'
 fi
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+cli_done

@@ -9,31 +9,8 @@
 # Needs wat2wasm. Prints each failure, then "N passed, N failed".
 set -u
 
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-ri=${1:-$root/build/ri}
-[ -x "$ri" ] || { echo "test_delta: no ri executable at $ri" >&2; echo "0 passed, 1 failed"; exit 1; }
-command -v wat2wasm >/dev/null || { echo "test_delta: wat2wasm not found" >&2; echo "0 passed, 1 failed"; exit 1; }
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/ri-delta-test.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-passed=0 failed=0 name=""
-pass() { passed=$((passed + 1)); }
-fail() {
-    failed=$((failed + 1))
-    echo "FAIL [$name] $*"
-    sed 's/^/  stdout: /' "$tmp/out" | head -n 10
-    sed 's/^/  stderr: /' "$tmp/err" | head -n 5
-}
-t() {
-    name=$1 want=$2
-    shift 2
-    "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
-    local got=$?
-    if [ "$got" -eq "$want" ]; then pass; else fail "exit status $got, expected $want"; fi
-}
-out_has() { if grep -Eq -- "$1" "$tmp/out"; then pass; else fail "stdout lacks /$1/"; fi; }
-err_has() { if grep -Eq -- "$1" "$tmp/err"; then pass; else fail "stderr lacks /$1/"; fi; }
+. "$(dirname "$0")/lib.sh"
+cli_init delta "$@"
 
 # A module with 64 pages of data, of which each run changes one word (poke 70000: page 1).
 cat >"$tmp/pages.wat" <<'WAT'
@@ -103,5 +80,4 @@ t "usage: no output" 2 "$ri" delta create "$tmp/a.wsnp" "$tmp/b.wsnp"
 t "help" 0 "$ri" delta --help
 out_has "ri delta create"
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+cli_done

@@ -11,41 +11,10 @@
 # when anything failed.
 set -u
 
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-ri=${1:-$root/build/ri}
-if [ ! -x "$ri" ]; then
-    echo "test_resume: no ri executable at $ri" >&2
-    echo "0 passed, 1 failed"
-    exit 1
-fi
-command -v wat2wasm >/dev/null || { echo "test_resume: wat2wasm not found" >&2; echo "0 passed, 1 failed"; exit 1; }
-command -v jq >/dev/null || { echo "test_resume: jq not found" >&2; echo "0 passed, 1 failed"; exit 1; }
+. "$(dirname "$0")/lib.sh"
+cli_init resume "$@"
+cli_need jq
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/ri-resume-test.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-
-passed=0 failed=0
-name=""
-pass() { passed=$((passed + 1)); }
-fail() {
-    failed=$((failed + 1))
-    echo "FAIL [$name] $*"
-    echo "  command: ${cmd[*]}"
-    sed 's/^/  stdout: /' "$tmp/out" | head -n 15
-    sed 's/^/  stderr: /' "$tmp/err" | head -n 8
-}
-# t NAME WANT_STATUS CMD...
-t() {
-    name=$1 want=$2
-    shift 2
-    cmd=("$@")
-    "$@" >"$tmp/out" 2>"$tmp/err"
-    local got=$?
-    if [ "$got" -ne "$want" ]; then fail "exit status $got, want $want"; return 1; fi
-    pass
-    return 0
-}
 # expect NAME JQ_EXPR WANT: stdout's JSON, evaluated
 expect() {
     local got
@@ -118,5 +87,4 @@ t no-image 2 "$ri" resume
 t help 0 "$ri" resume --help
 contains help-text out "usage: ri resume"
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+cli_done

@@ -10,50 +10,8 @@
 # anything failed.
 set -u
 
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-ri=${1:-$root/build/ri}
-if [ ! -x "$ri" ]; then
-    echo "test_snap: no ri executable at $ri" >&2
-    echo "0 passed, 1 failed"
-    exit 1
-fi
-command -v wat2wasm >/dev/null || { echo "test_snap: wat2wasm not found" >&2; echo "0 passed, 1 failed"; exit 1; }
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/ri-snap-test.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-
-passed=0 failed=0
-name=""
-pass() { passed=$((passed + 1)); }
-fail() {
-    failed=$((failed + 1))
-    echo "FAIL [$name] $*"
-    echo "  command: ${cmd[*]}"
-    sed 's/^/  stdout: /' "$tmp/out" | head -n 15
-    sed 's/^/  stderr: /' "$tmp/err" | head -n 8
-}
-# t NAME WANT_STATUS CMD...
-t() {
-    name=$1 want=$2
-    shift 2
-    cmd=("$@")
-    "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
-    local got=$?
-    if [ "$got" -eq "$want" ]; then pass; else fail "exit status $got, expected $want"; fi
-}
-out_has() { if grep -Eq -- "$1" "$tmp/out"; then pass; else fail "stdout lacks /$1/"; fi; }
-out_lacks() { if grep -Eq -- "$1" "$tmp/out"; then fail "stdout has /$1/"; else pass; fi; }
-err_has() { if grep -Eq -- "$1" "$tmp/err"; then pass; else fail "stderr lacks /$1/"; fi; }
-err_is() { if [ "$(cat "$tmp/err")" = "$1" ]; then pass; else fail "stderr is not exactly '$1'"; fi; }
-out_empty() { if [ -s "$tmp/out" ]; then fail "stdout is not empty"; else pass; fi; }
-top_keys() { grep -E '^  "[A-Za-z]+":' "$tmp/out" | sed -E 's/^  "([A-Za-z]+)".*/\1/' | tr '\n' ' '; }
-keys_are() {
-    local got
-    got=$(top_keys)
-    if [ "$got" = "$1 " ]; then pass; else fail "top-level keys: '$got', expected '$1 '"; fi
-}
-same_file() { name=$1; if cmp -s "$2" "$3"; then pass; else fail "$2 and $3 differ"; fi; }
+. "$(dirname "$0")/lib.sh"
+cli_init snap "$@"
 
 # ---- fixtures ------------------------------------------------------------------------
 cat >"$tmp/m.wat" <<'WAT'
@@ -245,5 +203,4 @@ t "gc --max-size none" 0 "$ri" snap gc --store "$st" --max-size none --json
 out_has '"maxBytes": null'
 t "gc --max-size garbage" 2 "$ri" snap gc --store "$st" --max-size lots
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+cli_done
