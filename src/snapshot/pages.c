@@ -136,10 +136,7 @@ bool snap_write_memory_pages(snap_buf *b, const uint8_t *data, uint32_t pages, r
                 snap_buf_reserve(b, RI_SNAP_PAGE_BYTES);
                 return snap_fail(err, RI_SNAP_ERR_TOO_SMALL, "the buffer is too small for memory %u", index);
             }
-            uint8_t *dst = b->data + b->len;
-            memcpy(dst, src, RI_SNAP_PAGE_BYTES);
-            if (snap_page_is_zero(dst)) continue;
-            reg = snap_crc32c_update(reg, dst, RI_SNAP_PAGE_BYTES);
+            if (!snap_copy_page_crc(b->data + b->len, src, &reg)) continue;
             b->data[bitmap_at + i / 8] |= (uint8_t)(1u << (i % 8));
             b->len += RI_SNAP_PAGE_BYTES;
             present++;

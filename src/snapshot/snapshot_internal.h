@@ -117,6 +117,9 @@ uint32_t snap_buf_crc32c(const snap_buf *b);
 /* The CRC-32C register after len more bytes, and after n zero bytes (crc32c.c). */
 uint32_t snap_crc32c_update(uint32_t reg, const uint8_t *data, size_t len);
 uint32_t snap_crc32c_shift(uint32_t reg, uint64_t n);
+/* Copies one page from src to dst; when it holds a non-zero byte, advances *reg over it
+ * and returns true, else leaves *reg and returns false (copy_crc.c). */
+bool snap_copy_page_crc(uint8_t *dst, const uint8_t *src, uint32_t *reg);
 
 /* Room for n more bytes; false (and failed set) on OOM or size_t overflow. */
 bool snap_buf_reserve(snap_buf *b, size_t n);
