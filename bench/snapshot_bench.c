@@ -4,7 +4,10 @@
  * raw and zstd), full against incremental with 1% of the pages written, with memcpy of the
  * same bytes measured in the same run as the physical limit. Prints a table, the issue's
  * targets with verdicts, and one `snapbench-op` / `snapbench-size` / `snapbench-target` line
- * per measurement for bench.py. Timing: CLOCK_MONOTONIC, median of --reps runs.
+ * per measurement for bench.py. Timing: CLOCK_MONOTONIC, median of --reps runs. Raw
+ * serialization is measured twice: into a fresh malloc'd image (ri_sandbox_snapshot_with)
+ * and into a buffer kept across runs (ri_sandbox_snapshot_into); the 2x target uses the
+ * latter, since memcpy's destination is also a buffer written before it is timed.
  *
  * The module (bench/snapshot/snapshot_bench.wat) fills each page with 16 KiB of pseudo-random
  * words and 48 KiB of one byte, so that compression has work to do.
