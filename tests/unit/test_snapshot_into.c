@@ -5,7 +5,8 @@
  * fallback to raw pages), v1 too; a buffer reused across states; and a buffer that is
  * too small at every cut (header, bitmap, raw payload, zstd frame) gives the exact
  * length needed, a clear error, and no byte written at or beyond its end.
- * Fixtures: tests/wat/snap_engine.wat (snapshot layer), snap_state.wat (sandbox).
+ * Fixtures: tests/wat/snap_engine.wat (snapshot layer), snap_state.wat (sandbox),
+ * suspend.wat (a paused call: section FRMS).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,6 +20,7 @@
 
 #include "ri/snapshot.h"
 #include "sandbox_test_util.h"
+#include "suspend_sandbox_util.h"
 
 #define PAGE 65536u
 #define GUARD 256u
@@ -337,6 +339,33 @@ static void sandbox_bad_arguments(void **state) {
     close_env(&e);
 }
 
+/* A paused call (section FRMS) goes into the buffer like the rest. */
+static void sandbox_paused_call(void **state) {
+    (void)state;
+    ri_sandbox_config c = suspend_config(RI_GAS_INSTRUCTIONS, 200);
+    env e = open_env_cfg("suspend", &c);
+    ri_sandbox_error err;
+    assert_true(ri_sandbox_set_pause_on(e.sb, RI_SUSPEND_ON_GAS, &err));
+    ri_sandbox_result r = ri_sandbox_execute(e.sb, "mix", "[12]");
+    assert_false(r.ok);
+    assert_int_equal(r.error.code, RI_SANDBOX_SUSPENDED_CALL);
+    ri_sandbox_result_free(&r);
+    for (int m = 0; m < 2; m++)
+        for (int raw = 0; raw < 2; raw++) sandbox_check(e.sb, RI_SNAPSHOT_V2, m, raw);
+    size_t len = 0;
+    assert_false(ri_sandbox_snapshot_into(e.sb, NULL, NULL, 0, &len, &err));
+    uint8_t *buf = malloc(len);
+    assert_non_null(buf);
+    assert_true(ri_sandbox_snapshot_into(e.sb, NULL, buf, len, &len, &err));
+    ri_snap_image img;
+    ri_snap_error se;
+    assert_true(ri_snap_read(buf, len, &img, &se));
+    assert_true(img.has_frames); /* the call is in it */
+    ri_snap_image_free(&img);
+    free(buf);
+    close_env(&e);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(engine_zero_memory),
@@ -346,6 +375,7 @@ int main(void) {
         cmocka_unit_test(engine_bad_arguments),
         cmocka_unit_test(sandbox_sparse_and_dense),
         cmocka_unit_test(sandbox_bad_arguments),
+        cmocka_unit_test(sandbox_paused_call),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
