@@ -253,6 +253,15 @@ typedef struct ri_snapshot_options {
  * externref). *out is malloc'd. */
 bool ri_sandbox_snapshot_with(ri_sandbox *sb, const ri_snapshot_options *opts, uint8_t **out, size_t *out_len,
                               ri_sandbox_error *err);
+/* The same image, byte for byte, written into the caller's buffer buf of cap bytes,
+ * which a long-lived caller (a server checkpointing repeatedly) reuses: v2 then costs
+ * no allocation and no page faults per snapshot. *out_len: the image's length. Too
+ * small: false, SNAPSHOT_ERROR "... the image needs N bytes, the buffer holds M",
+ * *out_len = N (> cap, the exact length), nothing written at or beyond buf + cap (buf's
+ * first cap bytes unspecified). cap 0 and buf NULL ask the length. Other failures:
+ * *out_len 0. */
+bool ri_sandbox_snapshot_into(ri_sandbox *sb, const ri_snapshot_options *opts, uint8_t *buf, size_t cap,
+                              size_t *out_len, ri_sandbox_error *err);
 
 /* The version of an image from its header: 1 or 2, or 0 with err set ("Snapshot too
  * small — missing header", "Invalid snapshot — bad magic bytes", "Unsupported snapshot

@@ -58,6 +58,7 @@ typedef enum ri_snap_errcode {
     RI_SNAP_ERR_STATE,        /* the instance holds state no image can express (a non-null externref) */
     RI_SNAP_ERR_NOMEM,
     RI_SNAP_ERR_ARGUMENT,     /* API misuse */
+    RI_SNAP_ERR_TOO_SMALL,    /* the caller's buffer cannot hold the image (ri_snap_write_into) */
 } ri_snap_errcode;
 
 typedef struct ri_snap_error {
@@ -377,6 +378,16 @@ bool ri_snap_write_call(const ri_instance *inst, const ri_snap_meta *meta, const
 /* The suspended call of an image read by ri_snap_read (img->has_frames). *out is owned:
  * ri_snap_call_free. */
 bool ri_snap_read_call(const ri_snap_image *img, ri_snap_call *out, ri_snap_error *err);
+
+/* ri_snap_write_call (call NULL: ri_snap_write) into the caller's buffer buf of cap
+ * bytes, which it may reuse from one image to the next: a long-lived writer then pays
+ * no allocation and no page faults per image. The bytes are exactly those ri_snap_write
+ * writes. *out_len: the image's length. If the image does not fit: RI_SNAP_ERR_TOO_SMALL,
+ * *out_len the exact length it needs (more than cap), nothing written at or beyond
+ * buf + cap, and buf's first cap bytes unspecified; cap 0 (buf may be NULL) asks the
+ * length. Other failures: *out_len 0. */
+bool ri_snap_write_into(const ri_instance *inst, const ri_snap_meta *meta, const ri_snap_write_options *opts,
+                        const ri_snap_call *call, uint8_t *buf, size_t cap, size_t *out_len, ri_snap_error *err);
 
 #ifdef __cplusplus
 }

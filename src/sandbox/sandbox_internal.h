@@ -177,6 +177,9 @@ bool sb_snapshot_allowed(ri_sandbox *sb, ri_sandbox_error *err);
 bool sb_snapshot_v1(ri_sandbox *sb, uint8_t **out, size_t *out_len, ri_sandbox_error *err);
 bool sb_snapshot_v2(ri_sandbox *sb, const ri_snapshot_options *opts, uint8_t **out, size_t *out_len,
                     ri_sandbox_error *err);
+/* The same into the caller's buffer (ri_snap_write_into's rules). */
+bool sb_snapshot_v2_into(ri_sandbox *sb, const ri_snapshot_options *opts, uint8_t *buf, size_t cap, size_t *out_len,
+                         ri_sandbox_error *err);
 /* After the status checks and the version dispatch of ri_sandbox_restore. */
 bool sb_restore_v1(ri_sandbox *sb, const uint8_t *snapshot, size_t len, ri_sandbox_error *err);
 bool sb_restore_v2(ri_sandbox *sb, const uint8_t *snapshot, size_t len, ri_sandbox_error *err);

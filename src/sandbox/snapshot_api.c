@@ -4,6 +4,7 @@
  * an image of either version for tools (ri inspect, ri diff, ri run).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sandbox_internal.h"
@@ -33,6 +34,36 @@ bool ri_sandbox_snapshot_with(ri_sandbox *sb, const ri_snapshot_options *opts, u
     if (!sb_snapshot_allowed(sb, err)) return false;
     if (opts->format == RI_SNAPSHOT_V1) return sb_snapshot_v1(sb, out, out_len, err);
     return sb_snapshot_v2(sb, opts, out, out_len, err);
+}
+
+bool ri_sandbox_snapshot_into(ri_sandbox *sb, const ri_snapshot_options *opts, uint8_t *buf, size_t cap,
+                              size_t *out_len, ri_sandbox_error *err) {
+    ri_sandbox_error scratch;
+    if (!err) err = &scratch;
+    sb_error_clear(err);
+    if (out_len) *out_len = 0;
+    if (!sb || !out_len || (!buf && cap)) return snapshot_error(err, "ri_sandbox_snapshot_into: a NULL argument");
+    ri_snapshot_options defaults = {RI_SNAPSHOT_DEFAULT, false, false};
+    if (!opts) opts = &defaults;
+    if (opts->format == RI_SNAPSHOT_V2 || opts->format == RI_SNAPSHOT_DEFAULT) {
+        if (!sb_snapshot_allowed(sb, err)) return false;
+        return sb_snapshot_v2_into(sb, opts, buf, cap, out_len, err);
+    }
+    /* v1 (small, fixed layout): through a buffer of its own, then copied. */
+    uint8_t *img = NULL;
+    size_t len = 0;
+    if (!ri_sandbox_snapshot_with(sb, opts, &img, &len, err)) return false;
+    *out_len = len;
+    if (len > cap) {
+        free(img);
+        sb_error_set(err, RI_SANDBOX_SNAPSHOT_ERROR,
+                     "Cannot snapshot: ri_sandbox_snapshot_into: the image needs %zu bytes, the buffer holds %zu", len,
+                     cap);
+        return false;
+    }
+    memcpy(buf, img, len);
+    free(img);
+    return true;
 }
 
 int ri_snapshot_version(const uint8_t *data, size_t len, ri_sandbox_error *err) {

@@ -56,8 +56,10 @@ bool sb_snapshot_meta(ri_sandbox *sb, ri_snap_meta *meta, ri_sandbox_error *err)
     return true;
 }
 
-bool sb_snapshot_v2(ri_sandbox *sb, const ri_snapshot_options *opts, uint8_t **out, size_t *out_len,
-                    ri_sandbox_error *err) {
+/* Into *out (malloc'd) when buf is NULL and cap 0 with out set, else into the caller's
+ * buf of cap bytes (ri_snap_write_into: too small leaves the needed length in *out_len). */
+static bool snapshot_v2(ri_sandbox *sb, const ri_snapshot_options *opts, uint8_t **out, uint8_t *buf, size_t cap,
+                        size_t *out_len, ri_sandbox_error *err) {
     ri_snap_meta meta;
     if (!sb_snapshot_meta(sb, &meta, err)) return false;
     ri_snap_write_options w;
@@ -68,14 +70,25 @@ bool sb_snapshot_v2(ri_sandbox *sb, const ri_snapshot_options *opts, uint8_t **o
     ri_snap_call call;
     memset(&call, 0, sizeof call);
     if (sb->pending && !sb_snapshot_call(sb, &call, err)) return false;
-    bool written = sb->pending ? ri_snap_write_call(sb->image->instance, &meta, &w, &call, out, out_len, &e)
-                               : ri_snap_write(sb->image->instance, &meta, &w, out, out_len, &e);
+    const ri_snap_call *c = sb->pending ? &call : NULL;
+    bool written = out ? ri_snap_write_call(sb->image->instance, &meta, &w, c, out, out_len, &e)
+                       : ri_snap_write_into(sb->image->instance, &meta, &w, c, buf, cap, out_len, &e);
     ri_snap_call_free(&call);
     if (!written) {
         sb_error_set(err, RI_SANDBOX_SNAPSHOT_ERROR, "Cannot snapshot: %s", e.message);
         return false;
     }
     return true;
+}
+
+bool sb_snapshot_v2(ri_sandbox *sb, const ri_snapshot_options *opts, uint8_t **out, size_t *out_len,
+                    ri_sandbox_error *err) {
+    return snapshot_v2(sb, opts, out, NULL, 0, out_len, err);
+}
+
+bool sb_snapshot_v2_into(ri_sandbox *sb, const ri_snapshot_options *opts, uint8_t *buf, size_t cap, size_t *out_len,
+                         ri_sandbox_error *err) {
+    return snapshot_v2(sb, opts, NULL, buf, cap, out_len, err);
 }
 
 /* The image's module is not the loaded one (or none is loaded) and it does not carry

@@ -10,6 +10,10 @@
 bool snap_buf_reserve(snap_buf *b, size_t n) {
     if (b->failed) return false;
     if (n <= b->cap - b->len) return true;
+    if (b->fixed) {
+        b->failed = b->too_small = true;
+        return false;
+    }
     if (n > SIZE_MAX - b->len) {
         b->failed = true;
         return false;
@@ -69,7 +73,20 @@ void snap_buf_end_section(snap_buf *b, size_t at) {
     snap_put_u64(b->data + at + 8, (uint64_t)(b->len - at - RI_SNAP_SECTION_HEADER_BYTES));
 }
 
+uint32_t snap_buf_crc32c(const snap_buf *b) {
+    uint32_t reg = 0xFFFFFFFFu;
+    size_t pos = 0;
+    for (unsigned i = 0; i < b->nspans; i++) {
+        const snap_crc_span *s = &b->spans[i];
+        if (s->at < pos || s->len > b->len - s->at) break; /* cannot happen: spans are recorded in order */
+        reg = snap_crc32c_update(reg, b->data + pos, s->at - pos);
+        reg = snap_crc32c_shift(reg, s->len) ^ s->reg;
+        pos = s->at + s->len;
+    }
+    return snap_crc32c_update(reg, b->data + pos, b->len - pos) ^ 0xFFFFFFFFu;
+}
+
 void snap_buf_free(snap_buf *b) {
-    free(b->data);
+    if (!b->fixed) free(b->data);
     memset(b, 0, sizeof *b);
 }

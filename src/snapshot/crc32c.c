@@ -142,13 +142,37 @@ static uint32_t crc_hw(uint32_t c, const uint8_t *p, size_t n) {
 }
 #endif
 
-uint32_t ri_snap_crc32c(const uint8_t *data, size_t len) {
-    uint32_t c = 0xFFFFFFFFu;
-    if (!data) return 0;
+uint32_t snap_crc32c_update(uint32_t reg, const uint8_t *data, size_t len) {
+    if (!len) return reg;
 #if defined(SNAP_CRC_X86)
-    if (__builtin_cpu_supports("sse4.2")) return crc_hw(c, data, len) ^ 0xFFFFFFFFu;
+    if (__builtin_cpu_supports("sse4.2")) return crc_hw(reg, data, len);
 #elif defined(SNAP_CRC_ARM)
-    return crc_hw(c, data, len) ^ 0xFFFFFFFFu;
+    return crc_hw(reg, data, len);
 #endif
-    return crc_bytes(c, data, len) ^ 0xFFFFFFFFu;
+    return crc_bytes(reg, data, len);
+}
+
+uint32_t ri_snap_crc32c(const uint8_t *data, size_t len) {
+    if (!data) return 0;
+    return snap_crc32c_update(0xFFFFFFFFu, data, len) ^ 0xFFFFFFFFu;
+}
+
+/* a * b modulo the polynomial, both reflected (bit 31 is x^0). */
+static uint32_t mul_mod(uint32_t a, uint32_t b) {
+    uint32_t r = 0;
+    for (uint32_t m = 1u << 31; m; m >>= 1) {
+        if (a & m) r ^= b;
+        b = b & 1u ? (b >> 1) ^ 0x82F63B78u : b >> 1;
+    }
+    return r;
+}
+
+/* Feeding n zero bytes multiplies the register by x^(8n): square and multiply. */
+uint32_t snap_crc32c_shift(uint32_t reg, uint64_t n) {
+    uint32_t power = 1u << 31, base = 1u << 23; /* x^0, x^8 */
+    for (; n; n >>= 1) {
+        if (n & 1u) power = mul_mod(power, base);
+        base = mul_mod(base, base);
+    }
+    return mul_mod(power, reg);
 }

@@ -129,7 +129,8 @@ typedef bool (*mems_writer)(snap_buf *b, void *ctx, ri_snap_error *err);
 
 static bool rewrite(const uint8_t *image, const raw_section *secs, size_t n, mems_writer write_mems, void *ctx,
                     const uint8_t *prnt, uint8_t **out, size_t *out_len, ri_snap_error *err) {
-    snap_buf b = {NULL, 0, 0, false};
+    snap_buf b;
+    memset(&b, 0, sizeof b);
     snap_buf_put(&b, image, RI_SNAP_HEADER_BYTES);
     bool ok = true;
     for (size_t i = 0; ok && i < n; i++) {

@@ -44,7 +44,8 @@ static bool set_zstd_params(ZSTD_CCtx *cctx, uint64_t content) {
 
 /* Feeds the present pages to zstd one page at a time, straight from the memory (no
  * copy), into b. The bitmap is in b at bitmap_at: an offset, since b may move as it
- * grows. Returns the frame's length, or 0 on failure (b->failed or zstd). */
+ * grows. Returns the frame's length, or 0 on failure (b->failed or zstd); content
+ * when a fixed buffer filled up with room for the raw pages (the frame is not smaller). */
 static size_t compress_pages(snap_buf *b, const uint8_t *data, size_t bitmap_at, uint32_t pages, uint64_t content,
                              ri_snap_error *err) {
     ZSTD_CCtx *cctx = ZSTD_createCCtx();
@@ -57,7 +58,19 @@ static size_t compress_pages(snap_buf *b, const uint8_t *data, size_t bitmap_at,
         ZSTD_inBuffer in = {last ? NULL : data + (size_t)i * RI_SNAP_PAGE_BYTES, last ? 0 : RI_SNAP_PAGE_BYTES, 0};
         ZSTD_EndDirective mode = last ? ZSTD_e_end : ZSTD_e_continue;
         for (;;) {
-            if (!snap_buf_reserve(b, out_chunk)) {
+            if (b->fixed && b->cap == b->len) {
+                /* The caller's buffer is full. If it had room for the pages as they are,
+                 * the frame is not smaller than them: say so, as for any such frame. */
+                if (b->cap - start >= content) {
+                    ZSTD_freeCCtx(cctx);
+                    b->len = start;
+                    return (size_t)content;
+                }
+                b->failed = b->too_small = true;
+                ok = false;
+                break;
+            }
+            if (!b->fixed && !snap_buf_reserve(b, out_chunk)) {
                 ok = false;
                 break;
             }
@@ -73,7 +86,8 @@ static size_t compress_pages(snap_buf *b, const uint8_t *data, size_t bitmap_at,
     }
     ZSTD_freeCCtx(cctx);
     if (!ok) {
-        if (b->failed) snap_fail(err, RI_SNAP_ERR_NOMEM, "out of memory compressing memory pages");
+        if (b->too_small) snap_fail(err, RI_SNAP_ERR_TOO_SMALL, "the buffer is too small for the compressed pages");
+        else if (b->failed) snap_fail(err, RI_SNAP_ERR_NOMEM, "out of memory compressing memory pages");
         else snap_fail(err, RI_SNAP_ERR_NOMEM, "zstd failed to compress memory pages");
         return 0;
     }
@@ -99,26 +113,38 @@ bool snap_write_memory_pages(snap_buf *b, const uint8_t *data, uint32_t pages, r
     snap_buf_u64(b, 0);              /* payload length, patched below */
     size_t bitmap_at = b->len;
     snap_buf_zeros(b, bitmap_len);
+    if (b->too_small) return snap_fail(err, RI_SNAP_ERR_TOO_SMALL, "the buffer is too small for memory %u", index);
     if (b->failed) return snap_fail(err, RI_SNAP_ERR_NOMEM, "out of memory writing memory %u", index);
 
     uint32_t present = 0;
     if (compression == RI_SNAP_COMPRESS_NONE && !select) {
         /* Raw: one pass copies each page and tests the copy (still in cache) for zero,
-         * instead of a test pass over the memory and a copy pass. */
+         * instead of a test pass over the memory and a copy pass.
+         * The same pass computes the pages' CRC-32C (from register 0) while they are in cache,
+         * so that the image checksum need not read them again (snap_buf_crc32c). A caller's
+         * fixed buffer is not reserved for every page up front: a sparse memory may fit. */
         uint64_t most = (uint64_t)pages * RI_SNAP_PAGE_BYTES;
-        if (most > SIZE_MAX || !snap_buf_reserve(b, (size_t)most))
+        if (!b->fixed && (most > SIZE_MAX || !snap_buf_reserve(b, (size_t)most)))
             return snap_fail(err, RI_SNAP_ERR_NOMEM, "out of memory writing memory %u", index);
         size_t payload_at = b->len;
+        uint32_t reg = 0;
         for (uint32_t i = 0; i < pages; i++) {
-            uint8_t *dst = b->data + b->len;
-            memcpy(dst, data + (size_t)i * RI_SNAP_PAGE_BYTES, RI_SNAP_PAGE_BYTES);
-            if (snap_page_is_zero(dst)) continue;
+            const uint8_t *src = data + (size_t)i * RI_SNAP_PAGE_BYTES;
+            if (b->cap - b->len < RI_SNAP_PAGE_BYTES) {
+                /* Only a fixed buffer gets here: a zero page needs no room. */
+                if (snap_page_is_zero(src)) continue;
+                snap_buf_reserve(b, RI_SNAP_PAGE_BYTES);
+                return snap_fail(err, RI_SNAP_ERR_TOO_SMALL, "the buffer is too small for memory %u", index);
+            }
+            if (!snap_copy_page_crc(b->data + b->len, src, &reg)) continue;
             b->data[bitmap_at + i / 8] |= (uint8_t)(1u << (i % 8));
             b->len += RI_SNAP_PAGE_BYTES;
             present++;
         }
         snap_put_u32(b->data + header + 12, present);
         snap_put_u64(b->data + header + 16, (uint64_t)(b->len - payload_at));
+        if (b->nspans < SNAP_CRC_SPANS && b->len > payload_at)
+            b->spans[b->nspans++] = (snap_crc_span){payload_at, b->len - payload_at, reg};
         return true;
     }
     for (uint32_t i = 0; i < pages; i++) {
@@ -137,7 +163,8 @@ bool snap_write_memory_pages(snap_buf *b, const uint8_t *data, uint32_t pages, r
     }
     if (encoding == RI_SNAP_ENC_RAW) {
         if (content > SIZE_MAX || !snap_buf_reserve(b, (size_t)content))
-            return snap_fail(err, RI_SNAP_ERR_NOMEM, "out of memory writing memory %u", index);
+            return b->too_small ? snap_fail(err, RI_SNAP_ERR_TOO_SMALL, "the buffer is too small for memory %u", index)
+                                : snap_fail(err, RI_SNAP_ERR_NOMEM, "out of memory writing memory %u", index);
         for (uint32_t i = 0; i < pages; i++)
             if (snap_bit(b->data + bitmap_at, i)) snap_buf_put(b, data + (size_t)i * RI_SNAP_PAGE_BYTES, RI_SNAP_PAGE_BYTES);
         payload_len = (size_t)content;

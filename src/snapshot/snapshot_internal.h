@@ -93,11 +93,33 @@ static inline int64_t snap_i64_from_bits(uint64_t bits) {
 
 /* ---- the output buffer (buf.c) --------------------------------------------------------------- */
 
+/* A stretch of the buffer whose CRC-32C register (started from 0) was computed while it
+ * was written (the raw pages, in the copy pass): the checksum then skips over it by
+ * linearity instead of reading it again. Its bytes must not change afterwards. */
+#define SNAP_CRC_SPANS 8
+typedef struct snap_crc_span {
+    size_t at, len;
+    uint32_t reg;
+} snap_crc_span;
+
 typedef struct snap_buf {
     uint8_t *data;
     size_t len, cap;
     bool failed;                /* an allocation failed: every later write is a no-op */
+    bool fixed;                 /* the caller's buffer: never reallocated, cap is the limit */
+    bool too_small;             /* fixed, and a write did not fit (failed is set too) */
+    unsigned nspans;
+    snap_crc_span spans[SNAP_CRC_SPANS];
 } snap_buf;
+
+/* CRC-32C of the whole buffer (the image checksum), reading only what the spans do not cover. */
+uint32_t snap_buf_crc32c(const snap_buf *b);
+/* The CRC-32C register after len more bytes, and after n zero bytes (crc32c.c). */
+uint32_t snap_crc32c_update(uint32_t reg, const uint8_t *data, size_t len);
+uint32_t snap_crc32c_shift(uint32_t reg, uint64_t n);
+/* Copies one page from src to dst; when it holds a non-zero byte, advances *reg over it
+ * and returns true, else leaves *reg and returns false (copy_crc.c). */
+bool snap_copy_page_crc(uint8_t *dst, const uint8_t *src, uint32_t *reg);
 
 /* Room for n more bytes; false (and failed set) on OOM or size_t overflow. */
 bool snap_buf_reserve(snap_buf *b, size_t n);

@@ -166,17 +166,12 @@ bool ri_snap_write(const ri_instance *inst, const ri_snap_meta *meta, const ri_s
     return ri_snap_write_call(inst, meta, opts, NULL, out, out_len, err);
 }
 
-bool ri_snap_write_call(const ri_instance *inst, const ri_snap_meta *meta, const ri_snap_write_options *opts,
-                        const ri_snap_call *call, uint8_t **out, size_t *out_len, ri_snap_error *err) {
-    snap_ok(err);
-    if (out) *out = NULL;
-    if (out_len) *out_len = 0;
-    if (!check_args(inst, meta, opts, out, out_len, err)) return false;
-    if (call && meta->status != RI_SNAP_STATUS_SUSPENDED)
-        return snap_fail(err, RI_SNAP_ERR_ARGUMENT, "ri_snap_write_call: a suspended call needs status suspended");
+/* The image into b (growing, or the caller's fixed buffer). On failure err says why;
+ * b is the caller's to free. */
+static bool write_image(snap_buf *b_, const ri_instance *inst, const ri_snap_meta *meta,
+                        const ri_snap_write_options *opts, const ri_snap_call *call, ri_snap_error *err) {
     ri_snap_compression compression = opts ? opts->compression : RI_SNAP_COMPRESS_ZSTD;
-
-    snap_buf b = {NULL, 0, 0, false};
+    snap_buf b = *b_;
     snap_buf_put(&b, "WSNP", 4);
     snap_buf_u8(&b, RI_SNAP_VERSION);
     snap_buf_zeros(&b, 3);
@@ -191,15 +186,35 @@ bool ri_snap_write_call(const ri_instance *inst, const ri_snap_meta *meta, const
     if (ok) write_segments(&b, inst);
     if (ok && call) ok = snap_write_frames(&b, call, ri_instance_func_count(inst), err);
     if (ok && !b.failed) {
-        /* The checksum covers every byte before its own section. */
-        uint32_t crc = ri_snap_crc32c(b.data, b.len);
+        /* The checksum covers every byte before its own section (the raw pages' part
+         * was computed as they were copied). */
+        uint32_t crc = snap_buf_crc32c(&b);
         size_t at = snap_buf_begin_section(&b, SNAP_TAG_CSUM, SNAP_FLAG_REQUIRED);
         snap_buf_u32(&b, crc);
         snap_buf_end_section(&b, at);
     }
-    if (ok && b.failed) ok = snap_fail(err, RI_SNAP_ERR_NOMEM, "out of memory writing the snapshot");
-    if (!ok) {
-        if (err && err->code == RI_SNAP_OK) snap_fail(err, RI_SNAP_ERR_NOMEM, "out of memory writing the snapshot");
+    if (b.too_small) ok = snap_fail(err, RI_SNAP_ERR_TOO_SMALL, "the buffer is too small for the snapshot");
+    else if (ok && b.failed) ok = snap_fail(err, RI_SNAP_ERR_NOMEM, "out of memory writing the snapshot");
+    if (!ok && err && err->code == RI_SNAP_OK) snap_fail(err, RI_SNAP_ERR_NOMEM, "out of memory writing the snapshot");
+    *b_ = b;
+    return ok;
+}
+
+static bool check_call(const ri_snap_meta *meta, const ri_snap_call *call, ri_snap_error *err) {
+    if (call && meta->status != RI_SNAP_STATUS_SUSPENDED)
+        return snap_fail(err, RI_SNAP_ERR_ARGUMENT, "ri_snap_write_call: a suspended call needs status suspended");
+    return true;
+}
+
+bool ri_snap_write_call(const ri_instance *inst, const ri_snap_meta *meta, const ri_snap_write_options *opts,
+                        const ri_snap_call *call, uint8_t **out, size_t *out_len, ri_snap_error *err) {
+    snap_ok(err);
+    if (out) *out = NULL;
+    if (out_len) *out_len = 0;
+    if (!check_args(inst, meta, opts, out, out_len, err) || !check_call(meta, call, err)) return false;
+    snap_buf b;
+    memset(&b, 0, sizeof b);
+    if (!write_image(&b, inst, meta, opts, call, err)) {
         snap_buf_free(&b);
         return false;
     }
@@ -209,4 +224,36 @@ bool ri_snap_write_call(const ri_instance *inst, const ri_snap_meta *meta, const
     *out = exact ? exact : b.data;
     *out_len = b.len;
     return true;
+}
+
+bool ri_snap_write_into(const ri_instance *inst, const ri_snap_meta *meta, const ri_snap_write_options *opts,
+                        const ri_snap_call *call, uint8_t *buf, size_t cap, size_t *out_len, ri_snap_error *err) {
+    snap_ok(err);
+    if (out_len) *out_len = 0;
+    uint8_t *unused = NULL;
+    if (!out_len || (!buf && cap)) return snap_fail(err, RI_SNAP_ERR_ARGUMENT, "ri_snap_write_into: a NULL argument");
+    if (!check_args(inst, meta, opts, &unused, out_len, err) || !check_call(meta, call, err)) return false;
+    snap_buf b;
+    memset(&b, 0, sizeof b);
+    b.data = buf;
+    b.cap = cap;
+    b.fixed = true;
+    if (write_image(&b, inst, meta, opts, call, err)) {
+        *out_len = b.len;
+        return true;
+    }
+    if (err && err->code != RI_SNAP_ERR_TOO_SMALL) return false;
+    /* Too small: the exact length, from the same writer into a buffer of its own (the
+     * rare path; a caller that reuses its buffer pays it once). */
+    ri_snap_error e;
+    uint8_t *img = NULL;
+    size_t len = 0;
+    if (!ri_snap_write_call(inst, meta, opts, call, &img, &len, &e)) {
+        if (err) *err = e;
+        return false;
+    }
+    free(img);
+    *out_len = len;
+    return snap_fail(err, RI_SNAP_ERR_TOO_SMALL,
+                     "ri_snap_write_into: the image needs %zu bytes, the buffer holds %zu", len, cap);
 }
