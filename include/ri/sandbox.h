@@ -448,6 +448,12 @@ bool ri_sandbox_restore_delta(ri_sandbox *sb, const uint8_t *parent, size_t pare
  * that differs from the parent; ri_sandbox_restore_delta restores it. */
 int64_t ri_sandbox_written_pages(ri_sandbox *sb, uint8_t *bitmap, size_t bitmap_len, uint32_t *memory_pages,
                                  ri_sandbox_error *err);
+/* ri_sandbox_restore_delta for a caller that already knows the parent's SHA-256 (it wrote
+ * the parent and kept the hash, as the server does): parent_sha256 must be the one the
+ * delta names, and is not recomputed (the parent's checksum and length still are). */
+bool ri_sandbox_restore_delta_known(ri_sandbox *sb, const uint8_t *parent, size_t parent_len,
+                                    const uint8_t parent_sha256[32], const uint8_t *delta, size_t delta_len,
+                                    ri_sandbox_error *err);
 bool ri_sandbox_snapshot_pages(ri_sandbox *sb, const ri_snapshot_options *opts, const uint8_t *select,
                                size_t select_len, const uint8_t parent_sha256[32], uint64_t parent_len, uint8_t **out,
                                size_t *out_len, ri_sandbox_error *err);

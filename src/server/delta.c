@@ -86,21 +86,38 @@ bool srv_delta_restore(srv_sandbox *sb, ri_sandbox *rsb, const char *latest, con
          * as a mismatch and the next candidate is tried */
         size_t nc = 0;
         char **cands = srv_volume_parent_candidates(s->checkpoint_path, sb->id, latest, info.parent_len, &nc);
+        /* the full image metadata.json names, with the hash it recorded when writing it:
+         * that one needs no hashing again (its checksum is still checked) */
+        char named[64] = "";
+        uint8_t named_sha[32];
+        json_t *meta = NULL;
+        char mwhy[256];
+        if (srv_volume_read_metadata(s->checkpoint_path, sb->id, &meta, mwhy, sizeof mwhy) == 0) {
+            json_t *full = json_object_get(meta, "full_image");
+            const char *file = json_string_value(json_object_get(full, "file"));
+            if (file && strlen(file) < sizeof named &&
+                hex_to_bytes(json_string_value(json_object_get(full, "sha256")), named_sha, 32) &&
+                memcmp(named_sha, info.parent_sha256, 32) == 0)
+                snprintf(named, sizeof named, "%s", file);
+            json_decref(meta);
+        }
         bool done = false, failed = false;
         for (size_t i = 0; i < nc && !done && !failed; i++) {
             const uint8_t *p = NULL;
             size_t plen = 0;
-            char mwhy[256];
             if (srv_volume_map_image(s->checkpoint_path, sb->id, cands[i], &p, &plen, mwhy, sizeof mwhy) != 0)
                 continue;
-            if (ri_sandbox_restore_delta(rsb, p, plen, img, n, &err)) {
+            bool known = named[0] && strcmp(named, cands[i]) == 0;
+            if (known ? ri_sandbox_restore_delta_known(rsb, p, plen, named_sha, img, n, &err)
+                      : ri_sandbox_restore_delta(rsb, p, plen, img, n, &err)) {
                 done = true;
                 d->parent_known = true;
                 snprintf(d->parent_file, sizeof d->parent_file, "%s", cands[i]);
                 memcpy(d->parent_sha256, info.parent_sha256, 32);
                 d->parent_len = plen;
             } else if (!strstr(err.message, "parent mismatch")) {
-                snprintf(why, cap, "Corrupted checkpoint: %s", err.message);
+                snprintf(why, cap, "Corrupted checkpoint: the delta checkpoint %s on the full image %s: %s", latest,
+                         cands[i], err.message);
                 failed = true;
             }
             srv_unmap(p, plen);

@@ -231,7 +231,8 @@ static void prune(const char *dir, const char *newest, uint32_t keep) {
     }
     free(protect);
     free_names(names, n);
-    fsync_dir(dir);
+    /* no fsync of the directory: an old image that comes back after a crash is harmless
+     * (the next checkpoint prunes it), and a checkpoint is one sync cheaper */
 }
 
 char **srv_volume_parent_candidates(const char *root, const char *id, const char *delta_name, uint64_t parent_len,

@@ -74,6 +74,19 @@ static void delta_of_written_pages_with(bool uncompressed) {
     if (!ok) print_error("restore delta: %s\n", err.message);
     assert_true(ok);
     assert_same_state(other, sb);
+    /* The same with the parent's hash given (not recomputed); a wrong one is refused. */
+    ri_sandbox *known = ri_sandbox_create(f, &c, &err);
+    assert_non_null(known);
+    assert_true(ri_sandbox_restore_delta_known(known, parent.data, parent.len, sha, delta.data, delta.len, &err));
+    assert_same_state(known, sb);
+    uint8_t other_sha[32];
+    memcpy(other_sha, sha, 32);
+    other_sha[31] ^= 0x80;
+    ri_sandbox *refused = ri_sandbox_create(f, &c, &err);
+    assert_false(ri_sandbox_restore_delta_known(refused, parent.data, parent.len, other_sha, delta.data, delta.len, &err));
+    assert_non_null(strstr(err.message, "parent mismatch"));
+    ri_sandbox_free(refused);
+    ri_sandbox_free(known);
 
     /* The page set is what is stored: leaving out page 15 loses its change. */
     uint8_t fewer[16];
