@@ -1,7 +1,7 @@
 /* The checkpoint volume in seed 002's layout:
  *   ROOT/{id}/checkpoints/checkpoint_{ms}.img, ROOT/{id}/checkpoints/latest, ROOT/{id}/metadata.json
  * Every write is atomic (temporary file, fsync, rename, fsync of the directory), the image
- * is committed before `latest` names it, and old images go only after that. */
+ * is renamed before `latest` names it, and old images go only after that. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -45,8 +45,17 @@ bool srv_write_atomic(const char *dir, const char *name, const void *data, size_
     return srv_replace_file(dir, name, data, len, true, why, cap);
 }
 
+/* sync_file: fsync the temporary file before the rename; sync_dir: fsync the directory after. */
+static bool replace_file(const char *dir, const char *name, const void *data, size_t len, bool sync_file,
+                         bool sync_dir, char *why, size_t cap);
+
 bool srv_replace_file(const char *dir, const char *name, const void *data, size_t len, bool durable, char *why,
                       size_t cap) {
+    return replace_file(dir, name, data, len, durable, durable, why, cap);
+}
+
+static bool replace_file(const char *dir, const char *name, const void *data, size_t len, bool sync_file,
+                         bool sync_dir, char *why, size_t cap) {
     char tmp[1024], final[1024];
     if ((size_t)snprintf(tmp, sizeof tmp, "%s/.tmp-%s-XXXXXX", dir, name) >= sizeof tmp ||
         (size_t)snprintf(final, sizeof final, "%s/%s", dir, name) >= sizeof final)
@@ -67,7 +76,7 @@ bool srv_replace_file(const char *dir, const char *name, const void *data, size_
         p += w;
         left -= (size_t)w;
     }
-    if (durable && fsync(fd) != 0) {
+    if (sync_file && fsync(fd) != 0) {
         snprintf(why, cap, "cannot fsync %s: %s", final, strerror(errno));
         close(fd);
         unlink(tmp);
@@ -79,7 +88,7 @@ bool srv_replace_file(const char *dir, const char *name, const void *data, size_
         unlink(tmp);
         return false;
     }
-    if (durable && !fsync_dir(dir)) return snprintf(why, cap, "cannot fsync %s: %s", dir, strerror(errno)), false;
+    if (sync_dir && !fsync_dir(dir)) return snprintf(why, cap, "cannot fsync %s: %s", dir, strerror(errno)), false;
     return true;
 }
 
@@ -289,7 +298,10 @@ bool srv_volume_write_checkpoint(const char *root, const char *id, const uint8_t
         snprintf(path, sizeof path, "%s/%s", dir, name);
         if (stat(path, &st) != 0) break;
     }
-    if (!srv_write_atomic(dir, name, img, len, why, cap)) return false;
+    /* One fsync of the directory after both renames makes both durable (same directory;
+     * the journal commits the image's rename no later than latest's), so a crash leaves
+     * latest naming the old image or the new, complete one. */
+    if (!replace_file(dir, name, img, len, true, false, why, cap)) return false;
     if (!srv_write_atomic(dir, "latest", name, strlen(name), why, cap)) {
         unlink(path); /* latest still names the previous good image */
         return false;
