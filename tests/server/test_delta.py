@@ -149,6 +149,27 @@ async def pruning_keeps_the_parent(ri):
     check_eq(images(s, sess.id), sorted([big, name], key=lambda n: (len(n), n)), "images after a new full image")
 
 
+@test(120)
+async def parent_found_by_hash_without_metadata(ri):
+    # metadata.json without full_image (an older server, or lost): the parent is found by
+    # the SHA-256 PRNT names, and the next checkpoint is still a delta on it.
+    s = Server(ri)
+    sess = await big_sandbox(s)
+    await checkpoint(sess.client)
+    full = latest(s, sess.id)
+    sha = hashlib.sha256(read(s, sess.id, full)).hexdigest()
+    await change_and_checkpoint(s, sess, SMALL, 3)
+    path = os.path.join(s.ckpt, sess.id, "metadata.json")
+    meta = metadata(s, sess.id)
+    del meta["full_image"]
+    with open(path, "w") as f:
+        json.dump(meta, f)
+    want, name = await change_and_checkpoint(s, sess, SMALL, 4)
+    check_eq(parent_of(read(s, sess.id, name))[0], sha, "parent of the delta after a restore by hash")
+    c = await attach_running(s, sess.id, sess.token, restoring=True)
+    check_eq(await value_of(c, "sum", timeout=60), want, "state")
+
+
 async def broken_parent_case(ri, damage, what):
     s = Server(ri)
     sess = await big_sandbox(s)
