@@ -448,6 +448,10 @@ bool ri_sandbox_restore_delta(ri_sandbox *sb, const uint8_t *parent, size_t pare
  * that differs from the parent; ri_sandbox_restore_delta restores it. */
 int64_t ri_sandbox_written_pages(ri_sandbox *sb, uint8_t *bitmap, size_t bitmap_len, uint32_t *memory_pages,
                                  ri_sandbox_error *err);
+/* Whether the sandbox's memories are still backed by cp's images (cp taken from it, and no
+ * capture with writes, rollback to another checkpoint or new instance since): the pages
+ * ri_sandbox_written_pages reports are then those written since cp. */
+bool ri_sandbox_backed_by(ri_sandbox *sb, const ri_checkpoint *cp);
 /* ri_sandbox_restore_delta for a caller that already knows the parent's SHA-256 (it wrote
  * the parent and kept the hash, as the server does): parent_sha256 must be the one the
  * delta names, and is not recomputed (the parent's checksum and length still are). */

@@ -91,3 +91,12 @@ bool ri_sandbox_snapshot_pages(ri_sandbox *sb, const ri_snapshot_options *opts, 
     if (!ok) sb_error_set(err, RI_SANDBOX_SNAPSHOT_ERROR, "Cannot snapshot: %s", e.message);
     return ok;
 }
+
+bool ri_sandbox_backed_by(ri_sandbox *sb, const ri_checkpoint *cp) {
+    if (!sb || !cp || !sb->image || !sb->image->instance) return false;
+    ri_instance *inst = sb->image->instance;
+    if (cp->nmemories != ri_instance_memory_count(inst)) return false;
+    for (uint32_t i = 0; i < cp->nmemories; i++)
+        if (ri_memory_backing(ri_instance_memory(inst, i)) != cp->memories[i]) return false;
+    return true;
+}

@@ -17,6 +17,7 @@
 
 void srv_delta_clear(srv_delta_state *d) {
     free(d->dirty);
+    ri_checkpoint_free(d->base);
     memset(d, 0, sizeof *d);
 }
 
@@ -139,10 +140,9 @@ bool srv_delta_restore(srv_sandbox *sb, ri_sandbox *rsb, const char *latest, con
     }
     if (d->parent_known) {
         /* the baseline of page tracking; without it the next checkpoint is a full one */
-        ri_checkpoint *cp = ri_sandbox_checkpoint(rsb, NULL, &err);
+        d->base = ri_sandbox_checkpoint(rsb, NULL, &err);
         size_t mlen = 0;
-        d->tracking = cp != NULL && ri_sandbox_module(rsb, &mlen, d->module_sha256) != NULL;
-        ri_checkpoint_free(cp);
+        d->tracking = d->base != NULL && ri_sandbox_module(rsb, &mlen, d->module_sha256) != NULL;
     }
     /* images newer than latest were never committed (a checkpoint died before renaming
      * latest): a later delta's parent must be the newest full image */
@@ -153,7 +153,9 @@ bool srv_delta_restore(srv_sandbox *sb, ri_sandbox *rsb, const char *latest, con
 uint8_t *srv_delta_pages(srv_sandbox *sb, size_t *len) {
     srv_delta_state *d = &sb->delta;
     *len = 0;
-    if (!sb->sb || !d->parent_known || !d->tracking) return NULL;
+    /* anything that moved the memory to another image since the restore (a capture with
+     * writes, a rollback, a new instance) would hide the pages written before it */
+    if (!sb->sb || !d->parent_known || !d->tracking || !ri_sandbox_backed_by(sb->sb, d->base)) return NULL;
     uint8_t sha[32];
     size_t mlen = 0;
     if (!ri_sandbox_module(sb->sb, &mlen, sha) || memcmp(sha, d->module_sha256, 32) != 0) return NULL;

@@ -333,7 +333,10 @@ static void hibernate_done(srv_job *job) {
     ri_sandbox_free(sb->sb);
     sb->sb = NULL;
     sb->hibernated = true;
-    sb->delta.tracking = false; /* the woken memory has no baseline: the next checkpoint is full */
+    /* the woken memory has no baseline: the next checkpoint is full */
+    sb->delta.tracking = false;
+    ri_checkpoint_free(sb->delta.base);
+    sb->delta.base = NULL;
     atomic_fetch_add(&sb->s->m.hibernations, 1);
     srv_log(sb->s, "info", "sandbox hibernated", "{s:s}", "sandbox_id", sb->id);
 }

@@ -213,6 +213,7 @@ typedef struct srv_delta_state {
     uint8_t *dirty;                     /* pages the restored delta held, or NULL */
     uint32_t dirty_pages;               /* pages dirty covers */
     bool tracking;                      /* memory backed by the capture made at restore */
+    ri_checkpoint *base;                /* that capture: still the memory's backing? */
 } srv_delta_state;
 
 struct srv_sandbox {

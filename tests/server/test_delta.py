@@ -170,6 +170,38 @@ async def parent_found_by_hash_without_metadata(ri):
     check_eq(await value_of(c, "sum", timeout=60), want, "state")
 
 
+@test(120)
+async def hibernated_and_woken_sandbox_writes_a_full_image(ri):
+    # Restored sandboxes (page tracking on) pushed out by --memory-budget: once woken, the
+    # memory has no baseline, so the next checkpoint is a full image, and it restores.
+    s = Server(ri, args=["--memory-budget", str(3 << 20)])
+    sessions = []
+    for i in range(8):
+        sess = await create(s, module="big", enable_checkpoint=True, sandbox={"max_memory_bytes": 16 * MIB})
+        await value_of(sess.client, "setup", [16, 300 + i])
+        await checkpoint(sess.client)
+        sessions.append(sess)
+    clients = [await attach_running(s, x.id, x.token, restoring=True) for x in sessions]
+    for c in clients:
+        await value_of(c, "touch", [4096, 9])
+    hib = os.path.join(s.ckpt, "_hibernate")
+    for _ in range(40):
+        names = [f for _, _, fs in os.walk(hib) for f in fs if f.endswith(".img")]
+        if names:
+            break
+        await asyncio.sleep(0.25)
+    check(names, "nothing hibernated under the budget")
+    k = next(i for i, x in enumerate(sessions) if any(x.id in n for n in names))
+    c = clients[k]
+    await value_of(c, "touch", [8192, 10])  # wakes it
+    want = await value_of(c, "sum")
+    await checkpoint(c)
+    name = latest(s, sessions[k].id)
+    check(parent_of(read(s, sessions[k].id, name)) is None, "a woken sandbox wrote a delta")
+    c = await attach_running(s, sessions[k].id, sessions[k].token, restoring=True)
+    check_eq(await value_of(c, "sum"), want, "state after a checkpoint of a woken sandbox")
+
+
 async def broken_parent_case(ri, damage, what):
     s = Server(ri)
     sess = await big_sandbox(s)

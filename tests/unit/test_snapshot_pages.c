@@ -26,7 +26,7 @@ static void delta_of_written_pages_with(bool uncompressed) {
     /* The baseline: an in-memory checkpoint; the memory is now backed by its image. */
     ri_checkpoint *cp = ri_sandbox_checkpoint(sb, NULL, &err);
     assert_non_null(cp);
-    ri_checkpoint_free(cp);
+    assert_true(ri_sandbox_backed_by(sb, cp));
 
     /* Changes of every kind: pages written, a page zeroed, growth, global, table, PRNG. */
     call_ok(sb, "touch", "[5,3,10,9]"); /* pages 5, 15, 25 */
@@ -45,6 +45,7 @@ static void delta_of_written_pages_with(bool uncompressed) {
     const uint32_t changed[] = {5, 10, 15, 25, 65};
     for (size_t i = 0; i < sizeof changed / sizeof *changed; i++) assert_true(BIT(written, changed[i]));
     assert_int_equal(ri_sandbox_written_pages(sb, NULL, 0, NULL, &err), n);
+    assert_true(ri_sandbox_backed_by(sb, cp)); /* writes do not move the backing */
 
     blob full, delta;
     assert_true(ri_sandbox_snapshot_with(sb, &o, &full.data, &full.len, &err));
@@ -112,6 +113,17 @@ static void delta_of_written_pages_with(bool uncompressed) {
     ri_snapshot_options v1 = {RI_SNAPSHOT_V1, false, false};
     assert_false(ri_sandbox_snapshot_pages(sb, &v1, written, sizeof written, sha, parent.len, &partial.data,
                                            &partial.len, &err));
+
+    /* Another capture after writes moves the backing: written pages count from it now. */
+    call_ok(sb, "touch", "[40,1,1,5]");
+    ri_checkpoint *later = ri_sandbox_checkpoint(sb, NULL, &err);
+    assert_non_null(later);
+    assert_false(ri_sandbox_backed_by(sb, cp));
+    assert_true(ri_sandbox_backed_by(sb, later));
+    assert_false(ri_sandbox_backed_by(other, later));
+    assert_false(ri_sandbox_backed_by(sb, NULL));
+    ri_checkpoint_free(later);
+    ri_checkpoint_free(cp);
 
     free(delta.data);
     free(full.data);
