@@ -9,7 +9,8 @@ figure, as it is for any user):
   - round trip of a small execution: our `execute` action (a function call on a loaded
     module) and a `language: wasm` run (module load + _start + output), p50 and p99;
   - checkpoint latency of 1 MiB and 16 MiB sandboxes, first (full) and after changing 1% of
-    memory since the last checkpoint; restore-on-attach latency (connect to SANDBOX_RUNNING);
+    memory since the last checkpoint (a delta image: docs/SERVER.md "Full and delta
+    checkpoints"), with that image's size; restore-on-attach latency (connect to SANDBOX_RUNNING);
   - server RSS per idle sandbox (from /proc before/after N detached sandboxes);
   - server RSS with 1,000 concurrently connected idle sandboxes.
 Prints each figure next to its target. Timing only here, never in the tests.
@@ -94,7 +95,7 @@ async def bench_checkpoint(ri, pages, reps):
     await timed_until(c, lambda f: f.get("status") == "SANDBOX_CHECKPOINTED")
     full = time.perf_counter() - t0
     await c.until_closed(10)
-    ck, rs, rs_inner, rs_open, rs_pre = [], [], [], [], []
+    ck, rs, rs_inner, rs_open, rs_pre, ck_bytes = [], [], [], [], [], []
     one_pct = (pages * 65536 // 100) & ~3
     for i in range(reps):
         t0 = time.perf_counter()
@@ -120,6 +121,9 @@ async def bench_checkpoint(ri, pages, reps):
         await timed_until(c, lambda f: f.get("status") == "SANDBOX_CHECKPOINTED")
         ck.append(time.perf_counter() - t0)
         await c.until_closed(10)
+        ck_dir = os.path.join(s.ckpt, sess.id, "checkpoints")
+        with open(os.path.join(ck_dir, "latest")) as f:  # a delta on the first image, normally
+            ck_bytes.append(os.path.getsize(os.path.join(ck_dir, f.read().strip())))
     img = os.path.join(s.ckpt, sess.id, "checkpoints")
     sizes = [os.path.getsize(os.path.join(img, f)) for f in os.listdir(img) if f.endswith(".img")]
     s.cleanup()
@@ -129,7 +133,8 @@ async def bench_checkpoint(ri, pages, reps):
             "restore_only_ms_p50": statistics.median(rs_inner) * 1e3,
             "attach_handshake_ms_p50": statistics.median(rs_open) * 1e3,
             "attach_to_restoring_ms_p50": statistics.median(rs_pre) * 1e3,
-            "image_bytes_max": max(sizes) if sizes else None}
+            "image_bytes_max": max(sizes) if sizes else None,
+            "image_1pct_bytes_max": max(ck_bytes) if ck_bytes else None}
 
 
 async def bench_idle_memory(ri, n):
@@ -209,6 +214,7 @@ async def run(a):
             line("checkpoint after 1% changed, p50", r["checkpoint_1pct_ms_p50"], "ms",
                  "< 5 ms" if pages == 256 else None, r["checkpoint_1pct_ms_p50"] < 5)
             line("checkpoint after 1% changed, max", r["checkpoint_1pct_ms_max"], "ms")
+            line("  its image (a delta on the first one), max", (r["image_1pct_bytes_max"] or 0) / 1024, "KiB")
             line("restore on attach (connect to RUNNING), p50", r["restore_attach_ms_p50"], "ms",
                  "< 20 ms" if pages == 256 else None, r["restore_attach_ms_p50"] < 20)
             line("restore on attach, max", r["restore_attach_ms_max"], "ms")

@@ -442,6 +442,34 @@ bool ri_sandbox_snapshot_delta(ri_sandbox *sb, const uint8_t *parent, size_t par
  * one the delta names, else SNAPSHOT_ERROR "parent mismatch"). Atomic, as restore. */
 bool ri_sandbox_restore_delta(ri_sandbox *sb, const uint8_t *parent, size_t parent_len, const uint8_t *delta,
                               size_t delta_len, ri_sandbox_error *err);
+/* Deltas from the live state, for a caller that tracks the pages changed since a parent
+ * (the server's checkpoints; no full image is made or compared). Both need a loaded or
+ * suspended sandbox with exactly one memory (else -1 / false, SNAPSHOT_ERROR).
+ * ri_sandbox_written_pages: the pages of that memory written since its backing image,
+ * i.e. since the sandbox's last ri_sandbox_checkpoint or rollback (every page if none, as
+ * after a load; a restore's writes count), found through page tracking, not by comparing. Their
+ * count, -1 on error; bitmap (may be NULL; at least ceil(pages / 8) bytes) gets bit
+ * (p % 8) of byte p / 8 for page p; *memory_pages (may be NULL) the memory's size.
+ * ri_sandbox_snapshot_pages: a delta image (section PRNT naming the parent by SHA-256
+ * and length) whose memory stores exactly the pages set in select (select_len >=
+ * ceil(pages / 8)), the rest of the state as ri_sandbox_snapshot_with writes it (opts
+ * may be NULL: zstd, no module). The caller answers for select covering every page
+ * that differs from the parent; ri_sandbox_restore_delta restores it. */
+int64_t ri_sandbox_written_pages(ri_sandbox *sb, uint8_t *bitmap, size_t bitmap_len, uint32_t *memory_pages,
+                                 ri_sandbox_error *err);
+/* Whether the sandbox's memories are still backed by cp's images (cp taken from it, and no
+ * capture with writes, rollback to another checkpoint or new instance since): the pages
+ * ri_sandbox_written_pages reports are then those written since cp. */
+bool ri_sandbox_backed_by(ri_sandbox *sb, const ri_checkpoint *cp);
+/* ri_sandbox_restore_delta for a caller that already knows the parent's SHA-256 (it wrote
+ * the parent and kept the hash, as the server does): parent_sha256 must be the one the
+ * delta names, and is not recomputed (the parent's checksum and length still are). */
+bool ri_sandbox_restore_delta_known(ri_sandbox *sb, const uint8_t *parent, size_t parent_len,
+                                    const uint8_t parent_sha256[32], const uint8_t *delta, size_t delta_len,
+                                    ri_sandbox_error *err);
+bool ri_sandbox_snapshot_pages(ri_sandbox *sb, const ri_snapshot_options *opts, const uint8_t *select,
+                               size_t select_len, const uint8_t parent_sha256[32], uint64_t parent_len, uint8_t **out,
+                               size_t *out_len, ri_sandbox_error *err);
 /* ---- pausable executions (issue 5) --------------------------------------------------------
  * With a pause-on mask (RI_SUSPEND_ON_GAS, _INTERRUPT, _YIELD of ri/engine.h), an
  * execution of the direct convention that runs out of gas (instructions schedule), is

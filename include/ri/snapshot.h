@@ -388,6 +388,21 @@ bool ri_snap_read_call(const ri_snap_image *img, ri_snap_call *out, ri_snap_erro
  * length. Other failures: *out_len 0. */
 bool ri_snap_write_into(const ri_instance *inst, const ri_snap_meta *meta, const ri_snap_write_options *opts,
                         const ri_snap_call *call, uint8_t *buf, size_t cap, size_t *out_len, ri_snap_error *err);
+/* ---- a delta written from the live instance (server checkpoints) ------------------------
+ * ri_snap_delta_encode needs a full image first; this writes the delta directly: the
+ * sections ri_snap_write_call writes, with memory i storing exactly the pages whose bit is
+ * set in select[i] (ceil(pages / 8) bytes for its current size), plus PRNT naming the parent. The caller answers
+ * for select covering every page that differs from the parent (a page left out reads as
+ * the parent's); a selected page equal to the parent's is stored needlessly, never wrongly. */
+typedef struct ri_snap_delta_target {
+    uint8_t parent_sha256[RI_SNAP_SHA256_BYTES];
+    uint64_t parent_len;
+    const uint8_t *const *select; /* one bitmap per memory */
+    uint32_t nselect;             /* must be the instance's memory count */
+} ri_snap_delta_target;
+bool ri_snap_write_delta(const ri_instance *inst, const ri_snap_meta *meta, const ri_snap_write_options *opts,
+                         const ri_snap_call *call, const ri_snap_delta_target *target, uint8_t **out,
+                         size_t *out_len, ri_snap_error *err);
 
 #ifdef __cplusplus
 }

@@ -147,13 +147,22 @@ bool srv_checkpoint_now(srv_sandbox *sb, char *why, size_t cap) {
     if (!s->checkpoint_path) return snprintf(why, cap, "Checkpointing is not enabled on the server."), false;
     uint8_t *img = NULL;
     size_t n = 0;
+    bool full = true;
     if (sb->sb) {
         /* raw pages by default: zstd costs more time than the disk saves (zero pages are
          * left out either way) */
         ri_snapshot_options o = {.format = RI_SNAPSHOT_V2, .include_module = true,
                                  .uncompressed = !s->cfg.compress_checkpoints};
         ri_sandbox_error err;
-        if (!ri_sandbox_snapshot_with(sb->sb, &o, &img, &n, &err))
+        size_t sel_len = 0;
+        uint8_t *select = srv_delta_pages(sb, &sel_len);
+        /* a delta of the pages changed since the parent (delta.c); if it cannot be
+         * written, a full image does the job */
+        if (select && ri_sandbox_snapshot_pages(sb->sb, &o, select, sel_len, sb->delta.parent_sha256,
+                                                sb->delta.parent_len, &img, &n, &err))
+            full = false;
+        free(select);
+        if (full && !ri_sandbox_snapshot_with(sb->sb, &o, &img, &n, &err))
             return snprintf(why, cap, "Snapshot failed: %s", err.message), false;
     } else if (sb->hibernated) {
         /* the hibernation image is the state: no need to wake the sandbox first */
@@ -163,8 +172,8 @@ bool srv_checkpoint_now(srv_sandbox *sb, char *why, size_t cap) {
     } else {
         return snprintf(why, cap, "The sandbox is not in memory."), false;
     }
-    /* metadata.json is written when the sandbox is made and does not change; write it again
-     * only if it went missing */
+    /* metadata.json is written when the sandbox is made and, after a full image, to name
+     * it; write it again here only if it went missing */
     char mpath[1200];
     struct stat st;
     snprintf(mpath, sizeof mpath, "%s/%s/metadata.json", s->checkpoint_path, sb->id);
@@ -177,6 +186,17 @@ bool srv_checkpoint_now(srv_sandbox *sb, char *why, size_t cap) {
     char file[128] = "";
     if (ok) ok = srv_volume_write_checkpoint(s->checkpoint_path, sb->id, img, n, s->cfg.keep_checkpoints, file,
                                              sizeof file, why, cap);
+    if (ok && full) {
+        /* the new parent of later deltas, by its SHA-256: metadata.json names it (after
+         * `latest`: a restore trusts the hash only when the names agree) */
+        srv_delta_wrote_full(sb, file, img, n);
+        json_t *meta = srv_sandbox_metadata(sb);
+        char mwhy[256];
+        if (!meta || !srv_volume_write_metadata(s->checkpoint_path, sb->id, meta, mwhy, sizeof mwhy))
+            srv_log(s, "warning", "cannot name the full image in metadata.json (the next checkpoint is full)",
+                    "{s:s}", "sandbox_id", sb->id);
+        json_decref(meta);
+    }
     free(img);
     return ok;
 }
@@ -225,7 +245,9 @@ static void restore_work(srv_job *job) {
     srv_sandbox *sb = job->sb;
     const uint8_t *img = NULL;
     size_t n = 0;
-    int r = srv_volume_map_latest(sb->s->checkpoint_path, sb->id, &img, &n, job->message, sizeof job->message);
+    char latest[64] = "";
+    int r = srv_volume_map_latest(sb->s->checkpoint_path, sb->id, &img, &n, latest, sizeof latest, job->message,
+                                  sizeof job->message);
     if (r == 1) {
         job->not_found = true;
         return;
@@ -238,9 +260,9 @@ static void restore_work(srv_job *job) {
         srv_unmap(img, n);
         return;
     }
-    /* into a fresh sandbox: a corrupt image leaves nothing half-restored */
-    if (!ri_sandbox_restore(rsb, img, n, &err)) {
-        snprintf(job->message, sizeof job->message, "Corrupted checkpoint: %s", err.message);
+    /* into a fresh sandbox: a corrupt image (or a delta's missing parent) leaves nothing
+     * half-restored */
+    if (!srv_delta_restore(sb, rsb, latest, img, n, job->message, sizeof job->message)) {
         ri_sandbox_free(rsb);
         srv_unmap(img, n);
         return;
@@ -311,6 +333,10 @@ static void hibernate_done(srv_job *job) {
     ri_sandbox_free(sb->sb);
     sb->sb = NULL;
     sb->hibernated = true;
+    /* the woken memory has no baseline: the next checkpoint is full */
+    sb->delta.tracking = false;
+    ri_checkpoint_free(sb->delta.base);
+    sb->delta.base = NULL;
     atomic_fetch_add(&sb->s->m.hibernations, 1);
     srv_log(sb->s, "info", "sandbox hibernated", "{s:s}", "sandbox_id", sb->id);
 }

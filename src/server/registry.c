@@ -66,6 +66,7 @@ static void free_sandbox(srv_sandbox *sb) {
         free(p);
     }
     srv_replay_clear(sb);
+    srv_delta_clear(&sb->delta);
     free(sb->stdin_buf);
     srv_cfg_free(&sb->cfg);
     pthread_mutex_destroy(&sb->io_lock);
@@ -104,5 +105,8 @@ json_t *srv_sandbox_metadata(srv_sandbox *sb) {
     json_t *c = srv_cfg_to_json(&sb->cfg);
     if (m && c) json_object_update(m, c);
     json_decref(c);
+    json_t *full = srv_delta_metadata(sb); /* the full image deltas build on (delta.c) */
+    if (m && full) json_object_set(m, "full_image", full);
+    json_decref(full);
     return m;
 }

@@ -102,9 +102,19 @@ bool srv_read_file(const char *path, size_t max, uint8_t **out, size_t *out_len,
 /* Writes checkpoints/checkpoint_{ms}.img, then latest, then prunes to keep. */
 bool srv_volume_write_checkpoint(const char *root, const char *id, const uint8_t *img, size_t len, uint32_t keep,
                                  char *file_out, size_t file_cap, char *why, size_t whycap);
-/* 0 ok, 1 not found, 2 error (why). */
-int srv_volume_map_latest(const char *root, const char *id, const uint8_t **img, size_t *len, char *why,
-                          size_t whycap);
+/* 0 ok, 1 not found, 2 error (why); name_out (may be NULL) gets the image's file name. */
+int srv_volume_map_latest(const char *root, const char *id, const uint8_t **img, size_t *len, char *name_out,
+                          size_t name_cap, char *why, size_t whycap);
+/* checkpoints/name mapped read-only: 0 ok, 2 error (why). */
+int srv_volume_map_image(const char *root, const char *id, const char *name, const uint8_t **img, size_t *len,
+                         char *why, size_t whycap);
+/* The full images older than delta_name whose size is parent_len, newest first (where a
+ * delta's parent is looked for); malloc'd names, free each and the array. */
+char **srv_volume_parent_candidates(const char *root, const char *id, const char *delta_name, uint64_t parent_len,
+                                    size_t *count);
+/* Removes images newer than the one latest names: left by a checkpoint that died before
+ * it renamed latest, never committed (a later delta's parent must be the newest full). */
+void srv_volume_drop_newer(const char *root, const char *id, const char *latest_name);
 void srv_unmap(const uint8_t *img, size_t len);
 bool srv_volume_write_metadata(const char *root, const char *id, json_t *meta, char *why, size_t whycap);
 /* 0 ok, 1 not found, 2 corrupt (why). */
@@ -193,6 +203,19 @@ typedef struct srv_pending {
     json_t *msg;
 } srv_pending;
 
+/* Delta checkpoints (delta.c): the full image below the sandbox's state. */
+typedef struct srv_delta_state {
+    bool parent_known;                  /* parent_* name the full image the state is built on */
+    char parent_file[64];
+    uint8_t parent_sha256[32];
+    uint64_t parent_len;
+    uint8_t module_sha256[32];          /* the module at restore (another one: a full image) */
+    uint8_t *dirty;                     /* pages the restored delta held, or NULL */
+    uint32_t dirty_pages;               /* pages dirty covers */
+    bool tracking;                      /* memory backed by the capture made at restore */
+    ri_checkpoint *base;                /* that capture: still the memory's backing? */
+} srv_delta_state;
+
 struct srv_sandbox {
     srv *s;
     char id[SRV_ID_LEN + 1];
@@ -202,6 +225,7 @@ struct srv_sandbox {
     bool removed;                       /* deleted, checkpointed away or failed */
     srv_sandbox_cfg cfg;
     ri_sandbox *sb;                     /* NULL while hibernated or not yet made */
+    srv_delta_state delta;              /* worker-owned: restore and checkpoint jobs */
     uint64_t mem_bytes;                 /* its memory when its last job ended (for busy ones) */
     bool hibernated;
     char hibernate_file[512];
@@ -342,6 +366,18 @@ void srv_handle_message(srv_conn *c, const char *text, size_t len);
 bool srv_rate_ok(srv_sandbox *sb);
 bool srv_store_open(srv_sandbox *sb, ri_snapstore_error *err); /* worker */
 bool srv_checkpoint_now(srv_sandbox *sb, char *why, size_t whycap); /* worker or shutdown */
+/* delta.c: restores img (latest's, full or delta) into rsb and sets sb->delta; false:
+ * why says what is corrupt or missing. */
+bool srv_delta_restore(srv_sandbox *sb, ri_sandbox *rsb, const char *latest, const uint8_t *img, size_t n, char *why,
+                       size_t whycap);
+/* The pages a delta checkpoint must store (a bitmap of *len bytes, malloc'd), or NULL
+ * when the next checkpoint must be a full image. */
+uint8_t *srv_delta_pages(srv_sandbox *sb, size_t *len);
+/* A full image was committed as `file`: it is now the parent (its SHA-256 computed). */
+void srv_delta_wrote_full(srv_sandbox *sb, const char *file, const uint8_t *img, size_t n);
+void srv_delta_clear(srv_delta_state *d);
+/* {"file", "sha256", "bytes"} of the parent for metadata.json, or NULL. */
+json_t *srv_delta_metadata(const srv_sandbox *sb);
 
 /* ---- the service loop (server.c, attach.c, tick.c) ---------------------------------------- */
 void srv_handle_attach(srv_conn *c, const char *id, const char *token);

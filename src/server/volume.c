@@ -1,7 +1,7 @@
 /* The checkpoint volume in seed 002's layout:
  *   ROOT/{id}/checkpoints/checkpoint_{ms}.img, ROOT/{id}/checkpoints/latest, ROOT/{id}/metadata.json
  * Every write is atomic (temporary file, fsync, rename, fsync of the directory), the image
- * is committed before `latest` names it, and old images go only after that. */
+ * is renamed before `latest` names it, and old images go only after that. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -45,8 +45,17 @@ bool srv_write_atomic(const char *dir, const char *name, const void *data, size_
     return srv_replace_file(dir, name, data, len, true, why, cap);
 }
 
+/* sync_file: fsync the temporary file before the rename; sync_dir: fsync the directory after. */
+static bool replace_file(const char *dir, const char *name, const void *data, size_t len, bool sync_file,
+                         bool sync_dir, char *why, size_t cap);
+
 bool srv_replace_file(const char *dir, const char *name, const void *data, size_t len, bool durable, char *why,
                       size_t cap) {
+    return replace_file(dir, name, data, len, durable, durable, why, cap);
+}
+
+static bool replace_file(const char *dir, const char *name, const void *data, size_t len, bool sync_file,
+                         bool sync_dir, char *why, size_t cap) {
     char tmp[1024], final[1024];
     if ((size_t)snprintf(tmp, sizeof tmp, "%s/.tmp-%s-XXXXXX", dir, name) >= sizeof tmp ||
         (size_t)snprintf(final, sizeof final, "%s/%s", dir, name) >= sizeof final)
@@ -67,7 +76,7 @@ bool srv_replace_file(const char *dir, const char *name, const void *data, size_
         p += w;
         left -= (size_t)w;
     }
-    if (durable && fsync(fd) != 0) {
+    if (sync_file && fsync(fd) != 0) {
         snprintf(why, cap, "cannot fsync %s: %s", final, strerror(errno));
         close(fd);
         unlink(tmp);
@@ -79,7 +88,7 @@ bool srv_replace_file(const char *dir, const char *name, const void *data, size_
         unlink(tmp);
         return false;
     }
-    if (durable && !fsync_dir(dir)) return snprintf(why, cap, "cannot fsync %s: %s", dir, strerror(errno)), false;
+    if (sync_dir && !fsync_dir(dir)) return snprintf(why, cap, "cannot fsync %s: %s", dir, strerror(errno)), false;
     return true;
 }
 
@@ -124,10 +133,11 @@ static bool ckpt_name_valid(const char *s, size_t n) {
     return true;
 }
 
-/* Old images beyond `keep`, oldest first (the names sort by their time). */
-static void prune(const char *dir, const char *newest, uint32_t keep) {
+/* The images in dir, oldest first (the names sort by their time: length, then text). */
+static char **list_images(const char *dir, size_t *count) {
+    *count = 0;
     DIR *d = opendir(dir);
-    if (!d) return;
+    if (!d) return NULL;
     char **names = NULL;
     size_t n = 0, cap = 0;
     struct dirent *e;
@@ -140,32 +150,138 @@ static void prune(const char *dir, const char *newest, uint32_t keep) {
             if (!nn) break;
             names = nn;
         }
-        names[n++] = strdup(e->d_name);
+        char *copy = strdup(e->d_name);
+        if (copy) names[n++] = copy;
     }
     closedir(d);
-    /* sort by the number (length first, then text) */
     for (size_t i = 1; i < n; i++)
         for (size_t j = i; j > 0; j--) {
-            size_t a = names[j - 1] ? strlen(names[j - 1]) : 0, b = names[j] ? strlen(names[j]) : 0;
-            if (!names[j - 1] || !names[j] || a > b || (a == b && strcmp(names[j - 1], names[j]) > 0)) {
+            size_t a = strlen(names[j - 1]), b = strlen(names[j]);
+            if (a > b || (a == b && strcmp(names[j - 1], names[j]) > 0)) {
                 char *t = names[j - 1];
                 names[j - 1] = names[j];
                 names[j] = t;
             } else
                 break;
         }
+    *count = n;
+    return names;
+}
+
+static void free_names(char **names, size_t n) {
+    for (size_t i = 0; i < n; i++) free(names[i]);
+    free(names);
+}
+
+/* Name order: -1, 0, 1 as a is older than, the same as, newer than b. */
+static int name_cmp(const char *a, const char *b) {
+    size_t x = strlen(a), y = strlen(b);
+    if (x != y) return x < y ? -1 : 1;
+    int c = strcmp(a, b);
+    return c < 0 ? -1 : c > 0;
+}
+
+/* Whether dir/name is a delta image (section PRNT). PRNT sits just before the checksum
+ * trailer, so the tail tells; a full image whose tail happens to read "PRNT" is told
+ * apart by reading it whole (ri_snap_is_delta checks the sections and the checksum). */
+static bool image_is_delta(const char *dir, const char *name, uint64_t *size) {
+    char path[2100];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return false;
+    struct stat st;
+    const size_t tail = RI_SNAP_SECTION_HEADER_BYTES + RI_SNAP_PARENT_BYTES + RI_SNAP_TRAILER_BYTES;
+    uint8_t tag[4];
+    bool delta = false;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size > tail &&
+        (uint64_t)st.st_size <= MAX_IMAGE_BYTES && pread(fd, tag, 4, st.st_size - (off_t)tail) == 4 &&
+        memcmp(tag, "PRNT", 4) == 0) {
+        void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (m != MAP_FAILED) {
+            delta = ri_snap_is_delta(m, (size_t)st.st_size, NULL);
+            munmap(m, (size_t)st.st_size);
+        }
+    }
+    if (size) *size = fstat(fd, &st) == 0 ? (uint64_t)st.st_size : 0;
+    close(fd);
+    return delta;
+}
+
+/* Old images beyond `keep`, oldest first, except the full image each kept delta is built
+ * on: the newest full image older than it (a delta's parent is always the full image
+ * that was the newest when the delta was written: docs/SERVER.md). */
+static void prune(const char *dir, const char *newest, uint32_t keep) {
+    size_t n;
+    char **names = list_images(dir, &n);
+    if (!names) return;
     if (keep == 0) keep = 1;
     size_t drop = n > keep ? n - keep : 0;
-    for (size_t i = 0; i < n; i++) {
-        if (i < drop && names[i] && strcmp(names[i], newest) != 0) {
+    bool *protect = calloc(n ? n : 1, sizeof *protect);
+    if (!protect) {
+        free_names(names, n);
+        return;
+    }
+    /* walk from the newest: a kept delta makes the next full image below it needed */
+    bool need_full = false;
+    for (size_t k = n; k-- > 0;) {
+        if (k >= drop) protect[k] = true;
+        if (image_is_delta(dir, names[k], NULL)) {
+            if (k >= drop) need_full = true;
+        } else {
+            if (need_full) protect[k] = true;
+            need_full = false;
+        }
+    }
+    for (size_t i = 0; i < drop; i++) {
+        if (protect[i] || strcmp(names[i], newest) == 0) continue;
+        char p[2100];
+        snprintf(p, sizeof p, "%s/%s", dir, names[i]);
+        unlink(p);
+    }
+    free(protect);
+    free_names(names, n);
+    /* no fsync of the directory: an old image that comes back after a crash is harmless
+     * (the next checkpoint prunes it), and a checkpoint is one sync cheaper */
+}
+
+char **srv_volume_parent_candidates(const char *root, const char *id, const char *delta_name, uint64_t parent_len,
+                                    size_t *count) {
+    *count = 0;
+    if (!srv_id_valid(id)) return NULL;
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s/%s/checkpoints", root, id);
+    size_t n;
+    char **names = list_images(dir, &n);
+    if (!names) return NULL;
+    char **out = calloc(n ? n : 1, sizeof *out);
+    size_t m = 0;
+    for (size_t k = n; out && k-- > 0;) { /* newest first */
+        uint64_t size = 0;
+        if (name_cmp(names[k], delta_name) < 0 && !image_is_delta(dir, names[k], &size) && size == parent_len) {
+            out[m++] = names[k];
+            names[k] = NULL;
+        }
+    }
+    free_names(names, n);
+    *count = m;
+    return out;
+}
+
+void srv_volume_drop_newer(const char *root, const char *id, const char *latest_name) {
+    if (!srv_id_valid(id)) return;
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s/%s/checkpoints", root, id);
+    size_t n;
+    char **names = list_images(dir, &n);
+    bool dropped = false;
+    for (size_t i = 0; i < n; i++)
+        if (name_cmp(names[i], latest_name) > 0) {
             char p[2100];
             snprintf(p, sizeof p, "%s/%s", dir, names[i]);
-            unlink(p);
+            dropped = unlink(p) == 0 || dropped;
         }
-        free(names[i]);
-    }
-    free(names);
-    fsync_dir(dir);
+    free_names(names, n);
+    if (dropped) fsync_dir(dir);
 }
 
 bool srv_volume_write_checkpoint(const char *root, const char *id, const uint8_t *img, size_t len, uint32_t keep,
@@ -182,7 +298,10 @@ bool srv_volume_write_checkpoint(const char *root, const char *id, const uint8_t
         snprintf(path, sizeof path, "%s/%s", dir, name);
         if (stat(path, &st) != 0) break;
     }
-    if (!srv_write_atomic(dir, name, img, len, why, cap)) return false;
+    /* One fsync of the directory after both renames makes both durable (same directory;
+     * the journal commits the image's rename no later than latest's), so a crash leaves
+     * latest naming the old image or the new, complete one. */
+    if (!replace_file(dir, name, img, len, true, false, why, cap)) return false;
     if (!srv_write_atomic(dir, "latest", name, strlen(name), why, cap)) {
         unlink(path); /* latest still names the previous good image */
         return false;
@@ -192,29 +311,13 @@ bool srv_volume_write_checkpoint(const char *root, const char *id, const uint8_t
     return true;
 }
 
-/* The file `latest` names, mapped read-only (no copy of a large image): 0 ok, 1 not found,
- * 2 damaged or unreadable (why). */
-int srv_volume_map_latest(const char *root, const char *id, const uint8_t **img, size_t *len, char *why, size_t cap) {
-    if (!srv_id_valid(id)) return 1;
+/* An image of the sandbox, mapped read-only (no copy of a large image): 0 ok, 2 error (why). */
+int srv_volume_map_image(const char *root, const char *id, const char *name, const uint8_t **img, size_t *len,
+                         char *why, size_t cap) {
     char path[1200];
-    snprintf(path, sizeof path, "%s/%s/checkpoints/latest", root, id);
-    uint8_t *latest;
-    size_t n;
-    int e;
-    if (!srv_read_file(path, 256, &latest, &n, &e)) {
-        if (e == ENOENT) return 1;
-        snprintf(why, cap, "Cannot read %s: %s", path, strerror(e));
-        return 2;
-    }
-    while (n > 0 && (latest[n - 1] == '\n' || latest[n - 1] == '\r' || latest[n - 1] == ' ')) n--;
-    latest[n] = 0;
-    if (!ckpt_name_valid((const char *)latest, n)) {
-        snprintf(why, cap, "Corrupted checkpoint: the latest file does not name a checkpoint image.");
-        free(latest);
-        return 2;
-    }
-    snprintf(path, sizeof path, "%s/%s/checkpoints/%s", root, id, (const char *)latest);
-    free(latest);
+    if (!srv_id_valid(id) || !ckpt_name_valid(name, strlen(name)))
+        return snprintf(why, cap, "Not a checkpoint image name: %s", name), 2;
+    snprintf(path, sizeof path, "%s/%s/checkpoints/%s", root, id, name);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     struct stat st;
     if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
@@ -233,6 +336,34 @@ int srv_volume_map_latest(const char *root, const char *id, const uint8_t **img,
     *img = m;
     *len = (size_t)st.st_size;
     return 0;
+}
+
+/* The file `latest` names (its name into name_out), mapped read-only: 0 ok, 1 not found,
+ * 2 damaged or unreadable (why). */
+int srv_volume_map_latest(const char *root, const char *id, const uint8_t **img, size_t *len, char *name_out,
+                          size_t name_cap, char *why, size_t cap) {
+    if (!srv_id_valid(id)) return 1;
+    char path[1200];
+    snprintf(path, sizeof path, "%s/%s/checkpoints/latest", root, id);
+    uint8_t *latest;
+    size_t n;
+    int e;
+    if (!srv_read_file(path, 256, &latest, &n, &e)) {
+        if (e == ENOENT) return 1;
+        snprintf(why, cap, "Cannot read %s: %s", path, strerror(e));
+        return 2;
+    }
+    while (n > 0 && (latest[n - 1] == '\n' || latest[n - 1] == '\r' || latest[n - 1] == ' ')) n--;
+    latest[n] = 0;
+    if (!ckpt_name_valid((const char *)latest, n)) {
+        snprintf(why, cap, "Corrupted checkpoint: the latest file does not name a checkpoint image.");
+        free(latest);
+        return 2;
+    }
+    if (name_out) snprintf(name_out, name_cap, "%s", (const char *)latest);
+    int r = srv_volume_map_image(root, id, (const char *)latest, img, len, why, cap);
+    free(latest);
+    return r;
 }
 
 void srv_unmap(const uint8_t *img, size_t len) {

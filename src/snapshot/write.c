@@ -28,15 +28,19 @@ static void write_meta(snap_buf *b, const ri_instance *inst, const ri_snap_meta 
     snap_buf_end_section(b, at);
 }
 
+/* select: NULL for a full image, else one page bitmap per memory (a delta). */
 static bool write_memories(snap_buf *b, const ri_instance *inst, ri_snap_compression compression,
-                           ri_snap_error *err) {
+                           const uint8_t *const *select, ri_snap_error *err) {
     size_t at = snap_buf_begin_section(b, SNAP_TAG_MEMS, SNAP_FLAG_REQUIRED);
     uint32_t n = ri_instance_memory_count(inst);
     snap_buf_u32(b, n);
     for (uint32_t i = 0; i < n; i++) {
         ri_memory *mem = ri_instance_memory(inst, i);
-        if (!snap_write_memory(b, ri_memory_data(mem), ri_memory_pages(mem), ri_memory_type(mem), compression, i, err))
-            return false;
+        bool ok = select ? snap_write_memory_pages(b, ri_memory_data(mem), ri_memory_pages(mem), ri_memory_type(mem),
+                                                   compression, i, select[i], err)
+                         : snap_write_memory(b, ri_memory_data(mem), ri_memory_pages(mem), ri_memory_type(mem),
+                                             compression, i, err);
+        if (!ok) return false;
     }
     snap_buf_end_section(b, at);
     return true;
@@ -169,7 +173,8 @@ bool ri_snap_write(const ri_instance *inst, const ri_snap_meta *meta, const ri_s
 /* The image into b (growing, or the caller's fixed buffer). On failure err says why;
  * b is the caller's to free. */
 static bool write_image(snap_buf *b_, const ri_instance *inst, const ri_snap_meta *meta,
-                        const ri_snap_write_options *opts, const ri_snap_call *call, ri_snap_error *err) {
+                        const ri_snap_write_options *opts, const ri_snap_call *call,
+                        const ri_snap_delta_target *target, ri_snap_error *err) {
     ri_snap_compression compression = opts ? opts->compression : RI_SNAP_COMPRESS_ZSTD;
     snap_buf b = *b_;
     snap_buf_put(&b, "WSNP", 4);
@@ -181,10 +186,22 @@ static bool write_image(snap_buf *b_, const ri_instance *inst, const ri_snap_met
         snap_buf_put(&b, opts->module, opts->module_len);
         snap_buf_end_section(&b, at);
     }
-    bool ok = write_memories(&b, inst, compression, err) && write_tables(&b, inst, err) &&
-              write_globals(&b, inst, err);
+    bool ok = write_memories(&b, inst, compression, target ? target->select : NULL, err) &&
+              write_tables(&b, inst, err) && write_globals(&b, inst, err);
     if (ok) write_segments(&b, inst);
     if (ok && call) ok = snap_write_frames(&b, call, ri_instance_func_count(inst), err);
+    if (ok && target) {
+        /* PRNT as docs/SNAPSHOT_FORMAT.md lays it out (src/snapshot/delta.c reads it) */
+        uint8_t prnt[RI_SNAP_PARENT_BYTES];
+        memset(prnt, 0, sizeof prnt);
+        memcpy(prnt, target->parent_sha256, RI_SNAP_SHA256_BYTES);
+        snap_put_u64(prnt + 32, target->parent_len);
+        prnt[40] = compression == RI_SNAP_COMPRESS_NONE ? 1 : 0;
+        snap_buf_put(&b, "PRNT", 4);
+        snap_buf_u32(&b, SNAP_FLAG_REQUIRED);
+        snap_buf_u64(&b, RI_SNAP_PARENT_BYTES);
+        snap_buf_put(&b, prnt, RI_SNAP_PARENT_BYTES);
+    }
     if (ok && !b.failed) {
         /* The checksum covers every byte before its own section (the raw pages' part
          * was computed as they were copied). */
@@ -206,15 +223,23 @@ static bool check_call(const ri_snap_meta *meta, const ri_snap_call *call, ri_sn
     return true;
 }
 
-bool ri_snap_write_call(const ri_instance *inst, const ri_snap_meta *meta, const ri_snap_write_options *opts,
-                        const ri_snap_call *call, uint8_t **out, size_t *out_len, ri_snap_error *err) {
+/* A full image (target NULL) or a delta on target's parent, malloc'd into *out. */
+static bool write_alloc(const ri_instance *inst, const ri_snap_meta *meta, const ri_snap_write_options *opts,
+                        const ri_snap_call *call, const ri_snap_delta_target *target, uint8_t **out,
+                        size_t *out_len, ri_snap_error *err) {
     snap_ok(err);
     if (out) *out = NULL;
     if (out_len) *out_len = 0;
     if (!check_args(inst, meta, opts, out, out_len, err) || !check_call(meta, call, err)) return false;
     snap_buf b;
     memset(&b, 0, sizeof b);
-    if (!write_image(&b, inst, meta, opts, call, err)) {
+    if (target && (!target->select || target->nselect != ri_instance_memory_count(inst)))
+        return snap_fail(err, RI_SNAP_ERR_ARGUMENT, "ri_snap_write_delta: %u page sets for %u memories",
+                         target->select ? target->nselect : 0, ri_instance_memory_count(inst));
+    for (uint32_t i = 0; target && i < target->nselect; i++)
+        if (!target->select[i])
+            return snap_fail(err, RI_SNAP_ERR_ARGUMENT, "ri_snap_write_delta: no page set for memory %u", i);
+    if (!write_image(&b, inst, meta, opts, call, target, err)) {
         snap_buf_free(&b);
         return false;
     }
@@ -224,6 +249,18 @@ bool ri_snap_write_call(const ri_instance *inst, const ri_snap_meta *meta, const
     *out = exact ? exact : b.data;
     *out_len = b.len;
     return true;
+}
+
+bool ri_snap_write_call(const ri_instance *inst, const ri_snap_meta *meta, const ri_snap_write_options *opts,
+                        const ri_snap_call *call, uint8_t **out, size_t *out_len, ri_snap_error *err) {
+    return write_alloc(inst, meta, opts, call, NULL, out, out_len, err);
+}
+
+bool ri_snap_write_delta(const ri_instance *inst, const ri_snap_meta *meta, const ri_snap_write_options *opts,
+                         const ri_snap_call *call, const ri_snap_delta_target *target, uint8_t **out,
+                         size_t *out_len, ri_snap_error *err) {
+    if (!target) return snap_fail(err, RI_SNAP_ERR_ARGUMENT, "ri_snap_write_delta: a NULL argument");
+    return write_alloc(inst, meta, opts, call, target, out, out_len, err);
 }
 
 bool ri_snap_write_into(const ri_instance *inst, const ri_snap_meta *meta, const ri_snap_write_options *opts,
@@ -238,7 +275,7 @@ bool ri_snap_write_into(const ri_instance *inst, const ri_snap_meta *meta, const
     b.data = buf;
     b.cap = cap;
     b.fixed = true;
-    if (write_image(&b, inst, meta, opts, call, err)) {
+    if (write_image(&b, inst, meta, opts, call, NULL, err)) {
         *out_len = b.len;
         return true;
     }

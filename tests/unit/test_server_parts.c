@@ -150,7 +150,7 @@ static void volume_layout(void **state) {
     assert_true(srv_new_sandbox_id(id));
     const uint8_t *img;
     size_t n;
-    assert_int_equal(srv_volume_map_latest(root, id, &img, &n, why, sizeof why), 1); /* not found */
+    assert_int_equal(srv_volume_map_latest(root, id, &img, &n, NULL, 0, why, sizeof why), 1); /* not found */
     for (int i = 0; i < 5; i++) {
         uint8_t data[3] = {'i', 'm', (uint8_t)('0' + i)};
         assert_true(srv_volume_write_checkpoint(root, id, data, 3, 2, file, sizeof file, why, sizeof why));
@@ -158,7 +158,7 @@ static void volume_layout(void **state) {
     }
     snprintf(path, sizeof path, "%s/%s/checkpoints", root, id);
     assert_int_equal(count_images(path), 2); /* keep 2 */
-    assert_int_equal(srv_volume_map_latest(root, id, &img, &n, why, sizeof why), 0);
+    assert_int_equal(srv_volume_map_latest(root, id, &img, &n, NULL, 0, why, sizeof why), 0);
     assert_int_equal(n, 3);
     assert_memory_equal(img, "im4", 3); /* latest names the newest */
     srv_unmap(img, n);
@@ -166,7 +166,7 @@ static void volume_layout(void **state) {
     FILE *f = fopen(path, "w");
     fputs("../../etc/passwd", f);
     fclose(f);
-    assert_int_equal(srv_volume_map_latest(root, id, &img, &n, why, sizeof why), 2);
+    assert_int_equal(srv_volume_map_latest(root, id, &img, &n, NULL, 0, why, sizeof why), 2);
     assert_non_null(strstr(why, "latest"));
     /* metadata */
     json_t *meta = json_pack("{s:s, s:i}", "token_sha256", "00", "idle_timeout", 5);
