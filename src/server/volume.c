@@ -298,10 +298,10 @@ bool srv_volume_write_checkpoint(const char *root, const char *id, const uint8_t
         snprintf(path, sizeof path, "%s/%s", dir, name);
         if (stat(path, &st) != 0) break;
     }
-    /* One fsync of the directory after both renames makes both durable (same directory;
-     * the journal commits the image's rename no later than latest's), so a crash leaves
-     * latest naming the old image or the new, complete one. */
-    if (!replace_file(dir, name, img, len, true, false, why, cap)) return false;
+    /* The directory is fsynced after the image's rename and again after latest's: POSIX
+     * does not order two renames' durability, and without the first fsync a crash could
+     * leave latest naming an image whose rename was lost. */
+    if (!replace_file(dir, name, img, len, true, true, why, cap)) return false;
     if (!srv_write_atomic(dir, "latest", name, strlen(name), why, cap)) {
         unlink(path); /* latest still names the previous good image */
         return false;
