@@ -196,10 +196,8 @@ static int parse_options(int argc, char **argv, run_options *o, bool *help) {
         if (ri_arg_is(&a, "--help") || ri_arg_is(&a, "-h")) {
             *help = true;
             return RI_EXIT_OK;
-        } else if (ri_arg_is(&a, "--json") || ri_arg_is(&a, "--text")) {
-            ri_output_mode m = ri_arg_is(&a, "--json") ? RI_OUTPUT_JSON : RI_OUTPUT_TEXT;
-            if (o->mode != RI_OUTPUT_AUTO && o->mode != m) return ri_usage(CMD, "--json and --text exclude each other");
-            o->mode = m;
+        } else if (ri_arg_output_mode(CMD, &a, &o->mode, &rc) != 0) {
+            if (rc != RI_EXIT_OK) return rc;
         } else if (ri_arg_is(&a, "--check-determinism")) {
             o->check_determinism = true;
         } else if (ri_arg_is(&a, "--embed-module")) {

@@ -90,30 +90,21 @@ static char **rewrite(int argc, char **argv, const char **output, const char **m
     return v;
 }
 
-static bool has_arg(int argc, char **argv, const char *name) {
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--") == 0) return false;
-        if (strcmp(argv[i], name) == 0) return true;
-    }
-    return false;
+/* The index of the first argument that is exactly name, before any "--"; -1 if none. */
+static int arg_at(int argc, char **argv, const char *name) {
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+        if (strcmp(argv[i], name) == 0) return i;
+    return -1;
 }
 
-/* Whether the arguments ask for --format v1 (which cannot embed the module). */
-static bool asks_v1(int argc, char **argv) {
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--") == 0) return false;
-        if (strcmp(argv[i], "--format=v1") == 0) return true;
-        if (strcmp(argv[i], "--format") == 0 && i + 1 < argc && strcmp(argv[i + 1], "v1") == 0) return true;
-    }
-    return false;
-}
+static bool wants_help(int argc, char **argv) { return arg_at(argc, argv, "-h") > 0 || arg_at(argc, argv, "--help") > 0; }
 
-static bool wants_help(int argc, char **argv) {
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--") == 0) return false;
-        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) return true;
-    }
-    return false;
+/* Whether ri run must be told --embed-module: not already asked, and not --format v1
+ * (which cannot embed the module). */
+static bool needs_embed_flag(int argc, char **argv) {
+    int format = arg_at(argc, argv, "--format");
+    bool v1 = arg_at(argc, argv, "--format=v1") > 0 || (format > 0 && format + 1 < argc && strcmp(argv[format + 1], "v1") == 0);
+    return !v1 && arg_at(argc, argv, "--embed-module") < 0;
 }
 
 int ri_cmd_snapshot(int argc, char **argv) {
@@ -133,7 +124,7 @@ int ri_cmd_snapshot(int argc, char **argv) {
     v[n++] = (char *)"--snapshot";
     v[n++] = (char *)output;
     /* The image embeds its module (v2), so that `ri restore FILE` needs nothing else. */
-    if (!asks_v1(argc, argv) && !has_arg(argc, argv, "--embed-module")) v[n++] = (char *)"--embed-module";
+    if (needs_embed_flag(argc, argv)) v[n++] = (char *)"--embed-module";
     rc = ri_cmd_run(n, v);
     free(v);
     return rc;
@@ -168,7 +159,7 @@ int ri_cmd_restore(int argc, char **argv) {
     if (output) {
         w[m++] = (char *)"--snapshot";
         w[m++] = (char *)output;
-        if (!asks_v1(argc, argv) && !has_arg(argc, argv, "--embed-module")) w[m++] = (char *)"--embed-module";
+        if (needs_embed_flag(argc, argv)) w[m++] = (char *)"--embed-module";
     }
     rc = ri_cmd_run(m, w);
     free(w);
