@@ -171,11 +171,8 @@ static void execution_work(srv_job *job) {
     ri_sandbox_result_free(&r);
 }
 
-/* DONE is sent here, on the service thread, once the sandbox is free again: a client that
- * acts on DONE never finds the execution still running. */
-static void execution_done(srv_job *job) {
-    srv_sandbox *sb = job->sb;
-    if (sb->conn) srv_conn_send_status(sb->conn, "SANDBOX_EXECUTION_DONE");
+/* No stdin, no kill request, no output to replay: the state between executions. */
+static void reset_io(srv_sandbox *sb) {
     pthread_mutex_lock(&sb->io_lock);
     sb->stdin_len = 0;
     sb->stdin_closed = false;
@@ -184,18 +181,21 @@ static void execution_done(srv_job *job) {
     srv_replay_clear(sb);
 }
 
+/* DONE is sent here, on the service thread, once the sandbox is free again: a client that
+ * acts on DONE never finds the execution still running. */
+static void execution_done(srv_job *job) {
+    srv_sandbox *sb = job->sb;
+    if (sb->conn) srv_conn_send_status(sb->conn, "SANDBOX_EXECUTION_DONE");
+    reset_io(sb);
+}
+
 void srv_start_execution(srv_sandbox *sb, json_t *msg) {
     srv_job *job = srv_job_new(SRV_JOB_EXECUTION, sb, msg, execution_work, execution_done);
     if (!job) {
         if (sb->conn) srv_conn_send_error(sb->conn, "SANDBOX_EXECUTION_ERROR", "Out of memory.");
         return;
     }
-    pthread_mutex_lock(&sb->io_lock);
-    sb->stdin_len = 0;
-    sb->stdin_closed = false;
-    atomic_store(&sb->killed, false);
-    pthread_mutex_unlock(&sb->io_lock);
-    srv_replay_clear(sb);
+    reset_io(sb);
     atomic_fetch_add(&sb->s->m.executions, 1);
     srv_submit(sb->s, job);
 }

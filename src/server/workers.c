@@ -6,6 +6,16 @@
 
 #include "server_internal.h"
 
+/* Appends an item to the done queue and wakes the service thread to send it. */
+static void post_item(srv *s, srv_item *it) {
+    pthread_mutex_lock(&s->q_lock);
+    if (s->done_tail) s->done_tail->next = it;
+    else s->done_head = it;
+    s->done_tail = it;
+    pthread_mutex_unlock(&s->q_lock);
+    if (s->ctx) lws_cancel_service(s->ctx);
+}
+
 static void *worker_main(void *arg) {
     srv *s = arg;
     for (;;) {
@@ -26,12 +36,7 @@ static void *worker_main(void *arg) {
         while (!it) it = calloc(1, sizeof *it);
         it->job = job;
         it->sb = job->sb;
-        pthread_mutex_lock(&s->q_lock);
-        if (s->done_tail) s->done_tail->next = it;
-        else s->done_head = it;
-        s->done_tail = it;
-        pthread_mutex_unlock(&s->q_lock);
-        if (s->ctx) lws_cancel_service(s->ctx);
+        post_item(s, it);
     }
 }
 
@@ -100,12 +105,7 @@ void srv_post(srv *s, srv_sandbox *sb, char *text, bool output) {
     it->sb = sb;
     it->text = text;
     it->output = output;
-    pthread_mutex_lock(&s->q_lock);
-    if (s->done_tail) s->done_tail->next = it;
-    else s->done_head = it;
-    s->done_tail = it;
-    pthread_mutex_unlock(&s->q_lock);
-    if (s->ctx) lws_cancel_service(s->ctx);
+    post_item(s, it);
 }
 
 static void replay_add(srv_sandbox *sb, const char *text) {
