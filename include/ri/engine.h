@@ -391,6 +391,15 @@ int64_t ri_memory_written_pages(ri_memory *mem, unsigned flags, uint8_t *bitmap)
 /* The image the memory is backed by (no reference added), or NULL. */
 const ri_memimage *ri_memory_backing(const ri_memory *mem);
 
+/* A full image of `pages` pages from their contents: source(ctx, p) is called once for
+ * each page p in ascending order and returns its 64 KiB (read before the next call), or
+ * NULL for a zero page. Loading the result (ri_memory_load_image) restores a memory
+ * without copying it into the memory's pages: they read through from the image until
+ * written. With RI_MEMIMAGE_NO_MEMFD, or without memfd, a heap copy. NULL on failure
+ * (err: RI_ERR_NOMEM, RI_ERR_ARGUMENT, or the write that failed). */
+typedef const uint8_t *(*ri_page_source)(void *ctx, uint32_t page);
+ri_memimage *ri_memimage_build(uint32_t pages, ri_page_source source, void *ctx, unsigned flags, ri_error *err);
+
 void ri_memimage_retain(ri_memimage *img);
 void ri_memimage_release(ri_memimage *img); /* NULL is fine */
 uint32_t ri_memimage_pages(const ri_memimage *img);

@@ -139,6 +139,9 @@ typedef struct ri_snap_memory {
     const uint8_t *payload;          /* the stored bytes (zstd frame, raw pages, or v1 memory) */
     uint64_t payload_len;
     uint64_t raw_len;                /* present_pages * 64 KiB: the payload's content */
+    /* For ri_snap_restore only, never read or written: pages this image does not store
+     * read as this memory's (a delta's parent), where it has them; NULL: as zero. */
+    const struct ri_snap_memory *under;
 } ri_snap_memory;
 
 typedef struct ri_snap_global {

@@ -400,6 +400,56 @@ static int new_memfd(uint64_t bytes) {
     return fd;
 }
 
+/* ---- building an image from page contents ---------------------------------------------- */
+
+/* Each run of pages whose contents lie back to back in the caller's buffers is one
+ * pwrite into a fresh memfd: the kernel fills its page cache without a page fault per
+ * 4 KiB (what copying into a mapping costs), and zero pages stay holes. */
+ri_memimage *ri_memimage_build(uint32_t pages, ri_page_source source, void *ctx, unsigned flags, ri_error *err) {
+    ri_error scratch;
+    if (!err) err = &scratch;
+    if (!source || pages > MAX_PAGES) {
+        ri_error_set(err, RI_ERR_ARGUMENT, "ri_memimage_build: %s", source ? "more than 65536 pages" : "no source");
+        return NULL;
+    }
+    ri_memimage *img = image_new(pages);
+    if (!img) {
+        ri_error_set(err, RI_ERR_NOMEM, "out of memory building a memory image");
+        return NULL;
+    }
+    if (!(flags & RI_MEMIMAGE_NO_MEMFD)) img->fd = new_memfd((uint64_t)pages * RI_PAGE_SIZE);
+    if (img->fd < 0) { /* no memfd: a heap copy, as capture_copy makes */
+        img->copy = calloc(pages ? (size_t)pages : 1, RI_PAGE_SIZE);
+        if (!img->copy) {
+            ri_memimage_release(img);
+            ri_error_set(err, RI_ERR_NOMEM, "out of memory building a memory image of %u pages", pages);
+            return NULL;
+        }
+    }
+    img->nstored = pages;
+    const uint8_t *run = NULL; /* the pending run: pages [first, p) from run */
+    uint32_t first = 0;
+    for (uint32_t p = 0; p <= pages; p++) {
+        const uint8_t *src = p < pages ? source(ctx, p) : NULL;
+        if (src) img->stored_pages++;
+        if (run && (uintptr_t)src == (uintptr_t)run + (uintptr_t)(p - first) * RI_PAGE_SIZE) continue;
+        if (run) {
+            size_t len = (size_t)(p - first) * RI_PAGE_SIZE;
+            uint64_t off = (uint64_t)first * RI_PAGE_SIZE;
+            if (img->copy) {
+                memcpy(img->copy + off, run, len);
+            } else if (!pwrite_all(img->fd, run, len, off)) {
+                set_errno_error(err, "writing a memory image");
+                ri_memimage_release(img);
+                return NULL;
+            }
+        }
+        run = src;
+        first = p;
+    }
+    return img;
+}
+
 /* ---- which pages were written -------------------------------------------------------- */
 
 /* PAGEMAP_SCAN (Linux 6.7): the kernel lists the matching ranges itself, much faster

@@ -182,7 +182,12 @@ bool sb_snapshot_v2_into(ri_sandbox *sb, const ri_snapshot_options *opts, uint8_
                          ri_sandbox_error *err);
 /* After the status checks and the version dispatch of ri_sandbox_restore. */
 bool sb_restore_v1(ri_sandbox *sb, const uint8_t *snapshot, size_t len, ri_sandbox_error *err);
-bool sb_restore_v2(ri_sandbox *sb, const uint8_t *snapshot, size_t len, ri_sandbox_error *err);
+/* under: NULL, or an image whose memories show through where this one stores no page
+ * (a delta's parent: snapshot_delta.c). sb_restore_checked: ri_sandbox_restore with it. */
+bool sb_restore_v2(ri_sandbox *sb, const uint8_t *snapshot, size_t len, const ri_snap_image *under,
+                   ri_sandbox_error *err);
+bool sb_restore_checked(ri_sandbox *sb, const uint8_t *snapshot, size_t len, const ri_snap_image *under,
+                        ri_sandbox_error *err);
 /* SHA-256 of the image's module (computed once); false if libcrypto fails. */
 bool sb_module_sha256(sb_image *img, uint8_t out[RI_SNAP_SHA256_BYTES]);
 /* The live state as a WSNP v2 meta (module identity, status, PRNG, gas, timestamp). */

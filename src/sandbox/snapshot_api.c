@@ -80,6 +80,11 @@ int ri_snapshot_version(const uint8_t *data, size_t len, ri_sandbox_error *err) 
 }
 
 bool ri_sandbox_restore(ri_sandbox *sb, const uint8_t *snapshot, size_t len, ri_sandbox_error *err) {
+    return sb_restore_checked(sb, snapshot, len, NULL, err);
+}
+
+bool sb_restore_checked(ri_sandbox *sb, const uint8_t *snapshot, size_t len, const ri_snap_image *under,
+                        ri_sandbox_error *err) {
     ri_sandbox_error scratch;
     if (!err) err = &scratch;
     sb_error_clear(err);
@@ -98,7 +103,7 @@ bool ri_sandbox_restore(ri_sandbox *sb, const uint8_t *snapshot, size_t len, ri_
         sb_pending_drop(sb); /* the image holds no call: a paused one is dropped */
         return true;
     }
-    if (version == 2) return sb_restore_v2(sb, snapshot, len, err);
+    if (version == 2) return sb_restore_v2(sb, snapshot, len, under, err);
     return false;
 }
 

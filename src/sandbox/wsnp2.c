@@ -125,7 +125,8 @@ static bool runs_module_of(ri_sandbox *sb, const ri_snap_image *img, bool *same,
     return true;
 }
 
-bool sb_restore_v2(ri_sandbox *sb, const uint8_t *snapshot, size_t len, ri_sandbox_error *err) {
+bool sb_restore_v2(ri_sandbox *sb, const uint8_t *snapshot, size_t len, const ri_snap_image *under,
+                   ri_sandbox_error *err) {
     ri_snap_image img;
     ri_snap_error e;
     if (ri_snap_is_delta(snapshot, len, NULL))
@@ -135,6 +136,8 @@ bool sb_restore_v2(ri_sandbox *sb, const uint8_t *snapshot, size_t len, ri_sandb
         sb_error_set(err, RI_SANDBOX_SNAPSHOT_ERROR, "%s", e.message);
         return false;
     }
+    for (uint32_t i = 0; under && i < img.nmemories && i < under->nmemories; i++)
+        img.memories[i].under = &under->memories[i];
     bool same;
     if (!runs_module_of(sb, &img, &same, err)) {
         ri_snap_image_free(&img);

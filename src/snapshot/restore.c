@@ -1,9 +1,12 @@
 /*
  * Restoring a read image into an instance, atomically: every check first (the image
  * fits the instance), then every step that can fail (decompressing the memories,
- * growing memories and tables; a failed grow shrinks back what grew, which loses
- * nothing), and only then the changes that cannot fail (shrinking, contents, globals,
- * segment flags).
+ * building each memory's image, growing memories and tables; a failed grow shrinks
+ * back what grew, which loses nothing), and only then the changes that cannot fail
+ * (shrinking, contents, globals, segment flags). A memory's contents are loaded as a
+ * memory image (ri_memimage_build, ri_memory_load_image): its pages read through from
+ * the image until written, so a restore writes each stored page once, into the image,
+ * and faults in no page of the memory.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -104,15 +107,48 @@ bool ri_snap_check(const ri_instance *inst, const ri_snap_image *img, ri_snap_er
     return true;
 }
 
-/* Per memory: its content for the commit, and what was allocated for it. */
+/* Per memory: its contents for the commit (the image's stored pages, and those of the
+ * memory under it, if any), what was allocated for them, and the memory image built
+ * from them (which the commit loads: the pages read through from it, not copied). */
 typedef struct prepared {
-    const uint8_t *content;
-    uint8_t *owned;
+    const ri_snap_memory *m, *under;
+    const uint8_t *content, *under_content;
+    uint8_t *owned, *under_owned;
+    ri_memimage *image;
+    size_t next, under_next; /* page cursors of page_at */
 } prepared;
 
 static void free_prepared(prepared *p, uint32_t n) {
-    for (uint32_t i = 0; p && i < n; i++) free(p[i].owned);
+    for (uint32_t i = 0; p && i < n; i++) {
+        free(p[i].owned);
+        free(p[i].under_owned);
+        ri_memimage_release(p[i].image);
+    }
     free(p);
+}
+
+/* Page `page` of the memory after the restore: the image's own stored page, else the
+ * page under it (a delta's parent), else zero (NULL). Called in ascending page order. */
+static const uint8_t *page_at(void *ctx, uint32_t page) {
+    prepared *p = ctx;
+    const uint8_t *at = NULL;
+    if (p->under && page < p->under->pages && snap_bit(p->under->bitmap, page))
+        at = p->under_content + (p->under_next++) * RI_SNAP_PAGE_BYTES;
+    if (snap_bit(p->m->bitmap, page)) at = p->content + (p->next++) * RI_SNAP_PAGE_BYTES;
+    return at;
+}
+
+static bool prepare_memory(prepared *p, const ri_snap_memory *m, uint32_t index, ri_snap_error *err) {
+    p->m = m;
+    p->under = m->under;
+    if (!snap_inflate(m, index, &p->content, &p->owned, err)) return false;
+    if (p->under && !snap_inflate(p->under, index, &p->under_content, &p->under_owned, err)) return false;
+    ri_error e;
+    p->image = ri_memimage_build(m->pages, page_at, p, 0, &e);
+    if (!p->image)
+        return snap_fail(err, RI_SNAP_ERR_NOMEM,
+                         "Cannot restore memory %u: %s", index, e.message);
+    return true;
 }
 
 /* Grows every memory and table that the image makes larger; on failure shrinks back
@@ -144,18 +180,22 @@ static bool grow_all(ri_instance *inst, const ri_snap_image *img, uint32_t *old_
                      img->tables[t].size);
 }
 
-static void commit_memory(ri_memory *mem, const ri_snap_memory *m, const uint8_t *content) {
-    (void)ri_memory_resize(mem, m->pages); /* only shrinks now, which cannot fail */
+/* Loads the prepared image: the memory maps it (no copy). Should the kernel refuse the
+ * mapping (its limit on mappings), the pages are copied in as before. */
+static void commit_memory(ri_memory *mem, prepared *p) {
+    (void)ri_memory_resize(mem, p->m->pages); /* only shrinks now, which cannot fail */
+    if (ri_memory_load_image(mem, p->image, NULL)) return;
+    (void)ri_memory_resize(mem, p->m->pages);
     uint8_t *data = ri_memory_data(mem);
-    size_t next = 0;
-    for (uint32_t i = 0; i < m->pages; i++) {
+    uint32_t pages = ri_memory_pages(mem);
+    p->next = p->under_next = 0;
+    for (uint32_t i = 0; i < pages; i++) {
+        const uint8_t *src = page_at(p, i);
         uint8_t *page = data + (size_t)i * RI_SNAP_PAGE_BYTES;
-        if (snap_bit(m->bitmap, i)) {
-            memcpy(page, content + next, RI_SNAP_PAGE_BYTES);
-            next += RI_SNAP_PAGE_BYTES;
-        } else {
+        if (src)
+            memcpy(page, src, RI_SNAP_PAGE_BYTES);
+        else
             memset(page, 0, RI_SNAP_PAGE_BYTES);
-        }
     }
 }
 
@@ -188,8 +228,7 @@ bool ri_snap_restore(ri_instance *inst, const ri_snap_image *img, ri_snap_error 
     uint32_t *old_sizes = calloc(img->ntables ? img->ntables : 1, sizeof *old_sizes);
     bool ok = prep && old_pages && old_sizes;
     if (!ok) snap_fail(err, RI_SNAP_ERR_NOMEM, "Cannot restore: out of memory");
-    for (uint32_t i = 0; ok && i < img->nmemories; i++)
-        ok = snap_inflate(&img->memories[i], i, &prep[i].content, &prep[i].owned, err);
+    for (uint32_t i = 0; ok && i < img->nmemories; i++) ok = prepare_memory(&prep[i], &img->memories[i], i, err);
     /* Fallible, undone on failure: growing. */
     ok = ok && grow_all(inst, img, old_pages, old_sizes, err);
     free(old_pages);
@@ -201,7 +240,7 @@ bool ri_snap_restore(ri_instance *inst, const ri_snap_image *img, ri_snap_error 
 
     /* From here nothing fails. */
     for (uint32_t i = 0; i < img->nmemories; i++)
-        commit_memory(ri_instance_memory(inst, i), &img->memories[i], prep[i].content);
+        commit_memory(ri_instance_memory(inst, i), &prep[i]);
     free_prepared(prep, img->nmemories);
     for (uint32_t i = 0; i < img->ntables; i++) {
         ri_table *table = ri_instance_table(inst, i);
