@@ -142,9 +142,11 @@ void srv_start_create(srv_sandbox *sb, json_t *init) {
 
 /* ---- checkpoint ------------------------------------------------------------------------ */
 
-bool srv_checkpoint_now(srv_sandbox *sb, char *why, size_t cap) {
+bool srv_checkpoint_now(srv_sandbox *sb, srv_ckpt_info *info, char *why, size_t cap) {
     srv *s = sb->s;
+    memset(info, 0, sizeof *info);
     if (!s->checkpoint_path) return snprintf(why, cap, "Checkpointing is not enabled on the server."), false;
+    int64_t t0 = srv_mono_us();
     uint8_t *img = NULL;
     size_t n = 0;
     bool full = true;
@@ -172,6 +174,10 @@ bool srv_checkpoint_now(srv_sandbox *sb, char *why, size_t cap) {
     } else {
         return snprintf(why, cap, "The sandbox is not in memory."), false;
     }
+    info->delta = !full;
+    info->bytes = n;
+    int64_t t1 = srv_mono_us();
+    info->snapshot_us = t1 - t0;
     /* metadata.json is written when the sandbox is made and, after a full image, to name
      * it; write it again here only if it went missing */
     char mpath[1200];
@@ -183,9 +189,8 @@ bool srv_checkpoint_now(srv_sandbox *sb, char *why, size_t cap) {
         ok = meta && srv_volume_write_metadata(s->checkpoint_path, sb->id, meta, why, cap);
         json_decref(meta);
     }
-    char file[128] = "";
-    if (ok) ok = srv_volume_write_checkpoint(s->checkpoint_path, sb->id, img, n, s->cfg.keep_checkpoints, file,
-                                             sizeof file, why, cap);
+    char *file = info->file;
+    if (ok) ok = srv_volume_write_checkpoint(s->checkpoint_path, sb->id, img, n, file, sizeof info->file, why, cap);
     if (ok && full) {
         /* the new parent of later deltas, by its SHA-256: metadata.json names it (after
          * `latest`: a restore trusts the hash only when the names agree) */
@@ -198,11 +203,35 @@ bool srv_checkpoint_now(srv_sandbox *sb, char *why, size_t cap) {
         json_decref(meta);
     }
     free(img);
+    info->write_us = srv_mono_us() - t1;
     return ok;
 }
 
+/* Pruning after a checkpoint, run by the worker once the reply is on its way. */
+typedef struct prune_ctx {
+    const char *root; /* the server's, which outlives its workers */
+    char id[SRV_ID_LEN + 1];
+    char newest[64];
+    uint32_t keep;
+} prune_ctx;
+
+static void prune_after(void *ctx) {
+    prune_ctx *p = ctx;
+    srv_volume_prune(p->root, p->id, p->newest, p->keep);
+    free(p);
+}
+
 static void checkpoint_work(srv_job *job) {
-    job->ok = srv_checkpoint_now(job->sb, job->message, sizeof job->message);
+    srv_sandbox *sb = job->sb;
+    job->ok = srv_checkpoint_now(sb, &job->ckpt, job->message, sizeof job->message);
+    prune_ctx *p = job->ok ? calloc(1, sizeof *p) : NULL;
+    if (!p) return; /* no pruning this time: the next checkpoint prunes */
+    p->root = sb->s->checkpoint_path;
+    snprintf(p->id, sizeof p->id, "%s", sb->id);
+    snprintf(p->newest, sizeof p->newest, "%s", job->ckpt.file);
+    p->keep = sb->s->cfg.keep_checkpoints;
+    job->after = prune_after;
+    job->after_ctx = p;
 }
 
 static void checkpoint_done(srv_job *job) {
@@ -221,7 +250,10 @@ static void checkpoint_done(srv_job *job) {
         return;
     }
     atomic_fetch_add(&s->m.checkpoints, 1);
-    srv_log(s, "info", "checkpointed", "{s:s, s:i}", "sandbox_id", sb->id, "reason", (int)job->reason);
+    srv_log(s, "info", "checkpointed", "{s:s, s:i, s:s, s:s, s:I, s:I, s:I, s:I}", "sandbox_id", sb->id, "reason",
+            (int)job->reason, "file", job->ckpt.file, "kind", job->ckpt.delta ? "delta" : "full", "bytes",
+            (json_int_t)job->ckpt.bytes, "queued_us", (json_int_t)(job->started_us - job->submitted_us),
+            "snapshot_us", (json_int_t)job->ckpt.snapshot_us, "write_us", (json_int_t)job->ckpt.write_us);
     if (c) {
         srv_conn_send_status(c, "SANDBOX_CHECKPOINTED");
         if (job->reason == SRV_CKPT_HANDOFF) srv_conn_send_status(c, "SANDBOX_LOCK_RELEASED");

@@ -31,6 +31,14 @@ typedef struct srv_sandbox srv_sandbox;
 typedef struct srv_conn srv_conn;
 typedef struct srv_job srv_job;
 
+/* What a checkpoint wrote, and what it took (jobs.c). */
+typedef struct srv_ckpt_info {
+    char file[64];     /* checkpoint_{ms}.img */
+    bool delta;        /* a delta on the last full image, else a full image */
+    size_t bytes;
+    int64_t snapshot_us, write_us;
+} srv_ckpt_info;
+
 /* ---- logging (log.c) ---------------------------------------------------------------- */
 /* One JSON object per line: ts, level, msg, and the fields of fmt (json_pack format, may be NULL). */
 void srv_log(srv *s, const char *level, const char *msg, const char *fmt, ...);
@@ -44,6 +52,7 @@ void srv_token_hash_hex(const char *token, char out[65]);
 bool srv_hex_equal_ct(const char *a, const char *b, size_t n);
 int64_t srv_now_ms(void);                               /* wall clock */
 int64_t srv_mono_ms(void);                              /* monotonic */
+int64_t srv_mono_us(void);                              /* monotonic, microseconds */
 
 /* ---- base64 and UTF-8 (codec.c) --------------------------------------------------------- */
 /* Strict base64 (padding optional, no whitespace); *out malloc'd. */
@@ -99,9 +108,12 @@ bool srv_replace_file(const char *dir, const char *name, const void *data, size_
                       size_t whycap);
 bool srv_mkdirs(const char *path, char *why, size_t whycap);
 bool srv_read_file(const char *path, size_t max, uint8_t **out, size_t *out_len, int *err_no);
-/* Writes checkpoints/checkpoint_{ms}.img, then latest, then prunes to keep. */
-bool srv_volume_write_checkpoint(const char *root, const char *id, const uint8_t *img, size_t len, uint32_t keep,
+/* Writes checkpoints/checkpoint_{ms}.img, then latest (srv_volume_prune removes old ones). */
+bool srv_volume_write_checkpoint(const char *root, const char *id, const uint8_t *img, size_t len,
                                  char *file_out, size_t file_cap, char *why, size_t whycap);
+/* Removes images beyond `keep` (oldest first), never `newest` nor a full image that a
+ * kept delta is built on. */
+void srv_volume_prune(const char *root, const char *id, const char *newest, uint32_t keep);
 /* 0 ok, 1 not found, 2 error (why); name_out (may be NULL) gets the image's file name. */
 int srv_volume_map_latest(const char *root, const char *id, const uint8_t **img, size_t *len, char *name_out,
                           size_t name_cap, char *why, size_t whycap);
@@ -279,6 +291,13 @@ struct srv_job {
     size_t data_len;
     bool not_found;
     bool lease_taken;                   /* the worker took the new sandbox's lease */
+    int64_t submitted_us, started_us, ended_us; /* monotonic: queue and work times for the logs */
+    srv_ckpt_info ckpt;                 /* a checkpoint job: what it wrote */
+    /* Housekeeping the worker runs after posting the job (the job may be freed by then,
+     * so it gets its own context, which it frees): a checkpoint's pruning of old images
+     * is not on the client's critical path. */
+    void (*after)(void *ctx);
+    void *after_ctx;
 };
 
 /* The queue back to the service thread: posted events and finished jobs, in order. */
@@ -365,7 +384,8 @@ void srv_pump(srv_sandbox *sb);
 void srv_handle_message(srv_conn *c, const char *text, size_t len);
 bool srv_rate_ok(srv_sandbox *sb);
 bool srv_store_open(srv_sandbox *sb, ri_snapstore_error *err); /* worker */
-bool srv_checkpoint_now(srv_sandbox *sb, char *why, size_t whycap); /* worker or shutdown */
+/* A checkpoint now, on the calling thread (a worker, or shutdown); no pruning. */
+bool srv_checkpoint_now(srv_sandbox *sb, srv_ckpt_info *info, char *why, size_t whycap);
 /* delta.c: restores img (latest's, full or delta) into rsb and sets sb->delta; false:
  * why says what is corrupt or missing. */
 bool srv_delta_restore(srv_sandbox *sb, ri_sandbox *rsb, const char *latest, const uint8_t *img, size_t n, char *why,

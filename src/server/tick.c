@@ -166,8 +166,10 @@ void srv_shutdown_sandboxes(srv *s) {
         next = sb->next;
         if (s->checkpoint_path && sb->cfg.enable_checkpoint && sb->lease_held) {
             char why[512];
-            bool ok = srv_checkpoint_now(sb, why, sizeof why);
+            srv_ckpt_info info;
+            bool ok = srv_checkpoint_now(sb, &info, why, sizeof why);
             if (ok) {
+                srv_volume_prune(s->checkpoint_path, sb->id, info.file, s->cfg.keep_checkpoints);
                 atomic_fetch_add(&s->m.checkpoints, 1);
                 srv_log(s, "info", "shutdown: checkpointed", "{s:s}", "sandbox_id", sb->id);
                 if (sb->conn) srv_conn_send_status(sb->conn, "SANDBOX_CHECKPOINTED");

@@ -30,13 +30,18 @@ static void *worker_main(void *arg) {
         if (!s->jobs_head) s->jobs_tail = NULL;
         pthread_mutex_unlock(&s->q_lock);
         job->next = NULL;
+        job->started_us = srv_mono_us();
         if (job->work) job->work(job);
+        job->ended_us = srv_mono_us();
+        void (*after)(void *) = job->after;
+        void *after_ctx = job->after_ctx;
         srv_item *it = calloc(1, sizeof *it);
         /* without memory for the item the job cannot be reported; spin until there is */
         while (!it) it = calloc(1, sizeof *it);
         it->job = job;
         it->sb = job->sb;
-        post_item(s, it);
+        post_item(s, it); /* from here the service thread owns the job */
+        if (after) after(after_ctx);
     }
 }
 
@@ -83,6 +88,7 @@ void srv_job_free(srv_job *job) {
 }
 
 void srv_submit(srv *s, srv_job *job) {
+    job->submitted_us = srv_mono_us();
     srv_sandbox_ref(job->sb);
     job->sb->job = job;
     atomic_store(&job->sb->killed, false);

@@ -489,6 +489,17 @@ async def checkpoint(client, timeout=20.0):
     return got
 
 
+async def settled(fn, want, timeout=5.0):
+    """fn() once it returns want, or its last value after timeout. For the volume after a
+    checkpoint: the server prunes old images after it has answered, not before."""
+    deadline = time.monotonic() + timeout
+    while True:
+        seen = fn()
+        if seen == want or time.monotonic() > deadline:
+            return seen
+        await asyncio.sleep(0.02)
+
+
 # ---- runner ---------------------------------------------------------------------------------
 _TESTS = []
 

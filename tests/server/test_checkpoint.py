@@ -11,7 +11,7 @@ import time
 
 import harness
 from harness import (Server, Skip, attach, attach_running, b64, check, check_eq, checkpoint, create,
-                     main, statuses, tempdir, test, texts, value_of)
+                     main, settled, statuses, tempdir, test, texts, value_of)
 
 IMG_RE = re.compile(r"^checkpoint_(\d{13})\.img$")
 
@@ -136,8 +136,8 @@ async def keep_checkpoints_prunes_old_images(ri):
         names.append(latest(s.ckpt, sess.id))
         time.sleep(0.01)
         c = await attach_running(s, sess.id, sess.token, restoring=True)
-    imgs = sorted(f for f in os.listdir(os.path.join(s.ckpt, sess.id, "checkpoints"))
-                  if IMG_RE.match(f))
+    imgs = await settled(lambda: sorted(f for f in os.listdir(os.path.join(s.ckpt, sess.id, "checkpoints"))
+                                        if IMG_RE.match(f)), sorted(names[-2:]))
     check_eq(imgs, sorted(names[-2:]), "images kept with --keep-checkpoints 2")
     check_eq(await value_of(c, "get"), 4, "counter after four checkpoints")
 

@@ -12,7 +12,7 @@ import re
 import signal
 import struct
 
-from harness import (Server, attach, attach_running, check, check_eq, checkpoint, create, main, statuses,
+from harness import (Server, attach, attach_running, check, check_eq, checkpoint, create, main, settled, statuses,
                      test, value_of)
 
 IMG_RE = re.compile(r"^checkpoint_(\d{13})\.img$")
@@ -138,15 +138,16 @@ async def pruning_keeps_the_parent(ri):
         want, name = await change_and_checkpoint(s, sess, SMALL, 10 + i)
         names.append(name)
         check(full in images(s, sess.id), f"the full image was pruned after delta {i}")
-    check_eq(images(s, sess.id), sorted([full] + names[-2:], key=lambda n: (len(n), n)),
-             "images kept: the two newest and their parent")
+    kept = sorted([full] + names[-2:], key=lambda n: (len(n), n))
+    check_eq(await settled(lambda: images(s, sess.id), kept), kept, "images kept: the two newest and their parent")
     c = await attach_running(s, sess.id, sess.token, restoring=True)
     check_eq(await value_of(c, "sum", timeout=60), want, "state after pruning")
     await checkpoint(c)  # nothing changed: one more delta; the two newest stay
     # A large change: the new full image, then a delta on it; the old full image goes.
     _, big = await change_and_checkpoint(s, sess, PAGES * 65536, 42)
     _, name = await change_and_checkpoint(s, sess, SMALL, 43)
-    check_eq(images(s, sess.id), sorted([big, name], key=lambda n: (len(n), n)), "images after a new full image")
+    kept = sorted([big, name], key=lambda n: (len(n), n))
+    check_eq(await settled(lambda: images(s, sess.id), kept), kept, "images after a new full image")
 
 
 @test(120)

@@ -153,10 +153,12 @@ static void volume_layout(void **state) {
     assert_int_equal(srv_volume_map_latest(root, id, &img, &n, NULL, 0, why, sizeof why), 1); /* not found */
     for (int i = 0; i < 5; i++) {
         uint8_t data[3] = {'i', 'm', (uint8_t)('0' + i)};
-        assert_true(srv_volume_write_checkpoint(root, id, data, 3, 2, file, sizeof file, why, sizeof why));
+        assert_true(srv_volume_write_checkpoint(root, id, data, 3, file, sizeof file, why, sizeof why));
         assert_memory_equal(file, "checkpoint_", 11);
     }
     snprintf(path, sizeof path, "%s/%s/checkpoints", root, id);
+    assert_int_equal(count_images(path), 5); /* writing prunes nothing */
+    srv_volume_prune(root, id, file, 2);
     assert_int_equal(count_images(path), 2); /* keep 2 */
     assert_int_equal(srv_volume_map_latest(root, id, &img, &n, NULL, 0, why, sizeof why), 0);
     assert_int_equal(n, 3);
