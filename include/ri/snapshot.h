@@ -220,10 +220,13 @@ void ri_snap_pages_close(ri_snap_pages *pages);
  * which module the instance runs). Changes nothing. */
 bool ri_snap_check(const ri_instance *inst, const ri_snap_image *img, ri_snap_error *err);
 
-/* ri_snap_check, then decompresses every memory (checking each payload), then grows
- * what must grow; only then changes the instance: memories and tables get the image's
- * sizes and contents, mutable globals its values, segments its dropped flags. On
- * failure nothing has changed. */
+/* ri_snap_check, then decompresses every memory (checking each payload) and builds its
+ * memory image (ri_memimage_build), then grows what must grow; only then changes the
+ * instance: memories and tables get the image's sizes and contents (a memory loads its
+ * image: no page is copied into it), mutable globals its values, segments its dropped
+ * flags. On failure nothing has changed, with one exception: should the system refuse
+ * both the image's mapping and fresh pages at the commit, that memory is left empty and
+ * the error (RI_SNAP_ERR_NOMEM, "Restore incomplete ...") says so. */
 bool ri_snap_restore(ri_instance *inst, const ri_snap_image *img, ri_snap_error *err);
 
 /* ---- diff ------------------------------------------------------------------------- */

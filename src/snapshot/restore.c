@@ -181,11 +181,13 @@ static bool grow_all(ri_instance *inst, const ri_snap_image *img, uint32_t *old_
 }
 
 /* Loads the prepared image: the memory maps it (no copy). Should the kernel refuse the
- * mapping (its limit on mappings), the pages are copied in as before. */
-static void commit_memory(ri_memory *mem, prepared *p) {
+ * mapping (its limit on mappings), the pages are copied in instead; false only if it then
+ * refuses fresh pages too (the memory is left empty: the one failure after the commit
+ * point, and it is reported). */
+static bool commit_memory(ri_memory *mem, prepared *p) {
     (void)ri_memory_resize(mem, p->m->pages); /* only shrinks now, which cannot fail */
-    if (ri_memory_load_image(mem, p->image, NULL)) return;
-    (void)ri_memory_resize(mem, p->m->pages);
+    if (ri_memory_load_image(mem, p->image, NULL)) return true;
+    if (!ri_memory_resize(mem, p->m->pages)) return false;
     uint8_t *data = ri_memory_data(mem);
     uint32_t pages = ri_memory_pages(mem);
     p->next = p->under_next = 0;
@@ -197,6 +199,7 @@ static void commit_memory(ri_memory *mem, prepared *p) {
         else
             memset(page, 0, RI_SNAP_PAGE_BYTES);
     }
+    return true;
 }
 
 static ri_val global_value(const ri_instance *inst, const ri_snap_global *g) {
@@ -238,9 +241,10 @@ bool ri_snap_restore(ri_instance *inst, const ri_snap_image *img, ri_snap_error 
         return false;
     }
 
-    /* From here nothing fails. */
+    /* From here nothing fails (but for the kernel refusing memory twice: commit_memory). */
+    uint32_t lost = UINT32_MAX;
     for (uint32_t i = 0; i < img->nmemories; i++)
-        commit_memory(ri_instance_memory(inst, i), &prep[i]);
+        if (!commit_memory(ri_instance_memory(inst, i), &prep[i]) && lost == UINT32_MAX) lost = i;
     free_prepared(prep, img->nmemories);
     for (uint32_t i = 0; i < img->ntables; i++) {
         ri_table *table = ri_instance_table(inst, i);
@@ -255,6 +259,11 @@ bool ri_snap_restore(ri_instance *inst, const ri_snap_image *img, ri_snap_error 
         if (img->globals[i].mutable_) ri_global_set(ri_instance_global(inst, i), global_value(inst, &img->globals[i]));
     for (uint32_t i = 0; i < img->nelems; i++) ri_instance_set_elem_dropped(inst, i, img->elem_dropped[i] != 0);
     for (uint32_t i = 0; i < img->ndatas; i++) ri_instance_set_data_dropped(inst, i, img->data_dropped[i] != 0);
+    if (lost != UINT32_MAX)
+        return snap_fail(err, RI_SNAP_ERR_NOMEM,
+                         "Restore incomplete: the system refused memory for memory %u (mapping its image, then "
+                         "fresh pages); that memory is left empty",
+                         lost);
     snap_ok(err);
     return true;
 }

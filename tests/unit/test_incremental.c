@@ -275,6 +275,76 @@ static void engine_reports_written_pages(void **state) {
     ri_store_free(other);
 }
 
+/* Pages of build_source: page p of `pages` holds p + 1 in every byte when p % 3 != 2
+ * (two of three pages, so runs are cut), else it is zero (NULL); buffers lie back to
+ * back in `buf`, so pages 0-1, 3-4, ... are runs of one pwrite. */
+typedef struct build_source {
+    uint8_t *buf;
+    uint32_t calls, last;
+} build_source;
+
+static const uint8_t *build_page(void *ctx, uint32_t page) {
+    build_source *b = ctx;
+    assert_true(b->calls == 0 || page == b->last + 1); /* ascending, once each */
+    b->calls++;
+    b->last = page;
+    if (page % 3 == 2) return NULL;
+    memset(b->buf + (size_t)page * PAGE, (int)(page + 1), PAGE);
+    return b->buf + (size_t)page * PAGE;
+}
+
+/* ri_memimage_build: the contents it was given (zero where the source said NULL),
+ * loaded without copying (nothing counts as written, a capture is the image itself), and
+ * the same bytes without memfd. */
+static void built_images(void **state) {
+    (void)state;
+    const uint32_t pages = 20;
+    for (int heap = 0; heap < 2; heap++) {
+        build_source src = {calloc(pages, PAGE), 0, 0};
+        assert_non_null(src.buf);
+        ri_error e;
+        ri_memimage *img = ri_memimage_build(pages, build_page, &src, heap ? RI_MEMIMAGE_NO_MEMFD : 0, &e);
+        assert_non_null(img);
+        assert_int_equal(src.calls, pages);
+        assert_int_equal(ri_memimage_pages(img), pages);
+        assert_int_equal(ri_memimage_depth(img), 0);
+        assert_int_equal(ri_memimage_stored_pages(img), 14); /* pages with contents */
+        uint8_t page[PAGE];
+        for (uint32_t p = 0; p < pages; p++) {
+            assert_true(ri_memimage_read_page(img, p, page));
+            uint8_t want = p % 3 == 2 ? 0 : (uint8_t)(p + 1);
+            assert_int_equal(page[0], want);
+            assert_int_equal(page[PAGE - 1], want);
+        }
+        ri_store *store = ri_store_new(NULL);
+        ri_memtype t = {{1, 64, true}};
+        ri_memory *mem = ri_memory_new(store, t, &e);
+        assert_non_null(mem);
+        ri_memory_data(mem)[0] = 99; /* replaced by the image */
+        assert_true(ri_memory_load_image(mem, img, &e));
+        assert_int_equal(ri_memory_pages(mem), pages);
+        uint8_t *data = ri_memory_data(mem);
+        for (uint32_t p = 0; p < pages; p++) assert_int_equal(data[(size_t)p * PAGE + 7], p % 3 == 2 ? 0 : p + 1);
+        if (!heap && ri_memimage_is_memfd(img)) {
+            assert_int_equal(ri_memory_written_pages(mem, 0, NULL), 0);
+            ri_memimage *again = ri_memory_capture(mem, 0, &e);
+            assert_ptr_equal(again, img); /* nothing written: the image itself */
+            ri_memimage_release(again);
+            data[5 * PAGE] = 1;
+            assert_int_equal(ri_memory_written_pages(mem, 0, NULL), 1);
+        }
+        ri_memimage_release(img); /* the memory keeps its backing */
+        assert_int_equal(data[4 * PAGE], 5);
+        ri_store_free(store);
+        free(src.buf);
+    }
+    ri_error e;
+    assert_null(ri_memimage_build(1, NULL, NULL, 0, &e));
+    assert_int_equal(e.code, RI_ERR_ARGUMENT);
+    assert_null(ri_memimage_build(65537, build_page, NULL, 0, &e));
+    assert_int_equal(e.code, RI_ERR_ARGUMENT);
+}
+
 /* No file descriptors left: checkpoints fall back to heap copies, forks and rollbacks
  * still give the same states. */
 static void out_of_descriptors(void **state) {
@@ -415,6 +485,7 @@ int main(void) {
         cmocka_unit_test(chain_without_pagemap),
         cmocka_unit_test(chain_without_memfd),
         cmocka_unit_test(engine_reports_written_pages),
+        cmocka_unit_test(built_images),
         cmocka_unit_test(delta_images_on_disk),
         cmocka_unit_test(out_of_descriptors),
     };
