@@ -271,6 +271,15 @@ struct srv_sandbox {
     srv_sandbox *prev, *next;
 };
 
+/* The queue back to the service thread: posted events and finished jobs, in order. */
+typedef struct srv_item {
+    struct srv_item *next;
+    srv_sandbox *sb;                    /* events: the sandbox they belong to */
+    char *text;                         /* an event, or NULL for a job */
+    bool output;                        /* stdout/stderr of an execution: replay buffer */
+    srv_job *job;
+} srv_item;
+
 struct srv_job {
     srv_job *next;
     srv_job_kind kind;
@@ -298,16 +307,8 @@ struct srv_job {
      * is not on the client's critical path. */
     void (*after)(void *ctx);
     void *after_ctx;
+    srv_item item;                      /* its entry in the done queue: posting allocates nothing */
 };
-
-/* The queue back to the service thread: posted events and finished jobs, in order. */
-typedef struct srv_item {
-    struct srv_item *next;
-    srv_sandbox *sb;                    /* events: the sandbox they belong to */
-    char *text;                         /* an event, or NULL for a job */
-    bool output;                        /* stdout/stderr of an execution: replay buffer */
-    srv_job *job;
-} srv_item;
 
 struct ri_server {
     ri_server_config cfg;

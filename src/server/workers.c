@@ -35,9 +35,8 @@ static void *worker_main(void *arg) {
         job->ended_us = srv_mono_us();
         void (*after)(void *) = job->after;
         void *after_ctx = job->after_ctx;
-        srv_item *it = calloc(1, sizeof *it);
-        /* without memory for the item the job cannot be reported; spin until there is */
-        while (!it) it = calloc(1, sizeof *it);
+        srv_item *it = &job->item;
+        memset(it, 0, sizeof *it);
         it->job = job;
         it->sb = job->sb;
         post_item(s, it); /* from here the service thread owns the job */
@@ -160,6 +159,7 @@ void srv_drain(srv *s) {
             if (sb->kill_pending && !sb->job) srv_finish_kill(sb);
             else srv_pump(sb);
             srv_sandbox_unref(sb);
+            continue; /* the item was the job's own */
         } else {
             srv_sandbox_touch(sb);
             if (it->output) replay_add(sb, it->text);
