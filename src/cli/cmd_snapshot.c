@@ -57,17 +57,32 @@ static void restore_usage(FILE *f) {
             ri_exit_codes_help);
 }
 
-/* Builds `ri run` arguments: argv[1..] without -o/--output (returned in *output) and,
- * when module is not NULL, without --module (returned in *module). */
-static char **rewrite(int argc, char **argv, const char **output, const char **module, int *out_argc, int *rc,
-                      const char *cmd) {
-    char **v = calloc((size_t)argc + 4, sizeof *v);
-    if (!v) {
+/* `ri run` arguments being built: head (options and positionals before any "--"), then
+ * the options the caller adds, then "--" and tail (the positionals after it), so that
+ * what followed "--" stays positional. */
+typedef struct run_args {
+    char **head, **tail;
+    int nhead, ntail;
+} run_args;
+
+static void run_args_free(run_args *r) {
+    free(r->head);
+    free(r->tail);
+}
+
+/* argv[1..] without -o/--output (returned in *output) and, when module is not NULL,
+ * without --module (returned in *module); head[0] is "run". */
+static bool rewrite(int argc, char **argv, const char **output, const char **module, run_args *r, int *rc,
+                    const char *cmd) {
+    r->head = calloc((size_t)argc + 8, sizeof *r->head);
+    r->tail = calloc((size_t)argc + 1, sizeof *r->tail);
+    r->nhead = r->ntail = 0;
+    if (!r->head || !r->tail) {
+        run_args_free(r);
         *rc = ri_fail(RI_EXIT_INTERNAL, cmd, "out of memory");
-        return NULL;
+        return false;
     }
-    int n = 0;
-    v[n++] = (char *)"run";
+    r->head[r->nhead++] = (char *)"run";
     ri_args args;
     ri_args_init(&args, argc, argv);
     for (ri_arg a = ri_args_next(&args); a.kind != RI_ARG_END; a = ri_args_next(&args)) {
@@ -75,19 +90,30 @@ static char **rewrite(int argc, char **argv, const char **output, const char **m
         if (a.kind == RI_ARG_OPTION && (is_output || (module && ri_arg_is(&a, "--module")))) {
             const char *value = ri_args_value(&args, &a);
             if (!value || !*value) {
-                free(v);
+                run_args_free(r);
                 *rc = ri_usage(cmd, "option %s needs a FILE", a.name);
-                return NULL;
+                return false;
             }
             *(is_output ? output : module) = value;
             continue;
         }
         /* Everything else passes through as written and in order (an option's separate
          * value comes back as a positional right after it, so it stays in place). */
-        v[n++] = (char *)a.text;
+        if (args.options_ended) r->tail[r->ntail++] = (char *)a.text;
+        else r->head[r->nhead++] = (char *)a.text;
     }
-    *out_argc = n;
-    return v;
+    return true;
+}
+
+/* head, then "--" and tail: the finished argument vector for ri_cmd_run. */
+static int run_with(run_args *r) {
+    if (r->ntail) {
+        r->head[r->nhead++] = (char *)"--";
+        for (int i = 0; i < r->ntail; i++) r->head[r->nhead++] = r->tail[i];
+    }
+    int rc = ri_cmd_run(r->nhead, r->head);
+    run_args_free(r);
+    return rc;
 }
 
 /* The index of the first argument that is exactly name, before any "--"; -1 if none. */
@@ -114,20 +140,18 @@ int ri_cmd_snapshot(int argc, char **argv) {
         return ri_finish_output(cmd, RI_EXIT_OK);
     }
     const char *output = NULL;
-    int rc = RI_EXIT_OK, n = 0;
-    char **v = rewrite(argc, argv, &output, NULL, &n, &rc, cmd);
-    if (!v) return rc;
+    int rc = RI_EXIT_OK;
+    run_args r;
+    if (!rewrite(argc, argv, &output, NULL, &r, &rc, cmd)) return rc;
     if (!output) {
-        free(v);
+        run_args_free(&r);
         return ri_usage(cmd, "-o FILE is required (where to write the snapshot)");
     }
-    v[n++] = (char *)"--snapshot";
-    v[n++] = (char *)output;
+    r.head[r.nhead++] = (char *)"--snapshot";
+    r.head[r.nhead++] = (char *)output;
     /* The image embeds its module (v2), so that `ri restore FILE` needs nothing else. */
-    if (needs_embed_flag(argc, argv)) v[n++] = (char *)"--embed-module";
-    rc = ri_cmd_run(n, v);
-    free(v);
-    return rc;
+    if (needs_embed_flag(argc, argv)) r.head[r.nhead++] = (char *)"--embed-module";
+    return run_with(&r);
 }
 
 int ri_cmd_restore(int argc, char **argv) {
@@ -141,28 +165,19 @@ int ri_cmd_restore(int argc, char **argv) {
         return ri_usage(cmd, "missing IMAGE: the snapshot file to restore comes first (ri restore IMAGE FUNCTION ...)");
     const char *image = argv[1];
     const char *output = NULL, *module = NULL;
-    int rc = RI_EXIT_OK, n = 0;
-    char **v = rewrite(argc - 1, argv + 1, &output, &module, &n, &rc, cmd);
-    if (!v) return rc;
-    char **w = calloc((size_t)n + 6, sizeof *w);
-    if (!w) {
-        free(v);
-        return ri_fail(RI_EXIT_INTERNAL, cmd, "out of memory");
-    }
-    int m = 0;
-    w[m++] = v[0];
-    w[m++] = (char *)"--restore";
-    w[m++] = (char *)image;
-    if (module) w[m++] = (char *)module;
-    else w[m++] = (char *)"--image-module";
-    for (int i = 1; i < n; i++) w[m++] = v[i];
+    int rc = RI_EXIT_OK;
+    run_args r;
+    if (!rewrite(argc - 1, argv + 1, &output, &module, &r, &rc, cmd)) return rc;
+    /* run --restore IMAGE (--image-module | MODULE) then the rest: head has room (argc + 8) */
+    memmove(r.head + 4, r.head + 1, (size_t)(r.nhead - 1) * sizeof *r.head);
+    r.head[1] = (char *)"--restore";
+    r.head[2] = (char *)image;
+    r.head[3] = module ? (char *)module : (char *)"--image-module";
+    r.nhead += 3;
     if (output) {
-        w[m++] = (char *)"--snapshot";
-        w[m++] = (char *)output;
-        if (needs_embed_flag(argc, argv)) w[m++] = (char *)"--embed-module";
+        r.head[r.nhead++] = (char *)"--snapshot";
+        r.head[r.nhead++] = (char *)output;
+        if (needs_embed_flag(argc, argv)) r.head[r.nhead++] = (char *)"--embed-module";
     }
-    rc = ri_cmd_run(m, w);
-    free(w);
-    free(v);
-    return rc;
+    return run_with(&r);
 }

@@ -485,6 +485,14 @@ err_has 'missing IMAGE'
 t "restore of a corrupt image" 3 "$ri" restore "$tmp/garbage.wasm" get
 t "ri run --image-module without --restore" 2 "$ri" run --image-module get
 err_has '--image-module needs --restore'
+# After "--" a name that looks like an option stays positional, through the rewrite to ri run.
+cp "$counter" "$tmp/-dash.wasm"
+ri_abs=$(cd "$(dirname "$ri")" && pwd)/$(basename "$ri")
+t "snapshot: a module named after --" 0 env -C "$tmp" "$ri_abs" snapshot "$TS" -o s3.wsnp --text -- -dash.wasm increment
+out_has 'WSNP v2 with the module'
+t "restore: a function after --" 0 "$ri" restore "$tmp/s3.wsnp" -o "$tmp/s4.wsnp" --json -- get
+out_has '"value": 1'
+t "snapshot: without --, the name is an option" 2 env -C "$tmp" "$ri_abs" snapshot "$TS" -o s5.wsnp -dash.wasm increment
 t "snapshot --help" 0 "$ri" snapshot --help
 out_has 'usage: ri snapshot'
 t "restore --help" 0 "$ri" restore --help
