@@ -126,14 +126,15 @@ static int parse(int argc, char **argv, resume_options *o, bool *help) {
             o->image_path = a.text;
             continue;
         }
-        bool flag = ri_arg_is(&a, "--help") || ri_arg_is(&a, "-h") || ri_arg_is(&a, "--json") ||
-                    ri_arg_is(&a, "--text") || ri_arg_is(&a, "--embed-module") || ri_arg_is(&a, "--uncompressed");
+        int mode = ri_arg_output_mode(CMD, &a, &o->mode, &rc);
+        if (mode < 0) return rc;
+        if (mode > 0) continue;
+        bool flag = ri_arg_is(&a, "--help") || ri_arg_is(&a, "-h") || ri_arg_is(&a, "--embed-module") ||
+                    ri_arg_is(&a, "--uncompressed");
         if (flag && a.value) return ri_usage(CMD, "option %s takes no value", a.name);
         if (ri_arg_is(&a, "--help") || ri_arg_is(&a, "-h")) {
             *help = true;
             return RI_EXIT_OK;
-        } else if (ri_arg_is(&a, "--json") || ri_arg_is(&a, "--text")) {
-            o->mode = ri_arg_is(&a, "--json") ? RI_OUTPUT_JSON : RI_OUTPUT_TEXT;
         } else if (ri_arg_is(&a, "--embed-module")) {
             o->snap.include_module = true;
         } else if (ri_arg_is(&a, "--uncompressed")) {

@@ -84,6 +84,8 @@ contains v1-msg err "WSNP v1"
 t bad-pause-on 2 "$ri" run "${common[@]}" --pause-on sleep "$wasm" mix 40
 t pause-gas-host-calls 2 "$ri" run --timestamp 1 --pause-on gas "$wasm" mix 40
 t no-image 2 "$ri" resume
+t json-and-text 2 "$ri" resume --json --text "$tmp/p.wsnp"
+contains json-and-text-msg err "exclude each other"
 t help 0 "$ri" resume --help
 contains help-text out "usage: ri resume"
 
