@@ -1251,13 +1251,35 @@ def main():
 _main_without_server = main
 
 
+def _server_after_the_rest(argv):
+    """A full run (no --only) ends with the server's benchmarks, on the `ri` built next to
+    the --ri runner, their figures in bench/results/server-DATE.json."""
+    ri_run = None
+    for i, a in enumerate(argv):
+        if a.startswith("--ri="):
+            ri_run = a.split("=", 1)[1]
+        elif a == "--ri" and i + 1 < len(argv):
+            ri_run = argv[i + 1]
+    ri = os.path.join(os.path.dirname(os.path.abspath(ri_run)), "ri") if ri_run else None
+    cmd = ["/usr/bin/python3", os.path.join(HERE, "server_bench.py")]
+    if ri and os.path.exists(ri):
+        cmd += ["--ri", ri]
+    os.makedirs(os.path.join(HERE, "results"), exist_ok=True)
+    cmd += ["--json", os.path.join(HERE, "results", time.strftime("server-%Y%m%d-%H%M%S.json"))]
+    print("\nServer (issue 7): " + " ".join(cmd), flush=True)
+    return subprocess.call(cmd)
+
+
 def main():  # noqa: F811 (wraps the main above)
     argv = sys.argv[1:] + shlex.split(os.environ.get("BENCH_ARGS", ""))
     for i, a in enumerate(argv):
         if a == "--only=server" or (a == "--only" and argv[i + 1:i + 2] == ["server"]):
             rest = argv[:i] + argv[i + (1 if "=" in a else 2):]
             return subprocess.call(["/usr/bin/python3", os.path.join(HERE, "server_bench.py")] + rest)
-    return _main_without_server()
+    rc = _main_without_server()
+    if not any(a == "--only" or a.startswith("--only=") for a in argv):
+        rc = _server_after_the_rest(argv) or rc
+    return rc
 
 
 if __name__ == "__main__":
