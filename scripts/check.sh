@@ -3,8 +3,8 @@
 #   1. gcc build (-Werror) in build/, then every ctest (spec with NaN canonicalisation
 #      on and off, and unit tests);
 #   2. clang-19 build (-Werror) in build-clang/, then its unit tests;
-#   3. ASan+UBSan build in build-asan/, its unit tests, and the whole spec suite with
-#      canonicalisation on and off.
+#   3. ASan+UBSan build in build-asan/, its unit and server tests, and the whole spec suite
+#      with canonicalisation on and off.
 # Every step runs even when an earlier one failed (unless it needs that one's build), so
 # one run shows everything; the summary at the end says which steps failed.
 set -uo pipefail
@@ -80,12 +80,12 @@ else
 fi
 
 if run_step "asan+ubsan: build" "$logs/asan-build.log" build build-asan gcc -DRI_SANITIZE=ON; then
-    run_step "asan+ubsan: unit tests" "$logs/asan-unit.log" ctest_in build-asan -L unit
+    run_step "asan+ubsan: unit and server tests" "$logs/asan-unit.log" ctest_in build-asan -L "unit|server"
     run_step "asan+ubsan: spec suite, NaNs canonicalised" "$logs/asan-spec.log" build-asan/ri-spec --all
     run_step "asan+ubsan: spec suite, NaNs not canonicalised" "$logs/asan-spec-nocanon.log" \
         build-asan/ri-spec --all --no-canonicalize
 else
-    skip_step "asan+ubsan: unit tests"
+    skip_step "asan+ubsan: unit and server tests"
     skip_step "asan+ubsan: spec suite, NaNs canonicalised"
     skip_step "asan+ubsan: spec suite, NaNs not canonicalised"
 fi
