@@ -242,7 +242,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--ri", default=os.path.join(ROOT, "build", "ri"))
     ap.add_argument("--reps", type=int, default=2000, help="execute round trips (default 2000)")
-    ap.add_argument("--ckpt-reps", type=int, default=15, help="checkpoint/restore rounds (default 15)")
+    ap.add_argument("--ckpt-reps", type=int, default=31, help="checkpoint/restore rounds (default 31: one slow fsync of a busy disk moves a short median)")
     ap.add_argument("--mem-n", type=int, default=200, help="idle sandboxes for RSS per sandbox")
     ap.add_argument("--idle", type=int, default=1000, help="concurrently connected sandboxes")
     ap.add_argument("--parts", default="roundtrip,checkpoint,memory,connected")
