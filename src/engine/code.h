@@ -130,12 +130,20 @@
     X(I32_ADD_I2, 7)     /* d1, a1, imm1, d2, a2, imm2: two I32_ADD_I, in order */ \
     X(I32_ADD_2D, 5)     /* d, a, b, d2: d = a + b, then d2 = d (local.tee d; local.set d2) */ \
     X(I32_ADD_I_2D, 5)   /* d, a, imm, d2: the same with an immediate */ \
+    X(I32_ADD_M1, 6)     /* d, a, b, then d1, s1: I32_ADD, then one MOVE (the moves after it, in order) */ \
+    X(I32_ADD_M2, 8)     /* d, a, b, then two MOVEs */ \
+    X(I32_ADD_M3, 10)    /* d, a, b, then three MOVEs */ \
+    X(I32_ADD_M4, 12)    /* d, a, b, then four MOVEs */ \
     X(I32_XOR_ROTL2, 6)  /* d, x, k1, y, k2: d = rotl(x, k1) ^ rotl(y, k2), k1 and k2 immediates */ \
     X(I32_XOR_ROTL3, 8)  /* d, x, k1, y, k2, z, k3: d = rotl(x, k1) ^ rotl(y, k2) ^ rotl(z, k3) */ \
     X(I32_XOR_ROTL2_SHR_U, 8) /* d, x, k1, y, k2, z, k3: d = rotl(x, k1) ^ rotl(y, k2) ^ (z >> k3) */ \
     X(F64_AXPY, 6)       /* p, off, a, q, qoff: mem64[p + off] = a * mem64[q + qoff] + mem64[p + off]; \
                             the second load's stop point is at position + 3 */ \
     X(F64_AXPY_XI, 7)    /* p, off, a, q, imm, qoff: the same, q's address (u32)(q + imm) + qoff */ \
+    X(F64_ADD_MM_MA, 6)  /* p, b, x, y, off: mem64[p + off] = mem64[p + off] + (x * y) * b */ \
+    X(F64_ADD_MM_MB, 6)  /* p, b, x, y, off: mem64[p + off] = (x * y) * b + mem64[p + off] */ \
+    X(F64_SUB_MM_MA, 6)  /* p, b, x, y, off: mem64[p + off] = mem64[p + off] - (x * y) * b */ \
+    X(F64_SUB_MM_MB, 6)  /* p, b, x, y, off: mem64[p + off] = (x * y) * b - mem64[p + off] */ \
     X(I32_LOAD2, 7)      /* d1, a1, off1, d2, a2, off2: two I32_LOAD, in order; the second's \
                             stop point is at position + 3 */ \
     X(I32_CMP3_S, 4)     /* d, a, b: d = (a > b) - (a < b), signed */ \

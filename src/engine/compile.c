@@ -287,6 +287,21 @@ static void emit_move(compiler *c, uint32_t dst, uint32_t src) {
         emit4(c, fused, w[0], w[1], w[2], dst);
         return;
     }
+    /* MOVEs right after an i32.add (the rotating variables of an unrolled-by-hand
+     * loop, e.g. sha256's): they run as part of the add, up to four */
+    uint32_t k = c->last.op == RI_CODE_I32_ADD ? 0 : c->last.op == RI_CODE_I32_ADD_M1 ? 1
+               : c->last.op == RI_CODE_I32_ADD_M2 ? 2 : c->last.op == RI_CODE_I32_ADD_M3 ? 3 : 4;
+    if (k < 4 && c->last.pos != NO_POS && c->last.pos + 4 + 2 * k == c->len && !c->failed) {
+        static const ri_code_op adds[4] = {RI_CODE_I32_ADD_M1, RI_CODE_I32_ADD_M2, RI_CODE_I32_ADD_M3, RI_CODE_I32_ADD_M4};
+        uint32_t w[11];
+        memcpy(w, &c->code[c->last.pos + 1], (3 + 2 * k) * sizeof *w);
+        w[3 + 2 * k] = dst;
+        w[4 + 2 * k] = src;
+        truncate_code(c, c->last.pos);
+        uint32_t p = emit_op(c, adds[k], 6 + 2 * k);
+        if (p != NO_POS) memcpy(&c->code[p + 1], w, (5 + 2 * k) * sizeof *w);
+        return;
+    }
     emit2(c, RI_CODE_MOVE, dst, src);
 }
 
@@ -1064,6 +1079,22 @@ static void compile_store(compiler *c, ri_code_op op, const ri_instr *in) {
                 if (had) put_point(c, p + 3, pt);
                 return;
             }
+            ri_code_op mm = fused == RI_CODE_F64_ADD_MA ? RI_CODE_F64_ADD_MM_MA : fused == RI_CODE_F64_ADD_MB ? RI_CODE_F64_ADD_MM_MB
+                          : fused == RI_CODE_F64_SUB_MA ? RI_CODE_F64_SUB_MM_MA : fused == RI_CODE_F64_SUB_MB ? RI_CODE_F64_SUB_MM_MB
+                          : RI_CODE_OP_COUNT;
+            if (mm != RI_CODE_OP_COUNT && c->last.op == RI_CODE_F64_MUL_MUL_A && from_last(c, &t)) {
+                /* mem op= (x * y) * b: the products computed just before, in one instruction */
+                uint32_t w[3]; /* b, x, y */
+                memcpy(w, &c->code[c->last.pos + 2], sizeof w);
+                truncate_code(c, c->last.pos);
+                uint32_t p = emit_op(c, mm, 6);
+                if (p == NO_POS) return;
+                c->code[p + 1] = addr.src;
+                memcpy(&c->code[p + 2], w, sizeof w);
+                c->code[p + 5] = in->imm.mem.offset;
+                if (had) put_point(c, p, pt);
+                return;
+            }
             uint32_t p = emit3(c, fused, addr.src, other, in->imm.mem.offset);
             if (had) put_point(c, p, pt);
             return;
@@ -1202,6 +1233,50 @@ static bool fuse_i32_pair(compiler *c, ri_code_op op, operand a, operand b) {
     return true;
 }
 
+/* Whether op only computes its f64 result from slots: it cannot trap, and writes
+ * nothing but its result. */
+static bool is_pure_f64(ri_code_op op) {
+    switch (op) {
+    case RI_CODE_F64_ADD: case RI_CODE_F64_SUB: case RI_CODE_F64_MUL: case RI_CODE_F64_DIV:
+#define RI_X_FPAIR(o, i) case RI_CODE_F64_##o##_##i##_A: case RI_CODE_F64_##o##_##i##_B:
+    RI_CODE_FPAIR_OPS(RI_X_FPAIR)
+#undef RI_X_FPAIR
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* a = f64.load [addr + off] just before the pure f64 arithmetic that computed b, then
+ * a op b: the load moves past that arithmetic and fuses into op (NAME_LA), so that a
+ * store of the result back to [addr + off] becomes a read-modify-write (NAME_MA). The
+ * load's stop point moves with it: nothing between can trap or write memory, and the
+ * arithmetic neither reads the load's result nor writes its address (b's slot lies
+ * above both). */
+static bool sink_f64_load(compiler *c, ri_code_op la, operand a, operand b) {
+    if (a.kind != ENTRY_SLOT || !from_last(c, &b) || !is_pure_f64(c->last.op) || c->prev.pos == NO_POS ||
+        c->prev.op != RI_CODE_F64_LOAD || c->prev.pos + 4 != c->last.pos || !c->prev.dst_pos ||
+        c->code[c->prev.dst_pos] != a.src || c->len - c->last.pos > 8 ||
+        (c->npoints && c->points[c->npoints - 1].pos == c->last.pos))
+        return false;
+    uint32_t addr = c->code[c->prev.pos + 2], off = c->code[c->prev.pos + 3];
+    ri_code_op mid = c->last.op;
+    uint32_t n = c->len - c->last.pos, w[8];
+    memcpy(w, &c->code[c->last.pos], n * sizeof *w);
+    bool had = c->npoints && c->points[c->npoints - 1].pos == c->prev.pos;
+    ri_code_point pt = had ? c->points[c->npoints - 1] : (ri_code_point){0, 0, 0, 0};
+    truncate_code(c, c->prev.pos);
+    uint32_t q = emit_op(c, mid, n);
+    if (q == NO_POS) return true;
+    memcpy(&c->code[q], w, n * sizeof *w);
+    note_dst(c, q); /* b, its single result, at + 1 as before */
+    uint32_t p = emit4(c, la, own_slot(c, c->h), b.src, addr, off);
+    if (had) put_point(c, p, pt);
+    push_slot(c);
+    note_dst(c, p);
+    return true;
+}
+
 /* (x > y) - (x < y), the three-way compare of C comparators: the two compares just
  * before this i32.sub become one I32_CMP3_S / _U. */
 static bool fuse_cmp3(compiler *c, operand a, operand b) {
@@ -1306,6 +1381,7 @@ static void compile_binary(compiler *c, ri_code_op op, bool may_trap) {
             return;
         }
     }
+    if (la != RI_CODE_OP_COUNT && sink_f64_load(c, la, a, b)) return;
     if (la != RI_CODE_OP_COUNT && (c->last.op == RI_CODE_F64_LOAD || c->last.op == RI_CODE_F64_LOAD_XI)) {
         bool load_b = from_last(c, &b) && a.kind != ENTRY_IMM;
         bool load_a = !load_b && from_last(c, &a) && b.kind != ENTRY_IMM;

@@ -738,6 +738,28 @@ op_I32_ADD_I_2D: /* d = a + imm; d2 = d */
         PUT_U32(4, v);
         NEXT(5);
     }
+op_I32_ADD_M1: /* d = a + b; d1 = s1 */
+    PUT_U32(1, U32(2) + U32(3));
+    SLOT(4) = SLOT(5);
+    NEXT(6);
+op_I32_ADD_M2: /* d = a + b; d1 = s1; d2 = s2 */
+    PUT_U32(1, U32(2) + U32(3));
+    SLOT(4) = SLOT(5);
+    SLOT(6) = SLOT(7);
+    NEXT(8);
+op_I32_ADD_M3: /* d = a + b; then three moves */
+    PUT_U32(1, U32(2) + U32(3));
+    SLOT(4) = SLOT(5);
+    SLOT(6) = SLOT(7);
+    SLOT(8) = SLOT(9);
+    NEXT(10);
+op_I32_ADD_M4: /* d = a + b; then four moves */
+    PUT_U32(1, U32(2) + U32(3));
+    SLOT(4) = SLOT(5);
+    SLOT(6) = SLOT(7);
+    SLOT(8) = SLOT(9);
+    SLOT(10) = SLOT(11);
+    NEXT(12);
 op_I32_XOR_ROTL2: /* d = rotl(x, k1) ^ rotl(y, k2) */
     PUT_U32(1, ri_i32_rotl(U32(2), pc[3]) ^ ri_i32_rotl(U32(4), pc[5]));
     NEXT(6);
@@ -876,6 +898,18 @@ op_REF_FUNC: /* d = funcs[a] */
                        if (__builtin_expect(ea + 8 > mem_size, 0)) TRAP(RI_TRAP_MEMORY_OOB); \
                        uint64_t m; memcpy(&m, mem_base + ea, 8); m = LE64(m); \
                        double a = F64(2), b = ri_f64_from_bits(m); double r = OP; PUT_F64(1, CANON64(r)); NEXT(6); }
+    /* mem op= (x * y) * b, the multiplications fused in (F64_MUL_MUL_A); only the
+     * final result is canonicalised, as in the f64 pairs */
+#define FMM(name, OP) \
+    op_##name##_MM_MA: { ADDR_OFF(1, 5, 8); uint64_t m; memcpy(&m, ptr, 8); m = LE64(m); \
+                         double a = ri_f64_from_bits(m), b = (F64(3) * F64(4)) * F64(2); double r = OP; r = CANON64(r); \
+                         m = LE64(ri_f64_bits(r)); memcpy((uint8_t *)ptr, &m, 8); NEXT(6); } \
+    op_##name##_MM_MB: { ADDR_OFF(1, 5, 8); uint64_t m; memcpy(&m, ptr, 8); m = LE64(m); \
+                         double a = (F64(3) * F64(4)) * F64(2), b = ri_f64_from_bits(m); double r = OP; r = CANON64(r); \
+                         m = LE64(ri_f64_bits(r)); memcpy((uint8_t *)ptr, &m, 8); NEXT(6); }
+    FMM(F64_ADD, a + b)
+    FMM(F64_SUB, a - b)
+#undef FMM
     FMEM(F64_ADD, a + b)  /* d = mem + b, a + mem; mem = a + b */
     FMEM(F64_SUB, a - b)
     FMEM(F64_MUL, a * b)
