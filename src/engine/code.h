@@ -137,6 +137,10 @@
     X(I32_XOR_ROTL2, 6)  /* d, x, k1, y, k2: d = rotl(x, k1) ^ rotl(y, k2), k1 and k2 immediates */ \
     X(I32_XOR_ROTL3, 8)  /* d, x, k1, y, k2, z, k3: d = rotl(x, k1) ^ rotl(y, k2) ^ rotl(z, k3) */ \
     X(I32_XOR_ROTL2_SHR_U, 8) /* d, x, k1, y, k2, z, k3: d = rotl(x, k1) ^ rotl(y, k2) ^ (z >> k3) */ \
+    X(I32_MAJ, 5)        /* d, a, x, y: d = (a & (x ^ y)) ^ (x & y) (I32_AND_XOR, then I32_XOR_AND on it: \
+                            SHA-2's majority) */ \
+    X(I32_CH, 7)         /* d, a, x, k, p, q: d = (a & (x ^ k)) | (p & q), k an immediate (I32_AND_XOR_I, then \
+                            I32_OR_AND on it: SHA-2's choice, k = -1) */ \
     X(F64_AXPY, 6)       /* p, off, a, q, qoff: mem64[p + off] = a * mem64[q + qoff] + mem64[p + off]; \
                             the second load's stop point is at position + 3 */ \
     X(F64_AXPY_XI, 7)    /* p, off, a, q, imm, qoff: the same, q's address (u32)(q + imm) + qoff */ \

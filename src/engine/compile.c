@@ -263,6 +263,18 @@ static void unpair(compiler *c) {
     if (second_is_result) note_dst(c, p);
 }
 
+/* Whether op is one of the i32 pair operations (d, a, x, y or imm). */
+static bool is_i32_pair(ri_code_op op) {
+    switch (op) {
+#define RI_X_PAIR(o, i) case RI_CODE_I32_##o##_##i: case RI_CODE_I32_##o##_##i##_I:
+    RI_CODE_PAIR_OPS(RI_X_PAIR)
+#undef RI_X_PAIR
+        return true;
+    default:
+        return false;
+    }
+}
+
 /* dst = src; MOVEs right after each other become one MOVE2, MOVE3 or MOVE4. */
 static void emit_move(compiler *c, uint32_t dst, uint32_t src) {
     static const ri_code_op moves[5] = {RI_CODE_OP_COUNT, RI_CODE_MOVE, RI_CODE_MOVE2, RI_CODE_MOVE3, RI_CODE_MOVE4};
@@ -301,6 +313,27 @@ static void emit_move(compiler *c, uint32_t dst, uint32_t src) {
         uint32_t p = emit_op(c, adds[k], 6 + 2 * k);
         if (p != NO_POS) memcpy(&c->code[p + 1], w, (5 + 2 * k) * sizeof *w);
         return;
+    }
+    /* A MOVE after an i32 pair operation (code.h) whose slots it does not touch, which
+     * follows an I32_ADD(_Mn): the MOVE joins the add, ahead of the pair. Swapping two
+     * independent slot operations changes nothing: neither can trap or stop. */
+    k = c->prev.op == RI_CODE_I32_ADD ? 0 : c->prev.op == RI_CODE_I32_ADD_M1 ? 1
+      : c->prev.op == RI_CODE_I32_ADD_M2 ? 2 : c->prev.op == RI_CODE_I32_ADD_M3 ? 3 : 4;
+    if (k < 4 && is_i32_pair(c->last.op) && c->last.pos != NO_POS && c->last.pos + 5 == c->len &&
+        c->prev.pos != NO_POS && c->prev.pos + 4 + 2 * k == c->last.pos && !c->failed) {
+        uint32_t w[5];
+        memcpy(w, &c->code[c->last.pos], sizeof w);
+        if (dst != w[1] && dst != w[2] && dst != w[3] && dst != w[4] && src != w[1]) {
+            ri_code_op pair = c->last.op;
+            bool has_dst = c->last.dst_pos != 0;
+            truncate_code(c, c->last.pos); /* the add is the last instruction again */
+            emit_move(c, dst, src);
+            uint32_t p = emit_op(c, pair, 5);
+            if (p == NO_POS) return;
+            memcpy(&c->code[p], w, sizeof w);
+            if (has_dst) note_dst(c, p);
+            return;
+        }
     }
     emit2(c, RI_CODE_MOVE, dst, src);
 }
@@ -955,9 +988,12 @@ static void compile_local_set(compiler *c, uint32_t k, bool tee) {
     flush_local(c, k, c->h - 1);
     bool redirect = v.kind == ENTRY_SLOT && c->last.dst_pos && !c->failed &&
                     c->code[c->last.dst_pos] == v.src;
-    if (redirect) c->code[c->last.dst_pos] = k;
-    else emit_copy(c, k, &v);
-    c->last.dst_pos = 0;
+    if (redirect) {
+        c->code[c->last.dst_pos] = k;
+        c->last.dst_pos = 0;
+    } else {
+        emit_copy(c, k, &v); /* (a copy hoisted above the last instruction leaves its dst_pos) */
+    }
     pop(c);
     if (tee) {
         if (redirect) push_entry(c, ENTRY_LOCAL, k);
@@ -1223,6 +1259,32 @@ static bool fuse_i32_pair(compiler *c, ri_code_op op, operand a, operand b) {
         memcpy(&c->code[p + 2], w, sizeof w);
         c->code[p + 6] = x;
         c->code[p + 7] = y;
+        push_slot(c);
+        note_dst(c, p);
+        return true;
+    }
+    if (fused == RI_CODE_I32_XOR_AND && c->last.op == RI_CODE_I32_AND_XOR && from_last(c, &other) &&
+        c->code[c->last.pos + 3] == x && c->code[c->last.pos + 4] == y && x != other.src && y != other.src) {
+        /* (a & (x ^ y)) ^ (x & y): the majority function of SHA-2, one instruction */
+        uint32_t a = c->code[c->last.pos + 2];
+        truncate_code(c, c->last.pos);
+        uint32_t p = emit4(c, RI_CODE_I32_MAJ, own_slot(c, c->h), a, x, y);
+        push_slot(c);
+        note_dst(c, p);
+        return true;
+    }
+    if (fused == RI_CODE_I32_OR_AND && c->last.op == RI_CODE_I32_AND_XOR_I && from_last(c, &other) &&
+        x != other.src && y != other.src) {
+        /* (a & (x ^ k)) | (p & q): the choice function of SHA-2 (k = -1), one instruction */
+        uint32_t w[3];
+        memcpy(w, &c->code[c->last.pos + 2], sizeof w);
+        truncate_code(c, c->last.pos);
+        uint32_t p = emit_op(c, RI_CODE_I32_CH, 7);
+        if (p == NO_POS) return true;
+        c->code[p + 1] = own_slot(c, c->h);
+        memcpy(&c->code[p + 2], w, sizeof w);
+        c->code[p + 5] = x;
+        c->code[p + 6] = y;
         push_slot(c);
         note_dst(c, p);
         return true;

@@ -760,6 +760,15 @@ op_I32_ADD_M4: /* d = a + b; then four moves */
     SLOT(8) = SLOT(9);
     SLOT(10) = SLOT(11);
     NEXT(12);
+op_I32_MAJ: /* d = (a & (x ^ y)) ^ (x & y) */
+    {
+        uint32_t x = U32(3), y = U32(4);
+        PUT_U32(1, (U32(2) & (x ^ y)) ^ (x & y));
+        NEXT(5);
+    }
+op_I32_CH: /* d = (a & (x ^ k)) | (p & q) */
+    PUT_U32(1, (U32(2) & (U32(3) ^ pc[4])) | (U32(5) & U32(6)));
+    NEXT(7);
 op_I32_XOR_ROTL2: /* d = rotl(x, k1) ^ rotl(y, k2) */
     PUT_U32(1, ri_i32_rotl(U32(2), pc[3]) ^ ri_i32_rotl(U32(4), pc[5]));
     NEXT(6);
