@@ -148,6 +148,18 @@
     X(F64_ADD_MM_MB, 6)  /* p, b, x, y, off: mem64[p + off] = (x * y) * b + mem64[p + off] */ \
     X(F64_SUB_MM_MA, 6)  /* p, b, x, y, off: mem64[p + off] = mem64[p + off] - (x * y) * b */ \
     X(F64_SUB_MM_MB, 6)  /* p, b, x, y, off: mem64[p + off] = (x * y) * b - mem64[p + off] */ \
+    X(F64_AXPY_XI_P, 9)  /* k, x, kimm, off, a, q, imm, qoff: k = x + kimm (an I32_ADD_I), then F64_AXPY_XI \
+                            with p = k; the second load's stop point is at position + 3 */ \
+    X(F64_ADD_MM_MA_P, 8) /* k, x, kimm, b, x2, y2, off: k = x + kimm (an I32_ADD_I), then F64_ADD_MM_MA \
+                            with p = k */ \
+    X(F64_ADD_MM_MB_P, 8) /* the same for F64_ADD_MM_MB */ \
+    X(F64_SUB_MM_MA_P, 8) /* ... F64_SUB_MM_MA */ \
+    X(F64_SUB_MM_MB_P, 8) /* ... F64_SUB_MM_MB */ \
+    X(I32_CMP3_S_L2, 8)  /* d1, a1, off1, d2, a2, off2, d: I32_LOAD2, then d = (v1 > v2) - (v1 < v2) of the \
+                            two loaded values (a C comparator); the second load's stop point is at + 3 */ \
+    X(I32_CMP3_U_L2, 8)  /* the same, unsigned */ \
+    X(I32_XOR_ROTL2_SHR_U_ADD, 9) /* d, x, k1, y, k2, z, k3, a: d = (rotl(x, k1) ^ rotl(y, k2) ^ (z >> k3)) + a \
+                            (SHA-2's message schedule) */ \
     X(I32_LOAD2, 7)      /* d1, a1, off1, d2, a2, off2: two I32_LOAD, in order; the second's \
                             stop point is at position + 3 */ \
     X(I32_CMP3_S, 4)     /* d, a, b: d = (a > b) - (a < b), signed */ \

@@ -110,7 +110,7 @@ typedef struct compiler {
 
     /* The last two emitted instructions, for peephole rewrites (fusions). Cleared at
      * labels: no rewrite reaches across one. */
-    emitted last, prev;
+    emitted last, prev, prev2;
 
     uint32_t wasm_offset;  /* of the instruction being compiled */
     uint32_t next_offset;  /* of the instruction after it: where a region opened here begins */
@@ -152,6 +152,7 @@ static uint32_t emit_op(compiler *c, ri_code_op op, uint32_t n) {
     c->opmap[pos] = (uint16_t)op;
     for (uint32_t i = 1; i < n; i++) c->opmap[pos + i] = NO_OP;
     c->len += n;
+    c->prev2 = c->prev;
     c->prev = c->last;
     c->last = (emitted){pos, op, 0};
     return pos;
@@ -192,14 +193,21 @@ static void add_point(compiler *c, uint32_t pos, ri_point_kind kind, uint32_t he
 static void truncate_code(compiler *c, uint32_t pos) {
     c->len = pos;
     while (c->npoints && c->points[c->npoints - 1].pos >= pos) c->npoints--;
-    c->last = pos == c->last.pos && c->prev.pos != NO_POS && c->prev.pos < pos ? c->prev : NO_EMITTED;
-    c->prev = NO_EMITTED;
+    if (pos == c->last.pos && c->prev.pos != NO_POS && c->prev.pos < pos) {
+        c->last = c->prev;
+        c->prev = c->prev2.pos != NO_POS && c->prev2.pos < c->last.pos ? c->prev2 : NO_EMITTED;
+    } else {
+        c->last = NO_EMITTED;
+        c->prev = NO_EMITTED;
+    }
+    c->prev2 = NO_EMITTED;
 }
 
 /* No peephole rewrite may reach back across this point (a label). */
 static void forget_emitted(compiler *c) {
     c->last = NO_EMITTED;
     c->prev = NO_EMITTED;
+    c->prev2 = NO_EMITTED;
 }
 
 /* Marks the last instruction as having written one result to the word at +1, so a
@@ -1106,6 +1114,22 @@ static void compile_store(compiler *c, ri_code_op op, const ri_instr *in) {
                 memcpy(w, &c->code[c->last.pos + 2], (xi ? 4 : 3) * sizeof *w);
                 ri_code_point pq;
                 bool had_q = take_last(c, &pq);
+                if (xi && c->last.op == RI_CODE_I32_ADD_I && c->last.pos != NO_POS && c->last.pos + 4 == c->len &&
+                    c->code[c->last.pos + 1] == addr.src && !c->failed) {
+                    /* p computed just before (k = x + imm, kept in k): one instruction */
+                    uint32_t x = c->code[c->last.pos + 2], kimm = c->code[c->last.pos + 3];
+                    truncate_code(c, c->last.pos);
+                    uint32_t p = emit_op(c, RI_CODE_F64_AXPY_XI_P, 9);
+                    if (p == NO_POS) return;
+                    c->code[p + 1] = addr.src;
+                    c->code[p + 2] = x;
+                    c->code[p + 3] = kimm;
+                    c->code[p + 4] = in->imm.mem.offset;
+                    memcpy(&c->code[p + 5], w, 4 * sizeof *w);
+                    if (had_q) put_point(c, p, pq);
+                    if (had) put_point(c, p + 3, pt);
+                    return;
+                }
                 uint32_t p = emit_op(c, xi ? RI_CODE_F64_AXPY_XI : RI_CODE_F64_AXPY, xi ? 7 : 6);
                 if (p == NO_POS) return;
                 c->code[p + 1] = addr.src;
@@ -1123,6 +1147,24 @@ static void compile_store(compiler *c, ri_code_op op, const ri_instr *in) {
                 uint32_t w[3]; /* b, x, y */
                 memcpy(w, &c->code[c->last.pos + 2], sizeof w);
                 truncate_code(c, c->last.pos);
+                if (c->last.op == RI_CODE_I32_ADD_I && c->last.pos != NO_POS && c->last.pos + 4 == c->len &&
+                    c->code[c->last.pos + 1] == addr.src && !c->failed) {
+                    /* the address computed just before (k = x + imm, kept in k): _P */
+                    uint32_t x = c->code[c->last.pos + 2], kimm = c->code[c->last.pos + 3];
+                    truncate_code(c, c->last.pos);
+                    uint32_t p = emit_op(c, (ri_code_op)(mm == RI_CODE_F64_ADD_MM_MA ? RI_CODE_F64_ADD_MM_MA_P
+                                                         : mm == RI_CODE_F64_ADD_MM_MB ? RI_CODE_F64_ADD_MM_MB_P
+                                                         : mm == RI_CODE_F64_SUB_MM_MA ? RI_CODE_F64_SUB_MM_MA_P
+                                                                                       : RI_CODE_F64_SUB_MM_MB_P), 8);
+                    if (p == NO_POS) return;
+                    c->code[p + 1] = addr.src;
+                    c->code[p + 2] = x;
+                    c->code[p + 3] = kimm;
+                    memcpy(&c->code[p + 4], w, sizeof w);
+                    c->code[p + 7] = in->imm.mem.offset;
+                    if (had) put_point(c, p, pt);
+                    return;
+                }
                 uint32_t p = emit_op(c, mm, 6);
                 if (p == NO_POS) return;
                 c->code[p + 1] = addr.src;
@@ -1224,6 +1266,20 @@ static bool fuse_i32_pair(compiler *c, ri_code_op op, operand a, operand b) {
         c->code[p + 2] = other.src;
         memcpy(&c->code[p + 3], w, n * sizeof *w);
         if (had) put_point(c, p, pt);
+        push_slot(c);
+        note_dst(c, p);
+        return true;
+    }
+    if (op == RI_CODE_I32_ADD && c->last.op == RI_CODE_I32_XOR_ROTL2_SHR_U) {
+        /* an addition of rotl(x, k1) ^ rotl(y, k2) ^ (z >> k3): one instruction */
+        uint32_t w[6];
+        memcpy(w, &c->code[c->last.pos + 2], sizeof w);
+        truncate_code(c, c->last.pos);
+        uint32_t p = emit_op(c, RI_CODE_I32_XOR_ROTL2_SHR_U_ADD, 9);
+        if (p == NO_POS) return true;
+        c->code[p + 1] = own_slot(c, c->h);
+        memcpy(&c->code[p + 2], w, sizeof w);
+        c->code[p + 8] = other.src;
         push_slot(c);
         note_dst(c, p);
         return true;
@@ -1352,6 +1408,25 @@ static bool fuse_cmp3(compiler *c, operand a, operand b) {
     uint32_t x = c->code[c->prev.pos + 2], y = c->code[c->prev.pos + 3];
     /* the same operands, neither of them the first compare's result */
     if (c->code[c->last.pos + 2] != x || c->code[c->last.pos + 3] != y || x == a.src || y == a.src) return false;
+    if (c->prev2.op == RI_CODE_I32_LOAD2 && c->prev2.pos != NO_POS && c->prev2.pos + 7 == c->prev.pos &&
+        c->code[c->prev2.pos + 1] == x && c->code[c->prev2.pos + 4] == y && x != y) {
+        /* the two values compared were loaded just before: loads and compare in one
+         * instruction (the loads' results are still written, with their stop points) */
+        uint32_t at = c->prev2.pos, w[6];
+        memcpy(w, &c->code[at + 1], sizeof w);
+        ri_code_point pts[2];
+        uint32_t npts = 0;
+        while (c->npoints && c->points[c->npoints - 1].pos >= at && npts < 2) pts[npts++] = c->points[--c->npoints];
+        truncate_code(c, at);
+        uint32_t p = emit_op(c, fused == RI_CODE_I32_CMP3_S ? RI_CODE_I32_CMP3_S_L2 : RI_CODE_I32_CMP3_U_L2, 8);
+        if (p == NO_POS) return true;
+        memcpy(&c->code[p + 1], w, sizeof w);
+        c->code[p + 7] = own_slot(c, c->h);
+        for (uint32_t i = npts; i-- > 0;) put_point(c, pts[i].pos, pts[i]); /* lowest position first */
+        push_slot(c);
+        c->last.dst_pos = p + 7;
+        return true;
+    }
     truncate_code(c, c->prev.pos);
     uint32_t p = emit3(c, fused, own_slot(c, c->h), x, y);
     push_slot(c);

@@ -712,6 +712,25 @@ op_I32_LOAD2: /* d1 = mem32[a1 + off1]; d2 = mem32[a2 + off2] */
         PUT_U32(4, LE32(v));
         NEXT(7);
     }
+    /* I32_LOAD2, then the three-way compare of the two values loaded */
+#define CMP3_L2(name, GT, LT) \
+    op_##name: { \
+        uint64_t ea = (uint64_t)U32(2) + pc[3]; \
+        if (__builtin_expect(ea + 4 > mem_size, 0)) TRAP(RI_TRAP_MEMORY_OOB); \
+        uint32_t v1, v2; \
+        memcpy(&v1, mem_base + ea, 4); \
+        v1 = LE32(v1); \
+        PUT_U32(1, v1); \
+        ea = (uint64_t)U32(5) + pc[6]; \
+        if (__builtin_expect(ea + 4 > mem_size, 0)) { pc += 3; TRAP(RI_TRAP_MEMORY_OOB); } \
+        memcpy(&v2, mem_base + ea, 4); \
+        v2 = LE32(v2); \
+        PUT_U32(4, v2); \
+        PUT_U32(7, (uint32_t)GT(v1, v2) - (uint32_t)LT(v1, v2)); \
+        NEXT(8); }
+    CMP3_L2(I32_CMP3_S_L2, CMP32_GT_S, CMP32_LT_S)
+    CMP3_L2(I32_CMP3_U_L2, CMP_GT_U, CMP_LT_U)
+#undef CMP3_L2
 op_I32_CMP3_S: /* d = (a > b) - (a < b) */
     {
         uint32_t a = U32(2), b = U32(3);
@@ -808,6 +827,26 @@ op_F64_AXPY_XI: /* the same, q's address (u32)(q + imm) + qoff */
         memcpy(mem_base + ep, &mp, 8);
         NEXT(7);
     }
+op_F64_AXPY_XI_P: /* k = x + kimm; then F64_AXPY_XI with p = k */
+    {
+        uint32_t k = U32(2) + pc[3];
+        PUT_U32(1, k);
+        uint64_t eq = (uint64_t)(uint32_t)(U32(6) + pc[7]) + pc[8];
+        if (__builtin_expect(eq + 8 > mem_size, 0)) TRAP(RI_TRAP_MEMORY_OOB);
+        uint64_t ep = (uint64_t)k + pc[4];
+        if (__builtin_expect(ep + 8 > mem_size, 0)) { pc += 3; TRAP(RI_TRAP_MEMORY_OOB); }
+        uint64_t mq, mp;
+        memcpy(&mq, mem_base + eq, 8);
+        memcpy(&mp, mem_base + ep, 8);
+        double r = F64(5) * ri_f64_from_bits(LE64(mq)) + ri_f64_from_bits(LE64(mp));
+        r = CANON64(r);
+        mp = LE64(ri_f64_bits(r));
+        memcpy(mem_base + ep, &mp, 8);
+        NEXT(9);
+    }
+op_I32_XOR_ROTL2_SHR_U_ADD: /* d = (rotl(x, k1) ^ rotl(y, k2) ^ (z >> k3)) + a */
+    PUT_U32(1, (ri_i32_rotl(U32(2), pc[3]) ^ ri_i32_rotl(U32(4), pc[5]) ^ ri_i32_shr_u(U32(6), pc[7])) + U32(8));
+    NEXT(9);
 op_I32_ADD_I2: /* d1 = a1 + imm1; d2 = a2 + imm2 */
     PUT_U32(1, U32(2) + pc[3]);
     PUT_U32(4, U32(5) + pc[6]);
@@ -919,6 +958,23 @@ op_REF_FUNC: /* d = funcs[a] */
     FMM(F64_ADD, a + b)
     FMM(F64_SUB, a - b)
 #undef FMM
+    /* the same, the address first computed by the fused I32_ADD_I: k = x + kimm */
+#define FMMP(name, OP) \
+    op_##name##_MM_MA_P: { uint32_t k = U32(2) + pc[3]; PUT_U32(1, k); \
+                           uint64_t ea = (uint64_t)k + pc[7]; \
+                           if (__builtin_expect(ea + 8 > mem_size, 0)) TRAP(RI_TRAP_MEMORY_OOB); \
+                           uint8_t *ptr = mem_base + ea; uint64_t m; memcpy(&m, ptr, 8); m = LE64(m); \
+                           double a = ri_f64_from_bits(m), b = (F64(5) * F64(6)) * F64(4); double r = OP; r = CANON64(r); \
+                           m = LE64(ri_f64_bits(r)); memcpy(ptr, &m, 8); NEXT(8); } \
+    op_##name##_MM_MB_P: { uint32_t k = U32(2) + pc[3]; PUT_U32(1, k); \
+                           uint64_t ea = (uint64_t)k + pc[7]; \
+                           if (__builtin_expect(ea + 8 > mem_size, 0)) TRAP(RI_TRAP_MEMORY_OOB); \
+                           uint8_t *ptr = mem_base + ea; uint64_t m; memcpy(&m, ptr, 8); m = LE64(m); \
+                           double a = (F64(5) * F64(6)) * F64(4), b = ri_f64_from_bits(m); double r = OP; r = CANON64(r); \
+                           m = LE64(ri_f64_bits(r)); memcpy(ptr, &m, 8); NEXT(8); }
+    FMMP(F64_ADD, a + b)
+    FMMP(F64_SUB, a - b)
+#undef FMMP
     FMEM(F64_ADD, a + b)  /* d = mem + b, a + mem; mem = a + b */
     FMEM(F64_SUB, a - b)
     FMEM(F64_MUL, a * b)
