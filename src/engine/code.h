@@ -115,6 +115,7 @@
     X(RETURN0, 1) \
     X(RETURN1, 2)        /* src */ \
     X(RETURN_N, 3)       /* first src, count (contiguous) */ \
+    X(I32_ADD_RET, 3)    /* a, b: return a + b (an I32_ADD whose result RETURN1 returns) */ \
     X(UNREACHABLE, 1) \
     X(CALL_LOCAL, 3)     /* body index, frame base */ \
     X(CALL_LOCAL_M1, 5)  /* body index, frame base, d, s: one MOVE first, then the call */ \
@@ -248,6 +249,11 @@
     X(I32_EQ) X(I32_NE) X(I32_LT_S) X(I32_LT_U) X(I32_GT_S) X(I32_GT_U) \
     X(I32_LE_S) X(I32_LE_U) X(I32_GE_S) X(I32_GE_U)
 
+/* A byte store just before a loop-counter branch, fused: ST8ADDBR_<cmp>_<kinds> (a, b, v,
+ * off, k, x, step, limit, offset), 10 words: mem8[(u32)(a + b) + off] = v (I32_STORE8_X),
+ * then the ADDBR_<cmp>_<kinds> (a loop that fills bytes: one dispatch per iteration). The
+ * store's stop point is the instruction's. Four branch variants each (RI_BRANCH_*). */
+
 /* f64 arithmetic fused with the load just before it or the store just after it, 5 words:
  * NAME_LA (dst, b, addr, offset): dst = mem64[addr + offset] op b;
  * NAME_LB (dst, a, addr, offset): dst = a op mem64[addr + offset];
@@ -316,6 +322,8 @@ typedef enum ri_code_op {
 #define RI_X_STORE2(name) RI_CODE_##name##_2,
 #define RI_X_IPAIR(outer, inner) RI_CODE_I32_##outer##I_##inner##I,
 #define RI_X_FPAIR(outer, inner) RI_CODE_F64_##outer##_##inner##_A, RI_CODE_F64_##outer##_##inner##_B,
+#define RI_X_ST8ADDBR(cmp) RI_X_BRANCH_ENUM(ST8ADDBR_##cmp##_SS) RI_X_BRANCH_ENUM(ST8ADDBR_##cmp##_SI) \
+                           RI_X_BRANCH_ENUM(ST8ADDBR_##cmp##_IS) RI_X_BRANCH_ENUM(ST8ADDBR_##cmp##_II)
 #define RI_X_FMEM(name) RI_CODE_##name##_LA, RI_CODE_##name##_LB, RI_CODE_##name##_S, \
                         RI_CODE_##name##_MA, RI_CODE_##name##_MB, RI_CODE_##name##_LXA, RI_CODE_##name##_LXB,
 #define RI_X_MEM(name, byte, t, n, st) RI_CODE_##name,
@@ -326,6 +334,7 @@ typedef enum ri_code_op {
     RI_CODE_IMM_OPS(RI_X_IMM)
     RI_CODE_ADDR_OPS(RI_X_ADDR)
     RI_CODE_ADDBR_CMPS(RI_X_ADDBR)
+    RI_CODE_ADDBR_CMPS(RI_X_ST8ADDBR)
     RI_CODE_FMEM_OPS(RI_X_FMEM)
     RI_CODE_PAIR_OPS(RI_X_PAIR)
     RI_CODE_ADD_LOAD_OPS(RI_X_ADDL)
@@ -341,6 +350,7 @@ typedef enum ri_code_op {
 #undef RI_X_IMM
 #undef RI_X_ADDR
 #undef RI_X_ADDBR
+#undef RI_X_ST8ADDBR
 #undef RI_X_FMEM
 #undef RI_X_PAIR
 #undef RI_X_ADDL

@@ -668,6 +668,13 @@ static void emit_return(compiler *c) {
         p = emit_op(c, RI_CODE_RETURN0, 1);
     } else if (n == 1) {
         const operand *e = &c->stack[c->h - 1];
+        if (c->last.op == RI_CODE_I32_ADD && from_last(c, e) && c->last.pos + 4 == c->len) {
+            /* return a + b: one instruction (what follows a return is dead or another block's) */
+            uint32_t a = c->code[c->last.pos + 2], b = c->code[c->last.pos + 3];
+            truncate_code(c, c->last.pos);
+            emit2(c, RI_CODE_I32_ADD_RET, a, b);
+            return;
+        }
         uint32_t src = e->src;
         if (e->kind == ENTRY_IMM) { /* into the entry's own slot: the stack stays as it is */
             src = own_slot(c, c->h - 1);
@@ -829,6 +836,23 @@ static uint32_t emit_cond_branch(compiler *c, operand cond, bool fused, ri_code_
         if (fused_op != RI_CODE_OP_COUNT) {
             uint32_t k = c->code[c->last.pos + 1], x = c->code[c->last.pos + 2], step = c->code[c->last.pos + 3];
             truncate_code(c, c->last.pos);
+            if (c->last.op == RI_CODE_I32_STORE8_X && c->last.pos != NO_POS && c->last.pos + 5 == c->len && !c->failed) {
+                /* a byte store just before: one instruction per iteration (ST8ADDBR_*, laid
+                 * out as ADDBR_*, code.h) */
+                uint32_t w[4];
+                memcpy(w, &c->code[c->last.pos + 1], sizeof w);
+                ri_code_point pt;
+                bool had = take_last(c, &pt);
+                uint32_t p = emit_op(c, (ri_code_op)(RI_CODE_ST8ADDBR_I32_EQ_SS + (fused_op - RI_CODE_ADDBR_I32_EQ_SS)), 10);
+                if (p == NO_POS) return NO_POS;
+                memcpy(&c->code[p + 1], w, sizeof w);
+                c->code[p + 5] = k;
+                c->code[p + 6] = x;
+                c->code[p + 7] = step;
+                c->code[p + 8] = zero_limit ? 0 : b;
+                if (had) put_point(c, p, pt);
+                return p + 9;
+            }
             uint32_t p = emit_op(c, fused_op, 6);
             if (p == NO_POS) return NO_POS;
             c->code[p + 1] = k;
@@ -1858,6 +1882,10 @@ static uint32_t branch_words(uint32_t op) {
                         case RI_CODE_ADDBR_##cmp##_IS: case RI_CODE_ADDBR_##cmp##_II: return 6;
     RI_CODE_ADDBR_CMPS(RI_X_ADDBR)
 #undef RI_X_ADDBR
+#define RI_X_ST8ADDBR(cmp) case RI_CODE_ST8ADDBR_##cmp##_SS: case RI_CODE_ST8ADDBR_##cmp##_SI: \
+                           case RI_CODE_ST8ADDBR_##cmp##_IS: case RI_CODE_ST8ADDBR_##cmp##_II: return 10;
+    RI_CODE_ADDBR_CMPS(RI_X_ST8ADDBR)
+#undef RI_X_ST8ADDBR
     default: return 0;
     }
 }
