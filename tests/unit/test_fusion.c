@@ -6,7 +6,8 @@
  * canonicalisation on or off. The code is shaped so that the fusions apply: I32_ADD_Mn
  * and the MOVE hoisted into it, I32_MAJ, I32_CH, I32_XOR_ROTL2_SHR_U_ADD (sha), the
  * f64 load sunk into F64_*_LA and F64_*_MM_M*(_P) (bodies), F64_AXPY_XI_P (matmul),
- * I32_CMP3_S_L2 / _U_L2 (compare), whose loads must still trap out of bounds.
+ * I32_CMP3_S_L2 / _U_L2 (compare), ST8ADDBR_* (mark_at), I32_ADD_RET (fib); the fused
+ * loads and stores must still trap out of bounds, after the effects before them.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -88,7 +89,18 @@ static u32 matmul(u32 n, u32 seed) {
 }
 static int cmp3_s(int32_t x, int32_t y) { return (x > y) - (x < y); }
 static int cmp3_u(u32 x, u32 y) { return (x > y) - (x < y); }
-/* ---- end of the fixture's source (compare() reads two i32s at wasm addresses) ---- */
+static unsigned char flags[4096];
+static u32 mark(u32 start, u32 n, u32 step) {
+    if (n >= 4096) n = 4095;
+    for (u32 i = 0; i <= n; i++) flags[i] = 1;
+    for (u32 j = start; j <= n; j += step) flags[j] = 0;
+    u32 count = 0;
+    for (u32 i = 0; i <= n; i++) count = count * 3 + flags[i];
+    return count;
+}
+static int fib(int n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }
+/* ---- end of the fixture's source (compare() reads two i32s at wasm addresses, mark_at(base,
+ * n, step) clears every step-th byte of [base, base + n] in the wasm memory) ---- */
 
 typedef struct fixture {
     ri_module *module;
@@ -233,6 +245,50 @@ static void test_comparator_loads_trap_out_of_bounds(void **state) {
     }
 }
 
+static void test_mark_and_fib_match_native(void **state) {
+    (void)state;
+    FOR_EACH_CONFIG(fx) {
+        static const u32 cases[][3] = {{4, 1000, 4}, {9, 4095, 9}, {0, 10, 1}};
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+            ri_error err;
+            u32 r = 0;
+            assert_int_equal(call3(&fx, "mark", cases[i][0], cases[i][1], cases[i][2], 3, &r, &err), RI_OK);
+            assert_int_equal(r, mark(cases[i][0], cases[i][1], cases[i][2]));
+        }
+        for (u32 n = 0; n < 12; n++) {
+            ri_error err;
+            u32 r = 0;
+            assert_int_equal(call3(&fx, "fib", n, 0, 0, 1, &r, &err), RI_OK);
+            assert_int_equal(r, (u32)fib((int)n));
+        }
+    }
+}
+
+/* The fused byte store and loop counter (ST8ADDBR): every step-th byte cleared, the
+ * others kept; out of bounds, the bytes before the trapping one are cleared. */
+static void test_fill_loop_stores_then_traps(void **state) {
+    (void)state;
+    FOR_EACH_CONFIG(fx) {
+        ri_extern ext;
+        assert_true(ri_instance_export(fx.instance, "memory", &ext));
+        ri_memory *mem = ext.of.memory;
+        uint8_t ones[200], got[200];
+        memset(ones, 1, sizeof ones);
+        assert_true(ri_memory_write(mem, 60000, ones, sizeof ones));
+        ri_error err;
+        u32 r = 0;
+        assert_int_equal(call3(&fx, "mark_at", 60000, 150, 7, 3, &r, &err), RI_OK);
+        assert_true(ri_memory_read(mem, 60000, got, sizeof got));
+        for (u32 i = 0; i < sizeof got; i++) assert_int_equal(got[i], i <= 150 && i % 7 == 0 ? 0 : 1);
+        u32 size = (u32)ri_memory_size(mem);
+        assert_true(ri_memory_write(mem, size - 16, ones, 16));
+        assert_int_equal(call3(&fx, "mark_at", size - 10, 20, 3, 3, &r, &err), RI_ERR_TRAP);
+        assert_int_equal(err.trap, RI_TRAP_MEMORY_OOB);
+        assert_true(ri_memory_read(mem, size - 16, got, 16));
+        for (u32 i = 0; i < 16; i++) assert_int_equal(got[i], i >= 6 && (i - 6) % 3 == 0 ? 0 : 1);
+    }
+}
+
 /* Metered: the fused code charges a fixed amount per round, and the same run twice
  * charges the same (the rounds loop is straight-line code plus its back-edge). */
 static void test_fused_code_gas_is_linear(void **state) {
@@ -260,6 +316,8 @@ int main(void) {
         cmocka_unit_test(test_daxpy_matches_native),
         cmocka_unit_test(test_comparator_matches_native),
         cmocka_unit_test(test_comparator_loads_trap_out_of_bounds),
+        cmocka_unit_test(test_mark_and_fib_match_native),
+        cmocka_unit_test(test_fill_loop_stores_then_traps),
         cmocka_unit_test(test_fused_code_gas_is_linear),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

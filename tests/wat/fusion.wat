@@ -1,10 +1,12 @@
-;; Generated from the C source in the comment at the top of tests/unit/test_fusion.c
-;; (clang-19 --target=wasm32 -O2 -fno-builtin -nostdlib -Wl,--no-entry, then wasm2wat): code shaped so
-;; that the engine's fused instructions are used (sha256's rounds, nbody's updates, an unrolled
-;; daxpy, a C comparator through a function pointer).
+;; Generated from the C code in tests/unit/test_fusion.c (between its markers, with export
+;; attributes; clang-19 --target=wasm32 -O2 -fno-builtin -nostdlib -Wl,--no-entry, then
+;; wasm2wat): code shaped so that the engine's fused instructions are used (sha256's rounds,
+;; nbody's updates, an unrolled daxpy, a C comparator through a function pointer, a byte-fill
+;; loop, return a + b).
 (module $fusion.wasm
   (type (;0;) (func (param i32 i32) (result i32)))
   (type (;1;) (func (param i32 i32 i32) (result i32)))
+  (type (;2;) (func (param i32) (result i32)))
   (func $sha (type 0) (param i32 i32) (result i32)
     (local i32 i32 i32 i32 i32 i32 i32 i32 i32 i32 i32 i32 i32 i32 i32 i32 i32 i32 i32 i32 i32)
     i32.const 0
@@ -1293,13 +1295,250 @@
     i32.add
     i32.load
     call_indirect (type 0))
+  (func $mark (type 1) (param i32 i32 i32) (result i32)
+    (local i32 i32 i32 i32 i32)
+    local.get 1
+    i32.const 4095
+    local.get 1
+    i32.const 4095
+    i32.lt_u
+    select
+    local.tee 3
+    i32.const 1
+    i32.add
+    local.tee 4
+    i32.const 7
+    i32.and
+    local.set 5
+    i32.const 0
+    local.set 6
+    block  ;; label = @1
+      local.get 1
+      i32.const 7
+      i32.lt_u
+      br_if 0 (;@1;)
+      local.get 4
+      i32.const 8184
+      i32.and
+      local.set 7
+      i32.const 0
+      local.set 6
+      loop  ;; label = @2
+        local.get 6
+        i32.const 99824
+        i32.add
+        i64.const 72340172838076673
+        i64.store
+        local.get 7
+        local.get 6
+        i32.const 8
+        i32.add
+        local.tee 6
+        i32.ne
+        br_if 0 (;@2;)
+      end
+    end
+    block  ;; label = @1
+      local.get 5
+      i32.eqz
+      br_if 0 (;@1;)
+      local.get 6
+      i32.const 99824
+      i32.add
+      local.set 6
+      loop  ;; label = @2
+        local.get 6
+        i32.const 1
+        i32.store8
+        local.get 6
+        i32.const 1
+        i32.add
+        local.set 6
+        local.get 5
+        i32.const -1
+        i32.add
+        local.tee 5
+        br_if 0 (;@2;)
+      end
+    end
+    block  ;; label = @1
+      local.get 3
+      local.get 0
+      i32.lt_u
+      br_if 0 (;@1;)
+      loop  ;; label = @2
+        local.get 0
+        i32.const 99824
+        i32.add
+        i32.const 0
+        i32.store8
+        local.get 0
+        local.get 2
+        i32.add
+        local.tee 0
+        local.get 3
+        i32.le_u
+        br_if 0 (;@2;)
+      end
+    end
+    local.get 4
+    i32.const 3
+    i32.and
+    local.set 5
+    block  ;; label = @1
+      block  ;; label = @2
+        local.get 1
+        i32.const 3
+        i32.ge_u
+        br_if 0 (;@2;)
+        i32.const 0
+        local.set 6
+        i32.const 0
+        local.set 0
+        br 1 (;@1;)
+      end
+      local.get 4
+      i32.const 8188
+      i32.and
+      local.set 3
+      i32.const 0
+      local.set 6
+      i32.const 0
+      local.set 0
+      loop  ;; label = @2
+        local.get 0
+        i32.const 3
+        i32.mul
+        local.get 6
+        i32.const 99824
+        i32.add
+        i32.load8_u
+        i32.add
+        i32.const 3
+        i32.mul
+        local.get 6
+        i32.const 99825
+        i32.add
+        i32.load8_u
+        i32.add
+        i32.const 3
+        i32.mul
+        local.get 6
+        i32.const 99826
+        i32.add
+        i32.load8_u
+        i32.add
+        i32.const 3
+        i32.mul
+        local.get 6
+        i32.const 99827
+        i32.add
+        i32.load8_u
+        i32.add
+        local.set 0
+        local.get 3
+        local.get 6
+        i32.const 4
+        i32.add
+        local.tee 6
+        i32.ne
+        br_if 0 (;@2;)
+      end
+    end
+    block  ;; label = @1
+      local.get 5
+      i32.eqz
+      br_if 0 (;@1;)
+      local.get 6
+      i32.const 99824
+      i32.add
+      local.set 6
+      loop  ;; label = @2
+        local.get 0
+        i32.const 3
+        i32.mul
+        local.get 6
+        i32.load8_u
+        i32.add
+        local.set 0
+        local.get 6
+        i32.const 1
+        i32.add
+        local.set 6
+        local.get 5
+        i32.const -1
+        i32.add
+        local.tee 5
+        br_if 0 (;@2;)
+      end
+    end
+    local.get 0)
+  (func $mark_at (type 1) (param i32 i32 i32) (result i32)
+    (local i32)
+    i32.const 0
+    local.set 3
+    loop  ;; label = @1
+      local.get 0
+      local.get 3
+      i32.add
+      i32.const 0
+      i32.store8
+      local.get 3
+      local.get 2
+      i32.add
+      local.tee 3
+      local.get 1
+      i32.le_u
+      br_if 0 (;@1;)
+    end
+    local.get 1)
+  (func $fib (type 2) (param i32) (result i32)
+    (local i32 i32 i32)
+    block  ;; label = @1
+      local.get 0
+      i32.const 2
+      i32.ge_s
+      br_if 0 (;@1;)
+      local.get 0
+      i32.const 0
+      i32.add
+      return
+    end
+    i32.const 0
+    local.set 1
+    loop  ;; label = @1
+      local.get 0
+      i32.const -1
+      i32.add
+      call $fib
+      local.get 1
+      i32.add
+      local.set 1
+      local.get 0
+      i32.const 3
+      i32.gt_u
+      local.set 2
+      local.get 0
+      i32.const -2
+      i32.add
+      local.tee 3
+      local.set 0
+      local.get 2
+      br_if 0 (;@1;)
+    end
+    local.get 3
+    local.get 1
+    i32.add)
   (table (;0;) 3 3 funcref)
   (memory (;0;) 3)
-  (global $__stack_pointer (mut i32) (i32.const 165360))
+  (global $__stack_pointer (mut i32) (i32.const 169456))
   (export "memory" (memory 0))
   (export "sha" (func $sha))
   (export "bodies" (func $bodies))
   (export "matmul" (func $matmul))
   (export "compare" (func $compare))
+  (export "mark" (func $mark))
+  (export "mark_at" (func $mark_at))
+  (export "fib" (func $fib))
   (elem (;0;) (i32.const 1) func $cmp_i32 $cmp_u32)
   (data $.data (i32.const 1024) "\01\00\00\00\02\00\00\00"))
