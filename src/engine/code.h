@@ -254,6 +254,11 @@
  * then the ADDBR_<cmp>_<kinds> (a loop that fills bytes: one dispatch per iteration). The
  * store's stop point is the instruction's. Four branch variants each (RI_BRANCH_*). */
 
+/* Two additions of immediates (I32_ADD_I2: pointer increments) just before a loop-counter
+ * branch, fused: I2ADDBR_<cmp>_<kinds> (d1, a1, imm1, d2, a2, imm2, k, x, step, limit,
+ * offset), 12 words: the two additions, then the ADDBR_<cmp>_<kinds>. Four branch
+ * variants each (RI_BRANCH_*). */
+
 /* f64 arithmetic fused with the load just before it or the store just after it, 5 words:
  * NAME_LA (dst, b, addr, offset): dst = mem64[addr + offset] op b;
  * NAME_LB (dst, a, addr, offset): dst = a op mem64[addr + offset];
@@ -324,6 +329,8 @@ typedef enum ri_code_op {
 #define RI_X_FPAIR(outer, inner) RI_CODE_F64_##outer##_##inner##_A, RI_CODE_F64_##outer##_##inner##_B,
 #define RI_X_ST8ADDBR(cmp) RI_X_BRANCH_ENUM(ST8ADDBR_##cmp##_SS) RI_X_BRANCH_ENUM(ST8ADDBR_##cmp##_SI) \
                            RI_X_BRANCH_ENUM(ST8ADDBR_##cmp##_IS) RI_X_BRANCH_ENUM(ST8ADDBR_##cmp##_II)
+#define RI_X_I2ADDBR(cmp) RI_X_BRANCH_ENUM(I2ADDBR_##cmp##_SS) RI_X_BRANCH_ENUM(I2ADDBR_##cmp##_SI) \
+                          RI_X_BRANCH_ENUM(I2ADDBR_##cmp##_IS) RI_X_BRANCH_ENUM(I2ADDBR_##cmp##_II)
 #define RI_X_FMEM(name) RI_CODE_##name##_LA, RI_CODE_##name##_LB, RI_CODE_##name##_S, \
                         RI_CODE_##name##_MA, RI_CODE_##name##_MB, RI_CODE_##name##_LXA, RI_CODE_##name##_LXB,
 #define RI_X_MEM(name, byte, t, n, st) RI_CODE_##name,
@@ -335,6 +342,7 @@ typedef enum ri_code_op {
     RI_CODE_ADDR_OPS(RI_X_ADDR)
     RI_CODE_ADDBR_CMPS(RI_X_ADDBR)
     RI_CODE_ADDBR_CMPS(RI_X_ST8ADDBR)
+    RI_CODE_ADDBR_CMPS(RI_X_I2ADDBR)
     RI_CODE_FMEM_OPS(RI_X_FMEM)
     RI_CODE_PAIR_OPS(RI_X_PAIR)
     RI_CODE_ADD_LOAD_OPS(RI_X_ADDL)
@@ -351,6 +359,7 @@ typedef enum ri_code_op {
 #undef RI_X_ADDR
 #undef RI_X_ADDBR
 #undef RI_X_ST8ADDBR
+#undef RI_X_I2ADDBR
 #undef RI_X_FMEM
 #undef RI_X_PAIR
 #undef RI_X_ADDL

@@ -853,6 +853,21 @@ static uint32_t emit_cond_branch(compiler *c, operand cond, bool fused, ri_code_
                 if (had) put_point(c, p, pt);
                 return p + 9;
             }
+            if (c->last.op == RI_CODE_I32_ADD_I2 && c->last.pos != NO_POS && c->last.pos + 7 == c->len && !c->failed) {
+                /* two pointer increments just before: one instruction per iteration
+                 * (I2ADDBR_*, laid out as ADDBR_*, code.h) */
+                uint32_t w[6];
+                memcpy(w, &c->code[c->last.pos + 1], sizeof w);
+                truncate_code(c, c->last.pos);
+                uint32_t p = emit_op(c, (ri_code_op)(RI_CODE_I2ADDBR_I32_EQ_SS + (fused_op - RI_CODE_ADDBR_I32_EQ_SS)), 12);
+                if (p == NO_POS) return NO_POS;
+                memcpy(&c->code[p + 1], w, sizeof w);
+                c->code[p + 7] = k;
+                c->code[p + 8] = x;
+                c->code[p + 9] = step;
+                c->code[p + 10] = zero_limit ? 0 : b;
+                return p + 11;
+            }
             uint32_t p = emit_op(c, fused_op, 6);
             if (p == NO_POS) return NO_POS;
             c->code[p + 1] = k;
@@ -1886,6 +1901,10 @@ static uint32_t branch_words(uint32_t op) {
                            case RI_CODE_ST8ADDBR_##cmp##_IS: case RI_CODE_ST8ADDBR_##cmp##_II: return 10;
     RI_CODE_ADDBR_CMPS(RI_X_ST8ADDBR)
 #undef RI_X_ST8ADDBR
+#define RI_X_I2ADDBR(cmp) case RI_CODE_I2ADDBR_##cmp##_SS: case RI_CODE_I2ADDBR_##cmp##_SI: \
+                          case RI_CODE_I2ADDBR_##cmp##_IS: case RI_CODE_I2ADDBR_##cmp##_II: return 12;
+    RI_CODE_ADDBR_CMPS(RI_X_I2ADDBR)
+#undef RI_X_I2ADDBR
     default: return 0;
     }
 }

@@ -319,6 +319,15 @@ static ri_errcode call_host(ri_store *store, ri_exec *exec, ri_func *f, ri_insta
     COND_BRANCH(ST8ADDBR_##cmp##_SI, 10, ST8ADDBR_COND(U32(7), pc[8], CMPFN)) \
     COND_BRANCH(ST8ADDBR_##cmp##_IS, 10, ST8ADDBR_COND(pc[7], U32(8), CMPFN)) \
     COND_BRANCH(ST8ADDBR_##cmp##_II, 10, ST8ADDBR_COND(pc[7], pc[8], CMPFN))
+/* Two additions of immediates first (operands 1..6, as I32_ADD_I2), then the loop counter (7..10). */
+#define I2ADDBR_COND(STEP, LIMIT, CMPFN) __extension__({ \
+        PUT_U32(1, U32(2) + pc[3]); PUT_U32(4, U32(5) + pc[6]); \
+        uint32_t k_ = U32(8) + (STEP); PUT_U32(7, k_); CMPFN(k_, LIMIT); })
+#define I2ADDBR(cmp, CMPFN) \
+    COND_BRANCH(I2ADDBR_##cmp##_SS, 12, I2ADDBR_COND(U32(9), U32(10), CMPFN)) \
+    COND_BRANCH(I2ADDBR_##cmp##_SI, 12, I2ADDBR_COND(U32(9), pc[10], CMPFN)) \
+    COND_BRANCH(I2ADDBR_##cmp##_IS, 12, I2ADDBR_COND(pc[9], U32(10), CMPFN)) \
+    COND_BRANCH(I2ADDBR_##cmp##_II, 12, I2ADDBR_COND(pc[9], pc[10], CMPFN))
 #define BRCMP64(name, cmp) \
     COND_BRANCH(BR_IF_##name, 4, cmp(U64(1), U64(2))) \
     COND_BRANCH(BR_IF_##name##_I, 4, cmp(U64(1), (uint64_t)(int64_t)(int32_t)pc[2]))
@@ -370,6 +379,8 @@ static RI_SINGLE_COPY ri_errcode run(ri_store *store, ri_exec *exec, const ri_co
 #define RI_X_FPAIR(outer, inner) RI_OFFSET(F64_##outer##_##inner##_A) RI_OFFSET(F64_##outer##_##inner##_B)
 #define RI_X_ST8ADDBR(cmp) RI_OFFSETS4(ST8ADDBR_##cmp##_SS) RI_OFFSETS4(ST8ADDBR_##cmp##_SI) \
                            RI_OFFSETS4(ST8ADDBR_##cmp##_IS) RI_OFFSETS4(ST8ADDBR_##cmp##_II)
+#define RI_X_I2ADDBR(cmp) RI_OFFSETS4(I2ADDBR_##cmp##_SS) RI_OFFSETS4(I2ADDBR_##cmp##_SI) \
+                          RI_OFFSETS4(I2ADDBR_##cmp##_IS) RI_OFFSETS4(I2ADDBR_##cmp##_II)
 #define RI_X_FMEM(name) RI_OFFSET(name##_LA) RI_OFFSET(name##_LB) RI_OFFSET(name##_S) \
                         RI_OFFSET(name##_MA) RI_OFFSET(name##_MB) RI_OFFSET(name##_LXA) RI_OFFSET(name##_LXB)
 #define RI_X_MEM(name, byte, t, n, st) RI_OFFSET(name)
@@ -381,6 +392,7 @@ static RI_SINGLE_COPY ri_errcode run(ri_store *store, ri_exec *exec, const ri_co
         RI_CODE_ADDR_OPS(RI_X_ADDR)
         RI_CODE_ADDBR_CMPS(RI_X_ADDBR)
         RI_CODE_ADDBR_CMPS(RI_X_ST8ADDBR)
+        RI_CODE_ADDBR_CMPS(RI_X_I2ADDBR)
         RI_CODE_FMEM_OPS(RI_X_FMEM)
         RI_CODE_PAIR_OPS(RI_X_PAIR)
         RI_CODE_ADD_LOAD_OPS(RI_X_ADDL)
@@ -397,6 +409,7 @@ static RI_SINGLE_COPY ri_errcode run(ri_store *store, ri_exec *exec, const ri_co
 #undef RI_X_ADDR
 #undef RI_X_ADDBR
 #undef RI_X_ST8ADDBR
+#undef RI_X_I2ADDBR
 #undef RI_X_FMEM
 #undef RI_X_PAIR
 #undef RI_X_ADDL
@@ -549,6 +562,16 @@ op_BR_BU: /* branch to an unmetered LOOP, polling it */
     ST8ADDBR(I32_LE_U, CMP_LE_U)
     ST8ADDBR(I32_GE_S, CMP32_GE_S)
     ST8ADDBR(I32_GE_U, CMP_GE_U)
+    I2ADDBR(I32_EQ, CMP_EQ)       /* d1 = a1 + imm1; d2 = a2 + imm2; k = x + step; if k == limit then branch */
+    I2ADDBR(I32_NE, CMP_NE)
+    I2ADDBR(I32_LT_S, CMP32_LT_S)
+    I2ADDBR(I32_LT_U, CMP_LT_U)
+    I2ADDBR(I32_GT_S, CMP32_GT_S)
+    I2ADDBR(I32_GT_U, CMP_GT_U)
+    I2ADDBR(I32_LE_S, CMP32_LE_S)
+    I2ADDBR(I32_LE_U, CMP_LE_U)
+    I2ADDBR(I32_GE_S, CMP32_GE_S)
+    I2ADDBR(I32_GE_U, CMP_GE_U)
 op_BR_TABLE: /* branch to offset[min(a, count)] */
     {
         uint32_t i = U32(1), count = pc[2];
