@@ -62,6 +62,8 @@ static void init_ops(void) {
                            B4("ST8ADDBR_" #cmp "_II", 10)
 #define RI_X_I2ADDBR(cmp) B4("I2ADDBR_" #cmp "_SS", 12) B4("I2ADDBR_" #cmp "_SI", 12) B4("I2ADDBR_" #cmp "_IS", 12) \
                           B4("I2ADDBR_" #cmp "_II", 12)
+#define RI_X_MADDBR(cmp) B4("MADDBR_" #cmp "_SS", 8) B4("MADDBR_" #cmp "_SI", 8) B4("MADDBR_" #cmp "_IS", 8) \
+                         B4("MADDBR_" #cmp "_II", 8)
 #define RI_X_PAIR(o, i) op("I32_" #o "_" #i, 5); op("I32_" #o "_" #i "_I", 5);
 #define RI_X_ADDL(name, words) op(#name, words);
 #define RI_X_STORE2(name) op(#name "_2", 7);
@@ -80,6 +82,7 @@ static void init_ops(void) {
     RI_CODE_ADDBR_CMPS(RI_X_ADDBR)
     RI_CODE_ADDBR_CMPS(RI_X_ST8ADDBR)
     RI_CODE_ADDBR_CMPS(RI_X_I2ADDBR)
+    RI_CODE_ADDBR_CMPS(RI_X_MADDBR)
     RI_CODE_FMEM_OPS(RI_X_FMEM)
     RI_CODE_PAIR_OPS(RI_X_PAIR)
     RI_CODE_ADD_LOAD_OPS(RI_X_ADDL)

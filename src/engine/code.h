@@ -142,6 +142,7 @@
                             SHA-2's majority) */ \
     X(I32_CH, 7)         /* d, a, x, k, p, q: d = (a & (x ^ k)) | (p & q), k an immediate (I32_AND_XOR_I, then \
                             I32_OR_AND on it: SHA-2's choice, k = -1) */ \
+    X(I32_CH_ADD, 8)     /* d, a, x, k, p, q, b: d = ((a & (x ^ k)) | (p & q)) + b (I32_CH, then I32_ADD on it) */ \
     X(F64_AXPY, 6)       /* p, off, a, q, qoff: mem64[p + off] = a * mem64[q + qoff] + mem64[p + off]; \
                             the second load's stop point is at position + 3 */ \
     X(F64_AXPY_XI, 7)    /* p, off, a, q, imm, qoff: the same, q's address (u32)(q + imm) + qoff */ \
@@ -259,6 +260,9 @@
  * offset), 12 words: the two additions, then the ADDBR_<cmp>_<kinds>. Four branch
  * variants each (RI_BRANCH_*). */
 
+/* A MOVE just before a loop-counter branch, fused: MADDBR_<cmp>_<kinds> (d, s, k, x, step,
+ * limit, offset), 8 words: d = s, then the ADDBR_<cmp>_<kinds>. Four branch variants each. */
+
 /* f64 arithmetic fused with the load just before it or the store just after it, 5 words:
  * NAME_LA (dst, b, addr, offset): dst = mem64[addr + offset] op b;
  * NAME_LB (dst, a, addr, offset): dst = a op mem64[addr + offset];
@@ -331,6 +335,8 @@ typedef enum ri_code_op {
                            RI_X_BRANCH_ENUM(ST8ADDBR_##cmp##_IS) RI_X_BRANCH_ENUM(ST8ADDBR_##cmp##_II)
 #define RI_X_I2ADDBR(cmp) RI_X_BRANCH_ENUM(I2ADDBR_##cmp##_SS) RI_X_BRANCH_ENUM(I2ADDBR_##cmp##_SI) \
                           RI_X_BRANCH_ENUM(I2ADDBR_##cmp##_IS) RI_X_BRANCH_ENUM(I2ADDBR_##cmp##_II)
+#define RI_X_MADDBR(cmp) RI_X_BRANCH_ENUM(MADDBR_##cmp##_SS) RI_X_BRANCH_ENUM(MADDBR_##cmp##_SI) \
+                         RI_X_BRANCH_ENUM(MADDBR_##cmp##_IS) RI_X_BRANCH_ENUM(MADDBR_##cmp##_II)
 #define RI_X_FMEM(name) RI_CODE_##name##_LA, RI_CODE_##name##_LB, RI_CODE_##name##_S, \
                         RI_CODE_##name##_MA, RI_CODE_##name##_MB, RI_CODE_##name##_LXA, RI_CODE_##name##_LXB,
 #define RI_X_MEM(name, byte, t, n, st) RI_CODE_##name,
@@ -343,6 +349,7 @@ typedef enum ri_code_op {
     RI_CODE_ADDBR_CMPS(RI_X_ADDBR)
     RI_CODE_ADDBR_CMPS(RI_X_ST8ADDBR)
     RI_CODE_ADDBR_CMPS(RI_X_I2ADDBR)
+    RI_CODE_ADDBR_CMPS(RI_X_MADDBR)
     RI_CODE_FMEM_OPS(RI_X_FMEM)
     RI_CODE_PAIR_OPS(RI_X_PAIR)
     RI_CODE_ADD_LOAD_OPS(RI_X_ADDL)
@@ -360,6 +367,7 @@ typedef enum ri_code_op {
 #undef RI_X_ADDBR
 #undef RI_X_ST8ADDBR
 #undef RI_X_I2ADDBR
+#undef RI_X_MADDBR
 #undef RI_X_FMEM
 #undef RI_X_PAIR
 #undef RI_X_ADDL

@@ -853,6 +853,20 @@ static uint32_t emit_cond_branch(compiler *c, operand cond, bool fused, ri_code_
                 if (had) put_point(c, p, pt);
                 return p + 9;
             }
+            if (c->last.op == RI_CODE_MOVE && c->last.pos != NO_POS && c->last.pos + 3 == c->len && !c->failed) {
+                /* a MOVE just before: one instruction (MADDBR_*, laid out as ADDBR_*, code.h) */
+                uint32_t d = c->code[c->last.pos + 1], s = c->code[c->last.pos + 2];
+                truncate_code(c, c->last.pos);
+                uint32_t p = emit_op(c, (ri_code_op)(RI_CODE_MADDBR_I32_EQ_SS + (fused_op - RI_CODE_ADDBR_I32_EQ_SS)), 8);
+                if (p == NO_POS) return NO_POS;
+                c->code[p + 1] = d;
+                c->code[p + 2] = s;
+                c->code[p + 3] = k;
+                c->code[p + 4] = x;
+                c->code[p + 5] = step;
+                c->code[p + 6] = zero_limit ? 0 : b;
+                return p + 7;
+            }
             if (c->last.op == RI_CODE_I32_ADD_I2 && c->last.pos != NO_POS && c->last.pos + 7 == c->len && !c->failed) {
                 /* two pointer increments just before: one instruction per iteration
                  * (I2ADDBR_*, laid out as ADDBR_*, code.h) */
@@ -1305,6 +1319,20 @@ static bool fuse_i32_pair(compiler *c, ri_code_op op, operand a, operand b) {
         c->code[p + 2] = other.src;
         memcpy(&c->code[p + 3], w, n * sizeof *w);
         if (had) put_point(c, p, pt);
+        push_slot(c);
+        note_dst(c, p);
+        return true;
+    }
+    if (op == RI_CODE_I32_ADD && c->last.op == RI_CODE_I32_CH) {
+        /* an addition of SHA-2's choice: one instruction */
+        uint32_t w[5];
+        memcpy(w, &c->code[c->last.pos + 2], sizeof w);
+        truncate_code(c, c->last.pos);
+        uint32_t p = emit_op(c, RI_CODE_I32_CH_ADD, 8);
+        if (p == NO_POS) return true;
+        c->code[p + 1] = own_slot(c, c->h);
+        memcpy(&c->code[p + 2], w, sizeof w);
+        c->code[p + 7] = other.src;
         push_slot(c);
         note_dst(c, p);
         return true;
@@ -1905,6 +1933,10 @@ static uint32_t branch_words(uint32_t op) {
                           case RI_CODE_I2ADDBR_##cmp##_IS: case RI_CODE_I2ADDBR_##cmp##_II: return 12;
     RI_CODE_ADDBR_CMPS(RI_X_I2ADDBR)
 #undef RI_X_I2ADDBR
+#define RI_X_MADDBR(cmp) case RI_CODE_MADDBR_##cmp##_SS: case RI_CODE_MADDBR_##cmp##_SI: \
+                         case RI_CODE_MADDBR_##cmp##_IS: case RI_CODE_MADDBR_##cmp##_II: return 8;
+    RI_CODE_ADDBR_CMPS(RI_X_MADDBR)
+#undef RI_X_MADDBR
     default: return 0;
     }
 }

@@ -328,6 +328,15 @@ static ri_errcode call_host(ri_store *store, ri_exec *exec, ri_func *f, ri_insta
     COND_BRANCH(I2ADDBR_##cmp##_SI, 12, I2ADDBR_COND(U32(9), pc[10], CMPFN)) \
     COND_BRANCH(I2ADDBR_##cmp##_IS, 12, I2ADDBR_COND(pc[9], U32(10), CMPFN)) \
     COND_BRANCH(I2ADDBR_##cmp##_II, 12, I2ADDBR_COND(pc[9], pc[10], CMPFN))
+/* A MOVE first (operands 1, 2), then the loop counter (3..6). */
+#define MADDBR_COND(STEP, LIMIT, CMPFN) __extension__({ \
+        SLOT(1) = SLOT(2); \
+        uint32_t k_ = U32(4) + (STEP); PUT_U32(3, k_); CMPFN(k_, LIMIT); })
+#define MADDBR(cmp, CMPFN) \
+    COND_BRANCH(MADDBR_##cmp##_SS, 8, MADDBR_COND(U32(5), U32(6), CMPFN)) \
+    COND_BRANCH(MADDBR_##cmp##_SI, 8, MADDBR_COND(U32(5), pc[6], CMPFN)) \
+    COND_BRANCH(MADDBR_##cmp##_IS, 8, MADDBR_COND(pc[5], U32(6), CMPFN)) \
+    COND_BRANCH(MADDBR_##cmp##_II, 8, MADDBR_COND(pc[5], pc[6], CMPFN))
 #define BRCMP64(name, cmp) \
     COND_BRANCH(BR_IF_##name, 4, cmp(U64(1), U64(2))) \
     COND_BRANCH(BR_IF_##name##_I, 4, cmp(U64(1), (uint64_t)(int64_t)(int32_t)pc[2]))
@@ -381,6 +390,8 @@ static RI_SINGLE_COPY ri_errcode run(ri_store *store, ri_exec *exec, const ri_co
                            RI_OFFSETS4(ST8ADDBR_##cmp##_IS) RI_OFFSETS4(ST8ADDBR_##cmp##_II)
 #define RI_X_I2ADDBR(cmp) RI_OFFSETS4(I2ADDBR_##cmp##_SS) RI_OFFSETS4(I2ADDBR_##cmp##_SI) \
                           RI_OFFSETS4(I2ADDBR_##cmp##_IS) RI_OFFSETS4(I2ADDBR_##cmp##_II)
+#define RI_X_MADDBR(cmp) RI_OFFSETS4(MADDBR_##cmp##_SS) RI_OFFSETS4(MADDBR_##cmp##_SI) \
+                         RI_OFFSETS4(MADDBR_##cmp##_IS) RI_OFFSETS4(MADDBR_##cmp##_II)
 #define RI_X_FMEM(name) RI_OFFSET(name##_LA) RI_OFFSET(name##_LB) RI_OFFSET(name##_S) \
                         RI_OFFSET(name##_MA) RI_OFFSET(name##_MB) RI_OFFSET(name##_LXA) RI_OFFSET(name##_LXB)
 #define RI_X_MEM(name, byte, t, n, st) RI_OFFSET(name)
@@ -393,6 +404,7 @@ static RI_SINGLE_COPY ri_errcode run(ri_store *store, ri_exec *exec, const ri_co
         RI_CODE_ADDBR_CMPS(RI_X_ADDBR)
         RI_CODE_ADDBR_CMPS(RI_X_ST8ADDBR)
         RI_CODE_ADDBR_CMPS(RI_X_I2ADDBR)
+        RI_CODE_ADDBR_CMPS(RI_X_MADDBR)
         RI_CODE_FMEM_OPS(RI_X_FMEM)
         RI_CODE_PAIR_OPS(RI_X_PAIR)
         RI_CODE_ADD_LOAD_OPS(RI_X_ADDL)
@@ -410,6 +422,7 @@ static RI_SINGLE_COPY ri_errcode run(ri_store *store, ri_exec *exec, const ri_co
 #undef RI_X_ADDBR
 #undef RI_X_ST8ADDBR
 #undef RI_X_I2ADDBR
+#undef RI_X_MADDBR
 #undef RI_X_FMEM
 #undef RI_X_PAIR
 #undef RI_X_ADDL
@@ -572,6 +585,16 @@ op_BR_BU: /* branch to an unmetered LOOP, polling it */
     I2ADDBR(I32_LE_U, CMP_LE_U)
     I2ADDBR(I32_GE_S, CMP32_GE_S)
     I2ADDBR(I32_GE_U, CMP_GE_U)
+    MADDBR(I32_EQ, CMP_EQ)        /* d = s; k = x + step; if k == limit then branch */
+    MADDBR(I32_NE, CMP_NE)
+    MADDBR(I32_LT_S, CMP32_LT_S)
+    MADDBR(I32_LT_U, CMP_LT_U)
+    MADDBR(I32_GT_S, CMP32_GT_S)
+    MADDBR(I32_GT_U, CMP_GT_U)
+    MADDBR(I32_LE_S, CMP32_LE_S)
+    MADDBR(I32_LE_U, CMP_LE_U)
+    MADDBR(I32_GE_S, CMP32_GE_S)
+    MADDBR(I32_GE_U, CMP_GE_U)
 op_BR_TABLE: /* branch to offset[min(a, count)] */
     {
         uint32_t i = U32(1), count = pc[2];
@@ -839,6 +862,9 @@ op_I32_MAJ: /* d = (a & (x ^ y)) ^ (x & y) */
 op_I32_CH: /* d = (a & (x ^ k)) | (p & q) */
     PUT_U32(1, (U32(2) & (U32(3) ^ pc[4])) | (U32(5) & U32(6)));
     NEXT(7);
+op_I32_CH_ADD: /* d = ((a & (x ^ k)) | (p & q)) + b */
+    PUT_U32(1, ((U32(2) & (U32(3) ^ pc[4])) | (U32(5) & U32(6))) + U32(7));
+    NEXT(8);
 op_I32_XOR_ROTL2: /* d = rotl(x, k1) ^ rotl(y, k2) */
     PUT_U32(1, ri_i32_rotl(U32(2), pc[3]) ^ ri_i32_rotl(U32(4), pc[5]));
     NEXT(6);
