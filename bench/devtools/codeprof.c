@@ -58,8 +58,6 @@ static void init_ops(void) {
 #define RI_X_ADDR(name) op(#name "_X", 5); op(#name "_XI", 5);
 #define RI_X_ADDBR(cmp) B4("ADDBR_" #cmp "_SS", 6) B4("ADDBR_" #cmp "_SI", 6) B4("ADDBR_" #cmp "_IS", 6) \
                         B4("ADDBR_" #cmp "_II", 6)
-#define RI_X_ST8ADDBR(cmp) B4("ST8ADDBR_" #cmp "_SS", 10) B4("ST8ADDBR_" #cmp "_SI", 10) B4("ST8ADDBR_" #cmp "_IS", 10) \
-                           B4("ST8ADDBR_" #cmp "_II", 10)
 #define RI_X_I2ADDBR(cmp) B4("I2ADDBR_" #cmp "_SS", 12) B4("I2ADDBR_" #cmp "_SI", 12) B4("I2ADDBR_" #cmp "_IS", 12) \
                           B4("I2ADDBR_" #cmp "_II", 12)
 #define RI_X_MADDBR(cmp) B4("MADDBR_" #cmp "_SS", 8) B4("MADDBR_" #cmp "_SI", 8) B4("MADDBR_" #cmp "_IS", 8) \
@@ -80,9 +78,8 @@ static void init_ops(void) {
     RI_CODE_IMM_OPS(RI_X_IMM)
     RI_CODE_ADDR_OPS(RI_X_ADDR)
     RI_CODE_ADDBR_CMPS(RI_X_ADDBR)
-    RI_CODE_ADDBR_CMPS(RI_X_ST8ADDBR)
-    RI_CODE_ADDBR_CMPS(RI_X_I2ADDBR)
-    RI_CODE_ADDBR_CMPS(RI_X_MADDBR)
+    RI_CODE_LOOPFUSE_CMPS(RI_X_I2ADDBR)
+    RI_CODE_LOOPFUSE_CMPS(RI_X_MADDBR)
     RI_CODE_FMEM_OPS(RI_X_FMEM)
     RI_CODE_PAIR_OPS(RI_X_PAIR)
     RI_CODE_ADD_LOAD_OPS(RI_X_ADDL)

@@ -250,18 +250,16 @@
     X(I32_EQ) X(I32_NE) X(I32_LT_S) X(I32_LT_U) X(I32_GT_S) X(I32_GT_U) \
     X(I32_LE_S) X(I32_LE_U) X(I32_GE_S) X(I32_GE_U)
 
-/* A byte store just before a loop-counter branch, fused: ST8ADDBR_<cmp>_<kinds> (a, b, v,
- * off, k, x, step, limit, offset), 10 words: mem8[(u32)(a + b) + off] = v (I32_STORE8_X),
- * then the ADDBR_<cmp>_<kinds> (a loop that fills bytes: one dispatch per iteration). The
- * store's stop point is the instruction's. Four branch variants each (RI_BRANCH_*). */
-
-/* Two additions of immediates (I32_ADD_I2: pointer increments) just before a loop-counter
- * branch, fused: I2ADDBR_<cmp>_<kinds> (d1, a1, imm1, d2, a2, imm2, k, x, step, limit,
- * offset), 12 words: the two additions, then the ADDBR_<cmp>_<kinds>. Four branch
+/* Loop-counter branches with the instruction before them fused in, for the compares of
+ * RI_CODE_LOOPFUSE_CMPS only (each compare costs the interpreter 32 handlers, and a
+ * larger interpreter loop makes the compiler keep fewer of its variables in registers):
+ * I2ADDBR_<cmp>_<kinds> (d1, a1, imm1, d2, a2, imm2, k, x, step, limit, offset), 12
+ * words: I32_ADD_I2 (pointer increments), then the ADDBR_<cmp>_<kinds>. Four branch
  * variants each (RI_BRANCH_*). */
+#define RI_CODE_LOOPFUSE_CMPS(X) X(I32_NE)
 
-/* A MOVE just before a loop-counter branch, fused: MADDBR_<cmp>_<kinds> (d, s, k, x, step,
- * limit, offset), 8 words: d = s, then the ADDBR_<cmp>_<kinds>. Four branch variants each. */
+/* MADDBR_<cmp>_<kinds> (d, s, k, x, step, limit, offset), 8 words: a MOVE d = s, then the
+ * ADDBR_<cmp>_<kinds> (RI_CODE_LOOPFUSE_CMPS). Four branch variants each. */
 
 /* f64 arithmetic fused with the load just before it or the store just after it, 5 words:
  * NAME_LA (dst, b, addr, offset): dst = mem64[addr + offset] op b;
@@ -331,8 +329,6 @@ typedef enum ri_code_op {
 #define RI_X_STORE2(name) RI_CODE_##name##_2,
 #define RI_X_IPAIR(outer, inner) RI_CODE_I32_##outer##I_##inner##I,
 #define RI_X_FPAIR(outer, inner) RI_CODE_F64_##outer##_##inner##_A, RI_CODE_F64_##outer##_##inner##_B,
-#define RI_X_ST8ADDBR(cmp) RI_X_BRANCH_ENUM(ST8ADDBR_##cmp##_SS) RI_X_BRANCH_ENUM(ST8ADDBR_##cmp##_SI) \
-                           RI_X_BRANCH_ENUM(ST8ADDBR_##cmp##_IS) RI_X_BRANCH_ENUM(ST8ADDBR_##cmp##_II)
 #define RI_X_I2ADDBR(cmp) RI_X_BRANCH_ENUM(I2ADDBR_##cmp##_SS) RI_X_BRANCH_ENUM(I2ADDBR_##cmp##_SI) \
                           RI_X_BRANCH_ENUM(I2ADDBR_##cmp##_IS) RI_X_BRANCH_ENUM(I2ADDBR_##cmp##_II)
 #define RI_X_MADDBR(cmp) RI_X_BRANCH_ENUM(MADDBR_##cmp##_SS) RI_X_BRANCH_ENUM(MADDBR_##cmp##_SI) \
@@ -347,9 +343,8 @@ typedef enum ri_code_op {
     RI_CODE_IMM_OPS(RI_X_IMM)
     RI_CODE_ADDR_OPS(RI_X_ADDR)
     RI_CODE_ADDBR_CMPS(RI_X_ADDBR)
-    RI_CODE_ADDBR_CMPS(RI_X_ST8ADDBR)
-    RI_CODE_ADDBR_CMPS(RI_X_I2ADDBR)
-    RI_CODE_ADDBR_CMPS(RI_X_MADDBR)
+    RI_CODE_LOOPFUSE_CMPS(RI_X_I2ADDBR)
+    RI_CODE_LOOPFUSE_CMPS(RI_X_MADDBR)
     RI_CODE_FMEM_OPS(RI_X_FMEM)
     RI_CODE_PAIR_OPS(RI_X_PAIR)
     RI_CODE_ADD_LOAD_OPS(RI_X_ADDL)
@@ -365,7 +360,6 @@ typedef enum ri_code_op {
 #undef RI_X_IMM
 #undef RI_X_ADDR
 #undef RI_X_ADDBR
-#undef RI_X_ST8ADDBR
 #undef RI_X_I2ADDBR
 #undef RI_X_MADDBR
 #undef RI_X_FMEM

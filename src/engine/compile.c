@@ -836,28 +836,15 @@ static uint32_t emit_cond_branch(compiler *c, operand cond, bool fused, ri_code_
         if (fused_op != RI_CODE_OP_COUNT) {
             uint32_t k = c->code[c->last.pos + 1], x = c->code[c->last.pos + 2], step = c->code[c->last.pos + 3];
             truncate_code(c, c->last.pos);
-            if (c->last.op == RI_CODE_I32_STORE8_X && c->last.pos != NO_POS && c->last.pos + 5 == c->len && !c->failed) {
-                /* a byte store just before: one instruction per iteration (ST8ADDBR_*, laid
-                 * out as ADDBR_*, code.h) */
-                uint32_t w[4];
-                memcpy(w, &c->code[c->last.pos + 1], sizeof w);
-                ri_code_point pt;
-                bool had = take_last(c, &pt);
-                uint32_t p = emit_op(c, (ri_code_op)(RI_CODE_ST8ADDBR_I32_EQ_SS + (fused_op - RI_CODE_ADDBR_I32_EQ_SS)), 10);
-                if (p == NO_POS) return NO_POS;
-                memcpy(&c->code[p + 1], w, sizeof w);
-                c->code[p + 5] = k;
-                c->code[p + 6] = x;
-                c->code[p + 7] = step;
-                c->code[p + 8] = zero_limit ? 0 : b;
-                if (had) put_point(c, p, pt);
-                return p + 9;
-            }
-            if (c->last.op == RI_CODE_MOVE && c->last.pos != NO_POS && c->last.pos + 3 == c->len && !c->failed) {
+            bool loopfuse = false; /* RI_CODE_LOOPFUSE_CMPS */
+#define RI_X_LOOPFUSE(cmp) loopfuse |= fused_op >= RI_CODE_ADDBR_##cmp##_SS && fused_op <= RI_CODE_ADDBR_##cmp##_II;
+            RI_CODE_LOOPFUSE_CMPS(RI_X_LOOPFUSE)
+#undef RI_X_LOOPFUSE
+            if (loopfuse && c->last.op == RI_CODE_MOVE && c->last.pos != NO_POS && c->last.pos + 3 == c->len && !c->failed) {
                 /* a MOVE just before: one instruction (MADDBR_*, laid out as ADDBR_*, code.h) */
                 uint32_t d = c->code[c->last.pos + 1], s = c->code[c->last.pos + 2];
                 truncate_code(c, c->last.pos);
-                uint32_t p = emit_op(c, (ri_code_op)(RI_CODE_MADDBR_I32_EQ_SS + (fused_op - RI_CODE_ADDBR_I32_EQ_SS)), 8);
+                uint32_t p = emit_op(c, (ri_code_op)(RI_CODE_MADDBR_I32_NE_SS + (fused_op - RI_CODE_ADDBR_I32_NE_SS)), 8);
                 if (p == NO_POS) return NO_POS;
                 c->code[p + 1] = d;
                 c->code[p + 2] = s;
@@ -867,13 +854,13 @@ static uint32_t emit_cond_branch(compiler *c, operand cond, bool fused, ri_code_
                 c->code[p + 6] = zero_limit ? 0 : b;
                 return p + 7;
             }
-            if (c->last.op == RI_CODE_I32_ADD_I2 && c->last.pos != NO_POS && c->last.pos + 7 == c->len && !c->failed) {
+            if (loopfuse && c->last.op == RI_CODE_I32_ADD_I2 && c->last.pos != NO_POS && c->last.pos + 7 == c->len && !c->failed) {
                 /* two pointer increments just before: one instruction per iteration
                  * (I2ADDBR_*, laid out as ADDBR_*, code.h) */
                 uint32_t w[6];
                 memcpy(w, &c->code[c->last.pos + 1], sizeof w);
                 truncate_code(c, c->last.pos);
-                uint32_t p = emit_op(c, (ri_code_op)(RI_CODE_I2ADDBR_I32_EQ_SS + (fused_op - RI_CODE_ADDBR_I32_EQ_SS)), 12);
+                uint32_t p = emit_op(c, (ri_code_op)(RI_CODE_I2ADDBR_I32_NE_SS + (fused_op - RI_CODE_ADDBR_I32_NE_SS)), 12);
                 if (p == NO_POS) return NO_POS;
                 memcpy(&c->code[p + 1], w, sizeof w);
                 c->code[p + 7] = k;
@@ -1925,17 +1912,13 @@ static uint32_t branch_words(uint32_t op) {
                         case RI_CODE_ADDBR_##cmp##_IS: case RI_CODE_ADDBR_##cmp##_II: return 6;
     RI_CODE_ADDBR_CMPS(RI_X_ADDBR)
 #undef RI_X_ADDBR
-#define RI_X_ST8ADDBR(cmp) case RI_CODE_ST8ADDBR_##cmp##_SS: case RI_CODE_ST8ADDBR_##cmp##_SI: \
-                           case RI_CODE_ST8ADDBR_##cmp##_IS: case RI_CODE_ST8ADDBR_##cmp##_II: return 10;
-    RI_CODE_ADDBR_CMPS(RI_X_ST8ADDBR)
-#undef RI_X_ST8ADDBR
 #define RI_X_I2ADDBR(cmp) case RI_CODE_I2ADDBR_##cmp##_SS: case RI_CODE_I2ADDBR_##cmp##_SI: \
                           case RI_CODE_I2ADDBR_##cmp##_IS: case RI_CODE_I2ADDBR_##cmp##_II: return 12;
-    RI_CODE_ADDBR_CMPS(RI_X_I2ADDBR)
+    RI_CODE_LOOPFUSE_CMPS(RI_X_I2ADDBR)
 #undef RI_X_I2ADDBR
 #define RI_X_MADDBR(cmp) case RI_CODE_MADDBR_##cmp##_SS: case RI_CODE_MADDBR_##cmp##_SI: \
                          case RI_CODE_MADDBR_##cmp##_IS: case RI_CODE_MADDBR_##cmp##_II: return 8;
-    RI_CODE_ADDBR_CMPS(RI_X_MADDBR)
+    RI_CODE_LOOPFUSE_CMPS(RI_X_MADDBR)
 #undef RI_X_MADDBR
     default: return 0;
     }

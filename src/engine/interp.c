@@ -308,17 +308,6 @@ static ri_errcode call_host(ri_store *store, ri_exec *exec, ri_func *f, ri_insta
     COND_BRANCH(ADDBR_##cmp##_SI, 6, ADDBR_COND(U32(3), pc[4], CMPFN)) \
     COND_BRANCH(ADDBR_##cmp##_IS, 6, ADDBR_COND(pc[3], U32(4), CMPFN)) \
     COND_BRANCH(ADDBR_##cmp##_II, 6, ADDBR_COND(pc[3], pc[4], CMPFN))
-/* A byte store first (operands 1..4, as I32_STORE8_X), then the loop counter (5..8). */
-#define ST8ADDBR_COND(STEP, LIMIT, CMPFN) __extension__({ \
-        uint64_t ea_ = (uint64_t)(uint32_t)(U32(1) + U32(2)) + pc[4]; \
-        if (__builtin_expect(ea_ + 1 > mem_size, 0)) TRAP(RI_TRAP_MEMORY_OOB); \
-        mem_base[ea_] = (uint8_t)U32(3); \
-        uint32_t k_ = U32(6) + (STEP); PUT_U32(5, k_); CMPFN(k_, LIMIT); })
-#define ST8ADDBR(cmp, CMPFN) \
-    COND_BRANCH(ST8ADDBR_##cmp##_SS, 10, ST8ADDBR_COND(U32(7), U32(8), CMPFN)) \
-    COND_BRANCH(ST8ADDBR_##cmp##_SI, 10, ST8ADDBR_COND(U32(7), pc[8], CMPFN)) \
-    COND_BRANCH(ST8ADDBR_##cmp##_IS, 10, ST8ADDBR_COND(pc[7], U32(8), CMPFN)) \
-    COND_BRANCH(ST8ADDBR_##cmp##_II, 10, ST8ADDBR_COND(pc[7], pc[8], CMPFN))
 /* Two additions of immediates first (operands 1..6, as I32_ADD_I2), then the loop counter (7..10). */
 #define I2ADDBR_COND(STEP, LIMIT, CMPFN) __extension__({ \
         PUT_U32(1, U32(2) + pc[3]); PUT_U32(4, U32(5) + pc[6]); \
@@ -386,8 +375,6 @@ static RI_SINGLE_COPY ri_errcode run(ri_store *store, ri_exec *exec, const ri_co
 #define RI_X_STORE2(name) RI_OFFSET(name##_2)
 #define RI_X_IPAIR(outer, inner) RI_OFFSET(I32_##outer##I_##inner##I)
 #define RI_X_FPAIR(outer, inner) RI_OFFSET(F64_##outer##_##inner##_A) RI_OFFSET(F64_##outer##_##inner##_B)
-#define RI_X_ST8ADDBR(cmp) RI_OFFSETS4(ST8ADDBR_##cmp##_SS) RI_OFFSETS4(ST8ADDBR_##cmp##_SI) \
-                           RI_OFFSETS4(ST8ADDBR_##cmp##_IS) RI_OFFSETS4(ST8ADDBR_##cmp##_II)
 #define RI_X_I2ADDBR(cmp) RI_OFFSETS4(I2ADDBR_##cmp##_SS) RI_OFFSETS4(I2ADDBR_##cmp##_SI) \
                           RI_OFFSETS4(I2ADDBR_##cmp##_IS) RI_OFFSETS4(I2ADDBR_##cmp##_II)
 #define RI_X_MADDBR(cmp) RI_OFFSETS4(MADDBR_##cmp##_SS) RI_OFFSETS4(MADDBR_##cmp##_SI) \
@@ -402,9 +389,8 @@ static RI_SINGLE_COPY ri_errcode run(ri_store *store, ri_exec *exec, const ri_co
         RI_CODE_IMM_OPS(RI_X_IMM)
         RI_CODE_ADDR_OPS(RI_X_ADDR)
         RI_CODE_ADDBR_CMPS(RI_X_ADDBR)
-        RI_CODE_ADDBR_CMPS(RI_X_ST8ADDBR)
-        RI_CODE_ADDBR_CMPS(RI_X_I2ADDBR)
-        RI_CODE_ADDBR_CMPS(RI_X_MADDBR)
+        RI_CODE_LOOPFUSE_CMPS(RI_X_I2ADDBR)
+        RI_CODE_LOOPFUSE_CMPS(RI_X_MADDBR)
         RI_CODE_FMEM_OPS(RI_X_FMEM)
         RI_CODE_PAIR_OPS(RI_X_PAIR)
         RI_CODE_ADD_LOAD_OPS(RI_X_ADDL)
@@ -420,7 +406,6 @@ static RI_SINGLE_COPY ri_errcode run(ri_store *store, ri_exec *exec, const ri_co
 #undef RI_X_IMM
 #undef RI_X_ADDR
 #undef RI_X_ADDBR
-#undef RI_X_ST8ADDBR
 #undef RI_X_I2ADDBR
 #undef RI_X_MADDBR
 #undef RI_X_FMEM
@@ -565,36 +550,8 @@ op_BR_BU: /* branch to an unmetered LOOP, polling it */
     ADDBR(I32_LE_U, CMP_LE_U)
     ADDBR(I32_GE_S, CMP32_GE_S)
     ADDBR(I32_GE_U, CMP_GE_U)
-    ST8ADDBR(I32_EQ, CMP_EQ)      /* mem8[a + b + off] = v; k = x + step; if k == limit then branch */
-    ST8ADDBR(I32_NE, CMP_NE)
-    ST8ADDBR(I32_LT_S, CMP32_LT_S)
-    ST8ADDBR(I32_LT_U, CMP_LT_U)
-    ST8ADDBR(I32_GT_S, CMP32_GT_S)
-    ST8ADDBR(I32_GT_U, CMP_GT_U)
-    ST8ADDBR(I32_LE_S, CMP32_LE_S)
-    ST8ADDBR(I32_LE_U, CMP_LE_U)
-    ST8ADDBR(I32_GE_S, CMP32_GE_S)
-    ST8ADDBR(I32_GE_U, CMP_GE_U)
-    I2ADDBR(I32_EQ, CMP_EQ)       /* d1 = a1 + imm1; d2 = a2 + imm2; k = x + step; if k == limit then branch */
-    I2ADDBR(I32_NE, CMP_NE)
-    I2ADDBR(I32_LT_S, CMP32_LT_S)
-    I2ADDBR(I32_LT_U, CMP_LT_U)
-    I2ADDBR(I32_GT_S, CMP32_GT_S)
-    I2ADDBR(I32_GT_U, CMP_GT_U)
-    I2ADDBR(I32_LE_S, CMP32_LE_S)
-    I2ADDBR(I32_LE_U, CMP_LE_U)
-    I2ADDBR(I32_GE_S, CMP32_GE_S)
-    I2ADDBR(I32_GE_U, CMP_GE_U)
-    MADDBR(I32_EQ, CMP_EQ)        /* d = s; k = x + step; if k == limit then branch */
-    MADDBR(I32_NE, CMP_NE)
-    MADDBR(I32_LT_S, CMP32_LT_S)
-    MADDBR(I32_LT_U, CMP_LT_U)
-    MADDBR(I32_GT_S, CMP32_GT_S)
-    MADDBR(I32_GT_U, CMP_GT_U)
-    MADDBR(I32_LE_S, CMP32_LE_S)
-    MADDBR(I32_LE_U, CMP_LE_U)
-    MADDBR(I32_GE_S, CMP32_GE_S)
-    MADDBR(I32_GE_U, CMP_GE_U)
+    I2ADDBR(I32_NE, CMP_NE)       /* d1 = a1 + imm1; d2 = a2 + imm2; k = x + step; if k != limit then branch */
+    MADDBR(I32_NE, CMP_NE)        /* d = s; k = x + step; if k != limit then branch */
 op_BR_TABLE: /* branch to offset[min(a, count)] */
     {
         uint32_t i = U32(1), count = pc[2];

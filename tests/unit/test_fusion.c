@@ -6,7 +6,7 @@
  * canonicalisation on or off. The code is shaped so that the fusions apply: I32_ADD_Mn
  * and the MOVE hoisted into it, I32_MAJ, I32_CH, I32_XOR_ROTL2_SHR_U_ADD (sha), the
  * f64 load sunk into F64_*_LA and F64_*_MM_M*(_P) (bodies), F64_AXPY_XI_P (matmul),
- * I32_CMP3_S_L2 / _U_L2 (compare), ST8ADDBR_* (mark_at), I32_ADD_RET (fib); the fused
+ * I32_CMP3_S_L2 / _U_L2 (compare), a byte-fill loop (mark_at), I32_ADD_RET (fib); the fused
  * loads and stores must still trap out of bounds, after the effects before them.
  */
 #include <stdarg.h>
@@ -264,7 +264,7 @@ static void test_mark_and_fib_match_native(void **state) {
     }
 }
 
-/* The fused byte store and loop counter (ST8ADDBR): every step-th byte cleared, the
+/* The byte-fill loop (a store and the loop counter): every step-th byte cleared, the
  * others kept; out of bounds, the bytes before the trapping one are cleared. */
 static void test_fill_loop_stores_then_traps(void **state) {
     (void)state;
