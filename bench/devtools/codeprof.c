@@ -58,6 +58,10 @@ static void init_ops(void) {
 #define RI_X_ADDR(name) op(#name "_X", 5); op(#name "_XI", 5);
 #define RI_X_ADDBR(cmp) B4("ADDBR_" #cmp "_SS", 6) B4("ADDBR_" #cmp "_SI", 6) B4("ADDBR_" #cmp "_IS", 6) \
                         B4("ADDBR_" #cmp "_II", 6)
+#define RI_X_I2ADDBR(cmp) B4("I2ADDBR_" #cmp "_SS", 12) B4("I2ADDBR_" #cmp "_SI", 12) B4("I2ADDBR_" #cmp "_IS", 12) \
+                          B4("I2ADDBR_" #cmp "_II", 12)
+#define RI_X_MADDBR(cmp) B4("MADDBR_" #cmp "_SS", 8) B4("MADDBR_" #cmp "_SI", 8) B4("MADDBR_" #cmp "_IS", 8) \
+                         B4("MADDBR_" #cmp "_II", 8)
 #define RI_X_PAIR(o, i) op("I32_" #o "_" #i, 5); op("I32_" #o "_" #i "_I", 5);
 #define RI_X_ADDL(name, words) op(#name, words);
 #define RI_X_STORE2(name) op(#name "_2", 7);
@@ -74,6 +78,8 @@ static void init_ops(void) {
     RI_CODE_IMM_OPS(RI_X_IMM)
     RI_CODE_ADDR_OPS(RI_X_ADDR)
     RI_CODE_ADDBR_CMPS(RI_X_ADDBR)
+    RI_CODE_LOOPFUSE_CMPS(RI_X_I2ADDBR)
+    RI_CODE_LOOPFUSE_CMPS(RI_X_MADDBR)
     RI_CODE_FMEM_OPS(RI_X_FMEM)
     RI_CODE_PAIR_OPS(RI_X_PAIR)
     RI_CODE_ADD_LOAD_OPS(RI_X_ADDL)

@@ -33,12 +33,16 @@
  * time.
  * Superinstructions: besides compare-and-branch, the compiler fuses an instruction
  * with the one just before it when that one's only result feeds it (a peephole on the
- * last two emitted instructions, never across a label): the address arithmetic of
- * loads and stores (*_X), loop counters (ADDBR_*: add, compare, branch), f64
- * arithmetic with its load or store (*_LA, *_LB, *_S, *_M*, F64_AXPY), pairs of
- * arithmetic (I32_<OUTER>_<INNER>, I32_<OUTER>I_<INNER>I, F64_<OUTER>_<INNER>_A/_B),
- * and runs of the same simple instruction (MOVE2-4, I32_ADD_I2, I32_LOAD2, *_2 stores).
- * A fused instruction does exactly what its parts did, in their order.
+ * last three emitted instructions, never across a label): the address arithmetic of
+ * loads and stores (*_X, *_P), loop counters (ADDBR_*: add, compare, branch; with a
+ * MOVE or I32_ADD_I2 before them, MADDBR_*, I2ADDBR_*), f64 arithmetic with its load or
+ * store (*_LA, *_LB, *_S, *_M*, F64_AXPY), pairs and triples of arithmetic
+ * (I32_<OUTER>_<INNER>, I32_<OUTER>I_<INNER>I, F64_<OUTER>_<INNER>_A/_B, I32_MAJ, ...),
+ * MOVEs after an i32.add (I32_ADD_Mn), return a + b, and runs of the same simple
+ * instruction (MOVE2-4, I32_ADD_I2, I32_LOAD2, *_2 stores). Two neighbours that touch
+ * different slots and cannot trap may swap first (a MOVE moves up into the I32_ADD_Mn
+ * before a pair operation; an f64 load moves down past pure f64 arithmetic, its stop
+ * point with it). A fused instruction does exactly what its parts did, in their order.
  *
  * ---- Metering ----------------------------------------------------------------------
  * Every straight-line region (basic block) of WebAssembly code starts with a gas
@@ -115,6 +119,7 @@
     X(RETURN0, 1) \
     X(RETURN1, 2)        /* src */ \
     X(RETURN_N, 3)       /* first src, count (contiguous) */ \
+    X(I32_ADD_RET, 3)    /* a, b: return a + b (an I32_ADD whose result RETURN1 returns) */ \
     X(UNREACHABLE, 1) \
     X(CALL_LOCAL, 3)     /* body index, frame base */ \
     X(CALL_LOCAL_M1, 5)  /* body index, frame base, d, s: one MOVE first, then the call */ \
@@ -130,12 +135,37 @@
     X(I32_ADD_I2, 7)     /* d1, a1, imm1, d2, a2, imm2: two I32_ADD_I, in order */ \
     X(I32_ADD_2D, 5)     /* d, a, b, d2: d = a + b, then d2 = d (local.tee d; local.set d2) */ \
     X(I32_ADD_I_2D, 5)   /* d, a, imm, d2: the same with an immediate */ \
+    X(I32_ADD_M1, 6)     /* d, a, b, then d1, s1: I32_ADD, then one MOVE (the moves after it, in order) */ \
+    X(I32_ADD_M2, 8)     /* d, a, b, then two MOVEs */ \
+    X(I32_ADD_M3, 10)    /* d, a, b, then three MOVEs */ \
+    X(I32_ADD_M4, 12)    /* d, a, b, then four MOVEs */ \
     X(I32_XOR_ROTL2, 6)  /* d, x, k1, y, k2: d = rotl(x, k1) ^ rotl(y, k2), k1 and k2 immediates */ \
     X(I32_XOR_ROTL3, 8)  /* d, x, k1, y, k2, z, k3: d = rotl(x, k1) ^ rotl(y, k2) ^ rotl(z, k3) */ \
     X(I32_XOR_ROTL2_SHR_U, 8) /* d, x, k1, y, k2, z, k3: d = rotl(x, k1) ^ rotl(y, k2) ^ (z >> k3) */ \
+    X(I32_MAJ, 5)        /* d, a, x, y: d = (a & (x ^ y)) ^ (x & y) (I32_AND_XOR, then I32_XOR_AND on it: \
+                            SHA-2's majority) */ \
+    X(I32_CH, 7)         /* d, a, x, k, p, q: d = (a & (x ^ k)) | (p & q), k an immediate (I32_AND_XOR_I, then \
+                            I32_OR_AND on it: SHA-2's choice, k = -1) */ \
+    X(I32_CH_ADD, 8)     /* d, a, x, k, p, q, b: d = ((a & (x ^ k)) | (p & q)) + b (I32_CH, then I32_ADD on it) */ \
     X(F64_AXPY, 6)       /* p, off, a, q, qoff: mem64[p + off] = a * mem64[q + qoff] + mem64[p + off]; \
                             the second load's stop point is at position + 3 */ \
     X(F64_AXPY_XI, 7)    /* p, off, a, q, imm, qoff: the same, q's address (u32)(q + imm) + qoff */ \
+    X(F64_ADD_MM_MA, 6)  /* p, b, x, y, off: mem64[p + off] = mem64[p + off] + (x * y) * b */ \
+    X(F64_ADD_MM_MB, 6)  /* p, b, x, y, off: mem64[p + off] = (x * y) * b + mem64[p + off] */ \
+    X(F64_SUB_MM_MA, 6)  /* p, b, x, y, off: mem64[p + off] = mem64[p + off] - (x * y) * b */ \
+    X(F64_SUB_MM_MB, 6)  /* p, b, x, y, off: mem64[p + off] = (x * y) * b - mem64[p + off] */ \
+    X(F64_AXPY_XI_P, 9)  /* k, x, kimm, off, a, q, imm, qoff: k = x + kimm (an I32_ADD_I), then F64_AXPY_XI \
+                            with p = k; the second load's stop point is at position + 3 */ \
+    X(F64_ADD_MM_MA_P, 8) /* k, x, kimm, b, x2, y2, off: k = x + kimm (an I32_ADD_I), then F64_ADD_MM_MA \
+                            with p = k */ \
+    X(F64_ADD_MM_MB_P, 8) /* the same for F64_ADD_MM_MB */ \
+    X(F64_SUB_MM_MA_P, 8) /* ... F64_SUB_MM_MA */ \
+    X(F64_SUB_MM_MB_P, 8) /* ... F64_SUB_MM_MB */ \
+    X(I32_CMP3_S_L2, 8)  /* d1, a1, off1, d2, a2, off2, d: I32_LOAD2, then d = (v1 > v2) - (v1 < v2) of the \
+                            two loaded values (a C comparator); the second load's stop point is at + 3 */ \
+    X(I32_CMP3_U_L2, 8)  /* the same, unsigned */ \
+    X(I32_XOR_ROTL2_SHR_U_ADD, 9) /* d, x, k1, y, k2, z, k3, a: d = (rotl(x, k1) ^ rotl(y, k2) ^ (z >> k3)) + a \
+                            (SHA-2's message schedule) */ \
     X(I32_LOAD2, 7)      /* d1, a1, off1, d2, a2, off2: two I32_LOAD, in order; the second's \
                             stop point is at position + 3 */ \
     X(I32_CMP3_S, 4)     /* d, a, b: d = (a > b) - (a < b), signed */ \
@@ -224,6 +254,17 @@
     X(I32_EQ) X(I32_NE) X(I32_LT_S) X(I32_LT_U) X(I32_GT_S) X(I32_GT_U) \
     X(I32_LE_S) X(I32_LE_U) X(I32_GE_S) X(I32_GE_U)
 
+/* Loop-counter branches with the instruction before them fused in, for the compares of
+ * RI_CODE_LOOPFUSE_CMPS only (each compare costs the interpreter 32 handlers, and a
+ * larger interpreter loop makes the compiler keep fewer of its variables in registers):
+ * I2ADDBR_<cmp>_<kinds> (d1, a1, imm1, d2, a2, imm2, k, x, step, limit, offset), 12
+ * words: I32_ADD_I2 (pointer increments), then the ADDBR_<cmp>_<kinds>. Four branch
+ * variants each (RI_BRANCH_*). */
+#define RI_CODE_LOOPFUSE_CMPS(X) X(I32_NE)
+
+/* MADDBR_<cmp>_<kinds> (d, s, k, x, step, limit, offset), 8 words: a MOVE d = s, then the
+ * ADDBR_<cmp>_<kinds> (RI_CODE_LOOPFUSE_CMPS). Four branch variants each. */
+
 /* f64 arithmetic fused with the load just before it or the store just after it, 5 words:
  * NAME_LA (dst, b, addr, offset): dst = mem64[addr + offset] op b;
  * NAME_LB (dst, a, addr, offset): dst = a op mem64[addr + offset];
@@ -292,6 +333,10 @@ typedef enum ri_code_op {
 #define RI_X_STORE2(name) RI_CODE_##name##_2,
 #define RI_X_IPAIR(outer, inner) RI_CODE_I32_##outer##I_##inner##I,
 #define RI_X_FPAIR(outer, inner) RI_CODE_F64_##outer##_##inner##_A, RI_CODE_F64_##outer##_##inner##_B,
+#define RI_X_I2ADDBR(cmp) RI_X_BRANCH_ENUM(I2ADDBR_##cmp##_SS) RI_X_BRANCH_ENUM(I2ADDBR_##cmp##_SI) \
+                          RI_X_BRANCH_ENUM(I2ADDBR_##cmp##_IS) RI_X_BRANCH_ENUM(I2ADDBR_##cmp##_II)
+#define RI_X_MADDBR(cmp) RI_X_BRANCH_ENUM(MADDBR_##cmp##_SS) RI_X_BRANCH_ENUM(MADDBR_##cmp##_SI) \
+                         RI_X_BRANCH_ENUM(MADDBR_##cmp##_IS) RI_X_BRANCH_ENUM(MADDBR_##cmp##_II)
 #define RI_X_FMEM(name) RI_CODE_##name##_LA, RI_CODE_##name##_LB, RI_CODE_##name##_S, \
                         RI_CODE_##name##_MA, RI_CODE_##name##_MB, RI_CODE_##name##_LXA, RI_CODE_##name##_LXB,
 #define RI_X_MEM(name, byte, t, n, st) RI_CODE_##name,
@@ -302,6 +347,8 @@ typedef enum ri_code_op {
     RI_CODE_IMM_OPS(RI_X_IMM)
     RI_CODE_ADDR_OPS(RI_X_ADDR)
     RI_CODE_ADDBR_CMPS(RI_X_ADDBR)
+    RI_CODE_LOOPFUSE_CMPS(RI_X_I2ADDBR)
+    RI_CODE_LOOPFUSE_CMPS(RI_X_MADDBR)
     RI_CODE_FMEM_OPS(RI_X_FMEM)
     RI_CODE_PAIR_OPS(RI_X_PAIR)
     RI_CODE_ADD_LOAD_OPS(RI_X_ADDL)
@@ -317,6 +364,8 @@ typedef enum ri_code_op {
 #undef RI_X_IMM
 #undef RI_X_ADDR
 #undef RI_X_ADDBR
+#undef RI_X_I2ADDBR
+#undef RI_X_MADDBR
 #undef RI_X_FMEM
 #undef RI_X_PAIR
 #undef RI_X_ADDL

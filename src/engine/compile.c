@@ -110,7 +110,7 @@ typedef struct compiler {
 
     /* The last two emitted instructions, for peephole rewrites (fusions). Cleared at
      * labels: no rewrite reaches across one. */
-    emitted last, prev;
+    emitted last, prev, prev2;
 
     uint32_t wasm_offset;  /* of the instruction being compiled */
     uint32_t next_offset;  /* of the instruction after it: where a region opened here begins */
@@ -152,6 +152,7 @@ static uint32_t emit_op(compiler *c, ri_code_op op, uint32_t n) {
     c->opmap[pos] = (uint16_t)op;
     for (uint32_t i = 1; i < n; i++) c->opmap[pos + i] = NO_OP;
     c->len += n;
+    c->prev2 = c->prev;
     c->prev = c->last;
     c->last = (emitted){pos, op, 0};
     return pos;
@@ -192,14 +193,21 @@ static void add_point(compiler *c, uint32_t pos, ri_point_kind kind, uint32_t he
 static void truncate_code(compiler *c, uint32_t pos) {
     c->len = pos;
     while (c->npoints && c->points[c->npoints - 1].pos >= pos) c->npoints--;
-    c->last = pos == c->last.pos && c->prev.pos != NO_POS && c->prev.pos < pos ? c->prev : NO_EMITTED;
-    c->prev = NO_EMITTED;
+    if (pos == c->last.pos && c->prev.pos != NO_POS && c->prev.pos < pos) {
+        c->last = c->prev;
+        c->prev = c->prev2.pos != NO_POS && c->prev2.pos < c->last.pos ? c->prev2 : NO_EMITTED;
+    } else {
+        c->last = NO_EMITTED;
+        c->prev = NO_EMITTED;
+    }
+    c->prev2 = NO_EMITTED;
 }
 
 /* No peephole rewrite may reach back across this point (a label). */
 static void forget_emitted(compiler *c) {
     c->last = NO_EMITTED;
     c->prev = NO_EMITTED;
+    c->prev2 = NO_EMITTED;
 }
 
 /* Marks the last instruction as having written one result to the word at +1, so a
@@ -263,6 +271,18 @@ static void unpair(compiler *c) {
     if (second_is_result) note_dst(c, p);
 }
 
+/* Whether op is one of the i32 pair operations (d, a, x, y or imm). */
+static bool is_i32_pair(ri_code_op op) {
+    switch (op) {
+#define RI_X_PAIR(o, i) case RI_CODE_I32_##o##_##i: case RI_CODE_I32_##o##_##i##_I:
+    RI_CODE_PAIR_OPS(RI_X_PAIR)
+#undef RI_X_PAIR
+        return true;
+    default:
+        return false;
+    }
+}
+
 /* dst = src; MOVEs right after each other become one MOVE2, MOVE3 or MOVE4. */
 static void emit_move(compiler *c, uint32_t dst, uint32_t src) {
     static const ri_code_op moves[5] = {RI_CODE_OP_COUNT, RI_CODE_MOVE, RI_CODE_MOVE2, RI_CODE_MOVE3, RI_CODE_MOVE4};
@@ -286,6 +306,42 @@ static void emit_move(compiler *c, uint32_t dst, uint32_t src) {
         truncate_code(c, c->last.pos);
         emit4(c, fused, w[0], w[1], w[2], dst);
         return;
+    }
+    /* MOVEs right after an i32.add (the rotating variables of an unrolled-by-hand
+     * loop, e.g. sha256's): they run as part of the add, up to four */
+    uint32_t k = c->last.op == RI_CODE_I32_ADD ? 0 : c->last.op == RI_CODE_I32_ADD_M1 ? 1
+               : c->last.op == RI_CODE_I32_ADD_M2 ? 2 : c->last.op == RI_CODE_I32_ADD_M3 ? 3 : 4;
+    if (k < 4 && c->last.pos != NO_POS && c->last.pos + 4 + 2 * k == c->len && !c->failed) {
+        static const ri_code_op adds[4] = {RI_CODE_I32_ADD_M1, RI_CODE_I32_ADD_M2, RI_CODE_I32_ADD_M3, RI_CODE_I32_ADD_M4};
+        uint32_t w[11];
+        memcpy(w, &c->code[c->last.pos + 1], (3 + 2 * k) * sizeof *w);
+        w[3 + 2 * k] = dst;
+        w[4 + 2 * k] = src;
+        truncate_code(c, c->last.pos);
+        uint32_t p = emit_op(c, adds[k], 6 + 2 * k);
+        if (p != NO_POS) memcpy(&c->code[p + 1], w, (5 + 2 * k) * sizeof *w);
+        return;
+    }
+    /* A MOVE after an i32 pair operation (code.h) whose slots it does not touch, which
+     * follows an I32_ADD(_Mn): the MOVE joins the add, ahead of the pair. Swapping two
+     * independent slot operations changes nothing: neither can trap or stop. */
+    k = c->prev.op == RI_CODE_I32_ADD ? 0 : c->prev.op == RI_CODE_I32_ADD_M1 ? 1
+      : c->prev.op == RI_CODE_I32_ADD_M2 ? 2 : c->prev.op == RI_CODE_I32_ADD_M3 ? 3 : 4;
+    if (k < 4 && is_i32_pair(c->last.op) && c->last.pos != NO_POS && c->last.pos + 5 == c->len &&
+        c->prev.pos != NO_POS && c->prev.pos + 4 + 2 * k == c->last.pos && !c->failed) {
+        uint32_t w[5];
+        memcpy(w, &c->code[c->last.pos], sizeof w);
+        if (dst != w[1] && dst != w[2] && dst != w[3] && dst != w[4] && src != w[1]) {
+            ri_code_op pair = c->last.op;
+            bool has_dst = c->last.dst_pos != 0;
+            truncate_code(c, c->last.pos); /* the add is the last instruction again */
+            emit_move(c, dst, src);
+            uint32_t p = emit_op(c, pair, 5);
+            if (p == NO_POS) return;
+            memcpy(&c->code[p], w, sizeof w);
+            if (has_dst) note_dst(c, p);
+            return;
+        }
     }
     emit2(c, RI_CODE_MOVE, dst, src);
 }
@@ -612,6 +668,13 @@ static void emit_return(compiler *c) {
         p = emit_op(c, RI_CODE_RETURN0, 1);
     } else if (n == 1) {
         const operand *e = &c->stack[c->h - 1];
+        if (c->last.op == RI_CODE_I32_ADD && from_last(c, e) && c->last.pos + 4 == c->len) {
+            /* return a + b: one instruction (what follows a return is dead or another block's) */
+            uint32_t a = c->code[c->last.pos + 2], b = c->code[c->last.pos + 3];
+            truncate_code(c, c->last.pos);
+            emit2(c, RI_CODE_I32_ADD_RET, a, b);
+            return;
+        }
         uint32_t src = e->src;
         if (e->kind == ENTRY_IMM) { /* into the entry's own slot: the stack stays as it is */
             src = own_slot(c, c->h - 1);
@@ -773,6 +836,39 @@ static uint32_t emit_cond_branch(compiler *c, operand cond, bool fused, ri_code_
         if (fused_op != RI_CODE_OP_COUNT) {
             uint32_t k = c->code[c->last.pos + 1], x = c->code[c->last.pos + 2], step = c->code[c->last.pos + 3];
             truncate_code(c, c->last.pos);
+            bool loopfuse = false; /* RI_CODE_LOOPFUSE_CMPS */
+#define RI_X_LOOPFUSE(cmp) loopfuse |= fused_op >= RI_CODE_ADDBR_##cmp##_SS && fused_op <= RI_CODE_ADDBR_##cmp##_II;
+            RI_CODE_LOOPFUSE_CMPS(RI_X_LOOPFUSE)
+#undef RI_X_LOOPFUSE
+            if (loopfuse && c->last.op == RI_CODE_MOVE && c->last.pos != NO_POS && c->last.pos + 3 == c->len && !c->failed) {
+                /* a MOVE just before: one instruction (MADDBR_*, laid out as ADDBR_*, code.h) */
+                uint32_t d = c->code[c->last.pos + 1], s = c->code[c->last.pos + 2];
+                truncate_code(c, c->last.pos);
+                uint32_t p = emit_op(c, (ri_code_op)(RI_CODE_MADDBR_I32_NE_SS + (fused_op - RI_CODE_ADDBR_I32_NE_SS)), 8);
+                if (p == NO_POS) return NO_POS;
+                c->code[p + 1] = d;
+                c->code[p + 2] = s;
+                c->code[p + 3] = k;
+                c->code[p + 4] = x;
+                c->code[p + 5] = step;
+                c->code[p + 6] = zero_limit ? 0 : b;
+                return p + 7;
+            }
+            if (loopfuse && c->last.op == RI_CODE_I32_ADD_I2 && c->last.pos != NO_POS && c->last.pos + 7 == c->len && !c->failed) {
+                /* two pointer increments just before: one instruction per iteration
+                 * (I2ADDBR_*, laid out as ADDBR_*, code.h) */
+                uint32_t w[6];
+                memcpy(w, &c->code[c->last.pos + 1], sizeof w);
+                truncate_code(c, c->last.pos);
+                uint32_t p = emit_op(c, (ri_code_op)(RI_CODE_I2ADDBR_I32_NE_SS + (fused_op - RI_CODE_ADDBR_I32_NE_SS)), 12);
+                if (p == NO_POS) return NO_POS;
+                memcpy(&c->code[p + 1], w, sizeof w);
+                c->code[p + 7] = k;
+                c->code[p + 8] = x;
+                c->code[p + 9] = step;
+                c->code[p + 10] = zero_limit ? 0 : b;
+                return p + 11;
+            }
             uint32_t p = emit_op(c, fused_op, 6);
             if (p == NO_POS) return NO_POS;
             c->code[p + 1] = k;
@@ -940,9 +1036,12 @@ static void compile_local_set(compiler *c, uint32_t k, bool tee) {
     flush_local(c, k, c->h - 1);
     bool redirect = v.kind == ENTRY_SLOT && c->last.dst_pos && !c->failed &&
                     c->code[c->last.dst_pos] == v.src;
-    if (redirect) c->code[c->last.dst_pos] = k;
-    else emit_copy(c, k, &v);
-    c->last.dst_pos = 0;
+    if (redirect) {
+        c->code[c->last.dst_pos] = k;
+        c->last.dst_pos = 0;
+    } else {
+        emit_copy(c, k, &v); /* (a copy hoisted above the last instruction leaves its dst_pos) */
+    }
     pop(c);
     if (tee) {
         if (redirect) push_entry(c, ENTRY_LOCAL, k);
@@ -1055,6 +1154,22 @@ static void compile_store(compiler *c, ri_code_op op, const ri_instr *in) {
                 memcpy(w, &c->code[c->last.pos + 2], (xi ? 4 : 3) * sizeof *w);
                 ri_code_point pq;
                 bool had_q = take_last(c, &pq);
+                if (xi && c->last.op == RI_CODE_I32_ADD_I && c->last.pos != NO_POS && c->last.pos + 4 == c->len &&
+                    c->code[c->last.pos + 1] == addr.src && !c->failed) {
+                    /* p computed just before (k = x + imm, kept in k): one instruction */
+                    uint32_t x = c->code[c->last.pos + 2], kimm = c->code[c->last.pos + 3];
+                    truncate_code(c, c->last.pos);
+                    uint32_t p = emit_op(c, RI_CODE_F64_AXPY_XI_P, 9);
+                    if (p == NO_POS) return;
+                    c->code[p + 1] = addr.src;
+                    c->code[p + 2] = x;
+                    c->code[p + 3] = kimm;
+                    c->code[p + 4] = in->imm.mem.offset;
+                    memcpy(&c->code[p + 5], w, 4 * sizeof *w);
+                    if (had_q) put_point(c, p, pq);
+                    if (had) put_point(c, p + 3, pt);
+                    return;
+                }
                 uint32_t p = emit_op(c, xi ? RI_CODE_F64_AXPY_XI : RI_CODE_F64_AXPY, xi ? 7 : 6);
                 if (p == NO_POS) return;
                 c->code[p + 1] = addr.src;
@@ -1062,6 +1177,40 @@ static void compile_store(compiler *c, ri_code_op op, const ri_instr *in) {
                 memcpy(&c->code[p + 3], w, (xi ? 4 : 3) * sizeof *w);
                 if (had_q) put_point(c, p, pq);
                 if (had) put_point(c, p + 3, pt);
+                return;
+            }
+            ri_code_op mm = fused == RI_CODE_F64_ADD_MA ? RI_CODE_F64_ADD_MM_MA : fused == RI_CODE_F64_ADD_MB ? RI_CODE_F64_ADD_MM_MB
+                          : fused == RI_CODE_F64_SUB_MA ? RI_CODE_F64_SUB_MM_MA : fused == RI_CODE_F64_SUB_MB ? RI_CODE_F64_SUB_MM_MB
+                          : RI_CODE_OP_COUNT;
+            if (mm != RI_CODE_OP_COUNT && c->last.op == RI_CODE_F64_MUL_MUL_A && from_last(c, &t)) {
+                /* mem op= (x * y) * b: the products computed just before, in one instruction */
+                uint32_t w[3]; /* b, x, y */
+                memcpy(w, &c->code[c->last.pos + 2], sizeof w);
+                truncate_code(c, c->last.pos);
+                if (c->last.op == RI_CODE_I32_ADD_I && c->last.pos != NO_POS && c->last.pos + 4 == c->len &&
+                    c->code[c->last.pos + 1] == addr.src && !c->failed) {
+                    /* the address computed just before (k = x + imm, kept in k): _P */
+                    uint32_t x = c->code[c->last.pos + 2], kimm = c->code[c->last.pos + 3];
+                    truncate_code(c, c->last.pos);
+                    uint32_t p = emit_op(c, (ri_code_op)(mm == RI_CODE_F64_ADD_MM_MA ? RI_CODE_F64_ADD_MM_MA_P
+                                                         : mm == RI_CODE_F64_ADD_MM_MB ? RI_CODE_F64_ADD_MM_MB_P
+                                                         : mm == RI_CODE_F64_SUB_MM_MA ? RI_CODE_F64_SUB_MM_MA_P
+                                                                                       : RI_CODE_F64_SUB_MM_MB_P), 8);
+                    if (p == NO_POS) return;
+                    c->code[p + 1] = addr.src;
+                    c->code[p + 2] = x;
+                    c->code[p + 3] = kimm;
+                    memcpy(&c->code[p + 4], w, sizeof w);
+                    c->code[p + 7] = in->imm.mem.offset;
+                    if (had) put_point(c, p, pt);
+                    return;
+                }
+                uint32_t p = emit_op(c, mm, 6);
+                if (p == NO_POS) return;
+                c->code[p + 1] = addr.src;
+                memcpy(&c->code[p + 2], w, sizeof w);
+                c->code[p + 5] = in->imm.mem.offset;
+                if (had) put_point(c, p, pt);
                 return;
             }
             uint32_t p = emit3(c, fused, addr.src, other, in->imm.mem.offset);
@@ -1161,6 +1310,34 @@ static bool fuse_i32_pair(compiler *c, ri_code_op op, operand a, operand b) {
         note_dst(c, p);
         return true;
     }
+    if (op == RI_CODE_I32_ADD && c->last.op == RI_CODE_I32_CH) {
+        /* an addition of SHA-2's choice: one instruction */
+        uint32_t w[5];
+        memcpy(w, &c->code[c->last.pos + 2], sizeof w);
+        truncate_code(c, c->last.pos);
+        uint32_t p = emit_op(c, RI_CODE_I32_CH_ADD, 8);
+        if (p == NO_POS) return true;
+        c->code[p + 1] = own_slot(c, c->h);
+        memcpy(&c->code[p + 2], w, sizeof w);
+        c->code[p + 7] = other.src;
+        push_slot(c);
+        note_dst(c, p);
+        return true;
+    }
+    if (op == RI_CODE_I32_ADD && c->last.op == RI_CODE_I32_XOR_ROTL2_SHR_U) {
+        /* an addition of rotl(x, k1) ^ rotl(y, k2) ^ (z >> k3): one instruction */
+        uint32_t w[6];
+        memcpy(w, &c->code[c->last.pos + 2], sizeof w);
+        truncate_code(c, c->last.pos);
+        uint32_t p = emit_op(c, RI_CODE_I32_XOR_ROTL2_SHR_U_ADD, 9);
+        if (p == NO_POS) return true;
+        c->code[p + 1] = own_slot(c, c->h);
+        memcpy(&c->code[p + 2], w, sizeof w);
+        c->code[p + 8] = other.src;
+        push_slot(c);
+        note_dst(c, p);
+        return true;
+    }
     ri_code_op fused = pair_form(op, c->last.op);
     if (fused == RI_CODE_OP_COUNT) return false;
     uint32_t x = c->code[c->last.pos + 2], y = c->code[c->last.pos + 3];
@@ -1196,7 +1373,77 @@ static bool fuse_i32_pair(compiler *c, ri_code_op op, operand a, operand b) {
         note_dst(c, p);
         return true;
     }
+    if (fused == RI_CODE_I32_XOR_AND && c->last.op == RI_CODE_I32_AND_XOR && from_last(c, &other) &&
+        c->code[c->last.pos + 3] == x && c->code[c->last.pos + 4] == y && x != other.src && y != other.src) {
+        /* (a & (x ^ y)) ^ (x & y): the majority function of SHA-2, one instruction */
+        uint32_t a = c->code[c->last.pos + 2];
+        truncate_code(c, c->last.pos);
+        uint32_t p = emit4(c, RI_CODE_I32_MAJ, own_slot(c, c->h), a, x, y);
+        push_slot(c);
+        note_dst(c, p);
+        return true;
+    }
+    if (fused == RI_CODE_I32_OR_AND && c->last.op == RI_CODE_I32_AND_XOR_I && from_last(c, &other) &&
+        x != other.src && y != other.src) {
+        /* (a & (x ^ k)) | (p & q): the choice function of SHA-2 (k = -1), one instruction */
+        uint32_t w[3];
+        memcpy(w, &c->code[c->last.pos + 2], sizeof w);
+        truncate_code(c, c->last.pos);
+        uint32_t p = emit_op(c, RI_CODE_I32_CH, 7);
+        if (p == NO_POS) return true;
+        c->code[p + 1] = own_slot(c, c->h);
+        memcpy(&c->code[p + 2], w, sizeof w);
+        c->code[p + 5] = x;
+        c->code[p + 6] = y;
+        push_slot(c);
+        note_dst(c, p);
+        return true;
+    }
     uint32_t p = emit4(c, fused, own_slot(c, c->h), other.src, x, y);
+    push_slot(c);
+    note_dst(c, p);
+    return true;
+}
+
+/* Whether op only computes its f64 result from slots: it cannot trap, and writes
+ * nothing but its result. */
+static bool is_pure_f64(ri_code_op op) {
+    switch (op) {
+    case RI_CODE_F64_ADD: case RI_CODE_F64_SUB: case RI_CODE_F64_MUL: case RI_CODE_F64_DIV:
+#define RI_X_FPAIR(o, i) case RI_CODE_F64_##o##_##i##_A: case RI_CODE_F64_##o##_##i##_B:
+    RI_CODE_FPAIR_OPS(RI_X_FPAIR)
+#undef RI_X_FPAIR
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* a = f64.load [addr + off] just before the pure f64 arithmetic that computed b, then
+ * a op b: the load moves past that arithmetic and fuses into op (NAME_LA), so that a
+ * store of the result back to [addr + off] becomes a read-modify-write (NAME_MA). The
+ * load's stop point moves with it: nothing between can trap or write memory, and the
+ * arithmetic neither reads the load's result nor writes its address (b's slot lies
+ * above both). */
+static bool sink_f64_load(compiler *c, ri_code_op la, operand a, operand b) {
+    if (a.kind != ENTRY_SLOT || !from_last(c, &b) || !is_pure_f64(c->last.op) || c->prev.pos == NO_POS ||
+        c->prev.op != RI_CODE_F64_LOAD || c->prev.pos + 4 != c->last.pos || !c->prev.dst_pos ||
+        c->code[c->prev.dst_pos] != a.src || c->len - c->last.pos > 8 ||
+        (c->npoints && c->points[c->npoints - 1].pos == c->last.pos))
+        return false;
+    uint32_t addr = c->code[c->prev.pos + 2], off = c->code[c->prev.pos + 3];
+    ri_code_op mid = c->last.op;
+    uint32_t n = c->len - c->last.pos, w[8];
+    memcpy(w, &c->code[c->last.pos], n * sizeof *w);
+    bool had = c->npoints && c->points[c->npoints - 1].pos == c->prev.pos;
+    ri_code_point pt = had ? c->points[c->npoints - 1] : (ri_code_point){0, 0, 0, 0};
+    truncate_code(c, c->prev.pos);
+    uint32_t q = emit_op(c, mid, n);
+    if (q == NO_POS) return true;
+    memcpy(&c->code[q], w, n * sizeof *w);
+    note_dst(c, q); /* b, its single result, at + 1 as before */
+    uint32_t p = emit4(c, la, own_slot(c, c->h), b.src, addr, off);
+    if (had) put_point(c, p, pt);
     push_slot(c);
     note_dst(c, p);
     return true;
@@ -1215,6 +1462,25 @@ static bool fuse_cmp3(compiler *c, operand a, operand b) {
     uint32_t x = c->code[c->prev.pos + 2], y = c->code[c->prev.pos + 3];
     /* the same operands, neither of them the first compare's result */
     if (c->code[c->last.pos + 2] != x || c->code[c->last.pos + 3] != y || x == a.src || y == a.src) return false;
+    if (c->prev2.op == RI_CODE_I32_LOAD2 && c->prev2.pos != NO_POS && c->prev2.pos + 7 == c->prev.pos &&
+        c->code[c->prev2.pos + 1] == x && c->code[c->prev2.pos + 4] == y && x != y) {
+        /* the two values compared were loaded just before: loads and compare in one
+         * instruction (the loads' results are still written, with their stop points) */
+        uint32_t at = c->prev2.pos, w[6];
+        memcpy(w, &c->code[at + 1], sizeof w);
+        ri_code_point pts[2];
+        uint32_t npts = 0;
+        while (c->npoints && c->points[c->npoints - 1].pos >= at && npts < 2) pts[npts++] = c->points[--c->npoints];
+        truncate_code(c, at);
+        uint32_t p = emit_op(c, fused == RI_CODE_I32_CMP3_S ? RI_CODE_I32_CMP3_S_L2 : RI_CODE_I32_CMP3_U_L2, 8);
+        if (p == NO_POS) return true;
+        memcpy(&c->code[p + 1], w, sizeof w);
+        c->code[p + 7] = own_slot(c, c->h);
+        for (uint32_t i = npts; i-- > 0;) put_point(c, pts[i].pos, pts[i]); /* lowest position first */
+        push_slot(c);
+        c->last.dst_pos = p + 7;
+        return true;
+    }
     truncate_code(c, c->prev.pos);
     uint32_t p = emit3(c, fused, own_slot(c, c->h), x, y);
     push_slot(c);
@@ -1306,6 +1572,7 @@ static void compile_binary(compiler *c, ri_code_op op, bool may_trap) {
             return;
         }
     }
+    if (la != RI_CODE_OP_COUNT && sink_f64_load(c, la, a, b)) return;
     if (la != RI_CODE_OP_COUNT && (c->last.op == RI_CODE_F64_LOAD || c->last.op == RI_CODE_F64_LOAD_XI)) {
         bool load_b = from_last(c, &b) && a.kind != ENTRY_IMM;
         bool load_a = !load_b && from_last(c, &a) && b.kind != ENTRY_IMM;
@@ -1645,6 +1912,14 @@ static uint32_t branch_words(uint32_t op) {
                         case RI_CODE_ADDBR_##cmp##_IS: case RI_CODE_ADDBR_##cmp##_II: return 6;
     RI_CODE_ADDBR_CMPS(RI_X_ADDBR)
 #undef RI_X_ADDBR
+#define RI_X_I2ADDBR(cmp) case RI_CODE_I2ADDBR_##cmp##_SS: case RI_CODE_I2ADDBR_##cmp##_SI: \
+                          case RI_CODE_I2ADDBR_##cmp##_IS: case RI_CODE_I2ADDBR_##cmp##_II: return 12;
+    RI_CODE_LOOPFUSE_CMPS(RI_X_I2ADDBR)
+#undef RI_X_I2ADDBR
+#define RI_X_MADDBR(cmp) case RI_CODE_MADDBR_##cmp##_SS: case RI_CODE_MADDBR_##cmp##_SI: \
+                         case RI_CODE_MADDBR_##cmp##_IS: case RI_CODE_MADDBR_##cmp##_II: return 8;
+    RI_CODE_LOOPFUSE_CMPS(RI_X_MADDBR)
+#undef RI_X_MADDBR
     default: return 0;
     }
 }

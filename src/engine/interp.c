@@ -308,6 +308,24 @@ static ri_errcode call_host(ri_store *store, ri_exec *exec, ri_func *f, ri_insta
     COND_BRANCH(ADDBR_##cmp##_SI, 6, ADDBR_COND(U32(3), pc[4], CMPFN)) \
     COND_BRANCH(ADDBR_##cmp##_IS, 6, ADDBR_COND(pc[3], U32(4), CMPFN)) \
     COND_BRANCH(ADDBR_##cmp##_II, 6, ADDBR_COND(pc[3], pc[4], CMPFN))
+/* Two additions of immediates first (operands 1..6, as I32_ADD_I2), then the loop counter (7..10). */
+#define I2ADDBR_COND(STEP, LIMIT, CMPFN) __extension__({ \
+        PUT_U32(1, U32(2) + pc[3]); PUT_U32(4, U32(5) + pc[6]); \
+        uint32_t k_ = U32(8) + (STEP); PUT_U32(7, k_); CMPFN(k_, LIMIT); })
+#define I2ADDBR(cmp, CMPFN) \
+    COND_BRANCH(I2ADDBR_##cmp##_SS, 12, I2ADDBR_COND(U32(9), U32(10), CMPFN)) \
+    COND_BRANCH(I2ADDBR_##cmp##_SI, 12, I2ADDBR_COND(U32(9), pc[10], CMPFN)) \
+    COND_BRANCH(I2ADDBR_##cmp##_IS, 12, I2ADDBR_COND(pc[9], U32(10), CMPFN)) \
+    COND_BRANCH(I2ADDBR_##cmp##_II, 12, I2ADDBR_COND(pc[9], pc[10], CMPFN))
+/* A MOVE first (operands 1, 2), then the loop counter (3..6). */
+#define MADDBR_COND(STEP, LIMIT, CMPFN) __extension__({ \
+        SLOT(1) = SLOT(2); \
+        uint32_t k_ = U32(4) + (STEP); PUT_U32(3, k_); CMPFN(k_, LIMIT); })
+#define MADDBR(cmp, CMPFN) \
+    COND_BRANCH(MADDBR_##cmp##_SS, 8, MADDBR_COND(U32(5), U32(6), CMPFN)) \
+    COND_BRANCH(MADDBR_##cmp##_SI, 8, MADDBR_COND(U32(5), pc[6], CMPFN)) \
+    COND_BRANCH(MADDBR_##cmp##_IS, 8, MADDBR_COND(pc[5], U32(6), CMPFN)) \
+    COND_BRANCH(MADDBR_##cmp##_II, 8, MADDBR_COND(pc[5], pc[6], CMPFN))
 #define BRCMP64(name, cmp) \
     COND_BRANCH(BR_IF_##name, 4, cmp(U64(1), U64(2))) \
     COND_BRANCH(BR_IF_##name##_I, 4, cmp(U64(1), (uint64_t)(int64_t)(int32_t)pc[2]))
@@ -357,6 +375,10 @@ static RI_SINGLE_COPY ri_errcode run(ri_store *store, ri_exec *exec, const ri_co
 #define RI_X_STORE2(name) RI_OFFSET(name##_2)
 #define RI_X_IPAIR(outer, inner) RI_OFFSET(I32_##outer##I_##inner##I)
 #define RI_X_FPAIR(outer, inner) RI_OFFSET(F64_##outer##_##inner##_A) RI_OFFSET(F64_##outer##_##inner##_B)
+#define RI_X_I2ADDBR(cmp) RI_OFFSETS4(I2ADDBR_##cmp##_SS) RI_OFFSETS4(I2ADDBR_##cmp##_SI) \
+                          RI_OFFSETS4(I2ADDBR_##cmp##_IS) RI_OFFSETS4(I2ADDBR_##cmp##_II)
+#define RI_X_MADDBR(cmp) RI_OFFSETS4(MADDBR_##cmp##_SS) RI_OFFSETS4(MADDBR_##cmp##_SI) \
+                         RI_OFFSETS4(MADDBR_##cmp##_IS) RI_OFFSETS4(MADDBR_##cmp##_II)
 #define RI_X_FMEM(name) RI_OFFSET(name##_LA) RI_OFFSET(name##_LB) RI_OFFSET(name##_S) \
                         RI_OFFSET(name##_MA) RI_OFFSET(name##_MB) RI_OFFSET(name##_LXA) RI_OFFSET(name##_LXB)
 #define RI_X_MEM(name, byte, t, n, st) RI_OFFSET(name)
@@ -367,6 +389,8 @@ static RI_SINGLE_COPY ri_errcode run(ri_store *store, ri_exec *exec, const ri_co
         RI_CODE_IMM_OPS(RI_X_IMM)
         RI_CODE_ADDR_OPS(RI_X_ADDR)
         RI_CODE_ADDBR_CMPS(RI_X_ADDBR)
+        RI_CODE_LOOPFUSE_CMPS(RI_X_I2ADDBR)
+        RI_CODE_LOOPFUSE_CMPS(RI_X_MADDBR)
         RI_CODE_FMEM_OPS(RI_X_FMEM)
         RI_CODE_PAIR_OPS(RI_X_PAIR)
         RI_CODE_ADD_LOAD_OPS(RI_X_ADDL)
@@ -382,6 +406,8 @@ static RI_SINGLE_COPY ri_errcode run(ri_store *store, ri_exec *exec, const ri_co
 #undef RI_X_IMM
 #undef RI_X_ADDR
 #undef RI_X_ADDBR
+#undef RI_X_I2ADDBR
+#undef RI_X_MADDBR
 #undef RI_X_FMEM
 #undef RI_X_PAIR
 #undef RI_X_ADDL
@@ -524,6 +550,8 @@ op_BR_BU: /* branch to an unmetered LOOP, polling it */
     ADDBR(I32_LE_U, CMP_LE_U)
     ADDBR(I32_GE_S, CMP32_GE_S)
     ADDBR(I32_GE_U, CMP_GE_U)
+    I2ADDBR(I32_NE, CMP_NE)       /* d1 = a1 + imm1; d2 = a2 + imm2; k = x + step; if k != limit then branch */
+    MADDBR(I32_NE, CMP_NE)        /* d = s; k = x + step; if k != limit then branch */
 op_BR_TABLE: /* branch to offset[min(a, count)] */
     {
         uint32_t i = U32(1), count = pc[2];
@@ -534,6 +562,9 @@ op_RETURN0: /* return */
     goto do_return;
 op_RETURN1: /* return a */
     fp[0] = SLOT(1);
+    goto do_return;
+op_I32_ADD_RET: /* return a + b */
+    fp[0].i64 = (uint32_t)(U32(1) + U32(2));
     goto do_return;
 op_RETURN_N: /* return slots [a, a + n) */
     memmove(fp, fp + pc[1], (size_t)pc[2] * sizeof *fp);
@@ -712,6 +743,25 @@ op_I32_LOAD2: /* d1 = mem32[a1 + off1]; d2 = mem32[a2 + off2] */
         PUT_U32(4, LE32(v));
         NEXT(7);
     }
+    /* I32_LOAD2, then the three-way compare of the two values loaded */
+#define CMP3_L2(name, GT, LT) \
+    op_##name: { \
+        uint64_t ea = (uint64_t)U32(2) + pc[3]; \
+        if (__builtin_expect(ea + 4 > mem_size, 0)) TRAP(RI_TRAP_MEMORY_OOB); \
+        uint32_t v1, v2; \
+        memcpy(&v1, mem_base + ea, 4); \
+        v1 = LE32(v1); \
+        PUT_U32(1, v1); \
+        ea = (uint64_t)U32(5) + pc[6]; \
+        if (__builtin_expect(ea + 4 > mem_size, 0)) { pc += 3; TRAP(RI_TRAP_MEMORY_OOB); } \
+        memcpy(&v2, mem_base + ea, 4); \
+        v2 = LE32(v2); \
+        PUT_U32(4, v2); \
+        PUT_U32(7, (uint32_t)GT(v1, v2) - (uint32_t)LT(v1, v2)); \
+        NEXT(8); }
+    CMP3_L2(I32_CMP3_S_L2, CMP32_GT_S, CMP32_LT_S)
+    CMP3_L2(I32_CMP3_U_L2, CMP_GT_U, CMP_LT_U)
+#undef CMP3_L2
 op_I32_CMP3_S: /* d = (a > b) - (a < b) */
     {
         uint32_t a = U32(2), b = U32(3);
@@ -738,6 +788,40 @@ op_I32_ADD_I_2D: /* d = a + imm; d2 = d */
         PUT_U32(4, v);
         NEXT(5);
     }
+op_I32_ADD_M1: /* d = a + b; d1 = s1 */
+    PUT_U32(1, U32(2) + U32(3));
+    SLOT(4) = SLOT(5);
+    NEXT(6);
+op_I32_ADD_M2: /* d = a + b; d1 = s1; d2 = s2 */
+    PUT_U32(1, U32(2) + U32(3));
+    SLOT(4) = SLOT(5);
+    SLOT(6) = SLOT(7);
+    NEXT(8);
+op_I32_ADD_M3: /* d = a + b; then three moves */
+    PUT_U32(1, U32(2) + U32(3));
+    SLOT(4) = SLOT(5);
+    SLOT(6) = SLOT(7);
+    SLOT(8) = SLOT(9);
+    NEXT(10);
+op_I32_ADD_M4: /* d = a + b; then four moves */
+    PUT_U32(1, U32(2) + U32(3));
+    SLOT(4) = SLOT(5);
+    SLOT(6) = SLOT(7);
+    SLOT(8) = SLOT(9);
+    SLOT(10) = SLOT(11);
+    NEXT(12);
+op_I32_MAJ: /* d = (a & (x ^ y)) ^ (x & y) */
+    {
+        uint32_t x = U32(3), y = U32(4);
+        PUT_U32(1, (U32(2) & (x ^ y)) ^ (x & y));
+        NEXT(5);
+    }
+op_I32_CH: /* d = (a & (x ^ k)) | (p & q) */
+    PUT_U32(1, (U32(2) & (U32(3) ^ pc[4])) | (U32(5) & U32(6)));
+    NEXT(7);
+op_I32_CH_ADD: /* d = ((a & (x ^ k)) | (p & q)) + b */
+    PUT_U32(1, ((U32(2) & (U32(3) ^ pc[4])) | (U32(5) & U32(6))) + U32(7));
+    NEXT(8);
 op_I32_XOR_ROTL2: /* d = rotl(x, k1) ^ rotl(y, k2) */
     PUT_U32(1, ri_i32_rotl(U32(2), pc[3]) ^ ri_i32_rotl(U32(4), pc[5]));
     NEXT(6);
@@ -777,6 +861,26 @@ op_F64_AXPY_XI: /* the same, q's address (u32)(q + imm) + qoff */
         memcpy(mem_base + ep, &mp, 8);
         NEXT(7);
     }
+op_F64_AXPY_XI_P: /* k = x + kimm; then F64_AXPY_XI with p = k */
+    {
+        uint32_t k = U32(2) + pc[3];
+        PUT_U32(1, k);
+        uint64_t eq = (uint64_t)(uint32_t)(U32(6) + pc[7]) + pc[8];
+        if (__builtin_expect(eq + 8 > mem_size, 0)) TRAP(RI_TRAP_MEMORY_OOB);
+        uint64_t ep = (uint64_t)k + pc[4];
+        if (__builtin_expect(ep + 8 > mem_size, 0)) { pc += 3; TRAP(RI_TRAP_MEMORY_OOB); }
+        uint64_t mq, mp;
+        memcpy(&mq, mem_base + eq, 8);
+        memcpy(&mp, mem_base + ep, 8);
+        double r = F64(5) * ri_f64_from_bits(LE64(mq)) + ri_f64_from_bits(LE64(mp));
+        r = CANON64(r);
+        mp = LE64(ri_f64_bits(r));
+        memcpy(mem_base + ep, &mp, 8);
+        NEXT(9);
+    }
+op_I32_XOR_ROTL2_SHR_U_ADD: /* d = (rotl(x, k1) ^ rotl(y, k2) ^ (z >> k3)) + a */
+    PUT_U32(1, (ri_i32_rotl(U32(2), pc[3]) ^ ri_i32_rotl(U32(4), pc[5]) ^ ri_i32_shr_u(U32(6), pc[7])) + U32(8));
+    NEXT(9);
 op_I32_ADD_I2: /* d1 = a1 + imm1; d2 = a2 + imm2 */
     PUT_U32(1, U32(2) + pc[3]);
     PUT_U32(4, U32(5) + pc[6]);
@@ -876,6 +980,35 @@ op_REF_FUNC: /* d = funcs[a] */
                        if (__builtin_expect(ea + 8 > mem_size, 0)) TRAP(RI_TRAP_MEMORY_OOB); \
                        uint64_t m; memcpy(&m, mem_base + ea, 8); m = LE64(m); \
                        double a = F64(2), b = ri_f64_from_bits(m); double r = OP; PUT_F64(1, CANON64(r)); NEXT(6); }
+    /* mem op= (x * y) * b, the multiplications fused in (F64_MUL_MUL_A); only the
+     * final result is canonicalised, as in the f64 pairs */
+#define FMM(name, OP) \
+    op_##name##_MM_MA: { ADDR_OFF(1, 5, 8); uint64_t m; memcpy(&m, ptr, 8); m = LE64(m); \
+                         double a = ri_f64_from_bits(m), b = (F64(3) * F64(4)) * F64(2); double r = OP; r = CANON64(r); \
+                         m = LE64(ri_f64_bits(r)); memcpy((uint8_t *)ptr, &m, 8); NEXT(6); } \
+    op_##name##_MM_MB: { ADDR_OFF(1, 5, 8); uint64_t m; memcpy(&m, ptr, 8); m = LE64(m); \
+                         double a = (F64(3) * F64(4)) * F64(2), b = ri_f64_from_bits(m); double r = OP; r = CANON64(r); \
+                         m = LE64(ri_f64_bits(r)); memcpy((uint8_t *)ptr, &m, 8); NEXT(6); }
+    FMM(F64_ADD, a + b)
+    FMM(F64_SUB, a - b)
+#undef FMM
+    /* the same, the address first computed by the fused I32_ADD_I: k = x + kimm */
+#define FMMP(name, OP) \
+    op_##name##_MM_MA_P: { uint32_t k = U32(2) + pc[3]; PUT_U32(1, k); \
+                           uint64_t ea = (uint64_t)k + pc[7]; \
+                           if (__builtin_expect(ea + 8 > mem_size, 0)) TRAP(RI_TRAP_MEMORY_OOB); \
+                           uint8_t *ptr = mem_base + ea; uint64_t m; memcpy(&m, ptr, 8); m = LE64(m); \
+                           double a = ri_f64_from_bits(m), b = (F64(5) * F64(6)) * F64(4); double r = OP; r = CANON64(r); \
+                           m = LE64(ri_f64_bits(r)); memcpy(ptr, &m, 8); NEXT(8); } \
+    op_##name##_MM_MB_P: { uint32_t k = U32(2) + pc[3]; PUT_U32(1, k); \
+                           uint64_t ea = (uint64_t)k + pc[7]; \
+                           if (__builtin_expect(ea + 8 > mem_size, 0)) TRAP(RI_TRAP_MEMORY_OOB); \
+                           uint8_t *ptr = mem_base + ea; uint64_t m; memcpy(&m, ptr, 8); m = LE64(m); \
+                           double a = (F64(5) * F64(6)) * F64(4), b = ri_f64_from_bits(m); double r = OP; r = CANON64(r); \
+                           m = LE64(ri_f64_bits(r)); memcpy(ptr, &m, 8); NEXT(8); }
+    FMMP(F64_ADD, a + b)
+    FMMP(F64_SUB, a - b)
+#undef FMMP
     FMEM(F64_ADD, a + b)  /* d = mem + b, a + mem; mem = a + b */
     FMEM(F64_SUB, a - b)
     FMEM(F64_MUL, a * b)
