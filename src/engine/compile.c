@@ -1310,30 +1310,25 @@ static bool fuse_i32_pair(compiler *c, ri_code_op op, operand a, operand b) {
         note_dst(c, p);
         return true;
     }
-    if (op == RI_CODE_I32_ADD && c->last.op == RI_CODE_I32_CH) {
-        /* an addition of SHA-2's choice: one instruction */
-        uint32_t w[5];
-        memcpy(w, &c->code[c->last.pos + 2], sizeof w);
+    /* An addition of SHA-2's choice, or of rotl(x, k1) ^ rotl(y, k2) ^ (z >> k3): one
+     * instruction, the last one's operand words then the addend. */
+    static const struct {
+        ri_code_op last, fused;
+        uint32_t words; /* the last instruction's operands after its destination */
+    } add_after[] = {
+        {RI_CODE_I32_CH, RI_CODE_I32_CH_ADD, 5},
+        {RI_CODE_I32_XOR_ROTL2_SHR_U, RI_CODE_I32_XOR_ROTL2_SHR_U_ADD, 6},
+    };
+    for (size_t k = 0; op == RI_CODE_I32_ADD && k < sizeof add_after / sizeof add_after[0]; k++) {
+        if (c->last.op != add_after[k].last) continue;
+        uint32_t w[6], n = add_after[k].words;
+        memcpy(w, &c->code[c->last.pos + 2], n * sizeof *w);
         truncate_code(c, c->last.pos);
-        uint32_t p = emit_op(c, RI_CODE_I32_CH_ADD, 8);
+        uint32_t p = emit_op(c, add_after[k].fused, n + 3);
         if (p == NO_POS) return true;
         c->code[p + 1] = own_slot(c, c->h);
-        memcpy(&c->code[p + 2], w, sizeof w);
-        c->code[p + 7] = other.src;
-        push_slot(c);
-        note_dst(c, p);
-        return true;
-    }
-    if (op == RI_CODE_I32_ADD && c->last.op == RI_CODE_I32_XOR_ROTL2_SHR_U) {
-        /* an addition of rotl(x, k1) ^ rotl(y, k2) ^ (z >> k3): one instruction */
-        uint32_t w[6];
-        memcpy(w, &c->code[c->last.pos + 2], sizeof w);
-        truncate_code(c, c->last.pos);
-        uint32_t p = emit_op(c, RI_CODE_I32_XOR_ROTL2_SHR_U_ADD, 9);
-        if (p == NO_POS) return true;
-        c->code[p + 1] = own_slot(c, c->h);
-        memcpy(&c->code[p + 2], w, sizeof w);
-        c->code[p + 8] = other.src;
+        memcpy(&c->code[p + 2], w, n * sizeof *w);
+        c->code[p + 2 + n] = other.src;
         push_slot(c);
         note_dst(c, p);
         return true;
