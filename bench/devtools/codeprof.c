@@ -72,23 +72,7 @@ static void init_ops(void) {
 #define RI_X_MEM(name, byte, t, n, st) op(#name, 4);
 #define RI_X_NUM(name, byte, a, b, r) op(#name, RI_T_##b ? 4 : 3);
 #define RI_X_SAT(name, byte, a, b, r) op(#name, 3);
-    RI_CODE_CONTROL_OPS(RI_X_CTRL)
-    RI_CODE_BRANCH_OPS(RI_X_BR)
-    RI_CODE_CMP_BRANCHES(RI_X_CMPBR)
-    RI_CODE_IMM_OPS(RI_X_IMM)
-    RI_CODE_ADDR_OPS(RI_X_ADDR)
-    RI_CODE_ADDBR_CMPS(RI_X_ADDBR)
-    RI_CODE_LOOPFUSE_CMPS(RI_X_I2ADDBR)
-    RI_CODE_LOOPFUSE_CMPS(RI_X_MADDBR)
-    RI_CODE_FMEM_OPS(RI_X_FMEM)
-    RI_CODE_PAIR_OPS(RI_X_PAIR)
-    RI_CODE_ADD_LOAD_OPS(RI_X_ADDL)
-    RI_CODE_STORE2_OPS(RI_X_STORE2)
-    RI_CODE_IPAIR_OPS(RI_X_IPAIR)
-    RI_CODE_FPAIR_OPS(RI_X_FPAIR)
-    RI_MEMORY_OPS(RI_X_MEM)
-    RI_NUMERIC_OPS(RI_X_NUM)
-    RI_SAT_OPS(RI_X_SAT)
+    RI_CODE_EVERY_OP(RI_X_SAT)
 }
 
 /* The size of the instruction at w (op -1: unknown handler word, 1). */

@@ -316,6 +316,17 @@
  * order; the second's stop point is at position + 3. */
 #define RI_CODE_STORE2_OPS(X) X(I32_STORE) X(I64_STORE) X(F64_STORE) X(I32_STORE8)
 
+/* Every family of operations in the enum's order: the enum, the handler table (interp.c)
+ * and codeprof expand this one list, each with its own RI_X_CTRL ... RI_X_NUM defined;
+ * SAT is the X for the saturating conversions (numeric ops too, mostly). */
+#define RI_CODE_EVERY_OP(SAT) \
+    RI_CODE_CONTROL_OPS(RI_X_CTRL) RI_CODE_BRANCH_OPS(RI_X_BR) RI_CODE_CMP_BRANCHES(RI_X_CMPBR) \
+    RI_CODE_IMM_OPS(RI_X_IMM) RI_CODE_ADDR_OPS(RI_X_ADDR) RI_CODE_ADDBR_CMPS(RI_X_ADDBR) \
+    RI_CODE_LOOPFUSE_CMPS(RI_X_I2ADDBR) RI_CODE_LOOPFUSE_CMPS(RI_X_MADDBR) RI_CODE_FMEM_OPS(RI_X_FMEM) \
+    RI_CODE_PAIR_OPS(RI_X_PAIR) RI_CODE_ADD_LOAD_OPS(RI_X_ADDL) RI_CODE_STORE2_OPS(RI_X_STORE2) \
+    RI_CODE_IPAIR_OPS(RI_X_IPAIR) RI_CODE_FPAIR_OPS(RI_X_FPAIR) RI_MEMORY_OPS(RI_X_MEM) \
+    RI_NUMERIC_OPS(RI_X_NUM) RI_SAT_OPS(SAT)
+
 /* Every internal operation. Loads (dst, addr, offset) and stores (addr, value, offset)
  * keep their opcodes.h names, 4 words; numeric ops too: unary (dst, a) 3 words,
  * binary (dst, a, b) 4 words. */
@@ -341,23 +352,7 @@ typedef enum ri_code_op {
                         RI_CODE_##name##_MA, RI_CODE_##name##_MB, RI_CODE_##name##_LXA, RI_CODE_##name##_LXB,
 #define RI_X_MEM(name, byte, t, n, st) RI_CODE_##name,
 #define RI_X_NUM(name, byte, a, b, r) RI_CODE_##name,
-    RI_CODE_CONTROL_OPS(RI_X_CTRL)
-    RI_CODE_BRANCH_OPS(RI_X_BR)
-    RI_CODE_CMP_BRANCHES(RI_X_CMPBR)
-    RI_CODE_IMM_OPS(RI_X_IMM)
-    RI_CODE_ADDR_OPS(RI_X_ADDR)
-    RI_CODE_ADDBR_CMPS(RI_X_ADDBR)
-    RI_CODE_LOOPFUSE_CMPS(RI_X_I2ADDBR)
-    RI_CODE_LOOPFUSE_CMPS(RI_X_MADDBR)
-    RI_CODE_FMEM_OPS(RI_X_FMEM)
-    RI_CODE_PAIR_OPS(RI_X_PAIR)
-    RI_CODE_ADD_LOAD_OPS(RI_X_ADDL)
-    RI_CODE_STORE2_OPS(RI_X_STORE2)
-    RI_CODE_IPAIR_OPS(RI_X_IPAIR)
-    RI_CODE_FPAIR_OPS(RI_X_FPAIR)
-    RI_MEMORY_OPS(RI_X_MEM)
-    RI_NUMERIC_OPS(RI_X_NUM)
-    RI_SAT_OPS(RI_X_NUM)
+    RI_CODE_EVERY_OP(RI_X_NUM)
 #undef RI_X_CTRL
 #undef RI_X_BR
 #undef RI_X_CMPBR
