@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "ri/engine.h"
+#include "sandbox_test_util.h" /* read_fixture */
 
 typedef struct fixture {
     ri_module *module;
@@ -23,26 +24,9 @@ typedef struct fixture {
     ri_instance *instance;
 } fixture;
 
-static uint8_t *read_file(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *buf = malloc((size_t)n);
-    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) { free(buf); buf = NULL; }
-    fclose(f);
-    *len = (size_t)n;
-    return buf;
-}
-
 static void fixture_open_with(fixture *fx, const ri_store_config *cfg, const ri_module_config *mcfg) {
-    const char *dir = getenv("RI_WAT_DIR");
-    char path[4096];
-    snprintf(path, sizeof path, "%s/exec.wasm", dir ? dir : "build/wat");
     size_t len = 0;
-    uint8_t *bytes = read_file(path, &len);
-    assert_non_null(bytes);
+    uint8_t *bytes = read_fixture("exec", &len);
     ri_error err;
     fx->module = ri_module_load(bytes, len, mcfg, &err);
     free(bytes);

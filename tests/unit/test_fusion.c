@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "ri/engine.h"
+#include "sandbox_test_util.h" /* read_fixture */
 
 /* ---- the fixture's C source (native reference) ---- */
 typedef uint32_t u32;
@@ -108,26 +109,9 @@ typedef struct fixture {
     ri_instance *instance;
 } fixture;
 
-static uint8_t *read_file(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *buf = n > 0 ? malloc((size_t)n) : NULL;
-    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) { free(buf); buf = NULL; }
-    fclose(f);
-    *len = (size_t)n;
-    return buf;
-}
-
 static void fixture_open(fixture *fx, bool unmetered, bool canon) {
-    const char *dir = getenv("RI_WAT_DIR");
-    char path[4096];
-    snprintf(path, sizeof path, "%s/fusion.wasm", dir ? dir : "build/wat");
     size_t len = 0;
-    uint8_t *bytes = read_file(path, &len);
-    assert_non_null(bytes);
+    uint8_t *bytes = read_fixture("fusion", &len);
     ri_module_config mcfg;
     memset(&mcfg, 0, sizeof mcfg);
     mcfg.unmetered = unmetered;
