@@ -52,8 +52,9 @@ typedef struct staged {
     char tmp[1024], final[1024];
 } staged;
 
-/* Writes data to a new temporary file next to dir/name; fd_out: NULL closes it after an
- * fsync (if sync_file), else it is left open and unsynced for the caller. */
+/* Writes data to a new temporary file next to dir/name. fd_out NULL: closes it, after an
+ * fsync if sync_file; else the file is left open and unsynced for the caller (sync_file
+ * must be false: the caller syncs). */
 static bool stage_file(const char *dir, const char *name, const void *data, size_t len, bool sync_file, int *fd_out,
                        staged *st, char *why, size_t cap) {
     if ((size_t)snprintf(st->tmp, sizeof st->tmp, "%s/.tmp-%s-XXXXXX", dir, name) >= sizeof st->tmp ||
@@ -335,7 +336,7 @@ bool srv_volume_write_checkpoint(const char *root, const char *id, const uint8_t
      * syncs in a row, not four. */
     staged latest, image;
     int latest_fd = -1;
-    if (!stage_file(dir, "latest", name, strlen(name), true, &latest_fd, &latest, why, cap)) return false;
+    if (!stage_file(dir, "latest", name, strlen(name), false, &latest_fd, &latest, why, cap)) return false;
     sync_job sj = {.fd = latest_fd};
     bool threaded = pthread_create(&sj.thread, NULL, sync_main, &sj) == 0;
     bool ok = stage_file(dir, name, img, len, true, NULL, &image, why, cap) && commit_file(dir, &image, true, why, cap);
