@@ -124,6 +124,7 @@
     X(CALL_LOCAL, 3)     /* body index, frame base */ \
     X(CALL_LOCAL_M1, 5)  /* body index, frame base, d, s: one MOVE first, then the call */ \
     X(CALL_LOCAL_M2, 7)  /* body index, frame base, d1, s1, d2, s2: MOVE2 first */ \
+    X(CALL_LOCAL_AI, 6)  /* body index, frame base, d, a, imm: I32_ADD_I (d an argument) first */ \
     X(CALL, 3)           /* function index (an import), frame base */ \
     X(CALL_INDIRECT, 5)  /* type index, table index, element index slot, frame base */ \
     X(CALL_INDIRECT_M1, 7) /* the same, then d, s: one MOVE first */ \

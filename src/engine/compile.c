@@ -989,6 +989,20 @@ static void compile_call(compiler *c, uint32_t func_index, bool indirect, uint32
             c->code[p + 4] = base;
             memcpy(&c->code[p + 5], moves, 2 * nmoves * sizeof *moves);
         }
+    } else if (func_index >= m->nfunc_imports && nmoves == 0 && c->last.op == RI_CODE_I32_ADD_I &&
+               c->last.pos != NO_POS && c->last.pos + 4 == c->len && !c->failed &&
+               c->code[c->last.pos + 1] >= base && c->code[c->last.pos + 1] - base < t->nparams) {
+        /* The I32_ADD_I just before that computes an argument (f(n - 1)) runs as part of
+         * the call. */
+        uint32_t add[3];
+        memcpy(add, &c->code[c->last.pos + 1], sizeof add);
+        truncate_code(c, c->last.pos);
+        p = emit_op(c, RI_CODE_CALL_LOCAL_AI, 6);
+        if (p != NO_POS) {
+            c->code[p + 1] = func_index - m->nfunc_imports;
+            c->code[p + 2] = base;
+            memcpy(&c->code[p + 3], add, sizeof add);
+        }
     } else if (func_index >= m->nfunc_imports) {
         static const ri_code_op ops[3] = {RI_CODE_CALL_LOCAL, RI_CODE_CALL_LOCAL_M1, RI_CODE_CALL_LOCAL_M2};
         p = emit_op(c, ops[nmoves], 3 + 2 * nmoves);
@@ -1922,6 +1936,7 @@ static uint32_t branch_words(uint32_t op) {
 static bool is_call(uint32_t op) {
     switch (op) {
     case RI_CODE_CALL: case RI_CODE_CALL_LOCAL: case RI_CODE_CALL_LOCAL_M1: case RI_CODE_CALL_LOCAL_M2:
+    case RI_CODE_CALL_LOCAL_AI:
     case RI_CODE_CALL_INDIRECT: case RI_CODE_CALL_INDIRECT_M1: case RI_CODE_CALL_INDIRECT_M2:
         return true;
     default:

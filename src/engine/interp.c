@@ -217,7 +217,15 @@ static ri_errcode call_host(ri_store *store, ri_exec *exec, ri_func *f, ri_insta
 /* Branch by the offset in operand word i (relative to that word). */
 #define JUMP(i) do { pc += (i) + (int32_t)pc[i]; DISPATCH(); } while (0)
 #define TRAP(kind) do { trap_kind = (kind); goto trap; } while (0)
-#define CHARGE(cost) do { uint64_t c_ = (cost); if (__builtin_expect(gas < c_, 0)) goto out_of_gas; gas -= c_; } while (0)
+/* Gas is signed so that a charge is one subtraction and a sign test (costs are below
+ * 2^32: no overflow). A charge that cannot be paid is undone before leaving: by
+ * out_of_gas_undo for the charges of GAS, LOOP and ENTRY (their cost is word 1 of the
+ * instruction pc is set to), in place for the others (CHARGE_N). */
+#define CHARGE(cost) \
+    do { gas -= (int64_t)(uint64_t)(cost); if (__builtin_expect(gas < 0, 0)) goto out_of_gas_undo; } while (0)
+#define CHARGE_N(cost) \
+    do { int64_t c_ = (int64_t)(uint64_t)(cost); gas -= c_; \
+         if (__builtin_expect(gas < 0, 0)) { gas += c_; goto out_of_gas; } } while (0)
 #define POLL_INTERRUPT() \
     do { if (__builtin_expect(atomic_load_explicit(&store->interrupt, memory_order_relaxed) != 0, 0)) TRAP(RI_TRAP_INTERRUPTED); } while (0)
 #define LOAD_MEMORY() do { mem_base = mem ? mem->data : NULL; mem_size = mem ? mem->size : 0; } while (0)
@@ -276,9 +284,9 @@ static ri_errcode call_host(ri_store *store, ri_exec *exec, ri_func *f, ri_insta
  * the taken branch does its work and continues after it. When the charge cannot be
  * paid, or the interrupt flag is up, execution stops at t exactly as t would have. */
 #define JUMP_FG(i) \
-    do { const uint32_t *t_ = pc + (i) + (int32_t)pc[i]; uint64_t c_ = t_[1]; \
-         if (__builtin_expect(gas < c_, 0)) { pc = t_; goto out_of_gas; } \
-         gas -= c_; pc = t_ + 2; DISPATCH(); } while (0)
+    do { const uint32_t *t_ = pc + (i) + (int32_t)pc[i]; gas -= (int64_t)t_[1]; \
+         if (__builtin_expect(gas < 0, 0)) { pc = t_; goto out_of_gas_undo; } \
+         pc = t_ + 2; DISPATCH(); } while (0)
 /* (Metered code polls the interrupt flag when it draws gas from the reserve, below.) */
 #define JUMP_BG(i) JUMP_FG(i)
 #define JUMP_BU(i) \
@@ -287,9 +295,9 @@ static ri_errcode call_host(ri_store *store, ri_exec *exec, ri_func *f, ri_insta
          pc = t_ + 2; DISPATCH(); } while (0)
 /* Falling through an n-word conditional branch into the GAS after it. */
 #define NEXT_G(n) \
-    do { uint64_t c_ = pc[(n) + 1]; \
-         if (__builtin_expect(gas < c_, 0)) { pc += (n); goto out_of_gas; } \
-         gas -= c_; pc += (n) + 2; DISPATCH(); } while (0)
+    do { gas -= (int64_t)pc[(n) + 1]; \
+         if (__builtin_expect(gas < 0, 0)) { pc += (n); goto out_of_gas_undo; } \
+         pc += (n) + 2; DISPATCH(); } while (0)
 /* The four variants of a conditional branch of n words (offset in the last). */
 #define COND_BRANCH(name, n, cond) \
     op_##name: if (cond) JUMP((n) - 1); NEXT(n); \
@@ -411,8 +419,8 @@ static RI_SINGLE_COPY ri_errcode run(ri_store *store, ri_exec *exec, const ri_co
     const bool canon = store->config.canonicalize_nans;
     /* Gas: `gas` is what the charges draw from; the rest of the budget waits in
      * gas_reserve and comes over in chunks of at most RI_GAS_CHUNK (see out_of_gas). */
-    uint64_t gas = store->gas < RI_GAS_CHUNK ? store->gas : RI_GAS_CHUNK;
-    uint64_t gas_reserve = store->gas - gas;
+    int64_t gas = (int64_t)(store->gas < RI_GAS_CHUNK ? store->gas : RI_GAS_CHUNK);
+    uint64_t gas_reserve = store->gas - (uint64_t)gas;
     const uint32_t *pc = exec->resume_pc ? exec->resume_pc : code->words; /* a resumed call: its stop point */
     exec->resume_pc = NULL;
     ri_slot *fp = exec->stack + fp_index;
@@ -565,9 +573,8 @@ do_return:
             LOAD_MEMORY();
         }
         { /* the GAS after the call (code.h: every call has one; 0 in unmetered code) */
-            uint64_t c_ = pc[1];
-            if (__builtin_expect(gas < c_, 0)) goto out_of_gas;
-            gas -= c_;
+            gas -= (int64_t)pc[1];
+            if (__builtin_expect(gas < 0, 0)) goto out_of_gas_undo;
             pc += 2;
         }
         DISPATCH();
@@ -596,63 +603,69 @@ op_UNREACHABLE: /* trap */
 op_CALL_LOCAL_M2: /* MOVE2 (in order), then CALL_LOCAL */
     SLOT(3) = SLOT(4);
     SLOT(5) = SLOT(6);
+    callee = codes[pc[1]];
+    ENTER_LOCAL(pc[2], 7);
     call_size = 7;
-    goto call_local_moved;
+    goto call_local_slow;
 op_CALL_LOCAL_M1: /* MOVE, then CALL_LOCAL */
     SLOT(3) = SLOT(4);
-    call_size = 5;
-call_local_moved:
     callee = codes[pc[1]];
-    ENTER_LOCAL(pc[2], call_size);
-    callee_inst = inst;
-    call_base = pc[2];
-    goto call_wasm;
+    ENTER_LOCAL(pc[2], 5);
+    call_size = 5;
+    goto call_local_slow;
+op_CALL_LOCAL_AI: /* d = a + imm (an argument), then CALL_LOCAL */
+    PUT_U32(3, U32(4) + pc[5]);
+    callee = codes[pc[1]];
+    ENTER_LOCAL(pc[2], 6);
+    call_size = 6;
+    goto call_local_slow;
 op_CALL_LOCAL: /* call function a of this module, frame at b */
     callee = codes[pc[1]];
     ENTER_LOCAL(pc[2], 3); /* the common case inline */
+    call_size = 3;
+call_local_slow: /* the stack or the frame array must grow first */
     callee_inst = inst;
     call_base = pc[2];
-    call_size = 3;
     goto call_wasm;
 op_CALL: /* call function a (an import), frame at b */
     callee_func = inst->funcs[pc[1]];
     call_base = pc[2];
     call_size = 3;
     goto call_func;
+/* call_indirect of `words` words: the element's checks, then the fast path of CALL_LOCAL
+ * for a function of this instance (each variant inline, its size a constant). */
+#define CALL_INDIRECT_TO(words) \
+    do { \
+        const ri_table *tab_ = inst->tables[pc[2]]; \
+        uint32_t i_ = U32(3); \
+        if (__builtin_expect(i_ >= tab_->size, 0)) { trap_element = i_; TRAP(RI_TRAP_UNDEFINED_ELEMENT); } \
+        callee_func = tab_->elems[i_]; \
+        if (__builtin_expect(!callee_func, 0)) { trap_element = i_; TRAP(RI_TRAP_UNINITIALIZED_ELEMENT); } \
+        if (__builtin_expect(callee_func->type_id != inst->type_ids[pc[1]], 0)) TRAP(RI_TRAP_INDIRECT_MISMATCH); \
+        callee = callee_func->code; \
+        if (__builtin_expect(callee_func->instance == inst && callee != NULL, 1)) ENTER_LOCAL(pc[4], words); \
+        call_size = (words); \
+        call_base = pc[4]; \
+        goto call_func; \
+    } while (0)
 op_CALL_INDIRECT_M2: /* MOVE2 (in order), then CALL_INDIRECT */
     SLOT(5) = SLOT(6);
     SLOT(7) = SLOT(8);
-    call_size = 9;
-    goto call_indirect;
+    CALL_INDIRECT_TO(9);
 op_CALL_INDIRECT_M1: /* MOVE, then CALL_INDIRECT */
     SLOT(5) = SLOT(6);
-    call_size = 7;
-    goto call_indirect;
+    CALL_INDIRECT_TO(7);
 op_CALL_INDIRECT: /* call table[t][c] checked against type a, frame at d */
-    call_size = 5;
-call_indirect:
-    {
-        const ri_table *tab = inst->tables[pc[2]];
-        uint32_t i = U32(3);
-        if (__builtin_expect(i >= tab->size, 0)) { trap_element = i; TRAP(RI_TRAP_UNDEFINED_ELEMENT); }
-        callee_func = tab->elems[i];
-        if (__builtin_expect(!callee_func, 0)) { trap_element = i; TRAP(RI_TRAP_UNINITIALIZED_ELEMENT); }
-        if (callee_func->type_id != inst->type_ids[pc[1]]) TRAP(RI_TRAP_INDIRECT_MISMATCH);
-        callee = callee_func->code;
-        /* a function of this instance: the fast path of CALL_LOCAL */
-        if (__builtin_expect(callee_func->instance == inst && callee != NULL, 1)) ENTER_LOCAL(pc[4], call_size);
-        call_base = pc[4];
-        goto call_func;
-    }
+    CALL_INDIRECT_TO(5);
 call_func:
     if (callee_func->host) {
         uint32_t at = (uint32_t)(fp - exec->stack);
         exec->stack_top = at + call_base; /* a nested run starts above this frame */
-        store->gas = gas + gas_reserve;
+        store->gas = (uint64_t)gas + gas_reserve;
         ri_errcode rc = call_host(store, exec, callee_func, inst, NULL, at + call_base, err);
         fp = exec->stack + at;
-        gas = store->gas < RI_GAS_CHUNK ? store->gas : RI_GAS_CHUNK;
-        gas_reserve = store->gas - gas;
+        gas = (int64_t)(store->gas < RI_GAS_CHUNK ? store->gas : RI_GAS_CHUNK);
+        gas_reserve = store->gas - (uint64_t)gas;
         LOAD_MEMORY();
         if (rc != RI_OK) {
             if (rc == RI_ERR_SUSPENDED) { /* it yielded: suspend at the GAS after the call */
@@ -1028,7 +1041,7 @@ op_MEMORY_INIT: /* mem[d .. d+n) = data[x][s .. s+n) */
     {
         uint32_t x = pc[1];
         uint64_t d = U32(2), s = U32(3), n = U32(4);
-        if (code->metered) CHARGE(n);
+        if (code->metered) CHARGE_N(n);
         const ri_data_segment *seg = &inst->module->datas[x];
         uint64_t len = inst->data_dropped[x] ? 0 : seg->init.len;
         if (s + n > len || d + n > mem_size) TRAP(RI_TRAP_MEMORY_OOB);
@@ -1041,7 +1054,7 @@ op_DATA_DROP: /* data[x] = empty */
 op_MEMORY_COPY: /* mem[d .. d+n) = mem[s .. s+n) (overlap-safe) */
     {
         uint64_t d = U32(1), s = U32(2), n = U32(3);
-        if (code->metered) CHARGE(n);
+        if (code->metered) CHARGE_N(n);
         if (s + n > mem_size || d + n > mem_size) TRAP(RI_TRAP_MEMORY_OOB);
         if (n) memmove(mem_base + d, mem_base + s, (size_t)n);
         NEXT(4);
@@ -1050,7 +1063,7 @@ op_MEMORY_FILL: /* mem[d .. d+n) = byte b */
     {
         uint64_t d = U32(1), n = U32(3);
         uint8_t value = (uint8_t)U32(2);
-        if (code->metered) CHARGE(n);
+        if (code->metered) CHARGE_N(n);
         if (d + n > mem_size) TRAP(RI_TRAP_MEMORY_OOB);
         if (n) memset(mem_base + d, value, (size_t)n);
         NEXT(4);
@@ -1085,7 +1098,7 @@ op_TABLE_FILL: /* table[t][i .. i+n) = a */
         ri_table *tab = inst->tables[pc[1]];
         uint64_t i = U32(2), n = U32(4);
         void *value = REF(3);
-        if (code->metered) CHARGE(n);
+        if (code->metered) CHARGE_N(n);
         if (i + n > tab->size) TRAP(RI_TRAP_TABLE_OOB);
         for (uint64_t k = 0; k < n; k++) tab->elems[i + k] = value;
         NEXT(5);
@@ -1095,7 +1108,7 @@ op_TABLE_COPY: /* table[x][d .. d+n) = table[y][s .. s+n) (overlap-safe) */
         ri_table *dst = inst->tables[pc[1]];
         const ri_table *src = inst->tables[pc[2]];
         uint64_t d = U32(3), s = U32(4), n = U32(5);
-        if (code->metered) CHARGE(n);
+        if (code->metered) CHARGE_N(n);
         if (s + n > src->size || d + n > dst->size) TRAP(RI_TRAP_TABLE_OOB);
         if (n) memmove(dst->elems + d, src->elems + s, (size_t)n * sizeof *dst->elems);
         NEXT(6);
@@ -1105,7 +1118,7 @@ op_TABLE_INIT: /* table[t][d .. d+n) = elem[x][s .. s+n) */
         uint32_t x = pc[1];
         ri_table *tab = inst->tables[pc[2]];
         uint64_t d = U32(3), s = U32(4), n = U32(5);
-        if (code->metered) CHARGE(n);
+        if (code->metered) CHARGE_N(n);
         const ri_elem_segment *seg = &inst->module->elems[x];
         uint64_t len = inst->elem_dropped[x] ? 0 : seg->count;
         if (s + n > len || d + n > tab->size) TRAP(RI_TRAP_TABLE_OOB);
@@ -1360,6 +1373,8 @@ op_F64_REINTERPRET_I64:
 
     /* ---- leaving the loop ---- */
 
+out_of_gas_undo: /* a charge at pc (GAS, LOOP, ENTRY: cost in word 1) was taken from gas: give it back */
+    gas += (int64_t)pc[1];
 out_of_gas:
     /* pc is at a charge (GAS, LOOP, ENTRY, a bulk instruction) that `gas` cannot pay.
      * With gas in reserve: poll the interrupt flag, move a chunk over and run the
@@ -1372,7 +1387,7 @@ out_of_gas:
     POLL_INTERRUPT();
     {
         uint64_t take = gas_reserve < RI_GAS_CHUNK ? gas_reserve : RI_GAS_CHUNK;
-        gas += take;
+        gas += (int64_t)take;
         gas_reserve -= take;
     }
     DISPATCH();
@@ -1384,7 +1399,7 @@ trap:
     exec->susp.instance = inst;
     exec->susp.fp = (size_t)(fp - exec->stack);
     exec->susp.trap = trap_kind;
-    store->gas = gas + gas_reserve;
+    store->gas = (uint64_t)gas + gas_reserve;
     exec->trap_has_location = true;
     exec->trap_func_index = code->func_index;
     {
@@ -1398,11 +1413,11 @@ trap:
         snprintf(err->message, sizeof err->message, "%s %u", ri_trap_message(trap_kind), trap_element);
     return RI_ERR_TRAP;
 finish:
-    store->gas = gas + gas_reserve;
+    store->gas = (uint64_t)gas + gas_reserve;
     return RI_OK;
 suspend:
     /* A host function yielded: pc is the GAS after its call; every other frame waits in a call. */
-    store->gas = gas + gas_reserve;
+    store->gas = (uint64_t)gas + gas_reserve;
     exec->susp.reason = RI_SUSPENDED_YIELD;
     exec->susp.pc = pc;
     exec->susp.code = code;

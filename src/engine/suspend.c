@@ -189,16 +189,17 @@ typedef struct call_site {
     uint32_t target;    /* kind 0: body index; 1: function index; 2: type index */
     uint32_t nmoves;    /* _M1, _M2: the MOVEs it makes first (dst, src word pairs) */
     const uint32_t *moves;
+    const uint32_t *add; /* _AI: the I32_ADD_I it makes first (dst, src, imm), else NULL */
 } call_site;
 
 static bool call_at(const ri_code *code, uint32_t pos, call_site *cs) {
     const int32_t *d = ri_interp_dispatch_table();
     if (pos >= code->nwords) return false;
     int32_t op = (int32_t)code->words[pos];
-    static const struct { ri_code_op op; uint32_t size; int kind; } calls[] = {
-        {RI_CODE_CALL_LOCAL, 3, 0}, {RI_CODE_CALL_LOCAL_M1, 5, 0}, {RI_CODE_CALL_LOCAL_M2, 7, 0},
-        {RI_CODE_CALL, 3, 1}, {RI_CODE_CALL_INDIRECT, 5, 2}, {RI_CODE_CALL_INDIRECT_M1, 7, 2},
-        {RI_CODE_CALL_INDIRECT_M2, 9, 2},
+    static const struct { ri_code_op op; uint32_t size; int kind; bool add; } calls[] = {
+        {RI_CODE_CALL_LOCAL, 3, 0, false}, {RI_CODE_CALL_LOCAL_M1, 5, 0, false}, {RI_CODE_CALL_LOCAL_M2, 7, 0, false},
+        {RI_CODE_CALL_LOCAL_AI, 6, 0, true}, {RI_CODE_CALL, 3, 1, false}, {RI_CODE_CALL_INDIRECT, 5, 2, false},
+        {RI_CODE_CALL_INDIRECT_M1, 7, 2, false}, {RI_CODE_CALL_INDIRECT_M2, 9, 2, false},
     };
     for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++) {
         if (d[calls[i].op] != op) continue;
@@ -206,8 +207,9 @@ static bool call_at(const ri_code *code, uint32_t pos, call_site *cs) {
         cs->size = calls[i].size;
         cs->kind = calls[i].kind;
         uint32_t plain = calls[i].kind == 2 ? 5 : 3;
-        cs->nmoves = (calls[i].size - plain) / 2;
+        cs->nmoves = calls[i].add ? 0 : (calls[i].size - plain) / 2;
         cs->moves = code->words + pos + plain;
+        cs->add = calls[i].add ? code->words + pos + plain : NULL;
         cs->target = code->words[pos + 1];
         cs->base = code->words[pos + (calls[i].kind == 2 ? 4 : 2)];
         return true;
@@ -378,7 +380,19 @@ bool ri_store_describe_suspended(ri_store *store, const ri_instance *inst, ri_su
             /* About to make a call that moves its last arguments into place first (_M1,
              * _M2): describe them as the call will see them (the moves run again). */
             call_site cs;
-            if (ok && top && pt->kind == RI_POINT_CALL && call_at(code, pt->pos, &cs) && cs.nmoves) {
+            bool at_call = ok && top && pt->kind == RI_POINT_CALL && call_at(code, pt->pos, &cs);
+            if (at_call && cs.add) { /* _AI: its argument d = s + imm, computed as the call will */
+                uint32_t d = cs.add[0], s = cs.add[1];
+                ri_slot v;
+                v.i64 = (uint32_t)((uint32_t)fp[s].i64 + cs.add[2]);
+                if (d < code->stack_base || d - code->stack_base >= nstack) {
+                    ri_error_set(err, RI_ERR_ARGUMENT, "internal error: a call's addition outside its operands");
+                    ok = false;
+                } else {
+                    ok = describe_value(inst, p->types[d - code->stack_base], v, &sf->stack[d - code->stack_base], err);
+                }
+            }
+            if (at_call && cs.nmoves) {
                 ri_slot moved[2];
                 uint32_t dsts[2];
                 for (uint32_t k = 0; ok && k < cs.nmoves; k++) {
