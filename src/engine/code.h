@@ -410,6 +410,9 @@ typedef struct ri_code {
 /* interp.c: the label offsets of the interpreter's handlers, indexed by ri_code_op.
  * compile.c writes these into handler words. Immutable, shared by all threads. */
 const int32_t *ri_interp_dispatch_table(void);
+/* interp.c: where a run's entry marker frame returns to: a GAS of cost 0, then EXIT,
+ * which leaves the interpreter (so that a return needs no test for the marker). */
+const uint32_t *ri_interp_exit_code(void);
 
 /* The stop point at code position pos: the one at pos exactly, else the last before
  * it; NULL if there is none. */

@@ -21,7 +21,7 @@
 
 /* A suspended caller: where to resume it once its callee returns. */
 typedef struct ri_frame {
-    const uint32_t *ret_pc;     /* caller's pc after the call; NULL: return to C (a run's entry) */
+    const uint32_t *ret_pc;     /* caller's pc after the call; a run's entry marker: ri_interp_exit_code() */
     const ri_code *code;        /* caller's code */
     ri_instance *instance;      /* caller's instance */
     union {

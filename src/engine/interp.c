@@ -370,7 +370,9 @@ static RI_SINGLE_COPY ri_errcode run(ri_store *store, ri_exec *exec, const ri_co
                                      uint32_t fp_index, ri_error *err, const int32_t **table_out) {
 #define RI_OFFSET(name) [RI_CODE_##name] = &&op_##name - &&op_ENTRY,
 #define RI_OFFSETS4(name) RI_OFFSET(name) RI_OFFSET(name##_FG) RI_OFFSET(name##_BG) RI_OFFSET(name##_BU)
-    static const int32_t dispatch[RI_CODE_OP_COUNT] = {
+    /* The handlers, then 3 words that are the code the entry marker returns to (see
+     * ri_interp_exit_code): a GAS of cost 0 (word 1, which a return charges), then EXIT. */
+    static const int32_t dispatch[RI_CODE_OP_COUNT + 3] = {
 #define RI_X_CTRL(name, words) RI_OFFSET(name)
 #define RI_X_BR(name, words) RI_OFFSETS4(name)
 #define RI_X_CMPBR(cmp, neg) RI_OFFSETS4(BR_IF_##cmp) RI_OFFSETS4(BR_IF_##cmp##_I)
@@ -410,6 +412,7 @@ static RI_SINGLE_COPY ri_errcode run(ri_store *store, ri_exec *exec, const ri_co
 #undef RI_X_NUM
 #undef RI_OFFSETS4
 #undef RI_OFFSET
+        [RI_CODE_OP_COUNT + 2] = &&op_EXIT - &&op_ENTRY,
     };
     if (table_out) {
         *table_out = dispatch;
@@ -564,7 +567,7 @@ op_RETURN_N: /* return slots [a, a + n) */
 do_return:
     {
         const ri_frame *f = --exec->frame_top;
-        if (!f->ret_pc) goto finish;
+        /* (the entry marker returns to ri_interp_exit_code: EXIT) */
         pc = f->ret_pc;
         code = f->code;
         fp = f->fp.ptr;
@@ -579,6 +582,8 @@ do_return:
         }
         DISPATCH();
     }
+op_EXIT: /* the run's entry marker was returned to: leave */
+    goto finish;
 op_UNREACHABLE: /* trap */
     TRAP(RI_TRAP_UNREACHABLE);
 
@@ -1432,6 +1437,10 @@ const int32_t *ri_interp_dispatch_table(void) {
     return table;
 }
 
+const uint32_t *ri_interp_exit_code(void) {
+    return (const uint32_t *)(ri_interp_dispatch_table() + RI_CODE_OP_COUNT);
+}
+
 /* ---- entry from C ----------------------------------------------------------------------- */
 
 static ri_errcode exec_trap(ri_error *err, ri_trap trap) {
@@ -1469,9 +1478,9 @@ ri_errcode ri_exec_call(ri_store *store, ri_func *func, ri_slot *args_results, r
     if (code->nparams) memcpy(exec->stack + base, args_results, (size_t)code->nparams * sizeof(ri_slot));
     /* The entry marker: returning to it leaves the interpreter. */
     ri_frame *marker = exec->frame_top++;
-    marker->ret_pc = NULL;
+    marker->ret_pc = ri_interp_exit_code();
     marker->code = NULL;
-    marker->instance = NULL;
+    marker->instance = func->instance; /* (returning to it switches nothing) */
     marker->fp.ptr = exec->stack + base;
     exec->nesting++;
     ri_errcode rc = run(store, exec, code, func->instance, base, err, NULL);

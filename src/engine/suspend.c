@@ -604,9 +604,9 @@ bool ri_store_rebuild_suspended(ri_store *store, ri_instance *inst, const ri_sus
     /* Everything checked: build the frames. */
     memset(exec->stack + base, 0, (size_t)(need - base) * sizeof *exec->stack);
     ri_frame *marker = exec->frames;
-    marker->ret_pc = NULL;
+    marker->ret_pc = ri_interp_exit_code();
     marker->code = NULL;
-    marker->instance = NULL;
+    marker->instance = inst;
     marker->fp.ptr = exec->stack + base;
     for (uint32_t i = 0; i < s->nframes; i++) {
         const ri_susp_frame *f = &s->frames[i];
