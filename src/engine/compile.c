@@ -675,6 +675,14 @@ static void emit_return(compiler *c) {
             emit2(c, RI_CODE_I32_ADD_RET, a, b);
             return;
         }
+        if (from_last(c, e) && (c->nlocals > 0 || c->nconsts == 0)) {
+            /* the last instruction's single result goes straight to fp[0], where the
+             * caller expects it (as a local.set 0 would redirect it), and nothing moves */
+            c->code[c->last.dst_pos] = 0;
+            c->last.dst_pos = 0;
+            emit_op(c, RI_CODE_RETURN0, 1);
+            return;
+        }
         uint32_t src = e->src;
         if (e->kind == ENTRY_IMM) { /* into the entry's own slot: the stack stays as it is */
             src = own_slot(c, c->h - 1);
