@@ -228,7 +228,16 @@ static ri_errcode call_host(ri_store *store, ri_exec *exec, ri_func *f, ri_insta
          if (__builtin_expect(gas < 0, 0)) { gas += c_; goto out_of_gas; } } while (0)
 #define POLL_INTERRUPT() \
     do { if (__builtin_expect(atomic_load_explicit(&store->interrupt, memory_order_relaxed) != 0, 0)) TRAP(RI_TRAP_INTERRUPTED); } while (0)
-#define LOAD_MEMORY() do { mem_base = mem ? mem->data : NULL; mem_size = mem ? mem->size : 0; } while (0)
+#define LOAD_MEMORY() \
+    do { mem_base = mem ? mem->data : NULL; mem_size = mem ? mem->size : 0; \
+         mem_end.e1 = mem_size; mem_end.e2 = mem_size >= 2 ? mem_size - 1 : 0; \
+         mem_end.e4 = mem_size >= 4 ? mem_size - 3 : 0; mem_end.e8 = mem_size >= 8 ? mem_size - 7 : 0; } while (0)
+/* Whether an access of n bytes at address ea leaves the memory: ea >= size - n + 1, the
+ * first address where it would not fit, which LOAD_MEMORY keeps for each access size
+ * (one comparison, no addition; 0 when the memory is smaller than n: every access
+ * traps). An unexpected size always traps. */
+#define MEM_END(n) ((n) == 1 ? mem_end.e1 : (n) == 2 ? mem_end.e2 : (n) == 4 ? mem_end.e4 : (n) == 8 ? mem_end.e8 : 0)
+#define OOB(ea, n) ((uint64_t)(ea) >= MEM_END(n))
 #define SWITCH_INSTANCE(to) \
     do { inst = (to); codes = inst->module->codes; mem = inst->module->nmemories ? inst->memories[0] : NULL; } while (0)
 
@@ -343,7 +352,7 @@ static ri_errcode call_host(ri_store *store, ri_exec *exec, ri_func *f, ri_insta
 #define ADDR(i, n) ADDR_OFF(i, 3, n)
 #define ADDR_OFF(i, o, n) \
     uint64_t ea = (uint64_t)U32(i) + pc[o]; \
-    if (__builtin_expect(ea + (n) > mem_size, 0)) TRAP(RI_TRAP_MEMORY_OOB); \
+    if (__builtin_expect(OOB(ea, (n)), 0)) TRAP(RI_TRAP_MEMORY_OOB); \
     const uint8_t *ptr = mem_base + ea
 #define LOAD(name, T, n, swap, PUT, ext) \
     op_##name: { ADDR(2, n); T v; memcpy(&v, ptr, n); v = swap(v); PUT(1, ext(v)); NEXT(4); }
@@ -355,7 +364,7 @@ static ri_errcode call_host(ri_store *store, ri_exec *exec, ri_func *f, ri_insta
  * loads, 1 and 2 of stores; b may be the immediate), the offset in operand 4. */
 #define ADDR_X(ia, B, n) \
     uint64_t ea = (uint64_t)(uint32_t)(U32(ia) + (B)) + pc[4]; \
-    if (__builtin_expect(ea + (n) > mem_size, 0)) TRAP(RI_TRAP_MEMORY_OOB); \
+    if (__builtin_expect(OOB(ea, (n)), 0)) TRAP(RI_TRAP_MEMORY_OOB); \
     const uint8_t *ptr = mem_base + ea
 #define LOAD_X(name, T, n, swap, PUT, ext) \
     op_##name##_X: { ADDR_X(2, U32(3), n); T v; memcpy(&v, ptr, n); v = swap(v); PUT(1, ext(v)); NEXT(5); } \
@@ -431,6 +440,10 @@ static RI_SINGLE_COPY ri_errcode run(ri_store *store, ri_exec *exec, const ri_co
     ri_memory *mem;
     uint8_t *mem_base;
     uint64_t mem_size;
+    /* (in memory, its address given away below, so that each bounds check compares
+     * against it in place rather than loading it into a register first) */
+    struct { uint64_t e1, e2, e4, e8; } mem_end; /* see OOB */
+    __asm__ volatile("" : : "r"(&mem_end) : "memory");
     ri_trap trap_kind = RI_TRAP_NONE;
     uint32_t trap_element = 0; /* call_indirect: the table element a trap names */
     SWITCH_INSTANCE(inst);
@@ -735,12 +748,12 @@ op_MOVE4: /* d1 = a1; ...; d4 = a4 */
 op_I32_LOAD2: /* d1 = mem32[a1 + off1]; d2 = mem32[a2 + off2] */
     {
         uint64_t ea = (uint64_t)U32(2) + pc[3];
-        if (__builtin_expect(ea + 4 > mem_size, 0)) TRAP(RI_TRAP_MEMORY_OOB);
+        if (__builtin_expect(OOB(ea, 4), 0)) TRAP(RI_TRAP_MEMORY_OOB);
         uint32_t v;
         memcpy(&v, mem_base + ea, 4);
         PUT_U32(1, LE32(v));
         ea = (uint64_t)U32(5) + pc[6];
-        if (__builtin_expect(ea + 4 > mem_size, 0)) { pc += 3; TRAP(RI_TRAP_MEMORY_OOB); }
+        if (__builtin_expect(OOB(ea, 4), 0)) { pc += 3; TRAP(RI_TRAP_MEMORY_OOB); }
         memcpy(&v, mem_base + ea, 4);
         PUT_U32(4, LE32(v));
         NEXT(7);
@@ -749,13 +762,13 @@ op_I32_LOAD2: /* d1 = mem32[a1 + off1]; d2 = mem32[a2 + off2] */
 #define CMP3_L2(name, GT, LT) \
     op_##name: { \
         uint64_t ea = (uint64_t)U32(2) + pc[3]; \
-        if (__builtin_expect(ea + 4 > mem_size, 0)) TRAP(RI_TRAP_MEMORY_OOB); \
+        if (__builtin_expect(OOB(ea, 4), 0)) TRAP(RI_TRAP_MEMORY_OOB); \
         uint32_t v1, v2; \
         memcpy(&v1, mem_base + ea, 4); \
         v1 = LE32(v1); \
         PUT_U32(1, v1); \
         ea = (uint64_t)U32(5) + pc[6]; \
-        if (__builtin_expect(ea + 4 > mem_size, 0)) { pc += 3; TRAP(RI_TRAP_MEMORY_OOB); } \
+        if (__builtin_expect(OOB(ea, 4), 0)) { pc += 3; TRAP(RI_TRAP_MEMORY_OOB); } \
         memcpy(&v2, mem_base + ea, 4); \
         v2 = LE32(v2); \
         PUT_U32(4, v2); \
@@ -836,9 +849,9 @@ op_I32_XOR_ROTL2_SHR_U: /* d = rotl(x, k1) ^ rotl(y, k2) ^ (z >> k3) */
 op_F64_AXPY: /* mem[p + off] = a * mem[q + qoff] + mem[p + off] */
     {
         uint64_t eq = (uint64_t)U32(4) + pc[5];
-        if (__builtin_expect(eq + 8 > mem_size, 0)) TRAP(RI_TRAP_MEMORY_OOB);
+        if (__builtin_expect(OOB(eq, 8), 0)) TRAP(RI_TRAP_MEMORY_OOB);
         uint64_t ep = (uint64_t)U32(1) + pc[2];
-        if (__builtin_expect(ep + 8 > mem_size, 0)) { pc += 3; TRAP(RI_TRAP_MEMORY_OOB); }
+        if (__builtin_expect(OOB(ep, 8), 0)) { pc += 3; TRAP(RI_TRAP_MEMORY_OOB); }
         uint64_t mq, mp;
         memcpy(&mq, mem_base + eq, 8);
         memcpy(&mp, mem_base + ep, 8);
@@ -851,9 +864,9 @@ op_F64_AXPY: /* mem[p + off] = a * mem[q + qoff] + mem[p + off] */
 op_F64_AXPY_XI: /* the same, q's address (u32)(q + imm) + qoff */
     {
         uint64_t eq = (uint64_t)(uint32_t)(U32(4) + pc[5]) + pc[6];
-        if (__builtin_expect(eq + 8 > mem_size, 0)) TRAP(RI_TRAP_MEMORY_OOB);
+        if (__builtin_expect(OOB(eq, 8), 0)) TRAP(RI_TRAP_MEMORY_OOB);
         uint64_t ep = (uint64_t)U32(1) + pc[2];
-        if (__builtin_expect(ep + 8 > mem_size, 0)) { pc += 3; TRAP(RI_TRAP_MEMORY_OOB); }
+        if (__builtin_expect(OOB(ep, 8), 0)) { pc += 3; TRAP(RI_TRAP_MEMORY_OOB); }
         uint64_t mq, mp;
         memcpy(&mq, mem_base + eq, 8);
         memcpy(&mp, mem_base + ep, 8);
@@ -868,9 +881,9 @@ op_F64_AXPY_XI_P: /* k = x + kimm; then F64_AXPY_XI with p = k */
         uint32_t k = U32(2) + pc[3];
         PUT_U32(1, k);
         uint64_t eq = (uint64_t)(uint32_t)(U32(6) + pc[7]) + pc[8];
-        if (__builtin_expect(eq + 8 > mem_size, 0)) TRAP(RI_TRAP_MEMORY_OOB);
+        if (__builtin_expect(OOB(eq, 8), 0)) TRAP(RI_TRAP_MEMORY_OOB);
         uint64_t ep = (uint64_t)k + pc[4];
-        if (__builtin_expect(ep + 8 > mem_size, 0)) { pc += 3; TRAP(RI_TRAP_MEMORY_OOB); }
+        if (__builtin_expect(OOB(ep, 8), 0)) { pc += 3; TRAP(RI_TRAP_MEMORY_OOB); }
         uint64_t mq, mp;
         memcpy(&mq, mem_base + eq, 8);
         memcpy(&mp, mem_base + ep, 8);
@@ -939,7 +952,7 @@ op_REF_FUNC: /* d = funcs[a] */
     op_##name##_2: { \
         { ADDR(1, n); T v = (T)GET(2); v = swap(v); memcpy((uint8_t *)ptr, &v, n); } \
         uint64_t ea2 = (uint64_t)U32(4) + pc[6]; \
-        if (__builtin_expect(ea2 + (n) > mem_size, 0)) { pc += 3; TRAP(RI_TRAP_MEMORY_OOB); } \
+        if (__builtin_expect(OOB(ea2, (n)), 0)) { pc += 3; TRAP(RI_TRAP_MEMORY_OOB); } \
         T v2 = (T)GET(5); v2 = swap(v2); memcpy(mem_base + ea2, &v2, n); \
         NEXT(7); }
     STORE2(I32_STORE, uint32_t, 4, LE32, U32)                           /* two stores in a row */
@@ -975,11 +988,11 @@ op_REF_FUNC: /* d = funcs[a] */
                       double a = F64(2), b = ri_f64_from_bits(m); double r = OP; r = CANON64(r); \
                       m = LE64(ri_f64_bits(r)); memcpy((uint8_t *)ptr, &m, 8); NEXT(4); } \
     op_##name##_LXA: { uint64_t ea = (uint64_t)(uint32_t)(U32(3) + pc[4]) + pc[5]; \
-                       if (__builtin_expect(ea + 8 > mem_size, 0)) TRAP(RI_TRAP_MEMORY_OOB); \
+                       if (__builtin_expect(OOB(ea, 8), 0)) TRAP(RI_TRAP_MEMORY_OOB); \
                        uint64_t m; memcpy(&m, mem_base + ea, 8); m = LE64(m); \
                        double a = ri_f64_from_bits(m), b = F64(2); double r = OP; PUT_F64(1, CANON64(r)); NEXT(6); } \
     op_##name##_LXB: { uint64_t ea = (uint64_t)(uint32_t)(U32(3) + pc[4]) + pc[5]; \
-                       if (__builtin_expect(ea + 8 > mem_size, 0)) TRAP(RI_TRAP_MEMORY_OOB); \
+                       if (__builtin_expect(OOB(ea, 8), 0)) TRAP(RI_TRAP_MEMORY_OOB); \
                        uint64_t m; memcpy(&m, mem_base + ea, 8); m = LE64(m); \
                        double a = F64(2), b = ri_f64_from_bits(m); double r = OP; PUT_F64(1, CANON64(r)); NEXT(6); }
     /* mem op= (x * y) * b, the multiplications fused in (F64_MUL_MUL_A); only the
@@ -998,13 +1011,13 @@ op_REF_FUNC: /* d = funcs[a] */
 #define FMMP(name, OP) \
     op_##name##_MM_MA_P: { uint32_t k = U32(2) + pc[3]; PUT_U32(1, k); \
                            uint64_t ea = (uint64_t)k + pc[7]; \
-                           if (__builtin_expect(ea + 8 > mem_size, 0)) TRAP(RI_TRAP_MEMORY_OOB); \
+                           if (__builtin_expect(OOB(ea, 8), 0)) TRAP(RI_TRAP_MEMORY_OOB); \
                            uint8_t *ptr = mem_base + ea; uint64_t m; memcpy(&m, ptr, 8); m = LE64(m); \
                            double a = ri_f64_from_bits(m), b = (F64(5) * F64(6)) * F64(4); double r = OP; r = CANON64(r); \
                            m = LE64(ri_f64_bits(r)); memcpy(ptr, &m, 8); NEXT(8); } \
     op_##name##_MM_MB_P: { uint32_t k = U32(2) + pc[3]; PUT_U32(1, k); \
                            uint64_t ea = (uint64_t)k + pc[7]; \
-                           if (__builtin_expect(ea + 8 > mem_size, 0)) TRAP(RI_TRAP_MEMORY_OOB); \
+                           if (__builtin_expect(OOB(ea, 8), 0)) TRAP(RI_TRAP_MEMORY_OOB); \
                            uint8_t *ptr = mem_base + ea; uint64_t m; memcpy(&m, ptr, 8); m = LE64(m); \
                            double a = (F64(5) * F64(6)) * F64(4), b = ri_f64_from_bits(m); double r = OP; r = CANON64(r); \
                            m = LE64(ri_f64_bits(r)); memcpy(ptr, &m, 8); NEXT(8); }
@@ -1018,18 +1031,18 @@ op_REF_FUNC: /* d = funcs[a] */
     /* I32_ADD_L*8U: d = a + mem8[address] */
 op_I32_ADD_L8U: { ADDR_OFF(3, 4, 1); PUT_U32(1, U32(2) + *ptr); NEXT(5); }
 op_I32_ADD_LX8U: { uint64_t ea = (uint64_t)(uint32_t)(U32(3) + U32(4)) + pc[5];
-                   if (__builtin_expect(ea + 1 > mem_size, 0)) TRAP(RI_TRAP_MEMORY_OOB);
+                   if (__builtin_expect(OOB(ea, 1), 0)) TRAP(RI_TRAP_MEMORY_OOB);
                    PUT_U32(1, U32(2) + mem_base[ea]); NEXT(6); }
 op_I32_ADD_LXI8U: { uint64_t ea = (uint64_t)(uint32_t)(U32(3) + pc[4]) + pc[5];
-                    if (__builtin_expect(ea + 1 > mem_size, 0)) TRAP(RI_TRAP_MEMORY_OOB);
+                    if (__builtin_expect(OOB(ea, 1), 0)) TRAP(RI_TRAP_MEMORY_OOB);
                     PUT_U32(1, U32(2) + mem_base[ea]); NEXT(6); }
     /* I32_ADD_L*: d = a + mem32[address] */
 op_I32_ADD_L: { ADDR_OFF(3, 4, 4); uint32_t v; memcpy(&v, ptr, 4); PUT_U32(1, U32(2) + LE32(v)); NEXT(5); }
 op_I32_ADD_LX: { uint64_t ea = (uint64_t)(uint32_t)(U32(3) + U32(4)) + pc[5];
-                 if (__builtin_expect(ea + 4 > mem_size, 0)) TRAP(RI_TRAP_MEMORY_OOB);
+                 if (__builtin_expect(OOB(ea, 4), 0)) TRAP(RI_TRAP_MEMORY_OOB);
                  uint32_t v; memcpy(&v, mem_base + ea, 4); PUT_U32(1, U32(2) + LE32(v)); NEXT(6); }
 op_I32_ADD_LXI: { uint64_t ea = (uint64_t)(uint32_t)(U32(3) + pc[4]) + pc[5];
-                  if (__builtin_expect(ea + 4 > mem_size, 0)) TRAP(RI_TRAP_MEMORY_OOB);
+                  if (__builtin_expect(OOB(ea, 4), 0)) TRAP(RI_TRAP_MEMORY_OOB);
                   uint32_t v; memcpy(&v, mem_base + ea, 4); PUT_U32(1, U32(2) + LE32(v)); NEXT(6); }
 
 op_MEMORY_SIZE: /* d = memory size in pages */
