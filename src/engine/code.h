@@ -19,7 +19,8 @@
  * function whose constants are all immediates has none, and its ENTRY copies nothing).
  * A call passes its arguments in place: the callee's frame begins at the caller's first
  * argument slot, and the callee's results are left in its fp[0 ..), which is where the
- * caller expects them.
+ * caller expects them. A function returning the single result of its last instruction
+ * has that instruction write it to fp[0] directly (then RETURN0).
  * frame_slots (= stack_base + max height, at least nparams + 8 for ENTRY_Z) is all the
  * space a frame needs, so the call sequence checks and reserves it with one comparison.
  *
@@ -38,7 +39,8 @@
  * MOVE or I32_ADD_I2 before them, MADDBR_*, I2ADDBR_*), f64 arithmetic with its load or
  * store (*_LA, *_LB, *_S, *_M*, F64_AXPY), pairs and triples of arithmetic
  * (I32_<OUTER>_<INNER>, I32_<OUTER>I_<INNER>I, F64_<OUTER>_<INNER>_A/_B, I32_MAJ, ...),
- * MOVEs after an i32.add (I32_ADD_Mn), return a + b, and runs of the same simple
+ * MOVEs after an i32.add (I32_ADD_Mn), return a + b, a call with the MOVEs (_M1, _M2)
+ * or the I32_ADD_I (_AI) that put its last arguments in place, and runs of the same simple
  * instruction (MOVE2-4, I32_ADD_I2, I32_LOAD2, *_2 stores). Two neighbours that touch
  * different slots and cannot trap may swap first (a MOVE moves up into the I32_ADD_Mn
  * before a pair operation; an f64 load moves down past pure f64 arithmetic, its stop
