@@ -214,8 +214,9 @@ static ri_errcode call_host(ri_store *store, ri_exec *exec, ri_func *f, ri_insta
 
 #define DISPATCH() goto *((char *)&&op_ENTRY + (int32_t)pc[0])
 #define NEXT(n) do { pc += (n); DISPATCH(); } while (0)
-/* Branch by the offset in operand word i (relative to that word). */
-#define JUMP(i) do { pc += (i) + (int32_t)pc[i]; DISPATCH(); } while (0)
+/* Branch by the offset in operand word i (relative to that word). (pc + i, then the
+ * offset: an unsigned i plus a negative offset must not be summed first, in unsigned.) */
+#define JUMP(i) do { pc = pc + (i) + (int32_t)pc[i]; DISPATCH(); } while (0)
 #define TRAP(kind) do { trap_kind = (kind); goto trap; } while (0)
 #define CHARGE(cost) do { uint64_t c_ = (cost); if (__builtin_expect(gas < c_, 0)) goto out_of_gas; gas -= c_; } while (0)
 #define POLL_INTERRUPT() \
