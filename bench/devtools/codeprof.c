@@ -79,7 +79,7 @@ static void init_ops(void) {
 static uint32_t instr_words(int o, const uint32_t *w) {
     if (o < 0) return 1;
     if (o == RI_CODE_ENTRY) return 5 + 2 * w[4];
-    if (o == RI_CODE_BR_TABLE) return w[2] + 4;
+    if (o == RI_CODE_BR_TABLE || o == RI_CODE_BR_TABLE_G || o == RI_CODE_BR_TABLE_BU) return w[2] + 4;
     return (uint32_t)sizes[o];
 }
 

@@ -59,10 +59,13 @@
  * by the instruction before them, without a dispatch of their own. A branch's variant
  * (RI_BRANCH_*, chosen once the body is compiled) says that its target is a GAS or LOOP
  * and that a GAS follows it: the taken branch charges the target's cost and jumps past
- * it, the fall-through charges the next GAS and skips it. A return charges the GAS that
- * follows every call (the compiler guarantees one; 0 in unmetered code). When such a
- * charge cannot be paid, pc is set to the charge itself, so execution stops exactly
- * where the charge would have stopped it.
+ * it, the fall-through charges the next GAS and skips it. A br_table whose targets are
+ * all GAS or LOOP charges (BR_TABLE_G; unmetered: all LOOP_U, BR_TABLE_BU) does the same
+ * for the entry it takes; one with any other target (a stub that copies values or
+ * returns) stays BR_TABLE and its targets' charges run on their own. A return charges
+ * the GAS that follows every call (the compiler guarantees one; 0 in unmetered code).
+ * When such a charge cannot be paid, pc is set to the charge itself, so execution stops
+ * exactly where the charge would have stopped it.
  * The interpreter draws gas in chunks (interp.c, RI_GAS_CHUNK): when the current chunk
  * cannot pay a charge it takes the next from the budget and polls the interrupt flag,
  * then runs the charge again; only when the budget itself cannot pay does execution
@@ -116,6 +119,8 @@
     X(LOOP, 2)           /* cost */ \
     X(LOOP_U, 2)         /* LOOP of unmetered code: polls the interrupt flag (cost 0) */ \
     X(BR_TABLE, 0)       /* index, count, count + 1 offsets */ \
+    X(BR_TABLE_G, 0)     /* the same, every target a GAS or LOOP (metered): the taken entry charges it, skips it */ \
+    X(BR_TABLE_BU, 0)    /* the same, every target a LOOP_U (unmetered): the taken entry polls, skips it */ \
     X(RETURN0, 1) \
     X(RETURN1, 2)        /* src */ \
     X(RETURN_N, 3)       /* first src, count (contiguous) */ \

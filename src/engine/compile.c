@@ -1938,12 +1938,30 @@ static uint32_t call_words(uint32_t op) {
     }
 }
 
+/* The variant of the br_table at pos (code.h): BR_TABLE_G when every target is a GAS or
+ * LOOP (metered), BR_TABLE_BU when every target is a LOOP_U (unmetered), else plain. */
+static ri_code_op br_table_variant(const compiler *c, uint32_t pos) {
+    uint32_t count = c->code[pos + 2];
+    for (uint32_t i = 0; i <= count; i++) {
+        uint32_t word = pos + 3 + i;
+        int64_t target = (int64_t)word + (int32_t)c->code[word];
+        uint32_t at = target >= 0 && target < c->len ? c->opmap[target] : NO_OP;
+        if (c->metered ? at != RI_CODE_GAS && at != RI_CODE_LOOP : at != RI_CODE_LOOP_U) return RI_CODE_BR_TABLE;
+    }
+    return c->metered ? RI_CODE_BR_TABLE_G : RI_CODE_BR_TABLE_BU;
+}
+
 /* Picks each branch's variant (code.h): the charges at its target and after it are
  * executed by the branch itself when they are the GAS / LOOP the variant expects. */
 static void choose_branch_variants(compiler *c) {
     if (c->failed) return;
     for (uint32_t pos = 0; pos < c->len; pos++) {
         uint32_t op = c->opmap[pos];
+        if (op == RI_CODE_BR_TABLE) {
+            c->code[pos] = (uint32_t)c->dispatch[br_table_variant(c, pos)];
+            pos += c->code[pos + 2] + 3;
+            continue;
+        }
         uint32_t n = branch_words(op);
         if (is_call(op) && (pos + call_words(op) >= c->len || c->opmap[pos + call_words(op)] != RI_CODE_GAS)) {
             fail(c, RI_ERR_INVALID, "internal error: a call without its GAS");

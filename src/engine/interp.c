@@ -543,6 +543,18 @@ op_BR_TABLE: /* branch to offset[min(a, count)] */
         if (i > count) i = count;
         JUMP(3 + i);
     }
+op_BR_TABLE_G: /* the same, the target a GAS or LOOP: charge it and skip it */
+    {
+        uint32_t i = U32(1), count = pc[2];
+        if (i > count) i = count;
+        JUMP_FG(3 + i);
+    }
+op_BR_TABLE_BU: /* the same, the target a LOOP_U: poll the interrupt flag and skip it */
+    {
+        uint32_t i = U32(1), count = pc[2];
+        if (i > count) i = count;
+        JUMP_BU(3 + i);
+    }
 op_RETURN0: /* return */
     goto do_return;
 op_RETURN1: /* return a */
