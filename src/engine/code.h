@@ -38,9 +38,9 @@
  * MOVE or I32_ADD_I2 before them, MADDBR_*, I2ADDBR_*), f64 arithmetic with its load or
  * store (*_LA, *_LB, *_S, *_M*, F64_AXPY), pairs and triples of arithmetic
  * (I32_<OUTER>_<INNER>, I32_<OUTER>I_<INNER>I, F64_<OUTER>_<INNER>_A/_B, I32_MAJ, ...),
- * MOVEs after an i32.add (I32_ADD_Mn), return a + b, and runs of the same simple
- * instruction (MOVE2-4, I32_ADD_I2, I32_LOAD2, *_2 stores). Two neighbours that touch
- * different slots and cannot trap may swap first (a MOVE moves up into the I32_ADD_Mn
+ * MOVEs after an i32.add (I32_ADD_Mn), a MOVE before a br (BR_M), return a + b, and
+ * runs of the same simple instruction (MOVE2-4, I32_ADD_I2, I32_LOAD2, *_2 stores).
+ * Two neighbours that touch different slots and cannot trap may swap first (a MOVE moves up into the I32_ADD_Mn
  * before a pair operation; an f64 load moves down past pure f64 arithmetic, its stop
  * point with it). A fused instruction does exactly what its parts did, in their order.
  *
@@ -201,6 +201,7 @@
  * superinstructions follow in RI_CODE_CMP_BRANCHES. */
 #define RI_CODE_BRANCH_OPS(X) \
     X(BR, 2)             /* offset */ \
+    X(BR_M, 4)           /* d, s, offset: a MOVE d = s, then BR (a loop's back-edge after its copies) */ \
     X(BR_IF, 3)          /* cond, offset: branch when cond != 0 */ \
     X(BR_IFNOT, 3)       /* cond, offset: branch when cond == 0 */
 

@@ -693,6 +693,13 @@ static void emit_return(compiler *c) {
 static void emit_branch(compiler *c, ctrl *l) {
     if (l->kind == CTRL_FUNC) { emit_return(c); return; }
     emit_copies(c, l);
+    if (!c->failed && c->last.op == RI_CODE_MOVE && c->last.pos + 3 == c->len) { /* the MOVE just before: BR_M */
+        uint32_t d = c->code[c->last.pos + 1], s = c->code[c->last.pos + 2];
+        truncate_code(c, c->last.pos);
+        uint32_t p = emit3(c, RI_CODE_BR_M, d, s, 0);
+        if (p != NO_POS) branch_to(c, l, p + 3);
+        return;
+    }
     uint32_t p = emit1(c, RI_CODE_BR, 0);
     if (p != NO_POS) branch_to(c, l, p + 1);
 }
@@ -1899,6 +1906,7 @@ static void skip_dead(compiler *c, const ri_instr *in) {
 static uint32_t branch_words(uint32_t op) {
     switch (op) {
     case RI_CODE_BR: return 2;
+    case RI_CODE_BR_M: return 4;
     case RI_CODE_BR_IF: case RI_CODE_BR_IFNOT: return 3;
 #define RI_X_CMPBR(cmp, neg) case RI_CODE_BR_IF_##cmp: case RI_CODE_BR_IF_##cmp##_I: return 4;
     RI_CODE_CMP_BRANCHES(RI_X_CMPBR)
@@ -1975,7 +1983,7 @@ static void choose_branch_variants(compiler *c) {
         uint32_t after = pos + n < c->len ? c->opmap[pos + n] : NO_OP;
         uint32_t variant = 0;
         if (c->metered) {
-            bool then_gas = op == RI_CODE_BR || after == RI_CODE_GAS; /* br never falls through */
+            bool then_gas = op == RI_CODE_BR || op == RI_CODE_BR_M || after == RI_CODE_GAS; /* br never falls through */
             if (then_gas && at_target == RI_CODE_GAS) variant = RI_BRANCH_FG;
             else if (then_gas && at_target == RI_CODE_LOOP) variant = RI_BRANCH_BG;
         } else if (at_target == RI_CODE_LOOP_U) {

@@ -503,6 +503,18 @@ op_BR_BG: /* branch to a LOOP, polling and charging it */
     JUMP_BG(1);
 op_BR_BU: /* branch to an unmetered LOOP, polling it */
     JUMP_BU(1);
+op_BR_M: /* d = s; pc += offset */
+    SLOT(1) = SLOT(2);
+    JUMP(3);
+op_BR_M_FG:
+    SLOT(1) = SLOT(2);
+    JUMP_FG(3);
+op_BR_M_BG:
+    SLOT(1) = SLOT(2);
+    JUMP_BG(3);
+op_BR_M_BU:
+    SLOT(1) = SLOT(2);
+    JUMP_BU(3);
     COND_BRANCH(BR_IF, 3, U32(1))     /* if a != 0 then branch */
     COND_BRANCH(BR_IFNOT, 3, !U32(1)) /* if a == 0 then branch */
     BRCMP32(I32_EQ, CMP_EQ)       /* if a == b then branch */
