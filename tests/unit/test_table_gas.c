@@ -7,6 +7,7 @@
  * its own, and a run suspended there (out of gas) is at a GAS / LOOP point and goes on
  * from it to the same result and the same total. Mixed targets (one a return) too, and
  * unmetered code, whose loop driven only by a br_table must still see an interrupt.
+ * The same for a br fused with the MOVE before it (BR_M, copy_loop).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -140,6 +141,23 @@ static void mixed_path(int32_t i, path *p, int32_t *result) {
     *result = i == 0 ? 202 : i == 1 ? 200 : 100;
 }
 
+/* copy_loop(n): entry, n rounds (the LOOP and the region after its br_if), the last LOOP. */
+static void copy_loop_path(int32_t n, path *p, int32_t *result) {
+    uint32_t acc = 0, last = 0, k = (uint32_t)n;
+    p->n = 0;
+    add(p, RI_SUSP_ENTRY, 2);
+    while (k != 0) {
+        add(p, RI_SUSP_LOOP, 3);
+        add(p, RI_SUSP_GAS, 13);
+        k--;
+        acc = (acc * 5) ^ k;
+        last = acc;
+    }
+    add(p, RI_SUSP_LOOP, 3);
+    add(p, RI_SUSP_GAS, 6);
+    *result = (int32_t)(last * 2 + acc);
+}
+
 /* Every budget from 0 to the path's total: the exact gas used when it is enough; else an
  * out-of-gas trap with the gas left that the unfused code leaves. */
 static void check_budgets(fixture *fx, const char *name, int32_t arg, const path *p, int32_t want) {
@@ -240,6 +258,21 @@ static void test_mixed_targets_charge_as_unfused(void **state) {
     fixture_close(&fx);
 }
 
+/* The br after the loop's copies (BR_M) charges the LOOP as a plain br would. */
+static void test_back_edge_after_copies_charges_the_loop(void **state) {
+    (void)state;
+    fixture fx;
+    fixture_open(&fx, false);
+    for (int32_t n = 0; n < 6; n++) {
+        path p;
+        int32_t want;
+        copy_loop_path(n, &p, &want);
+        check_budgets(&fx, "copy_loop", n, &p, want);
+        check_suspended(&fx, "copy_loop", n, &p, want);
+    }
+    fixture_close(&fx);
+}
+
 /* The loop of spin_table: 1 for the entry, then 2 per round: every budget stops at the
  * LOOP with what is left of it. */
 static void test_table_loop_runs_out_at_its_header(void **state) {
@@ -285,6 +318,11 @@ static void test_unmetered_results_match(void **state) {
         mixed_path(i, &p, &want);
         assert_int_equal(call1(&fx, "mixed", i, &r, &err), RI_OK);
         assert_int_equal(r, want);
+        if (i >= 0) {
+            copy_loop_path(i, &p, &want);
+            assert_int_equal(call1(&fx, "copy_loop", i, &r, &err), RI_OK);
+            assert_int_equal(r, want);
+        }
     }
     assert_int_equal(ri_store_gas(fx.store), 3);
     fixture_close(&fx);
@@ -328,6 +366,7 @@ int main(void) {
         cmocka_unit_test(test_switch_charges_each_case),
         cmocka_unit_test(test_state_machine_charges_loop_targets),
         cmocka_unit_test(test_mixed_targets_charge_as_unfused),
+        cmocka_unit_test(test_back_edge_after_copies_charges_the_loop),
         cmocka_unit_test(test_table_loop_runs_out_at_its_header),
         cmocka_unit_test(test_unmetered_results_match),
         cmocka_unit_test(test_table_loop_sees_interrupts),

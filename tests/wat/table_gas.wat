@@ -95,6 +95,41 @@
     i32.const 2
     i32.mul)
 
+  ;; Not a br_table: a loop's back-edge right after a copy (the compiler fuses the MOVE
+  ;; into the br, BR_M): n -= 1; acc = acc * 5 ^ n; last = acc, until n is 0; returns
+  ;; last * 2 + acc.
+  ;; Regions (costs):
+  ;;   entry: block, loop                                                    2
+  ;;   LOOP: local.get, i32.eqz, br_if                                       3
+  ;;   after br_if: local.get, i32.const, i32.sub, local.set, local.get, i32.const,
+  ;;     i32.mul, local.get, i32.xor, local.set, local.get, local.set, br   13
+  ;;   after $exit: local.get, i32.const, i32.mul, local.get, i32.add, end  6
+  (func (export "copy_loop") (param $n i32) (result i32)
+    (local $acc i32) (local $last i32)
+    (block $exit
+      (loop $top
+        local.get $n
+        i32.eqz
+        br_if $exit
+        local.get $n
+        i32.const 1
+        i32.sub
+        local.set $n
+        local.get $acc
+        i32.const 5
+        i32.mul
+        local.get $n
+        i32.xor
+        local.set $acc
+        local.get $acc
+        local.set $last
+        br $top))
+    local.get $last
+    i32.const 2
+    i32.mul
+    local.get $acc
+    i32.add)
+
   ;; A loop whose only back-edge is a br_table (every entry the loop): runs until stopped
   ;; (out of gas or interrupted). Regions: entry: loop (1); LOOP: local.get, br_table (2).
   (func (export "spin_table") (param $i i32)
