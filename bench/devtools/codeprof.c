@@ -64,6 +64,8 @@ static void init_ops(void) {
                          B4("MADDBR_" #cmp "_II", 8)
 #define RI_X_PAIR(o, i) op("I32_" #o "_" #i, 5); op("I32_" #o "_" #i "_I", 5);
 #define RI_X_ADDL(name, words) op(#name, words);
+#define RI_X_LOADBR(load) B4(#load "_BR_EQ_S", 7) B4(#load "_BR_NE_S", 7) B4(#load "_BR_EQ_I", 7) \
+                          B4(#load "_BR_NE_I", 7)
 #define RI_X_STORE2(name) op(#name "_2", 7);
 #define RI_X_IPAIR(o, i) op("I32_" #o "I_" #i "I", 5);
 #define RI_X_FPAIR(o, i) op("F64_" #o "_" #i "_A", 5); op("F64_" #o "_" #i "_B", 5);

@@ -318,6 +318,14 @@
 #define RI_CODE_ADD_LOAD_OPS(X) X(I32_ADD_L, 5) X(I32_ADD_LX, 6) X(I32_ADD_LXI, 6) \
     X(I32_ADD_L8U, 5) X(I32_ADD_LX8U, 6) X(I32_ADD_LXI8U, 6) /* the same with i32.load8_u */
 
+/* Conditional branches on an i32 loaded just before them, fused: <LOAD>_BR_<cmp>_<kind>
+ * (d, a, imm, off, b, offset), 7 words: d = the load at (u32)(a + imm) + off (the address
+ * of *_LOAD_XI; a plain load's imm is 0), then branch when d <cmp> b, b a slot (S) or an
+ * immediate (I; br_if / br_ifnot on the loaded value itself are NE / EQ with 0). b is read
+ * after d is written. The load's stop point (trap) is the instruction's. Four branch
+ * variants each (RI_BRANCH_*). */
+#define RI_CODE_LOADBR_OPS(X) X(I32_LOAD) X(I32_LOAD8_U)
+
 /* Two stores of the same kind in a row: NAME_2 (a1, v1, off1, a2, v2, off2), 7 words, in
  * order; the second's stop point is at position + 3. */
 #define RI_CODE_STORE2_OPS(X) X(I32_STORE) X(I64_STORE) X(F64_STORE) X(I32_STORE8)
@@ -329,7 +337,8 @@
     RI_CODE_CONTROL_OPS(RI_X_CTRL) RI_CODE_BRANCH_OPS(RI_X_BR) RI_CODE_CMP_BRANCHES(RI_X_CMPBR) \
     RI_CODE_IMM_OPS(RI_X_IMM) RI_CODE_ADDR_OPS(RI_X_ADDR) RI_CODE_ADDBR_CMPS(RI_X_ADDBR) \
     RI_CODE_LOOPFUSE_CMPS(RI_X_I2ADDBR) RI_CODE_LOOPFUSE_CMPS(RI_X_MADDBR) RI_CODE_FMEM_OPS(RI_X_FMEM) \
-    RI_CODE_PAIR_OPS(RI_X_PAIR) RI_CODE_ADD_LOAD_OPS(RI_X_ADDL) RI_CODE_STORE2_OPS(RI_X_STORE2) \
+    RI_CODE_PAIR_OPS(RI_X_PAIR) RI_CODE_ADD_LOAD_OPS(RI_X_ADDL) RI_CODE_LOADBR_OPS(RI_X_LOADBR) \
+    RI_CODE_STORE2_OPS(RI_X_STORE2) \
     RI_CODE_IPAIR_OPS(RI_X_IPAIR) RI_CODE_FPAIR_OPS(RI_X_FPAIR) RI_MEMORY_OPS(RI_X_MEM) \
     RI_NUMERIC_OPS(RI_X_NUM) RI_SAT_OPS(SAT)
 
@@ -347,6 +356,8 @@ typedef enum ri_code_op {
                         RI_X_BRANCH_ENUM(ADDBR_##cmp##_IS) RI_X_BRANCH_ENUM(ADDBR_##cmp##_II)
 #define RI_X_PAIR(outer, inner) RI_CODE_I32_##outer##_##inner, RI_CODE_I32_##outer##_##inner##_I,
 #define RI_X_ADDL(name, words) RI_CODE_##name,
+#define RI_X_LOADBR(load) RI_X_BRANCH_ENUM(load##_BR_EQ_S) RI_X_BRANCH_ENUM(load##_BR_NE_S) \
+                          RI_X_BRANCH_ENUM(load##_BR_EQ_I) RI_X_BRANCH_ENUM(load##_BR_NE_I)
 #define RI_X_STORE2(name) RI_CODE_##name##_2,
 #define RI_X_IPAIR(outer, inner) RI_CODE_I32_##outer##I_##inner##I,
 #define RI_X_FPAIR(outer, inner) RI_CODE_F64_##outer##_##inner##_A, RI_CODE_F64_##outer##_##inner##_B,
@@ -370,6 +381,7 @@ typedef enum ri_code_op {
 #undef RI_X_FMEM
 #undef RI_X_PAIR
 #undef RI_X_ADDL
+#undef RI_X_LOADBR
 #undef RI_X_STORE2
 #undef RI_X_IPAIR
 #undef RI_X_FPAIR

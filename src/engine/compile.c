@@ -805,6 +805,53 @@ static ri_code_op addbr_form(ri_code_op bop, bool step_imm, bool *zero_limit) {
     }
 }
 
+/* The load-and-branch form (RI_CODE_LOADBR_OPS) of conditional branch bop (a, b) when the
+ * instruction just before is an i32.load or i32.load8_u whose value bop tests for
+ * (in)equality: emits it and returns its offset word; else NO_POS, nothing emitted. */
+static uint32_t emit_load_branch(compiler *c, ri_code_op bop, uint32_t a, uint32_t b) {
+    if (c->failed || c->last.pos == NO_POS) return NO_POS;
+    ri_code_op base; /* the I32_LOAD_BR_EQ_S or I32_LOAD8_U_BR_EQ_S of the load */
+    bool xi;
+    switch (c->last.op) {
+    case RI_CODE_I32_LOAD: base = RI_CODE_I32_LOAD_BR_EQ_S; xi = false; break;
+    case RI_CODE_I32_LOAD_XI: base = RI_CODE_I32_LOAD_BR_EQ_S; xi = true; break;
+    case RI_CODE_I32_LOAD8_U: base = RI_CODE_I32_LOAD8_U_BR_EQ_S; xi = false; break;
+    case RI_CODE_I32_LOAD8_U_XI: base = RI_CODE_I32_LOAD8_U_BR_EQ_S; xi = true; break;
+    default: return NO_POS;
+    }
+    uint32_t words = xi ? 5 : 4;
+    if (c->last.pos + words != c->len) return NO_POS;
+    uint32_t d = c->code[c->last.pos + 1];
+    uint32_t cmp; /* RI_BRANCH_* steps from base: EQ_S, NE_S, EQ_I, NE_I */
+    switch (bop) {
+    case RI_CODE_BR_IF_I32_EQ: cmp = 0; break;
+    case RI_CODE_BR_IF_I32_NE: cmp = 1; break;
+    case RI_CODE_BR_IF_I32_EQ_I: cmp = 2; break;
+    case RI_CODE_BR_IF_I32_NE_I: cmp = 3; break;
+    case RI_CODE_BR_IFNOT: cmp = 2; b = 0; break; /* d == 0 */
+    case RI_CODE_BR_IF: cmp = 3; b = 0; break;    /* d != 0 */
+    default: return NO_POS;
+    }
+    if (a != d) {
+        if (cmp >= 2 || b != d) return NO_POS;
+        b = a; /* == and != are symmetric: the loaded value goes first */
+    }
+    uint32_t addr = c->code[c->last.pos + 2];
+    uint32_t imm = xi ? c->code[c->last.pos + 3] : 0;
+    uint32_t off = c->code[c->last.pos + words - 1];
+    ri_code_point pt;
+    bool had = take_last(c, &pt);
+    uint32_t p = emit_op(c, (ri_code_op)(base + 4 * cmp), 7);
+    if (p == NO_POS) return NO_POS;
+    c->code[p + 1] = d;
+    c->code[p + 2] = addr;
+    c->code[p + 3] = imm;
+    c->code[p + 4] = off;
+    c->code[p + 5] = b;
+    if (had) put_point(c, p, pt);
+    return p + 6;
+}
+
 static uint32_t emit_cond_branch(compiler *c, operand cond, bool fused, ri_code_op cmp, uint32_t a,
                                  uint32_t b, bool negate) {
     ri_code_op bop;
@@ -818,6 +865,8 @@ static uint32_t emit_cond_branch(compiler *c, operand cond, bool fused, ri_code_
         two = false;
     }
     unpair(c);
+    uint32_t lw = emit_load_branch(c, bop, a, b);
+    if (lw != NO_POS || c->failed) return lw;
     /* A loop counter: the i32.add just before computed the value tested (as the
      * compare's second operand: the mirrored compare takes it first). */
     bool is_add = (c->last.op == RI_CODE_I32_ADD || c->last.op == RI_CODE_I32_ADD_I) &&
@@ -1923,6 +1972,10 @@ static uint32_t branch_words(uint32_t op) {
                          case RI_CODE_MADDBR_##cmp##_IS: case RI_CODE_MADDBR_##cmp##_II: return 8;
     RI_CODE_LOOPFUSE_CMPS(RI_X_MADDBR)
 #undef RI_X_MADDBR
+#define RI_X_LOADBR(load) case RI_CODE_##load##_BR_EQ_S: case RI_CODE_##load##_BR_NE_S: \
+                          case RI_CODE_##load##_BR_EQ_I: case RI_CODE_##load##_BR_NE_I: return 7;
+    RI_CODE_LOADBR_OPS(RI_X_LOADBR)
+#undef RI_X_LOADBR
     default: return 0;
     }
 }

@@ -327,6 +327,15 @@ static ri_errcode call_host(ri_store *store, ri_exec *exec, ri_func *f, ri_insta
     COND_BRANCH(MADDBR_##cmp##_SI, 8, MADDBR_COND(U32(5), pc[6], CMPFN)) \
     COND_BRANCH(MADDBR_##cmp##_IS, 8, MADDBR_COND(pc[5], U32(6), CMPFN)) \
     COND_BRANCH(MADDBR_##cmp##_II, 8, MADDBR_COND(pc[5], pc[6], CMPFN))
+/* A load (operands 1..4, addressed as *_LOAD_XI), then a branch on the value against
+ * operand 5 (a slot, or the immediate), read after the load's destination is written. */
+#define LOADBR_COND(T, n, swap, CMPFN, B) __extension__({ \
+        ADDR_X(2, pc[3], n); T v_; memcpy(&v_, ptr, n); uint32_t x_ = swap(v_); PUT_U32(1, x_); CMPFN(x_, B); })
+#define LOADBR(load, T, n, swap) \
+    COND_BRANCH(load##_BR_EQ_S, 7, LOADBR_COND(T, n, swap, CMP_EQ, U32(5))) \
+    COND_BRANCH(load##_BR_NE_S, 7, LOADBR_COND(T, n, swap, CMP_NE, U32(5))) \
+    COND_BRANCH(load##_BR_EQ_I, 7, LOADBR_COND(T, n, swap, CMP_EQ, pc[5])) \
+    COND_BRANCH(load##_BR_NE_I, 7, LOADBR_COND(T, n, swap, CMP_NE, pc[5]))
 #define BRCMP64(name, cmp) \
     COND_BRANCH(BR_IF_##name, 4, cmp(U64(1), U64(2))) \
     COND_BRANCH(BR_IF_##name##_I, 4, cmp(U64(1), (uint64_t)(int64_t)(int32_t)pc[2]))
@@ -373,6 +382,8 @@ static RI_SINGLE_COPY ri_errcode run(ri_store *store, ri_exec *exec, const ri_co
                         RI_OFFSETS4(ADDBR_##cmp##_IS) RI_OFFSETS4(ADDBR_##cmp##_II)
 #define RI_X_PAIR(outer, inner) RI_OFFSET(I32_##outer##_##inner) RI_OFFSET(I32_##outer##_##inner##_I)
 #define RI_X_ADDL(name, words) RI_OFFSET(name)
+#define RI_X_LOADBR(load) RI_OFFSETS4(load##_BR_EQ_S) RI_OFFSETS4(load##_BR_NE_S) \
+                          RI_OFFSETS4(load##_BR_EQ_I) RI_OFFSETS4(load##_BR_NE_I)
 #define RI_X_STORE2(name) RI_OFFSET(name##_2)
 #define RI_X_IPAIR(outer, inner) RI_OFFSET(I32_##outer##I_##inner##I)
 #define RI_X_FPAIR(outer, inner) RI_OFFSET(F64_##outer##_##inner##_A) RI_OFFSET(F64_##outer##_##inner##_B)
@@ -396,6 +407,7 @@ static RI_SINGLE_COPY ri_errcode run(ri_store *store, ri_exec *exec, const ri_co
 #undef RI_X_FMEM
 #undef RI_X_PAIR
 #undef RI_X_ADDL
+#undef RI_X_LOADBR
 #undef RI_X_STORE2
 #undef RI_X_IPAIR
 #undef RI_X_FPAIR
@@ -549,6 +561,8 @@ op_BR_M_BU:
     ADDBR(I32_GE_U, CMP_GE_U)
     I2ADDBR(I32_NE, CMP_NE)       /* d1 = a1 + imm1; d2 = a2 + imm2; k = x + step; if k != limit then branch */
     MADDBR(I32_NE, CMP_NE)        /* d = s; k = x + step; if k != limit then branch */
+    LOADBR(I32_LOAD, uint32_t, 4, LE32)  /* d = mem32[(u32)(a + imm) + off]; if d == / != b then branch */
+    LOADBR(I32_LOAD8_U, uint8_t, 1, ID)  /* d = mem8[(u32)(a + imm) + off]; the same */
 op_BR_TABLE: /* branch to offset[min(a, count)] */
     {
         uint32_t i = U32(1), count = pc[2];
