@@ -217,6 +217,12 @@
     X(I64_LT_S, I64_GE_S) X(I64_GE_S, I64_LT_S) X(I64_LT_U, I64_GE_U) X(I64_GE_U, I64_LT_U) \
     X(I64_GT_S, I64_LE_S) X(I64_LE_S, I64_GT_S) X(I64_GT_U, I64_LE_U) X(I64_LE_U, I64_GT_U)
 
+/* Float compare-and-branch, made as RI_CODE_CMP_BRANCHES: BR_IF_<cmp> and BR_IFNOT_<cmp>
+ * (a, b, offset), 4 words: branch when a <cmp> b holds / does not hold (a NaN makes both
+ * compares false, so the negation, for `if`, is an operation of its own); > and >= are
+ * these with the operands swapped. */
+#define RI_CODE_FCMP_BRANCHES(X) X(F32_LT) X(F32_LE) X(F64_LT) X(F64_LE)
+
 /* Every branch comes in four consecutive variants (RI_CODE_<branch> + RI_BRANCH_*),
  * chosen after the body is compiled (fused metering, see above):
  *   +0  plain: the target's own GAS/LOOP runs when reached.
@@ -335,6 +341,7 @@
  * SAT is the X for the saturating conversions (numeric ops too, mostly). */
 #define RI_CODE_EVERY_OP(SAT) \
     RI_CODE_CONTROL_OPS(RI_X_CTRL) RI_CODE_BRANCH_OPS(RI_X_BR) RI_CODE_CMP_BRANCHES(RI_X_CMPBR) \
+    RI_CODE_FCMP_BRANCHES(RI_X_FCMPBR) \
     RI_CODE_IMM_OPS(RI_X_IMM) RI_CODE_ADDR_OPS(RI_X_ADDR) RI_CODE_ADDBR_CMPS(RI_X_ADDBR) \
     RI_CODE_LOOPFUSE_CMPS(RI_X_I2ADDBR) RI_CODE_LOOPFUSE_CMPS(RI_X_MADDBR) RI_CODE_FMEM_OPS(RI_X_FMEM) \
     RI_CODE_PAIR_OPS(RI_X_PAIR) RI_CODE_ADD_LOAD_OPS(RI_X_ADDL) RI_CODE_LOADBR_OPS(RI_X_LOADBR) \
@@ -350,6 +357,7 @@ typedef enum ri_code_op {
 #define RI_X_CTRL(name, words) RI_CODE_##name,
 #define RI_X_BR(name, words) RI_X_BRANCH_ENUM(name)
 #define RI_X_CMPBR(cmp, neg) RI_X_BRANCH_ENUM(BR_IF_##cmp) RI_X_BRANCH_ENUM(BR_IF_##cmp##_I)
+#define RI_X_FCMPBR(cmp) RI_X_BRANCH_ENUM(BR_IF_##cmp) RI_X_BRANCH_ENUM(BR_IFNOT_##cmp)
 #define RI_X_IMM(name) RI_CODE_##name##_I,
 #define RI_X_ADDR(name) RI_CODE_##name##_X, RI_CODE_##name##_XI,
 #define RI_X_ADDBR(cmp) RI_X_BRANCH_ENUM(ADDBR_##cmp##_SS) RI_X_BRANCH_ENUM(ADDBR_##cmp##_SI) \
@@ -373,6 +381,7 @@ typedef enum ri_code_op {
 #undef RI_X_CTRL
 #undef RI_X_BR
 #undef RI_X_CMPBR
+#undef RI_X_FCMPBR
 #undef RI_X_IMM
 #undef RI_X_ADDR
 #undef RI_X_ADDBR

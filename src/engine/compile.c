@@ -746,13 +746,29 @@ static void reset_stack(compiler *c, uint32_t height, uint32_t n) {
     for (uint32_t i = 0; i < n; i++) push_slot(c);
 }
 
+/* A float compare as one of RI_CODE_FCMP_BRANCHES (lt, le), *swap when its operands
+ * swap (gt, ge: a > b is b < a, a >= b is b <= a, NaN included); else RI_CODE_OP_COUNT. */
+static ri_code_op float_compare(ri_code_op op, bool *swap) {
+    *swap = op == RI_CODE_F32_GT || op == RI_CODE_F32_GE || op == RI_CODE_F64_GT || op == RI_CODE_F64_GE;
+    switch (op) {
+    case RI_CODE_F32_LT: case RI_CODE_F32_GT: return RI_CODE_F32_LT;
+    case RI_CODE_F32_LE: case RI_CODE_F32_GE: return RI_CODE_F32_LE;
+    case RI_CODE_F64_LT: case RI_CODE_F64_GT: return RI_CODE_F64_LT;
+    case RI_CODE_F64_LE: case RI_CODE_F64_GE: return RI_CODE_F64_LE;
+    default: return RI_CODE_OP_COUNT;
+    }
+}
+
 /* If `cond` is the result of the i32/i64 compare emitted just before, removes that
- * compare and returns its operation (and operands) for a compare-and-branch. */
+ * compare and returns its operation (and operands) for a compare-and-branch. The same for
+ * f32/f64 lt, le, gt, ge (as lt, le), and for the i32.eqz of one (*cmp BR_IFNOT_<lt, le>). */
 static bool take_compare(compiler *c, operand cond, ri_code_op *cmp, uint32_t *a, uint32_t *b) {
     if (cond.kind != ENTRY_SLOT || !c->last.dst_pos || c->failed || c->last.pos == NO_POS ||
         c->code[c->last.dst_pos] != cond.src)
         return false;
     bool eqz = c->last.op == RI_CODE_I32_EQZ || c->last.op == RI_CODE_I64_EQZ;
+    bool swap = false;
+    ri_code_op fcmp = float_compare(c->last.op, &swap);
     switch (c->last.op) {
 #define RI_X_CMPBR(name, neg) case RI_CODE_##name: case RI_CODE_##name##_I:
     RI_CODE_CMP_BRANCHES(RI_X_CMPBR)
@@ -761,12 +777,28 @@ static bool take_compare(compiler *c, operand cond, ri_code_op *cmp, uint32_t *a
     case RI_CODE_I64_EQZ:
         break;
     default:
-        return false;
+        if (fcmp == RI_CODE_OP_COUNT) return false;
+        break;
     }
-    *cmp = c->last.op;
-    *a = c->code[c->last.pos + 2];
-    *b = eqz ? 0 : c->code[c->last.pos + 3];
+    *cmp = fcmp != RI_CODE_OP_COUNT ? fcmp : c->last.op;
+    *a = c->code[c->last.pos + (swap ? 3 : 2)];
+    *b = eqz ? 0 : c->code[c->last.pos + (swap ? 2 : 3)];
     truncate_code(c, c->last.pos);
+    /* i32.eqz of a float compare just before it, on a temporary (its own stack slot, which
+     * nothing reads after the eqz): the negated float branch. */
+    if (*cmp == RI_CODE_I32_EQZ && !c->failed && c->last.pos != NO_POS && c->last.pos + 4 == c->len &&
+        c->last.dst_pos && c->code[c->last.dst_pos] == *a && *a >= c->stack_base &&
+        (fcmp = float_compare(c->last.op, &swap)) != RI_CODE_OP_COUNT) {
+        switch (fcmp) {
+#define RI_X_FCMPBR(name) case RI_CODE_##name: *cmp = RI_CODE_BR_IFNOT_##name; break;
+        RI_CODE_FCMP_BRANCHES(RI_X_FCMPBR)
+#undef RI_X_FCMPBR
+        default: break;
+        }
+        *a = c->code[c->last.pos + (swap ? 3 : 2)];
+        *b = c->code[c->last.pos + (swap ? 2 : 3)];
+        truncate_code(c, c->last.pos);
+    }
     return true;
 }
 
@@ -778,6 +810,11 @@ static ri_code_op branch_op_for(ri_code_op cmp, bool negate) {
     RI_CODE_CMP_BRANCHES(RI_X_CMPBR)
 #undef RI_X_CMPBR
     case RI_CODE_I64_EQZ: return negate ? RI_CODE_BR_IF_I64_NE_I : RI_CODE_BR_IF_I64_EQ_I; /* a == 0 */
+#define RI_X_FCMPBR(name) \
+    case RI_CODE_##name: return negate ? RI_CODE_BR_IFNOT_##name : RI_CODE_BR_IF_##name; \
+    case RI_CODE_BR_IFNOT_##name: return negate ? RI_CODE_BR_IF_##name : RI_CODE_BR_IFNOT_##name; /* i32.eqz of it */
+    RI_CODE_FCMP_BRANCHES(RI_X_FCMPBR)
+#undef RI_X_FCMPBR
     default: return negate ? RI_CODE_BR_IF : RI_CODE_BR_IFNOT; /* i32.eqz */
     }
 }
@@ -1960,6 +1997,9 @@ static uint32_t branch_words(uint32_t op) {
 #define RI_X_CMPBR(cmp, neg) case RI_CODE_BR_IF_##cmp: case RI_CODE_BR_IF_##cmp##_I: return 4;
     RI_CODE_CMP_BRANCHES(RI_X_CMPBR)
 #undef RI_X_CMPBR
+#define RI_X_FCMPBR(cmp) case RI_CODE_BR_IF_##cmp: case RI_CODE_BR_IFNOT_##cmp: return 4;
+    RI_CODE_FCMP_BRANCHES(RI_X_FCMPBR)
+#undef RI_X_FCMPBR
 #define RI_X_ADDBR(cmp) case RI_CODE_ADDBR_##cmp##_SS: case RI_CODE_ADDBR_##cmp##_SI: \
                         case RI_CODE_ADDBR_##cmp##_IS: case RI_CODE_ADDBR_##cmp##_II: return 6;
     RI_CODE_ADDBR_CMPS(RI_X_ADDBR)

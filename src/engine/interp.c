@@ -376,6 +376,7 @@ static RI_SINGLE_COPY ri_errcode run(ri_store *store, ri_exec *exec, const ri_co
 #define RI_X_CTRL(name, words) RI_OFFSET(name)
 #define RI_X_BR(name, words) RI_OFFSETS4(name)
 #define RI_X_CMPBR(cmp, neg) RI_OFFSETS4(BR_IF_##cmp) RI_OFFSETS4(BR_IF_##cmp##_I)
+#define RI_X_FCMPBR(cmp) RI_OFFSETS4(BR_IF_##cmp) RI_OFFSETS4(BR_IFNOT_##cmp)
 #define RI_X_IMM(name) RI_OFFSET(name##_I)
 #define RI_X_ADDR(name) RI_OFFSET(name##_X) RI_OFFSET(name##_XI)
 #define RI_X_ADDBR(cmp) RI_OFFSETS4(ADDBR_##cmp##_SS) RI_OFFSETS4(ADDBR_##cmp##_SI) \
@@ -399,6 +400,7 @@ static RI_SINGLE_COPY ri_errcode run(ri_store *store, ri_exec *exec, const ri_co
 #undef RI_X_CTRL
 #undef RI_X_BR
 #undef RI_X_CMPBR
+#undef RI_X_FCMPBR
 #undef RI_X_IMM
 #undef RI_X_ADDR
 #undef RI_X_ADDBR
@@ -549,6 +551,14 @@ op_BR_M_BU:
     BRCMP64(I64_LE_U, CMP_LE_U)   /* if a <= b (i64 unsigned) then branch */
     BRCMP64(I64_GE_S, CMP64_GE_S) /* if a >= b (i64 signed) then branch */
     BRCMP64(I64_GE_U, CMP_GE_U)   /* if a >= b (i64 unsigned) then branch */
+    COND_BRANCH(BR_IF_F32_LT, 4, F32(1) < F32(2))         /* if a < b (f32) then branch */
+    COND_BRANCH(BR_IFNOT_F32_LT, 4, !(F32(1) < F32(2)))   /* unless a < b (f32): NaN branches */
+    COND_BRANCH(BR_IF_F32_LE, 4, F32(1) <= F32(2))
+    COND_BRANCH(BR_IFNOT_F32_LE, 4, !(F32(1) <= F32(2)))
+    COND_BRANCH(BR_IF_F64_LT, 4, F64(1) < F64(2))
+    COND_BRANCH(BR_IFNOT_F64_LT, 4, !(F64(1) < F64(2)))
+    COND_BRANCH(BR_IF_F64_LE, 4, F64(1) <= F64(2))
+    COND_BRANCH(BR_IFNOT_F64_LE, 4, !(F64(1) <= F64(2)))
     ADDBR(I32_EQ, CMP_EQ)         /* k = x + step; if k == limit then branch */
     ADDBR(I32_NE, CMP_NE)
     ADDBR(I32_LT_S, CMP32_LT_S)
