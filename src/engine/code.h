@@ -173,6 +173,10 @@
                             (SHA-2's message schedule) */ \
     X(I32_LOAD2, 7)      /* d1, a1, off1, d2, a2, off2: two I32_LOAD, in order; the second's \
                             stop point is at position + 3 */ \
+    X(I32_LOAD_SX, 6)    /* d, a, x, k, off: I32_LOAD at (u32)(a + (x << k)) + off (the address an I32_ADD_SHL_I \
+                            computed into a temporary; k < 32): an element of an array at a */ \
+    X(I32_LOAD_SXI, 6)   /* d, x, k, base, off: I32_LOAD at (u32)((x << k) + base) + off (I32_ADDI_SHLI's): an \
+                            element of an array at a constant address */ \
     X(I32_CMP3_S, 4)     /* d, a, b: d = (a > b) - (a < b), signed */ \
     X(I32_CMP3_U, 4)     /* the same, unsigned */ \
     X(SELECT, 5)         /* dst, a, b, cond */ \

@@ -1170,6 +1170,25 @@ static ri_code_op take_address(compiler *c, ri_code_op op, operand addr, uint32_
 
 static void compile_load(compiler *c, ri_code_op op, const ri_instr *in) {
     operand addr = pop(c);
+    if (op == RI_CODE_I32_LOAD && from_last(c, &addr) && c->last.pos + 5 == c->len &&
+        (c->last.op == RI_CODE_I32_ADD_SHL_I || c->last.op == RI_CODE_I32_ADDI_SHLI)) {
+        /* an array element: the address a + (x << k) or (x << k) + base, in a temporary,
+         * computed just before (I32_ADD_SHL_I: a, x, k; I32_ADDI_SHLI: x, k, base) */
+        bool sxi = c->last.op == RI_CODE_I32_ADDI_SHLI;
+        uint32_t w[3];
+        memcpy(w, &c->code[c->last.pos + 2], sizeof w);
+        if (sxi) w[1] &= 31; else w[2] &= 31; /* the shift count, as i32.shl takes it */
+        truncate_code(c, c->last.pos);
+        uint32_t p = emit_op(c, sxi ? RI_CODE_I32_LOAD_SXI : RI_CODE_I32_LOAD_SX, 6);
+        if (p == NO_POS) return;
+        c->code[p + 1] = own_slot(c, c->h);
+        memcpy(&c->code[p + 2], w, sizeof w);
+        c->code[p + 5] = in->imm.mem.offset;
+        add_point(c, p, RI_POINT_TRAP, c->h + 1);
+        push_slot(c);
+        note_dst(c, p);
+        return;
+    }
     uint32_t x, y;
     ri_code_op fused = take_address(c, op, addr, &x, &y);
     if (fused != RI_CODE_OP_COUNT) {

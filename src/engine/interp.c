@@ -763,6 +763,24 @@ op_MOVE4: /* d1 = a1; ...; d4 = a4 */
     SLOT(5) = SLOT(6);
     SLOT(7) = SLOT(8);
     NEXT(9);
+op_I32_LOAD_SX: /* d = mem32[(u32)(a + (x << k)) + off] */
+    {
+        uint64_t ea = (uint64_t)(uint32_t)(U32(2) + (U32(3) << pc[4])) + pc[5];
+        if (__builtin_expect(ea + 4 > mem_size, 0)) TRAP(RI_TRAP_MEMORY_OOB);
+        uint32_t v;
+        memcpy(&v, mem_base + ea, 4);
+        PUT_U32(1, LE32(v));
+        NEXT(6);
+    }
+op_I32_LOAD_SXI: /* d = mem32[(u32)((x << k) + base) + off] */
+    {
+        uint64_t ea = (uint64_t)(uint32_t)((U32(2) << pc[3]) + pc[4]) + pc[5];
+        if (__builtin_expect(ea + 4 > mem_size, 0)) TRAP(RI_TRAP_MEMORY_OOB);
+        uint32_t v;
+        memcpy(&v, mem_base + ea, 4);
+        PUT_U32(1, LE32(v));
+        NEXT(6);
+    }
 op_I32_LOAD2: /* d1 = mem32[a1 + off1]; d2 = mem32[a2 + off2] */
     {
         uint64_t ea = (uint64_t)U32(2) + pc[3];
