@@ -177,6 +177,8 @@
                             computed into a temporary; k < 32): an element of an array at a */ \
     X(I32_LOAD_SXI, 6)   /* d, x, k, base, off: I32_LOAD at (u32)((x << k) + base) + off (I32_ADDI_SHLI's): an \
                             element of an array at a constant address */ \
+    X(I32_LOAD_MSXI, 7)  /* d, x, mask, k, base, off: I32_LOAD at (u32)(((x & mask) << k) + base) + off (an \
+                            I32_SHLI_ANDI into a temporary, then I32_LOAD_XI on it): a table lookup */ \
     X(I32_CMP3_S, 4)     /* d, a, b: d = (a > b) - (a < b), signed */ \
     X(I32_CMP3_U, 4)     /* the same, unsigned */ \
     X(SELECT, 5)         /* dst, a, b, cond */ \

@@ -1191,6 +1191,25 @@ static void compile_load(compiler *c, ri_code_op op, const ri_instr *in) {
     }
     uint32_t x, y;
     ri_code_op fused = take_address(c, op, addr, &x, &y);
+    if (fused == RI_CODE_I32_LOAD_XI && !c->failed && c->last.op == RI_CODE_I32_SHLI_ANDI && c->last.pos != NO_POS &&
+        c->last.pos + 5 == c->len && c->last.dst_pos && c->code[c->last.dst_pos] == x && x >= c->stack_base) {
+        /* a table lookup: the index ((v & mask) << k) computed just before into a temporary
+         * of the operand stack, which only the address read */
+        uint32_t v = c->code[c->last.pos + 2], mask = c->code[c->last.pos + 3], k = c->code[c->last.pos + 4] & 31;
+        truncate_code(c, c->last.pos);
+        uint32_t p = emit_op(c, RI_CODE_I32_LOAD_MSXI, 7);
+        if (p == NO_POS) return;
+        c->code[p + 1] = own_slot(c, c->h);
+        c->code[p + 2] = v;
+        c->code[p + 3] = mask;
+        c->code[p + 4] = k;
+        c->code[p + 5] = y;
+        c->code[p + 6] = in->imm.mem.offset;
+        add_point(c, p, RI_POINT_TRAP, c->h + 1);
+        push_slot(c);
+        note_dst(c, p);
+        return;
+    }
     if (fused != RI_CODE_OP_COUNT) {
         uint32_t p = emit4(c, fused, own_slot(c, c->h), x, y, in->imm.mem.offset);
         add_point(c, p, RI_POINT_TRAP, c->h + 1);

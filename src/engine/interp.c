@@ -781,6 +781,15 @@ op_I32_LOAD_SXI: /* d = mem32[(u32)((x << k) + base) + off] */
         PUT_U32(1, LE32(v));
         NEXT(6);
     }
+op_I32_LOAD_MSXI: /* d = mem32[(u32)(((x & mask) << k) + base) + off] */
+    {
+        uint64_t ea = (uint64_t)(uint32_t)(((U32(2) & pc[3]) << pc[4]) + pc[5]) + pc[6];
+        if (__builtin_expect(ea + 4 > mem_size, 0)) TRAP(RI_TRAP_MEMORY_OOB);
+        uint32_t v;
+        memcpy(&v, mem_base + ea, 4);
+        PUT_U32(1, LE32(v));
+        NEXT(7);
+    }
 op_I32_LOAD2: /* d1 = mem32[a1 + off1]; d2 = mem32[a2 + off2] */
     {
         uint64_t ea = (uint64_t)U32(2) + pc[3];

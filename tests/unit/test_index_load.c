@@ -1,7 +1,7 @@
 /*
- * Array element loads (code.h, I32_LOAD_SX / I32_LOAD_SXI): an i32.load whose address
- * a + (i << k) or (i << k) + base was computed just before it reads what the unfused
- * shift, add and load read: addresses wrapping around 2^32, shift counts taken modulo 32,
+ * Array element loads (code.h, I32_LOAD_SX / I32_LOAD_SXI / I32_LOAD_MSXI): an i32.load
+ * whose address a + (i << k), (i << k) + base or ((v & mask) << k) + base was computed just
+ * before it reads what the unfused and, shift, add and load read: addresses wrapping around 2^32, shift counts taken modulo 32,
  * the last word of the memory, a trap one byte further, an address kept in a local too,
  * and a loop over an array; metered and unmetered. Fixture: tests/wat/index_load.wat.
  */
@@ -100,6 +100,10 @@ static void test_elements_match_the_unfused_loads(void **state) {
         assert_int_equal(call_ok(&fx, "elem", 0xfffffff8u, 3), word_at(8));
         /* (i << 2) loses the high bits: i = 2^30 + 5 is element 5 */
         assert_int_equal(call_ok(&fx, "elem_const", 0, 0x40000005u), word_at(20 + 1024));
+        for (uint32_t v = 0; v < 600; v += 7)
+            assert_int_equal(call_ok(&fx, "lookup", v, 0x5a), word_at((((v ^ 0x5a) & 255) << 2) + 2048 + 4));
+        assert_int_equal(call_ok(&fx, "lookup_wrap", 0x40000014u, 0), word_at(80));
+        assert_int_equal(call_ok(&fx, "lookup_wrap", 100, 0), word_at(400));
         uint32_t s = 0;
         for (uint32_t j = 0; j < 37; j++) s ^= word_at(400 + 4 * j);
         assert_int_equal(call_ok(&fx, "sum", 400, 37), s);
