@@ -31,18 +31,21 @@
  * the operand word holding them, in words, as int32. 64-bit immediates take two words
  * (low first). Branch targets are resolved at compile time; nothing is decoded at run
  * time.
- * Superinstructions: besides compare-and-branch, the compiler fuses an instruction
- * with the one just before it when that one's only result feeds it (a peephole on the
- * last three emitted instructions, never across a label): the address arithmetic of
- * loads and stores (*_X, *_P), loop counters (ADDBR_*: add, compare, branch; with a
+ * Superinstructions: besides compare-and-branch (i32, i64, and f32/f64 lt, le, gt, ge),
+ * the compiler fuses an instruction with the one just before it when that one's only
+ * result feeds it (a peephole on the last three emitted instructions, never across a
+ * label): the address arithmetic of loads and stores (*_X, *_P; array elements and table
+ * lookups, I32_LOAD_SX, _SXI, _MSXI), a load whose value a branch tests (<LOAD>_BR_*; the
+ * load's result is still written), loop counters (ADDBR_*: add, compare, branch; with a
  * MOVE or I32_ADD_I2 before them, MADDBR_*, I2ADDBR_*), f64 arithmetic with its load or
  * store (*_LA, *_LB, *_S, *_M*, F64_AXPY), pairs and triples of arithmetic
  * (I32_<OUTER>_<INNER>, I32_<OUTER>I_<INNER>I, F64_<OUTER>_<INNER>_A/_B, I32_MAJ, ...),
  * MOVEs after an i32.add (I32_ADD_Mn), a MOVE before a br (BR_M), return a + b, and
  * runs of the same simple instruction (MOVE2-4, I32_ADD_I2, I32_LOAD2, *_2 stores).
- * Two neighbours that touch different slots and cannot trap may swap first (a MOVE moves up into the I32_ADD_Mn
- * before a pair operation; an f64 load moves down past pure f64 arithmetic, its stop
- * point with it). A fused instruction does exactly what its parts did, in their order.
+ * Two neighbours that touch different slots and cannot trap may swap first (a MOVE moves
+ * up into the I32_ADD_Mn before a pair operation; an f64 load moves down past pure f64
+ * arithmetic, its stop point with it). A fused instruction does exactly what its parts
+ * did, in their order.
  *
  * ---- Metering ----------------------------------------------------------------------
  * Every straight-line region (basic block) of WebAssembly code starts with a gas
