@@ -573,23 +573,23 @@ op_BR_M_BU:
     MADDBR(I32_NE, CMP_NE)        /* d = s; k = x + step; if k != limit then branch */
     LOADBR(I32_LOAD, uint32_t, 4, LE32)  /* d = mem32[(u32)(a + imm) + off]; if d == / != b then branch */
     LOADBR(I32_LOAD8_U, uint8_t, 1, ID)  /* d = mem8[(u32)(a + imm) + off]; the same */
-op_BR_TABLE: /* branch to offset[min(a, count)] */
-    {
-        uint32_t i = U32(1), count = pc[2];
-        if (i > count) i = count;
-        JUMP(3 + i);
-    }
-op_BR_TABLE_G: /* the same, the target a GAS or LOOP: charge it and skip it */
+op_BR_TABLE_G: /* BR_TABLE (below), the target a GAS or LOOP: charge it and skip it */
     {
         uint32_t i = U32(1), count = pc[2];
         if (i > count) i = count;
         JUMP_FG(3 + i);
     }
-op_BR_TABLE_BU: /* the same, the target a LOOP_U: poll the interrupt flag and skip it */
+op_BR_TABLE_BU: /* BR_TABLE, the target a LOOP_U: poll the interrupt flag and skip it */
     {
         uint32_t i = U32(1), count = pc[2];
         if (i > count) i = count;
         JUMP_BU(3 + i);
+    }
+op_BR_TABLE: /* branch to offset[min(a, count)] */
+    {
+        uint32_t i = U32(1), count = pc[2];
+        if (i > count) i = count;
+        JUMP(3 + i);
     }
 op_RETURN0: /* return */
     goto do_return;
