@@ -54,6 +54,7 @@ static void init_ops(void) {
 #define RI_X_CTRL(name, words) op(#name, words);
 #define RI_X_BR(name, words) B4(#name, words)
 #define RI_X_CMPBR(cmp, neg) B4("BR_IF_" #cmp, 4) B4("BR_IF_" #cmp "_I", 4)
+#define RI_X_FCMPBR(cmp) B4("BR_IF_" #cmp, 4) B4("BR_IFNOT_" #cmp, 4)
 #define RI_X_IMM(name) op(#name "_I", 4);
 #define RI_X_ADDR(name) op(#name "_X", 5); op(#name "_XI", 5);
 #define RI_X_ADDBR(cmp) B4("ADDBR_" #cmp "_SS", 6) B4("ADDBR_" #cmp "_SI", 6) B4("ADDBR_" #cmp "_IS", 6) \
@@ -64,6 +65,8 @@ static void init_ops(void) {
                          B4("MADDBR_" #cmp "_II", 8)
 #define RI_X_PAIR(o, i) op("I32_" #o "_" #i, 5); op("I32_" #o "_" #i "_I", 5);
 #define RI_X_ADDL(name, words) op(#name, words);
+#define RI_X_LOADBR(load) B4(#load "_BR_EQ_S", 7) B4(#load "_BR_NE_S", 7) B4(#load "_BR_EQ_I", 7) \
+                          B4(#load "_BR_NE_I", 7)
 #define RI_X_STORE2(name) op(#name "_2", 7);
 #define RI_X_IPAIR(o, i) op("I32_" #o "I_" #i "I", 5);
 #define RI_X_FPAIR(o, i) op("F64_" #o "_" #i "_A", 5); op("F64_" #o "_" #i "_B", 5);
@@ -79,7 +82,7 @@ static void init_ops(void) {
 static uint32_t instr_words(int o, const uint32_t *w) {
     if (o < 0) return 1;
     if (o == RI_CODE_ENTRY) return 5 + 2 * w[4];
-    if (o == RI_CODE_BR_TABLE) return w[2] + 4;
+    if (o == RI_CODE_BR_TABLE || o == RI_CODE_BR_TABLE_G || o == RI_CODE_BR_TABLE_BU) return w[2] + 4;
     return (uint32_t)sizes[o];
 }
 

@@ -32,19 +32,22 @@
  * the operand word holding them, in words, as int32. 64-bit immediates take two words
  * (low first). Branch targets are resolved at compile time; nothing is decoded at run
  * time.
- * Superinstructions: besides compare-and-branch, the compiler fuses an instruction
- * with the one just before it when that one's only result feeds it (a peephole on the
- * last three emitted instructions, never across a label): the address arithmetic of
- * loads and stores (*_X, *_P), loop counters (ADDBR_*: add, compare, branch; with a
+ * Superinstructions: besides compare-and-branch (i32, i64, and f32/f64 lt, le, gt, ge),
+ * the compiler fuses an instruction with the one just before it when that one's only
+ * result feeds it (a peephole on the last three emitted instructions, never across a
+ * label): the address arithmetic of loads and stores (*_X, *_P; array elements and table
+ * lookups, I32_LOAD_SX, _SXI, _MSXI), a load whose value a branch tests (<LOAD>_BR_*; the
+ * load's result is still written), loop counters (ADDBR_*: add, compare, branch; with a
  * MOVE or I32_ADD_I2 before them, MADDBR_*, I2ADDBR_*), f64 arithmetic with its load or
  * store (*_LA, *_LB, *_S, *_M*, F64_AXPY), pairs and triples of arithmetic
  * (I32_<OUTER>_<INNER>, I32_<OUTER>I_<INNER>I, F64_<OUTER>_<INNER>_A/_B, I32_MAJ, ...),
- * MOVEs after an i32.add (I32_ADD_Mn), return a + b, a call with the MOVEs (_M1, _M2)
- * or the I32_ADD_I (_AI) that put its last arguments in place, and runs of the same simple
- * instruction (MOVE2-4, I32_ADD_I2, I32_LOAD2, *_2 stores). Two neighbours that touch
- * different slots and cannot trap may swap first (a MOVE moves up into the I32_ADD_Mn
- * before a pair operation; an f64 load moves down past pure f64 arithmetic, its stop
- * point with it). A fused instruction does exactly what its parts did, in their order.
+ * MOVEs after an i32.add (I32_ADD_Mn), a MOVE before a br (BR_M), return a + b, a call
+ * with the MOVEs (_M1, _M2) or the I32_ADD_I (_AI) that put its last arguments in place,
+ * and runs of the same simple instruction (MOVE2-4, I32_ADD_I2, I32_LOAD2, *_2 stores).
+ * Two neighbours that touch different slots and cannot trap may swap first (a MOVE moves
+ * up into the I32_ADD_Mn before a pair operation; an f64 load moves down past pure f64
+ * arithmetic, its stop point with it). A fused instruction does exactly what its parts
+ * did, in their order.
  *
  * ---- Metering ----------------------------------------------------------------------
  * Every straight-line region (basic block) of WebAssembly code starts with a gas
@@ -61,10 +64,13 @@
  * by the instruction before them, without a dispatch of their own. A branch's variant
  * (RI_BRANCH_*, chosen once the body is compiled) says that its target is a GAS or LOOP
  * and that a GAS follows it: the taken branch charges the target's cost and jumps past
- * it, the fall-through charges the next GAS and skips it. A return charges the GAS that
- * follows every call (the compiler guarantees one; 0 in unmetered code). When such a
- * charge cannot be paid, pc is set to the charge itself, so execution stops exactly
- * where the charge would have stopped it.
+ * it, the fall-through charges the next GAS and skips it. A br_table whose targets are
+ * all GAS or LOOP charges (BR_TABLE_G; unmetered: all LOOP_U, BR_TABLE_BU) does the same
+ * for the entry it takes; one with any other target (a stub that copies values or
+ * returns) stays BR_TABLE and its targets' charges run on their own. A return charges
+ * the GAS that follows every call (the compiler guarantees one; 0 in unmetered code).
+ * When such a charge cannot be paid, pc is set to the charge itself, so execution stops
+ * exactly where the charge would have stopped it.
  * The interpreter draws gas in chunks (interp.c, RI_GAS_CHUNK): when the current chunk
  * cannot pay a charge it takes the next from the budget and polls the interrupt flag,
  * then runs the charge again; only when the budget itself cannot pay does execution
@@ -118,6 +124,8 @@
     X(LOOP, 2)           /* cost */ \
     X(LOOP_U, 2)         /* LOOP of unmetered code: polls the interrupt flag (cost 0) */ \
     X(BR_TABLE, 0)       /* index, count, count + 1 offsets */ \
+    X(BR_TABLE_G, 0)     /* the same, every target a GAS or LOOP (metered): the taken entry charges it, skips it */ \
+    X(BR_TABLE_BU, 0)    /* the same, every target a LOOP_U (unmetered): the taken entry polls, skips it */ \
     X(RETURN0, 1) \
     X(RETURN1, 2)        /* src */ \
     X(RETURN_N, 3)       /* first src, count (contiguous) */ \
@@ -171,6 +179,12 @@
                             (SHA-2's message schedule) */ \
     X(I32_LOAD2, 7)      /* d1, a1, off1, d2, a2, off2: two I32_LOAD, in order; the second's \
                             stop point is at position + 3 */ \
+    X(I32_LOAD_SX, 6)    /* d, a, x, k, off: I32_LOAD at (u32)(a + (x << k)) + off (the address an I32_ADD_SHL_I \
+                            computed into a temporary; k < 32): an element of an array at a */ \
+    X(I32_LOAD_SXI, 6)   /* d, x, k, base, off: I32_LOAD at (u32)((x << k) + base) + off (I32_ADDI_SHLI's): an \
+                            element of an array at a constant address */ \
+    X(I32_LOAD_MSXI, 7)  /* d, x, mask, k, base, off: I32_LOAD at (u32)(((x & mask) << k) + base) + off (an \
+                            I32_SHLI_ANDI into a temporary, then I32_LOAD_XI on it): a table lookup */ \
     X(I32_CMP3_S, 4)     /* d, a, b: d = (a > b) - (a < b), signed */ \
     X(I32_CMP3_U, 4)     /* the same, unsigned */ \
     X(SELECT, 5)         /* dst, a, b, cond */ \
@@ -199,6 +213,7 @@
  * superinstructions follow in RI_CODE_CMP_BRANCHES. */
 #define RI_CODE_BRANCH_OPS(X) \
     X(BR, 2)             /* offset */ \
+    X(BR_M, 4)           /* d, s, offset: a MOVE d = s, then BR (a loop's back-edge after its copies) */ \
     X(BR_IF, 3)          /* cond, offset: branch when cond != 0 */ \
     X(BR_IFNOT, 3)       /* cond, offset: branch when cond == 0 */
 
@@ -213,6 +228,12 @@
     X(I64_EQ, I64_NE) X(I64_NE, I64_EQ) \
     X(I64_LT_S, I64_GE_S) X(I64_GE_S, I64_LT_S) X(I64_LT_U, I64_GE_U) X(I64_GE_U, I64_LT_U) \
     X(I64_GT_S, I64_LE_S) X(I64_LE_S, I64_GT_S) X(I64_GT_U, I64_LE_U) X(I64_LE_U, I64_GT_U)
+
+/* Float compare-and-branch, made as RI_CODE_CMP_BRANCHES: BR_IF_<cmp> and BR_IFNOT_<cmp>
+ * (a, b, offset), 4 words: branch when a <cmp> b holds / does not hold (a NaN makes both
+ * compares false, so the negation, for `if`, is an operation of its own); > and >= are
+ * these with the operands swapped. */
+#define RI_CODE_FCMP_BRANCHES(X) X(F32_LT) X(F32_LE) X(F64_LT) X(F64_LE)
 
 /* Every branch comes in four consecutive variants (RI_CODE_<branch> + RI_BRANCH_*),
  * chosen after the body is compiled (fused metering, see above):
@@ -315,6 +336,14 @@
 #define RI_CODE_ADD_LOAD_OPS(X) X(I32_ADD_L, 5) X(I32_ADD_LX, 6) X(I32_ADD_LXI, 6) \
     X(I32_ADD_L8U, 5) X(I32_ADD_LX8U, 6) X(I32_ADD_LXI8U, 6) /* the same with i32.load8_u */
 
+/* Conditional branches on an i32 loaded just before them, fused: <LOAD>_BR_<cmp>_<kind>
+ * (d, a, imm, off, b, offset), 7 words: d = the load at (u32)(a + imm) + off (the address
+ * of *_LOAD_XI; a plain load's imm is 0), then branch when d <cmp> b, b a slot (S) or an
+ * immediate (I; br_if / br_ifnot on the loaded value itself are NE / EQ with 0). b is read
+ * after d is written. The load's stop point (trap) is the instruction's. Four branch
+ * variants each (RI_BRANCH_*). */
+#define RI_CODE_LOADBR_OPS(X) X(I32_LOAD) X(I32_LOAD8_U)
+
 /* Two stores of the same kind in a row: NAME_2 (a1, v1, off1, a2, v2, off2), 7 words, in
  * order; the second's stop point is at position + 3. */
 #define RI_CODE_STORE2_OPS(X) X(I32_STORE) X(I64_STORE) X(F64_STORE) X(I32_STORE8)
@@ -324,9 +353,11 @@
  * SAT is the X for the saturating conversions (numeric ops too, mostly). */
 #define RI_CODE_EVERY_OP(SAT) \
     RI_CODE_CONTROL_OPS(RI_X_CTRL) RI_CODE_BRANCH_OPS(RI_X_BR) RI_CODE_CMP_BRANCHES(RI_X_CMPBR) \
+    RI_CODE_FCMP_BRANCHES(RI_X_FCMPBR) \
     RI_CODE_IMM_OPS(RI_X_IMM) RI_CODE_ADDR_OPS(RI_X_ADDR) RI_CODE_ADDBR_CMPS(RI_X_ADDBR) \
     RI_CODE_LOOPFUSE_CMPS(RI_X_I2ADDBR) RI_CODE_LOOPFUSE_CMPS(RI_X_MADDBR) RI_CODE_FMEM_OPS(RI_X_FMEM) \
-    RI_CODE_PAIR_OPS(RI_X_PAIR) RI_CODE_ADD_LOAD_OPS(RI_X_ADDL) RI_CODE_STORE2_OPS(RI_X_STORE2) \
+    RI_CODE_PAIR_OPS(RI_X_PAIR) RI_CODE_ADD_LOAD_OPS(RI_X_ADDL) RI_CODE_LOADBR_OPS(RI_X_LOADBR) \
+    RI_CODE_STORE2_OPS(RI_X_STORE2) \
     RI_CODE_IPAIR_OPS(RI_X_IPAIR) RI_CODE_FPAIR_OPS(RI_X_FPAIR) RI_MEMORY_OPS(RI_X_MEM) \
     RI_NUMERIC_OPS(RI_X_NUM) RI_SAT_OPS(SAT)
 
@@ -338,12 +369,15 @@ typedef enum ri_code_op {
 #define RI_X_CTRL(name, words) RI_CODE_##name,
 #define RI_X_BR(name, words) RI_X_BRANCH_ENUM(name)
 #define RI_X_CMPBR(cmp, neg) RI_X_BRANCH_ENUM(BR_IF_##cmp) RI_X_BRANCH_ENUM(BR_IF_##cmp##_I)
+#define RI_X_FCMPBR(cmp) RI_X_BRANCH_ENUM(BR_IF_##cmp) RI_X_BRANCH_ENUM(BR_IFNOT_##cmp)
 #define RI_X_IMM(name) RI_CODE_##name##_I,
 #define RI_X_ADDR(name) RI_CODE_##name##_X, RI_CODE_##name##_XI,
 #define RI_X_ADDBR(cmp) RI_X_BRANCH_ENUM(ADDBR_##cmp##_SS) RI_X_BRANCH_ENUM(ADDBR_##cmp##_SI) \
                         RI_X_BRANCH_ENUM(ADDBR_##cmp##_IS) RI_X_BRANCH_ENUM(ADDBR_##cmp##_II)
 #define RI_X_PAIR(outer, inner) RI_CODE_I32_##outer##_##inner, RI_CODE_I32_##outer##_##inner##_I,
 #define RI_X_ADDL(name, words) RI_CODE_##name,
+#define RI_X_LOADBR(load) RI_X_BRANCH_ENUM(load##_BR_EQ_S) RI_X_BRANCH_ENUM(load##_BR_NE_S) \
+                          RI_X_BRANCH_ENUM(load##_BR_EQ_I) RI_X_BRANCH_ENUM(load##_BR_NE_I)
 #define RI_X_STORE2(name) RI_CODE_##name##_2,
 #define RI_X_IPAIR(outer, inner) RI_CODE_I32_##outer##I_##inner##I,
 #define RI_X_FPAIR(outer, inner) RI_CODE_F64_##outer##_##inner##_A, RI_CODE_F64_##outer##_##inner##_B,
@@ -359,6 +393,7 @@ typedef enum ri_code_op {
 #undef RI_X_CTRL
 #undef RI_X_BR
 #undef RI_X_CMPBR
+#undef RI_X_FCMPBR
 #undef RI_X_IMM
 #undef RI_X_ADDR
 #undef RI_X_ADDBR
@@ -367,6 +402,7 @@ typedef enum ri_code_op {
 #undef RI_X_FMEM
 #undef RI_X_PAIR
 #undef RI_X_ADDL
+#undef RI_X_LOADBR
 #undef RI_X_STORE2
 #undef RI_X_IPAIR
 #undef RI_X_FPAIR

@@ -701,6 +701,13 @@ static void emit_return(compiler *c) {
 static void emit_branch(compiler *c, ctrl *l) {
     if (l->kind == CTRL_FUNC) { emit_return(c); return; }
     emit_copies(c, l);
+    if (!c->failed && c->last.op == RI_CODE_MOVE && c->last.pos + 3 == c->len) { /* the MOVE just before: BR_M */
+        uint32_t d = c->code[c->last.pos + 1], s = c->code[c->last.pos + 2];
+        truncate_code(c, c->last.pos);
+        uint32_t p = emit3(c, RI_CODE_BR_M, d, s, 0);
+        if (p != NO_POS) branch_to(c, l, p + 3);
+        return;
+    }
     uint32_t p = emit1(c, RI_CODE_BR, 0);
     if (p != NO_POS) branch_to(c, l, p + 1);
 }
@@ -747,13 +754,29 @@ static void reset_stack(compiler *c, uint32_t height, uint32_t n) {
     for (uint32_t i = 0; i < n; i++) push_slot(c);
 }
 
+/* A float compare as one of RI_CODE_FCMP_BRANCHES (lt, le), *swap when its operands
+ * swap (gt, ge: a > b is b < a, a >= b is b <= a, NaN included); else RI_CODE_OP_COUNT. */
+static ri_code_op float_compare(ri_code_op op, bool *swap) {
+    *swap = op == RI_CODE_F32_GT || op == RI_CODE_F32_GE || op == RI_CODE_F64_GT || op == RI_CODE_F64_GE;
+    switch (op) {
+    case RI_CODE_F32_LT: case RI_CODE_F32_GT: return RI_CODE_F32_LT;
+    case RI_CODE_F32_LE: case RI_CODE_F32_GE: return RI_CODE_F32_LE;
+    case RI_CODE_F64_LT: case RI_CODE_F64_GT: return RI_CODE_F64_LT;
+    case RI_CODE_F64_LE: case RI_CODE_F64_GE: return RI_CODE_F64_LE;
+    default: return RI_CODE_OP_COUNT;
+    }
+}
+
 /* If `cond` is the result of the i32/i64 compare emitted just before, removes that
- * compare and returns its operation (and operands) for a compare-and-branch. */
+ * compare and returns its operation (and operands) for a compare-and-branch. The same for
+ * f32/f64 lt, le, gt, ge (as lt, le), and for the i32.eqz of one (*cmp BR_IFNOT_<lt, le>). */
 static bool take_compare(compiler *c, operand cond, ri_code_op *cmp, uint32_t *a, uint32_t *b) {
     if (cond.kind != ENTRY_SLOT || !c->last.dst_pos || c->failed || c->last.pos == NO_POS ||
         c->code[c->last.dst_pos] != cond.src)
         return false;
     bool eqz = c->last.op == RI_CODE_I32_EQZ || c->last.op == RI_CODE_I64_EQZ;
+    bool swap = false;
+    ri_code_op fcmp = float_compare(c->last.op, &swap);
     switch (c->last.op) {
 #define RI_X_CMPBR(name, neg) case RI_CODE_##name: case RI_CODE_##name##_I:
     RI_CODE_CMP_BRANCHES(RI_X_CMPBR)
@@ -762,12 +785,28 @@ static bool take_compare(compiler *c, operand cond, ri_code_op *cmp, uint32_t *a
     case RI_CODE_I64_EQZ:
         break;
     default:
-        return false;
+        if (fcmp == RI_CODE_OP_COUNT) return false;
+        break;
     }
-    *cmp = c->last.op;
-    *a = c->code[c->last.pos + 2];
-    *b = eqz ? 0 : c->code[c->last.pos + 3];
+    *cmp = fcmp != RI_CODE_OP_COUNT ? fcmp : c->last.op;
+    *a = c->code[c->last.pos + (swap ? 3 : 2)];
+    *b = eqz ? 0 : c->code[c->last.pos + (swap ? 2 : 3)];
     truncate_code(c, c->last.pos);
+    /* i32.eqz of a float compare just before it, on a temporary (its own stack slot, which
+     * nothing reads after the eqz): the negated float branch. */
+    if (*cmp == RI_CODE_I32_EQZ && !c->failed && c->last.pos != NO_POS && c->last.pos + 4 == c->len &&
+        c->last.dst_pos && c->code[c->last.dst_pos] == *a && *a >= c->stack_base &&
+        (fcmp = float_compare(c->last.op, &swap)) != RI_CODE_OP_COUNT) {
+        switch (fcmp) {
+#define RI_X_FCMPBR(name) case RI_CODE_##name: *cmp = RI_CODE_BR_IFNOT_##name; break;
+        RI_CODE_FCMP_BRANCHES(RI_X_FCMPBR)
+#undef RI_X_FCMPBR
+        default: break;
+        }
+        *a = c->code[c->last.pos + (swap ? 3 : 2)];
+        *b = c->code[c->last.pos + (swap ? 2 : 3)];
+        truncate_code(c, c->last.pos);
+    }
     return true;
 }
 
@@ -779,6 +818,11 @@ static ri_code_op branch_op_for(ri_code_op cmp, bool negate) {
     RI_CODE_CMP_BRANCHES(RI_X_CMPBR)
 #undef RI_X_CMPBR
     case RI_CODE_I64_EQZ: return negate ? RI_CODE_BR_IF_I64_NE_I : RI_CODE_BR_IF_I64_EQ_I; /* a == 0 */
+#define RI_X_FCMPBR(name) \
+    case RI_CODE_##name: return negate ? RI_CODE_BR_IFNOT_##name : RI_CODE_BR_IF_##name; \
+    case RI_CODE_BR_IFNOT_##name: return negate ? RI_CODE_BR_IF_##name : RI_CODE_BR_IFNOT_##name; /* i32.eqz of it */
+    RI_CODE_FCMP_BRANCHES(RI_X_FCMPBR)
+#undef RI_X_FCMPBR
     default: return negate ? RI_CODE_BR_IF : RI_CODE_BR_IFNOT; /* i32.eqz */
     }
 }
@@ -806,6 +850,53 @@ static ri_code_op addbr_form(ri_code_op bop, bool step_imm, bool *zero_limit) {
     }
 }
 
+/* The load-and-branch form (RI_CODE_LOADBR_OPS) of conditional branch bop (a, b) when the
+ * instruction just before is an i32.load or i32.load8_u whose value bop tests for
+ * (in)equality: emits it and returns its offset word; else NO_POS, nothing emitted. */
+static uint32_t emit_load_branch(compiler *c, ri_code_op bop, uint32_t a, uint32_t b) {
+    if (c->failed || c->last.pos == NO_POS) return NO_POS;
+    ri_code_op base; /* the I32_LOAD_BR_EQ_S or I32_LOAD8_U_BR_EQ_S of the load */
+    bool xi;
+    switch (c->last.op) {
+    case RI_CODE_I32_LOAD: base = RI_CODE_I32_LOAD_BR_EQ_S; xi = false; break;
+    case RI_CODE_I32_LOAD_XI: base = RI_CODE_I32_LOAD_BR_EQ_S; xi = true; break;
+    case RI_CODE_I32_LOAD8_U: base = RI_CODE_I32_LOAD8_U_BR_EQ_S; xi = false; break;
+    case RI_CODE_I32_LOAD8_U_XI: base = RI_CODE_I32_LOAD8_U_BR_EQ_S; xi = true; break;
+    default: return NO_POS;
+    }
+    uint32_t words = xi ? 5 : 4;
+    if (c->last.pos + words != c->len) return NO_POS;
+    uint32_t d = c->code[c->last.pos + 1];
+    uint32_t cmp; /* RI_BRANCH_* steps from base: EQ_S, NE_S, EQ_I, NE_I */
+    switch (bop) {
+    case RI_CODE_BR_IF_I32_EQ: cmp = 0; break;
+    case RI_CODE_BR_IF_I32_NE: cmp = 1; break;
+    case RI_CODE_BR_IF_I32_EQ_I: cmp = 2; break;
+    case RI_CODE_BR_IF_I32_NE_I: cmp = 3; break;
+    case RI_CODE_BR_IFNOT: cmp = 2; b = 0; break; /* d == 0 */
+    case RI_CODE_BR_IF: cmp = 3; b = 0; break;    /* d != 0 */
+    default: return NO_POS;
+    }
+    if (a != d) {
+        if (cmp >= 2 || b != d) return NO_POS;
+        b = a; /* == and != are symmetric: the loaded value goes first */
+    }
+    uint32_t addr = c->code[c->last.pos + 2];
+    uint32_t imm = xi ? c->code[c->last.pos + 3] : 0;
+    uint32_t off = c->code[c->last.pos + words - 1];
+    ri_code_point pt;
+    bool had = take_last(c, &pt);
+    uint32_t p = emit_op(c, (ri_code_op)(base + 4 * cmp), 7);
+    if (p == NO_POS) return NO_POS;
+    c->code[p + 1] = d;
+    c->code[p + 2] = addr;
+    c->code[p + 3] = imm;
+    c->code[p + 4] = off;
+    c->code[p + 5] = b;
+    if (had) put_point(c, p, pt);
+    return p + 6;
+}
+
 static uint32_t emit_cond_branch(compiler *c, operand cond, bool fused, ri_code_op cmp, uint32_t a,
                                  uint32_t b, bool negate) {
     ri_code_op bop;
@@ -819,6 +910,8 @@ static uint32_t emit_cond_branch(compiler *c, operand cond, bool fused, ri_code_
         two = false;
     }
     unpair(c);
+    uint32_t lw = emit_load_branch(c, bop, a, b);
+    if (lw != NO_POS || c->failed) return lw;
     /* A loop counter: the i32.add just before computed the value tested (as the
      * compare's second operand: the mirrored compare takes it first). */
     bool is_add = (c->last.op == RI_CODE_I32_ADD || c->last.op == RI_CODE_I32_ADD_I) &&
@@ -1099,8 +1192,46 @@ static ri_code_op take_address(compiler *c, ri_code_op op, operand addr, uint32_
 
 static void compile_load(compiler *c, ri_code_op op, const ri_instr *in) {
     operand addr = pop(c);
+    if (op == RI_CODE_I32_LOAD && from_last(c, &addr) && c->last.pos + 5 == c->len &&
+        (c->last.op == RI_CODE_I32_ADD_SHL_I || c->last.op == RI_CODE_I32_ADDI_SHLI)) {
+        /* an array element: the address a + (x << k) or (x << k) + base, in a temporary,
+         * computed just before (I32_ADD_SHL_I: a, x, k; I32_ADDI_SHLI: x, k, base) */
+        bool sxi = c->last.op == RI_CODE_I32_ADDI_SHLI;
+        uint32_t w[3];
+        memcpy(w, &c->code[c->last.pos + 2], sizeof w);
+        if (sxi) w[1] &= 31; else w[2] &= 31; /* the shift count, as i32.shl takes it */
+        truncate_code(c, c->last.pos);
+        uint32_t p = emit_op(c, sxi ? RI_CODE_I32_LOAD_SXI : RI_CODE_I32_LOAD_SX, 6);
+        if (p == NO_POS) return;
+        c->code[p + 1] = own_slot(c, c->h);
+        memcpy(&c->code[p + 2], w, sizeof w);
+        c->code[p + 5] = in->imm.mem.offset;
+        add_point(c, p, RI_POINT_TRAP, c->h + 1);
+        push_slot(c);
+        note_dst(c, p);
+        return;
+    }
     uint32_t x, y;
     ri_code_op fused = take_address(c, op, addr, &x, &y);
+    if (fused == RI_CODE_I32_LOAD_XI && !c->failed && c->last.op == RI_CODE_I32_SHLI_ANDI && c->last.pos != NO_POS &&
+        c->last.pos + 5 == c->len && c->last.dst_pos && c->code[c->last.dst_pos] == x && x >= c->stack_base) {
+        /* a table lookup: the index ((v & mask) << k) computed just before into a temporary
+         * of the operand stack, which only the address read */
+        uint32_t v = c->code[c->last.pos + 2], mask = c->code[c->last.pos + 3], k = c->code[c->last.pos + 4] & 31;
+        truncate_code(c, c->last.pos);
+        uint32_t p = emit_op(c, RI_CODE_I32_LOAD_MSXI, 7);
+        if (p == NO_POS) return;
+        c->code[p + 1] = own_slot(c, c->h);
+        c->code[p + 2] = v;
+        c->code[p + 3] = mask;
+        c->code[p + 4] = k;
+        c->code[p + 5] = y;
+        c->code[p + 6] = in->imm.mem.offset;
+        add_point(c, p, RI_POINT_TRAP, c->h + 1);
+        push_slot(c);
+        note_dst(c, p);
+        return;
+    }
     if (fused != RI_CODE_OP_COUNT) {
         uint32_t p = emit4(c, fused, own_slot(c, c->h), x, y, in->imm.mem.offset);
         add_point(c, p, RI_POINT_TRAP, c->h + 1);
@@ -1921,10 +2052,14 @@ static void skip_dead(compiler *c, const ri_instr *in) {
 static uint32_t branch_words(uint32_t op) {
     switch (op) {
     case RI_CODE_BR: return 2;
+    case RI_CODE_BR_M: return 4;
     case RI_CODE_BR_IF: case RI_CODE_BR_IFNOT: return 3;
 #define RI_X_CMPBR(cmp, neg) case RI_CODE_BR_IF_##cmp: case RI_CODE_BR_IF_##cmp##_I: return 4;
     RI_CODE_CMP_BRANCHES(RI_X_CMPBR)
 #undef RI_X_CMPBR
+#define RI_X_FCMPBR(cmp) case RI_CODE_BR_IF_##cmp: case RI_CODE_BR_IFNOT_##cmp: return 4;
+    RI_CODE_FCMP_BRANCHES(RI_X_FCMPBR)
+#undef RI_X_FCMPBR
 #define RI_X_ADDBR(cmp) case RI_CODE_ADDBR_##cmp##_SS: case RI_CODE_ADDBR_##cmp##_SI: \
                         case RI_CODE_ADDBR_##cmp##_IS: case RI_CODE_ADDBR_##cmp##_II: return 6;
     RI_CODE_ADDBR_CMPS(RI_X_ADDBR)
@@ -1937,6 +2072,10 @@ static uint32_t branch_words(uint32_t op) {
                          case RI_CODE_MADDBR_##cmp##_IS: case RI_CODE_MADDBR_##cmp##_II: return 8;
     RI_CODE_LOOPFUSE_CMPS(RI_X_MADDBR)
 #undef RI_X_MADDBR
+#define RI_X_LOADBR(load) case RI_CODE_##load##_BR_EQ_S: case RI_CODE_##load##_BR_NE_S: \
+                          case RI_CODE_##load##_BR_EQ_I: case RI_CODE_##load##_BR_NE_I: return 7;
+    RI_CODE_LOADBR_OPS(RI_X_LOADBR)
+#undef RI_X_LOADBR
     default: return 0;
     }
 }
@@ -1961,12 +2100,30 @@ static uint32_t call_words(uint32_t op) {
     }
 }
 
+/* The variant of the br_table at pos (code.h): BR_TABLE_G when every target is a GAS or
+ * LOOP (metered), BR_TABLE_BU when every target is a LOOP_U (unmetered), else plain. */
+static ri_code_op br_table_variant(const compiler *c, uint32_t pos) {
+    uint32_t count = c->code[pos + 2];
+    for (uint32_t i = 0; i <= count; i++) {
+        uint32_t word = pos + 3 + i;
+        int64_t target = (int64_t)word + (int32_t)c->code[word];
+        uint32_t at = target >= 0 && target < c->len ? c->opmap[target] : NO_OP;
+        if (c->metered ? at != RI_CODE_GAS && at != RI_CODE_LOOP : at != RI_CODE_LOOP_U) return RI_CODE_BR_TABLE;
+    }
+    return c->metered ? RI_CODE_BR_TABLE_G : RI_CODE_BR_TABLE_BU;
+}
+
 /* Picks each branch's variant (code.h): the charges at its target and after it are
  * executed by the branch itself when they are the GAS / LOOP the variant expects. */
 static void choose_branch_variants(compiler *c) {
     if (c->failed) return;
     for (uint32_t pos = 0; pos < c->len; pos++) {
         uint32_t op = c->opmap[pos];
+        if (op == RI_CODE_BR_TABLE) {
+            c->code[pos] = (uint32_t)c->dispatch[br_table_variant(c, pos)];
+            pos += c->code[pos + 2] + 3;
+            continue;
+        }
         uint32_t n = branch_words(op);
         if (is_call(op) && (pos + call_words(op) >= c->len || c->opmap[pos + call_words(op)] != RI_CODE_GAS)) {
             fail(c, RI_ERR_INVALID, "internal error: a call without its GAS");
@@ -1980,7 +2137,7 @@ static void choose_branch_variants(compiler *c) {
         uint32_t after = pos + n < c->len ? c->opmap[pos + n] : NO_OP;
         uint32_t variant = 0;
         if (c->metered) {
-            bool then_gas = op == RI_CODE_BR || after == RI_CODE_GAS; /* br never falls through */
+            bool then_gas = op == RI_CODE_BR || op == RI_CODE_BR_M || after == RI_CODE_GAS; /* br never falls through */
             if (then_gas && at_target == RI_CODE_GAS) variant = RI_BRANCH_FG;
             else if (then_gas && at_target == RI_CODE_LOOP) variant = RI_BRANCH_BG;
         } else if (at_target == RI_CODE_LOOP_U) {

@@ -214,8 +214,9 @@ static ri_errcode call_host(ri_store *store, ri_exec *exec, ri_func *f, ri_insta
 
 #define DISPATCH() goto *((char *)&&op_ENTRY + (int32_t)pc[0])
 #define NEXT(n) do { pc += (n); DISPATCH(); } while (0)
-/* Branch by the offset in operand word i (relative to that word). */
-#define JUMP(i) do { pc += (i) + (int32_t)pc[i]; DISPATCH(); } while (0)
+/* Branch by the offset in operand word i (relative to that word). (pc + i, then the
+ * offset: an unsigned i plus a negative offset must not be summed first, in unsigned.) */
+#define JUMP(i) do { pc = pc + (i) + (int32_t)pc[i]; DISPATCH(); } while (0)
 #define TRAP(kind) do { trap_kind = (kind); goto trap; } while (0)
 /* Gas is signed so that a charge is one subtraction and a sign test (costs are below
  * 2^32: no overflow). A charge that cannot be paid is undone before leaving: by
@@ -343,6 +344,15 @@ static ri_errcode call_host(ri_store *store, ri_exec *exec, ri_func *f, ri_insta
     COND_BRANCH(MADDBR_##cmp##_SI, 8, MADDBR_COND(U32(5), pc[6], CMPFN)) \
     COND_BRANCH(MADDBR_##cmp##_IS, 8, MADDBR_COND(pc[5], U32(6), CMPFN)) \
     COND_BRANCH(MADDBR_##cmp##_II, 8, MADDBR_COND(pc[5], pc[6], CMPFN))
+/* A load (operands 1..4, addressed as *_LOAD_XI), then a branch on the value against
+ * operand 5 (a slot, or the immediate), read after the load's destination is written. */
+#define LOADBR_COND(T, n, swap, CMPFN, B) __extension__({ \
+        ADDR_X(2, pc[3], n); T v_; memcpy(&v_, ptr, n); uint32_t x_ = swap(v_); PUT_U32(1, x_); CMPFN(x_, B); })
+#define LOADBR(load, T, n, swap) \
+    COND_BRANCH(load##_BR_EQ_S, 7, LOADBR_COND(T, n, swap, CMP_EQ, U32(5))) \
+    COND_BRANCH(load##_BR_NE_S, 7, LOADBR_COND(T, n, swap, CMP_NE, U32(5))) \
+    COND_BRANCH(load##_BR_EQ_I, 7, LOADBR_COND(T, n, swap, CMP_EQ, pc[5])) \
+    COND_BRANCH(load##_BR_NE_I, 7, LOADBR_COND(T, n, swap, CMP_NE, pc[5]))
 #define BRCMP64(name, cmp) \
     COND_BRANCH(BR_IF_##name, 4, cmp(U64(1), U64(2))) \
     COND_BRANCH(BR_IF_##name##_I, 4, cmp(U64(1), (uint64_t)(int64_t)(int32_t)pc[2]))
@@ -385,12 +395,15 @@ static RI_SINGLE_COPY ri_errcode run(ri_store *store, ri_exec *exec, const ri_co
 #define RI_X_CTRL(name, words) RI_OFFSET(name)
 #define RI_X_BR(name, words) RI_OFFSETS4(name)
 #define RI_X_CMPBR(cmp, neg) RI_OFFSETS4(BR_IF_##cmp) RI_OFFSETS4(BR_IF_##cmp##_I)
+#define RI_X_FCMPBR(cmp) RI_OFFSETS4(BR_IF_##cmp) RI_OFFSETS4(BR_IFNOT_##cmp)
 #define RI_X_IMM(name) RI_OFFSET(name##_I)
 #define RI_X_ADDR(name) RI_OFFSET(name##_X) RI_OFFSET(name##_XI)
 #define RI_X_ADDBR(cmp) RI_OFFSETS4(ADDBR_##cmp##_SS) RI_OFFSETS4(ADDBR_##cmp##_SI) \
                         RI_OFFSETS4(ADDBR_##cmp##_IS) RI_OFFSETS4(ADDBR_##cmp##_II)
 #define RI_X_PAIR(outer, inner) RI_OFFSET(I32_##outer##_##inner) RI_OFFSET(I32_##outer##_##inner##_I)
 #define RI_X_ADDL(name, words) RI_OFFSET(name)
+#define RI_X_LOADBR(load) RI_OFFSETS4(load##_BR_EQ_S) RI_OFFSETS4(load##_BR_NE_S) \
+                          RI_OFFSETS4(load##_BR_EQ_I) RI_OFFSETS4(load##_BR_NE_I)
 #define RI_X_STORE2(name) RI_OFFSET(name##_2)
 #define RI_X_IPAIR(outer, inner) RI_OFFSET(I32_##outer##I_##inner##I)
 #define RI_X_FPAIR(outer, inner) RI_OFFSET(F64_##outer##_##inner##_A) RI_OFFSET(F64_##outer##_##inner##_B)
@@ -406,6 +419,7 @@ static RI_SINGLE_COPY ri_errcode run(ri_store *store, ri_exec *exec, const ri_co
 #undef RI_X_CTRL
 #undef RI_X_BR
 #undef RI_X_CMPBR
+#undef RI_X_FCMPBR
 #undef RI_X_IMM
 #undef RI_X_ADDR
 #undef RI_X_ADDBR
@@ -414,6 +428,7 @@ static RI_SINGLE_COPY ri_errcode run(ri_store *store, ri_exec *exec, const ri_co
 #undef RI_X_FMEM
 #undef RI_X_PAIR
 #undef RI_X_ADDL
+#undef RI_X_LOADBR
 #undef RI_X_STORE2
 #undef RI_X_IPAIR
 #undef RI_X_FPAIR
@@ -526,6 +541,18 @@ op_BR_BG: /* branch to a LOOP, polling and charging it */
     JUMP_BG(1);
 op_BR_BU: /* branch to an unmetered LOOP, polling it */
     JUMP_BU(1);
+op_BR_M: /* d = s; pc += offset */
+    SLOT(1) = SLOT(2);
+    JUMP(3);
+op_BR_M_FG:
+    SLOT(1) = SLOT(2);
+    JUMP_FG(3);
+op_BR_M_BG:
+    SLOT(1) = SLOT(2);
+    JUMP_BG(3);
+op_BR_M_BU:
+    SLOT(1) = SLOT(2);
+    JUMP_BU(3);
     COND_BRANCH(BR_IF, 3, U32(1))     /* if a != 0 then branch */
     COND_BRANCH(BR_IFNOT, 3, !U32(1)) /* if a == 0 then branch */
     BRCMP32(I32_EQ, CMP_EQ)       /* if a == b then branch */
@@ -548,6 +575,14 @@ op_BR_BU: /* branch to an unmetered LOOP, polling it */
     BRCMP64(I64_LE_U, CMP_LE_U)   /* if a <= b (i64 unsigned) then branch */
     BRCMP64(I64_GE_S, CMP64_GE_S) /* if a >= b (i64 signed) then branch */
     BRCMP64(I64_GE_U, CMP_GE_U)   /* if a >= b (i64 unsigned) then branch */
+    COND_BRANCH(BR_IF_F32_LT, 4, F32(1) < F32(2))         /* if a < b (f32) then branch */
+    COND_BRANCH(BR_IFNOT_F32_LT, 4, !(F32(1) < F32(2)))   /* unless a < b (f32): NaN branches */
+    COND_BRANCH(BR_IF_F32_LE, 4, F32(1) <= F32(2))
+    COND_BRANCH(BR_IFNOT_F32_LE, 4, !(F32(1) <= F32(2)))
+    COND_BRANCH(BR_IF_F64_LT, 4, F64(1) < F64(2))
+    COND_BRANCH(BR_IFNOT_F64_LT, 4, !(F64(1) < F64(2)))
+    COND_BRANCH(BR_IF_F64_LE, 4, F64(1) <= F64(2))
+    COND_BRANCH(BR_IFNOT_F64_LE, 4, !(F64(1) <= F64(2)))
     ADDBR(I32_EQ, CMP_EQ)         /* k = x + step; if k == limit then branch */
     ADDBR(I32_NE, CMP_NE)
     ADDBR(I32_LT_S, CMP32_LT_S)
@@ -560,6 +595,20 @@ op_BR_BU: /* branch to an unmetered LOOP, polling it */
     ADDBR(I32_GE_U, CMP_GE_U)
     I2ADDBR(I32_NE, CMP_NE)       /* d1 = a1 + imm1; d2 = a2 + imm2; k = x + step; if k != limit then branch */
     MADDBR(I32_NE, CMP_NE)        /* d = s; k = x + step; if k != limit then branch */
+    LOADBR(I32_LOAD, uint32_t, 4, LE32)  /* d = mem32[(u32)(a + imm) + off]; if d == / != b then branch */
+    LOADBR(I32_LOAD8_U, uint8_t, 1, ID)  /* d = mem8[(u32)(a + imm) + off]; the same */
+op_BR_TABLE_G: /* BR_TABLE (below), the target a GAS or LOOP: charge it and skip it */
+    {
+        uint32_t i = U32(1), count = pc[2];
+        if (i > count) i = count;
+        JUMP_FG(3 + i);
+    }
+op_BR_TABLE_BU: /* BR_TABLE, the target a LOOP_U: poll the interrupt flag and skip it */
+    {
+        uint32_t i = U32(1), count = pc[2];
+        if (i > count) i = count;
+        JUMP_BU(3 + i);
+    }
 op_BR_TABLE: /* branch to offset[min(a, count)] */
     {
         uint32_t i = U32(1), count = pc[2];
@@ -745,6 +794,33 @@ op_MOVE4: /* d1 = a1; ...; d4 = a4 */
     SLOT(5) = SLOT(6);
     SLOT(7) = SLOT(8);
     NEXT(9);
+op_I32_LOAD_SX: /* d = mem32[(u32)(a + (x << k)) + off] */
+    {
+        uint64_t ea = (uint64_t)(uint32_t)(U32(2) + (U32(3) << pc[4])) + pc[5];
+        if (__builtin_expect(OOB(ea, 4), 0)) TRAP(RI_TRAP_MEMORY_OOB);
+        uint32_t v;
+        memcpy(&v, mem_base + ea, 4);
+        PUT_U32(1, LE32(v));
+        NEXT(6);
+    }
+op_I32_LOAD_SXI: /* d = mem32[(u32)((x << k) + base) + off] */
+    {
+        uint64_t ea = (uint64_t)(uint32_t)((U32(2) << pc[3]) + pc[4]) + pc[5];
+        if (__builtin_expect(OOB(ea, 4), 0)) TRAP(RI_TRAP_MEMORY_OOB);
+        uint32_t v;
+        memcpy(&v, mem_base + ea, 4);
+        PUT_U32(1, LE32(v));
+        NEXT(6);
+    }
+op_I32_LOAD_MSXI: /* d = mem32[(u32)(((x & mask) << k) + base) + off] */
+    {
+        uint64_t ea = (uint64_t)(uint32_t)(((U32(2) & pc[3]) << pc[4]) + pc[5]) + pc[6];
+        if (__builtin_expect(OOB(ea, 4), 0)) TRAP(RI_TRAP_MEMORY_OOB);
+        uint32_t v;
+        memcpy(&v, mem_base + ea, 4);
+        PUT_U32(1, LE32(v));
+        NEXT(7);
+    }
 op_I32_LOAD2: /* d1 = mem32[a1 + off1]; d2 = mem32[a2 + off2] */
     {
         uint64_t ea = (uint64_t)U32(2) + pc[3];
