@@ -17,40 +17,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ri/engine.h"
-#include "sandbox_test_util.h" /* read_fixture */
+#include "engine_fixture.h"
 
-typedef struct fixture {
-    ri_module *module;
-    ri_store *store;
-    ri_instance *instance;
-    ri_memory *mem;
-} fixture;
+typedef engine_fixture fixture;
 
 static void fixture_open(fixture *fx, bool unmetered) {
-    size_t len = 0;
-    uint8_t *bytes = read_fixture("load_branch", &len);
-    ri_module_config mcfg;
-    memset(&mcfg, 0, sizeof mcfg);
-    mcfg.unmetered = unmetered;
-    ri_error err;
-    fx->module = ri_module_load(bytes, len, &mcfg, &err);
-    free(bytes);
-    assert_non_null(fx->module);
-    ri_store_config cfg = ri_store_config_default();
-    fx->store = ri_store_new(&cfg);
-    assert_non_null(fx->store);
-    fx->instance = ri_instantiate(fx->store, fx->module, NULL, 0, &err);
-    assert_non_null(fx->instance);
-    ri_extern ext;
-    assert_true(ri_instance_export(fx->instance, "memory", &ext));
-    fx->mem = ext.of.memory;
+    engine_fixture_open(fx, "load_branch", unmetered);
+    assert_non_null(fx->mem);
 }
 
-static void fixture_close(fixture *fx) {
-    ri_store_free(fx->store);
-    ri_module_free(fx->module);
-}
+static void fixture_close(fixture *fx) { engine_fixture_close(fx); }
 
 static ri_errcode call2(fixture *fx, const char *name, uint32_t p, uint32_t b, int32_t *result, ri_error *err) {
     ri_extern ext;

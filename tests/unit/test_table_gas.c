@@ -21,36 +21,15 @@
 #include <string.h>
 #include <time.h>
 
-#include "ri/engine.h"
-#include "sandbox_test_util.h" /* read_fixture */
+#include "engine_fixture.h"
 
-typedef struct fixture {
-    ri_module *module;
-    ri_store *store;
-    ri_instance *instance;
-} fixture;
+typedef engine_fixture fixture;
 
 static void fixture_open(fixture *fx, bool unmetered) {
-    size_t len = 0;
-    uint8_t *bytes = read_fixture("table_gas", &len);
-    ri_module_config mcfg;
-    memset(&mcfg, 0, sizeof mcfg);
-    mcfg.unmetered = unmetered;
-    ri_error err;
-    fx->module = ri_module_load(bytes, len, &mcfg, &err);
-    free(bytes);
-    assert_non_null(fx->module);
-    ri_store_config cfg = ri_store_config_default();
-    fx->store = ri_store_new(&cfg);
-    assert_non_null(fx->store);
-    fx->instance = ri_instantiate(fx->store, fx->module, NULL, 0, &err);
-    assert_non_null(fx->instance);
+    engine_fixture_open(fx, "table_gas", unmetered);
 }
 
-static void fixture_close(fixture *fx) {
-    ri_store_free(fx->store);
-    ri_module_free(fx->module);
-}
+static void fixture_close(fixture *fx) { engine_fixture_close(fx); }
 
 static ri_func *export_func(fixture *fx, const char *name) {
     ri_extern ext;
