@@ -15,8 +15,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "ri/engine.h"
-#include "sandbox_test_util.h" /* read_fixture */
+#include "engine_fixture.h" /* read_fixture, interrupt_later */
 
 typedef struct fixture {
     ri_module *module;
@@ -274,19 +273,6 @@ static void test_value_stack_limit(void **state) {
 }
 
 /* ---- interruption ---------------------------------------------------------------- */
-
-typedef struct interrupter {
-    ri_store *store;
-    unsigned delay_ms;
-} interrupter;
-
-static void *interrupt_later(void *arg) {
-    interrupter *it = arg;
-    struct timespec ts = {0, (long)it->delay_ms * 1000000L};
-    nanosleep(&ts, NULL);
-    ri_store_interrupt(it->store);
-    return NULL;
-}
 
 static void check_interrupt(const char *export_name, bool unmetered) {
     fixture fx;

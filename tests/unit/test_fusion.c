@@ -19,8 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ri/engine.h"
-#include "sandbox_test_util.h" /* read_fixture */
+#include "engine_fixture.h"
 
 /* ---- the fixture's C source (native reference) ---- */
 typedef uint32_t u32;
@@ -103,34 +102,15 @@ static int fib(int n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }
 /* ---- end of the fixture's source (compare() reads two i32s at wasm addresses, mark_at(base,
  * n, step) clears every step-th byte of [base, base + n] in the wasm memory) ---- */
 
-typedef struct fixture {
-    ri_module *module;
-    ri_store *store;
-    ri_instance *instance;
-} fixture;
+typedef engine_fixture fixture;
 
 static void fixture_open(fixture *fx, bool unmetered, bool canon) {
-    size_t len = 0;
-    uint8_t *bytes = read_fixture("fusion", &len);
-    ri_module_config mcfg;
-    memset(&mcfg, 0, sizeof mcfg);
-    mcfg.unmetered = unmetered;
-    ri_error err;
-    fx->module = ri_module_load(bytes, len, &mcfg, &err);
-    free(bytes);
-    assert_non_null(fx->module);
     ri_store_config cfg = ri_store_config_default();
     cfg.canonicalize_nans = canon;
-    fx->store = ri_store_new(&cfg);
-    assert_non_null(fx->store);
-    fx->instance = ri_instantiate(fx->store, fx->module, NULL, 0, &err);
-    assert_non_null(fx->instance);
+    engine_fixture_open_with(fx, "fusion", unmetered, &cfg);
 }
 
-static void fixture_close(fixture *fx) {
-    ri_store_free(fx->store);
-    ri_module_free(fx->module);
-}
+static void fixture_close(fixture *fx) { engine_fixture_close(fx); }
 
 static ri_errcode call3(fixture *fx, const char *name, u32 a, u32 b, u32 c, uint32_t nargs, u32 *result, ri_error *err) {
     ri_extern ext;

@@ -307,19 +307,6 @@ static void test_unmetered_results_match(void **state) {
     fixture_close(&fx);
 }
 
-typedef struct interrupter {
-    ri_store *store;
-    unsigned delay_ms;
-} interrupter;
-
-static void *interrupt_later(void *arg) {
-    interrupter *it = arg;
-    struct timespec ts = {0, (long)it->delay_ms * 1000000L};
-    nanosleep(&ts, NULL);
-    ri_store_interrupt(it->store);
-    return NULL;
-}
-
 /* A loop whose only back-edge is a br_table stops when interrupted (metered: at a new
  * chunk of gas; unmetered: at its header, which the br_table polls). */
 static void test_table_loop_sees_interrupts(void **state) {
