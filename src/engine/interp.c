@@ -321,29 +321,24 @@ static ri_errcode call_host(ri_store *store, ri_exec *exec, ri_func *f, ri_insta
 /* Loop counter: k = x + step (operands 1..3), branch when k cmp limit (operand 4). */
 /* (The limit is read after k is written: it may be k's own slot.) */
 #define ADDBR_COND(STEP, LIMIT, CMPFN) __extension__({ uint32_t k_ = U32(2) + (STEP); PUT_U32(1, k_); CMPFN(k_, LIMIT); })
-#define ADDBR(cmp, CMPFN) \
-    COND_BRANCH(ADDBR_##cmp##_SS, 6, ADDBR_COND(U32(3), U32(4), CMPFN)) \
-    COND_BRANCH(ADDBR_##cmp##_SI, 6, ADDBR_COND(U32(3), pc[4], CMPFN)) \
-    COND_BRANCH(ADDBR_##cmp##_IS, 6, ADDBR_COND(pc[3], U32(4), CMPFN)) \
-    COND_BRANCH(ADDBR_##cmp##_II, 6, ADDBR_COND(pc[3], pc[4], CMPFN))
+/* The four forms of a loop-counter branch of n words, its step in operand s and its limit
+ * in operand l each a slot (S) or an immediate (I): PREFIX_cmp_SS, _SI, _IS, _II. */
+#define LOOP_BRANCH4(PREFIX, cmp, n, COND, CMPFN, s, l) \
+    COND_BRANCH(PREFIX##_##cmp##_SS, n, COND(U32(s), U32(l), CMPFN)) \
+    COND_BRANCH(PREFIX##_##cmp##_SI, n, COND(U32(s), pc[l], CMPFN)) \
+    COND_BRANCH(PREFIX##_##cmp##_IS, n, COND(pc[s], U32(l), CMPFN)) \
+    COND_BRANCH(PREFIX##_##cmp##_II, n, COND(pc[s], pc[l], CMPFN))
+#define ADDBR(cmp, CMPFN) LOOP_BRANCH4(ADDBR, cmp, 6, ADDBR_COND, CMPFN, 3, 4)
 /* Two additions of immediates first (operands 1..6, as I32_ADD_I2), then the loop counter (7..10). */
 #define I2ADDBR_COND(STEP, LIMIT, CMPFN) __extension__({ \
         PUT_U32(1, U32(2) + pc[3]); PUT_U32(4, U32(5) + pc[6]); \
         uint32_t k_ = U32(8) + (STEP); PUT_U32(7, k_); CMPFN(k_, LIMIT); })
-#define I2ADDBR(cmp, CMPFN) \
-    COND_BRANCH(I2ADDBR_##cmp##_SS, 12, I2ADDBR_COND(U32(9), U32(10), CMPFN)) \
-    COND_BRANCH(I2ADDBR_##cmp##_SI, 12, I2ADDBR_COND(U32(9), pc[10], CMPFN)) \
-    COND_BRANCH(I2ADDBR_##cmp##_IS, 12, I2ADDBR_COND(pc[9], U32(10), CMPFN)) \
-    COND_BRANCH(I2ADDBR_##cmp##_II, 12, I2ADDBR_COND(pc[9], pc[10], CMPFN))
+#define I2ADDBR(cmp, CMPFN) LOOP_BRANCH4(I2ADDBR, cmp, 12, I2ADDBR_COND, CMPFN, 9, 10)
 /* A MOVE first (operands 1, 2), then the loop counter (3..6). */
 #define MADDBR_COND(STEP, LIMIT, CMPFN) __extension__({ \
         SLOT(1) = SLOT(2); \
         uint32_t k_ = U32(4) + (STEP); PUT_U32(3, k_); CMPFN(k_, LIMIT); })
-#define MADDBR(cmp, CMPFN) \
-    COND_BRANCH(MADDBR_##cmp##_SS, 8, MADDBR_COND(U32(5), U32(6), CMPFN)) \
-    COND_BRANCH(MADDBR_##cmp##_SI, 8, MADDBR_COND(U32(5), pc[6], CMPFN)) \
-    COND_BRANCH(MADDBR_##cmp##_IS, 8, MADDBR_COND(pc[5], U32(6), CMPFN)) \
-    COND_BRANCH(MADDBR_##cmp##_II, 8, MADDBR_COND(pc[5], pc[6], CMPFN))
+#define MADDBR(cmp, CMPFN) LOOP_BRANCH4(MADDBR, cmp, 8, MADDBR_COND, CMPFN, 5, 6)
 /* A load (operands 1..4, addressed as *_LOAD_XI), then a branch on the value against
  * operand 5 (a slot, or the immediate), read after the load's destination is written. */
 #define LOADBR_COND(T, n, swap, CMPFN, B) __extension__({ \
