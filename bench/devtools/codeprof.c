@@ -68,6 +68,7 @@ static void init_ops(void) {
 #define RI_X_LOADBR(load) B4(#load "_BR_EQ_S", 7) B4(#load "_BR_NE_S", 7) B4(#load "_BR_EQ_I", 7) \
                           B4(#load "_BR_NE_I", 7)
 #define RI_X_STORE2(name) op(#name "_2", 7);
+#define RI_X_ACC(variant, base, words, mask, cls) op(#variant, words);
 #define RI_X_IPAIR(o, i) op("I32_" #o "I_" #i "I", 5);
 #define RI_X_FPAIR(o, i) op("F64_" #o "_" #i "_A", 5); op("F64_" #o "_" #i "_B", 5);
 #define RI_X_FMEM(name) op(#name "_LA", 5); op(#name "_LB", 5); op(#name "_S", 5); op(#name "_MA", 4); \

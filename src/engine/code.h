@@ -348,6 +348,37 @@
  * order; the second's stop point is at position + 3. */
 #define RI_CODE_STORE2_OPS(X) X(I32_STORE) X(I64_STORE) X(F64_STORE) X(I32_STORE8)
 
+/* Accumulator variants (compile.c, choose_acc_variants): every handler that writes a slot
+ * through PUT_U32/U64/F32 also leaves the slot's new bits in the interpreter's register
+ * `acc`, and through PUT_F64 the value in `facc`. When an instruction reads, at operand
+ * positions MASK, the slot that the instruction just before it wrote as its operand 1
+ * (and was a producer of that class, ACC_INT or ACC_F64), and no branch lands between
+ * them, it becomes VARIANT, which reads those operands from the register: the value does
+ * not make the round trip through memory (a store, then a load that waits for it) on the
+ * dependency chain. The slot is still written; only that read changes.
+ * X(VARIANT, BASE, WORDS, MASK, CLASS). */
+#define RI_CODE_ACC_OPS(X) \
+    X(I32_ADD_A2, I32_ADD, 4, 0x4, INT) \
+    X(I32_ADD_A3, I32_ADD, 4, 0x8, INT) \
+    X(I32_ADD_I_A2, I32_ADD_I, 4, 0x4, INT) \
+    X(I32_ADD_M1_A3, I32_ADD_M1, 6, 0x8, INT) \
+    X(I32_ADD_M2_A3, I32_ADD_M2, 8, 0x8, INT) \
+    X(I32_CH_ADD_A7, I32_CH_ADD, 8, 0x80, INT) \
+    X(I32_ADD_LX_A2, I32_ADD_LX, 6, 0x4, INT) \
+    X(I32_ADD_LXI_A2, I32_ADD_LXI, 6, 0x4, INT) \
+    X(I32_XOR_ROTL2_SHR_U_ADD_A246, I32_XOR_ROTL2_SHR_U_ADD, 9, 0x54, INT) \
+    X(I32_STORE_A2, I32_STORE, 4, 0x4, INT) \
+    X(F64_ADD_A2, F64_ADD, 4, 0x4, F64) \
+    X(F64_ADD_A3, F64_ADD, 4, 0x8, F64) \
+    X(F64_MUL_A3, F64_MUL, 4, 0x8, F64) \
+    X(F64_MUL_A23, F64_MUL, 4, 0xC, F64) \
+    X(F64_SQRT_A2, F64_SQRT, 3, 0x4, F64) \
+    X(F64_ADD_MUL_B_A34, F64_ADD_MUL_B, 5, 0x18, F64) \
+    X(F64_DIV_MUL_B_A4, F64_DIV_MUL_B, 5, 0x10, F64) \
+    X(F64_SUB_MUL_B_A4, F64_SUB_MUL_B, 5, 0x10, F64) \
+    X(F64_SUB_LB_A3, F64_SUB_LB, 5, 0x8, INT) \
+    X(F64_STORE_A2, F64_STORE, 4, 0x4, F64)
+
 /* Every family of operations in the enum's order: the enum, the handler table (interp.c)
  * and codeprof expand this one list, each with its own RI_X_CTRL ... RI_X_NUM defined;
  * SAT is the X for the saturating conversions (numeric ops too, mostly). */
@@ -357,7 +388,7 @@
     RI_CODE_IMM_OPS(RI_X_IMM) RI_CODE_ADDR_OPS(RI_X_ADDR) RI_CODE_ADDBR_CMPS(RI_X_ADDBR) \
     RI_CODE_LOOPFUSE_CMPS(RI_X_I2ADDBR) RI_CODE_LOOPFUSE_CMPS(RI_X_MADDBR) RI_CODE_FMEM_OPS(RI_X_FMEM) \
     RI_CODE_PAIR_OPS(RI_X_PAIR) RI_CODE_ADD_LOAD_OPS(RI_X_ADDL) RI_CODE_LOADBR_OPS(RI_X_LOADBR) \
-    RI_CODE_STORE2_OPS(RI_X_STORE2) \
+    RI_CODE_STORE2_OPS(RI_X_STORE2) RI_CODE_ACC_OPS(RI_X_ACC) \
     RI_CODE_IPAIR_OPS(RI_X_IPAIR) RI_CODE_FPAIR_OPS(RI_X_FPAIR) RI_MEMORY_OPS(RI_X_MEM) \
     RI_NUMERIC_OPS(RI_X_NUM) RI_SAT_OPS(SAT)
 
@@ -379,6 +410,7 @@ typedef enum ri_code_op {
 #define RI_X_LOADBR(load) RI_X_BRANCH_ENUM(load##_BR_EQ_S) RI_X_BRANCH_ENUM(load##_BR_NE_S) \
                           RI_X_BRANCH_ENUM(load##_BR_EQ_I) RI_X_BRANCH_ENUM(load##_BR_NE_I)
 #define RI_X_STORE2(name) RI_CODE_##name##_2,
+#define RI_X_ACC(variant, base, words, mask, cls) RI_CODE_##variant,
 #define RI_X_IPAIR(outer, inner) RI_CODE_I32_##outer##I_##inner##I,
 #define RI_X_FPAIR(outer, inner) RI_CODE_F64_##outer##_##inner##_A, RI_CODE_F64_##outer##_##inner##_B,
 #define RI_X_I2ADDBR(cmp) RI_X_BRANCH_ENUM(I2ADDBR_##cmp##_SS) RI_X_BRANCH_ENUM(I2ADDBR_##cmp##_SI) \
@@ -404,6 +436,7 @@ typedef enum ri_code_op {
 #undef RI_X_ADDL
 #undef RI_X_LOADBR
 #undef RI_X_STORE2
+#undef RI_X_ACC
 #undef RI_X_IPAIR
 #undef RI_X_FPAIR
 #undef RI_X_MEM

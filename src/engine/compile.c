@@ -2148,6 +2148,136 @@ static void choose_branch_variants(compiler *c) {
     }
 }
 
+/* ---- accumulator variants (code.h, RI_CODE_ACC_OPS) -------------------------------------- */
+
+enum { ACC_NONE, ACC_INT, ACC_F64 };
+
+/* Which accumulator holds, when the instruction at pos (operation op) ends, the value it
+ * wrote to its operand 1: ACC_INT / ACC_F64, or ACC_NONE. Only operations whose handler
+ * writes operand 1 through PUT_U32/U64 (ACC_INT) or PUT_F64 (ACC_F64) and writes no slot
+ * after it are listed (interp.c); the reinterprets copy slots raw and are not. */
+static int acc_produced(const compiler *c, uint32_t pos, uint32_t op) {
+    if (op == RI_CODE_I32_REINTERPRET_F32 || op == RI_CODE_I64_REINTERPRET_F64 ||
+        op == RI_CODE_F32_REINTERPRET_I32 || op == RI_CODE_F64_REINTERPRET_I64)
+        return ACC_NONE;
+    switch (op) {
+#define RI_X_NUM(name, byte, a, b, r) \
+    case RI_CODE_##name: return RI_T_##r == RI_T_I32 || RI_T_##r == RI_T_I64 ? ACC_INT : RI_T_##r == RI_T_F64 ? ACC_F64 : ACC_NONE;
+    RI_NUMERIC_OPS(RI_X_NUM)
+#undef RI_X_NUM
+#define RI_X_IMM(name) case RI_CODE_##name##_I:
+    RI_CODE_IMM_OPS(RI_X_IMM)
+#undef RI_X_IMM
+#define RI_X_PAIR(outer, inner) case RI_CODE_I32_##outer##_##inner: case RI_CODE_I32_##outer##_##inner##_I:
+    RI_CODE_PAIR_OPS(RI_X_PAIR)
+#undef RI_X_PAIR
+#define RI_X_IPAIR(outer, inner) case RI_CODE_I32_##outer##I_##inner##I:
+    RI_CODE_IPAIR_OPS(RI_X_IPAIR)
+#undef RI_X_IPAIR
+#define RI_X_ADDL(name, words) case RI_CODE_##name:
+    RI_CODE_ADD_LOAD_OPS(RI_X_ADDL)
+#undef RI_X_ADDL
+    case RI_CODE_I32_MAJ: case RI_CODE_I32_CH: case RI_CODE_I32_CH_ADD: case RI_CODE_I32_XOR_ROTL2:
+    case RI_CODE_I32_XOR_ROTL3: case RI_CODE_I32_XOR_ROTL2_SHR_U: case RI_CODE_I32_XOR_ROTL2_SHR_U_ADD:
+    case RI_CODE_I32_CMP3_S: case RI_CODE_I32_CMP3_U:
+    case RI_CODE_I32_LOAD_SX: case RI_CODE_I32_LOAD_SXI: case RI_CODE_I32_LOAD_MSXI:
+    case RI_CODE_I32_LOAD: case RI_CODE_I32_LOAD_X: case RI_CODE_I32_LOAD_XI:
+    case RI_CODE_I32_LOAD8_U: case RI_CODE_I32_LOAD8_U_X: case RI_CODE_I32_LOAD8_U_XI:
+    case RI_CODE_I32_LOAD8_S: case RI_CODE_I32_LOAD8_S_X: case RI_CODE_I32_LOAD8_S_XI:
+    case RI_CODE_I32_LOAD16_U: case RI_CODE_I32_LOAD16_U_X: case RI_CODE_I32_LOAD16_U_XI:
+    case RI_CODE_I32_LOAD16_S: case RI_CODE_I32_LOAD16_S_X: case RI_CODE_I32_LOAD16_S_XI:
+    case RI_CODE_I64_LOAD: case RI_CODE_I64_LOAD_X: case RI_CODE_I64_LOAD_XI:
+    /* (these write k, operand 1, then memory) */
+    case RI_CODE_F64_AXPY_XI_P: case RI_CODE_F64_ADD_MM_MA_P: case RI_CODE_F64_ADD_MM_MB_P:
+    case RI_CODE_F64_SUB_MM_MA_P: case RI_CODE_F64_SUB_MM_MB_P:
+        return ACC_INT;
+    case RI_CODE_I32_ADD_M1: case RI_CODE_I32_ADD_M2: case RI_CODE_I32_ADD_M3: case RI_CODE_I32_ADD_M4: {
+        /* the MOVEs after the add must not overwrite its result */
+        uint32_t moves = op - RI_CODE_I32_ADD_M1 + 1;
+        for (uint32_t i = 0; i < moves; i++)
+            if (c->code[pos + 4 + 2 * i] == c->code[pos + 1]) return ACC_NONE;
+        return ACC_INT;
+    }
+#define RI_X_FPAIR(outer, inner) case RI_CODE_F64_##outer##_##inner##_A: case RI_CODE_F64_##outer##_##inner##_B:
+    RI_CODE_FPAIR_OPS(RI_X_FPAIR)
+#undef RI_X_FPAIR
+#define RI_X_FMEM(name) case RI_CODE_##name##_LA: case RI_CODE_##name##_LB: case RI_CODE_##name##_LXA: \
+                        case RI_CODE_##name##_LXB:
+    RI_CODE_FMEM_OPS(RI_X_FMEM)
+#undef RI_X_FMEM
+        return ACC_F64;
+    default:
+        return ACC_NONE;
+    }
+}
+
+static const struct acc_variant {
+    uint16_t base, variant;
+    uint16_t mask; /* operand positions read from the accumulator */
+    uint8_t cls;   /* ACC_INT / ACC_F64 */
+} acc_variants[] = {
+#define RI_X_ACC(variant, base, words, mask, cls) {RI_CODE_##base, RI_CODE_##variant, mask, ACC_##cls},
+    RI_CODE_ACC_OPS(RI_X_ACC)
+#undef RI_X_ACC
+};
+
+/* Marks in `landing` every code position a branch can continue at: its target, and
+ * the instruction after the target when that is a GAS / LOOP / LOOP_U (which the fused
+ * variants skip). Calls return after their GAS, and stopped runs resume at stop points,
+ * whose instructions produce nothing (so what follows them never reads an accumulator). */
+static void mark_landings(const compiler *c, uint8_t *landing) {
+    for (uint32_t pos = 0; pos < c->len; pos++) {
+        uint32_t op = c->opmap[pos];
+        uint32_t first = 0, count = 0;
+        if (op == RI_CODE_BR_TABLE) {
+            first = pos + 3;
+            count = c->code[pos + 2] + 1;
+        } else if (branch_words(op)) {
+            first = pos + branch_words(op) - 1;
+            count = 1;
+        }
+        for (uint32_t word = first; word < first + count; word++) {
+            int64_t target = (int64_t)word + (int32_t)c->code[word];
+            if (target < 0 || target >= c->len) continue;
+            landing[target] = 1;
+            uint32_t at = c->opmap[target];
+            if ((at == RI_CODE_GAS || at == RI_CODE_LOOP || at == RI_CODE_LOOP_U) && target + 2 < c->len)
+                landing[target + 2] = 1;
+        }
+    }
+}
+
+/* Turns each instruction that reads the result of the one just before it into its
+ * accumulator variant (code.h, RI_CODE_ACC_OPS), unless a branch lands on it. An
+ * optimisation only: without memory for its table the code stays as it is, correct. */
+static void choose_acc_variants(compiler *c) {
+    if (c->failed || c->len == 0) return;
+    uint8_t *landing = calloc(c->len, 1);
+    if (!landing) return;
+    mark_landings(c, landing);
+    uint32_t prev = UINT32_MAX;
+    for (uint32_t pos = 0; pos < c->len; pos++) {
+        uint32_t op = c->opmap[pos];
+        if (op == NO_OP) continue;
+        int cls = prev != UINT32_MAX && !landing[pos] ? acc_produced(c, prev, c->opmap[prev]) : ACC_NONE;
+        uint32_t dst = cls != ACC_NONE ? c->code[prev + 1] : 0;
+        prev = pos;
+        if (cls == ACC_NONE) continue;
+        /* the variant of op reading the most operands from that accumulator */
+        const struct acc_variant *best = NULL;
+        for (size_t i = 0; i < sizeof acc_variants / sizeof acc_variants[0]; i++) {
+            const struct acc_variant *v = &acc_variants[i];
+            if (v->base != op || v->cls != cls) continue;
+            bool all = true;
+            for (uint32_t k = 1; k < 16 && all; k++)
+                if ((v->mask >> k) & 1) all = pos + k < c->len && c->code[pos + k] == dst;
+            if (all && (!best || __builtin_popcount(v->mask) > __builtin_popcount(best->mask))) best = v;
+        }
+        if (best) c->code[pos] = (uint32_t)c->dispatch[best->variant];
+    }
+    free(landing);
+}
+
 static ri_code *compile_function(compiler *c, uint32_t body_index) {
     const ri_module *m = c->m;
     const ri_body *body = &m->bodies[body_index];
@@ -2217,6 +2347,7 @@ static ri_code *compile_function(compiler *c, uint32_t body_index) {
     if (c->failed) return NULL;
     if (c->nctrl) { fail(c, RI_ERR_MALFORMED, "body ends inside a block"); return NULL; }
     choose_branch_variants(c);
+    choose_acc_variants(c);
 
     ri_code *code = calloc(1, sizeof *code);
     if (!code) { fail(c, RI_ERR_NOMEM, "out of memory"); return NULL; }

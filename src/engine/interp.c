@@ -206,10 +206,16 @@ static ri_errcode call_host(ri_store *store, ri_exec *exec, ri_func *f, ri_insta
 #define F32(i) ri_f32_from_bits((uint32_t)fp[pc[i]].i64)
 #define F64(i) (fp[pc[i]].f64)
 #define REF(i) (fp[pc[i]].ref)
-#define PUT_U32(i, v) (fp[pc[i]].i64 = (uint32_t)(v))
-#define PUT_U64(i, v) (fp[pc[i]].i64 = (uint64_t)(v))
-#define PUT_F32(i, v) (fp[pc[i]].i64 = ri_f32_bits(v))
-#define PUT_F64(i, v) (fp[pc[i]].f64 = (v))
+/* Each write also leaves the value in an accumulator (code.h, RI_CODE_ACC_OPS): the
+ * slot's bits in acc, an f64 in facc. */
+#define PUT_U32(i, v) (fp[pc[i]].i64 = acc = (uint32_t)(v))
+#define PUT_U64(i, v) (fp[pc[i]].i64 = acc = (uint64_t)(v))
+#define PUT_F32(i, v) (fp[pc[i]].i64 = acc = ri_f32_bits(v))
+#define PUT_F64(i, v) (fp[pc[i]].f64 = facc = (v))
+/* Operand i read from the accumulator when bit i of mask m is set (an accumulator
+ * variant), else from its slot. m is a constant: each handler keeps one of the two. */
+#define AU32(m, i) ((((m) >> (i)) & 1) ? (uint32_t)acc : U32(i))
+#define AF64(m, i) ((((m) >> (i)) & 1) ? facc : F64(i))
 #define PUT_REF(i, v) do { ri_slot *s_ = &fp[pc[i]]; s_->i64 = 0; s_->ref = (v); } while (0)
 
 #define DISPATCH() goto *((char *)&&op_ENTRY + (int32_t)pc[0])
@@ -261,7 +267,9 @@ static ri_errcode call_host(ri_store *store, ri_exec *exec, ri_func *f, ri_insta
 #define CMP64_GE_S(a, b) (!S64_LT(a, b))
 
 /* Handler templates: d = operand 1, a = operand 2, b = operand 3. */
-#define BIN32(name, expr) op_##name: { uint32_t a = U32(2), b = U32(3); PUT_U32(1, expr); NEXT(4); }
+/* (the *M forms take the label and the accumulator mask m of a variant, see AU32) */
+#define BIN32M(label, m, expr) op_##label: { uint32_t a = AU32(m, 2), b = AU32(m, 3); PUT_U32(1, expr); NEXT(4); }
+#define BIN32(name, expr) BIN32M(name, 0, expr)
 #define BIN64(name, expr) op_##name: { uint64_t a = U64(2), b = U64(3); PUT_U64(1, expr); NEXT(4); }
 #define CMP64(name, expr) op_##name: { uint64_t a = U64(2), b = U64(3); PUT_U32(1, expr); NEXT(4); }
 #define UN32(name, expr) op_##name: { uint32_t a = U32(2); PUT_U32(1, expr); NEXT(3); }
@@ -272,11 +280,14 @@ static ri_errcode call_host(ri_store *store, ri_exec *exec, ri_func *f, ri_insta
 #define CANON32(r) (__builtin_expect((r) != (r), 0) && canon ? ri_f32_from_bits(RI_F32_CANON) : (r))
 #define CANON64(r) (__builtin_expect((r) != (r), 0) && canon ? ri_f64_from_bits(RI_F64_CANON) : (r))
 #define FBIN32(name, expr) op_##name: { float a = F32(2), b = F32(3); float r = (expr); PUT_F32(1, CANON32(r)); NEXT(4); }
-#define FBIN64(name, expr) op_##name: { double a = F64(2), b = F64(3); double r = (expr); PUT_F64(1, CANON64(r)); NEXT(4); }
+#define FBIN64M(label, m, expr) \
+    op_##label: { double a = AF64(m, 2), b = AF64(m, 3); double r = (expr); PUT_F64(1, CANON64(r)); NEXT(4); }
+#define FBIN64(name, expr) FBIN64M(name, 0, expr)
 #define FBIN32_RAW(name, expr) op_##name: { float a = F32(2), b = F32(3); PUT_F32(1, expr); NEXT(4); }
 #define FBIN64_RAW(name, expr) op_##name: { double a = F64(2), b = F64(3); PUT_F64(1, expr); NEXT(4); }
 #define FUN32(name, expr) op_##name: { float a = F32(2); float r = (expr); PUT_F32(1, CANON32(r)); NEXT(3); }
-#define FUN64(name, expr) op_##name: { double a = F64(2); double r = (expr); PUT_F64(1, CANON64(r)); NEXT(3); }
+#define FUN64M(label, m, expr) op_##label: { double a = AF64(m, 2); double r = (expr); PUT_F64(1, CANON64(r)); NEXT(3); }
+#define FUN64(name, expr) FUN64M(name, 0, expr)
 #define FUN32_RAW(name, expr) op_##name: { float a = F32(2); PUT_F32(1, expr); NEXT(3); }
 #define FUN64_RAW(name, expr) op_##name: { double a = F64(2); PUT_F64(1, expr); NEXT(3); }
 #define FCMP32(name, expr) op_##name: { float a = F32(2), b = F32(3); PUT_U32(1, expr); NEXT(4); }
@@ -286,7 +297,8 @@ static ri_errcode call_host(ri_store *store, ri_exec *exec, ri_func *f, ri_insta
 /* Immediate second operand (operand 3): i32 as is, i64 sign-extended. */
 #define IMM32 (pc[3])
 #define IMM64 ((uint64_t)(int64_t)(int32_t)pc[3])
-#define BIN32I(name, expr) op_##name##_I: { uint32_t a = U32(2), b = IMM32; PUT_U32(1, expr); NEXT(4); }
+#define BIN32IM(label, m, expr) op_##label: { uint32_t a = AU32(m, 2), b = IMM32; PUT_U32(1, expr); NEXT(4); }
+#define BIN32I(name, expr) BIN32IM(name##_I, 0, expr)
 #define BIN64I(name, expr) op_##name##_I: { uint64_t a = U64(2), b = IMM64; PUT_U64(1, expr); NEXT(4); }
 #define CMP64I(name, expr) op_##name##_I: { uint64_t a = U64(2), b = IMM64; PUT_U32(1, expr); NEXT(4); }
 
@@ -355,14 +367,16 @@ static ri_errcode call_host(ri_store *store, ri_exec *exec, ri_func *f, ri_insta
 /* Effective address of a load (address operand 2) or store (address operand 1) of
  * n bytes; traps unless the whole access is inside the memory. */
 #define ADDR(i, n) ADDR_OFF(i, 3, n)
-#define ADDR_OFF(i, o, n) \
-    uint64_t ea = (uint64_t)U32(i) + pc[o]; \
+#define ADDR_OFF(i, o, n) ADDR_OFF_M(0, i, o, n)
+#define ADDR_OFF_M(m, i, o, n) \
+    uint64_t ea = (uint64_t)AU32(m, i) + pc[o]; \
     if (__builtin_expect(OOB(ea, (n)), 0)) TRAP(RI_TRAP_MEMORY_OOB); \
     const uint8_t *ptr = mem_base + ea
 #define LOAD(name, T, n, swap, PUT, ext) \
     op_##name: { ADDR(2, n); T v; memcpy(&v, ptr, n); v = swap(v); PUT(1, ext(v)); NEXT(4); }
-#define STORE(name, T, n, swap, GET) \
-    op_##name: { ADDR(1, n); T v = (T)GET(2); v = swap(v); memcpy((uint8_t *)ptr, &v, n); NEXT(4); }
+#define STOREV(label, T, n, swap, value) \
+    op_##label: { ADDR(1, n); T v = (T)(value); v = swap(v); memcpy((uint8_t *)ptr, &v, n); NEXT(4); }
+#define STORE(name, T, n, swap, GET) STOREV(name, T, n, swap, GET(2))
 #define ID(x) (x)
 #define NOSWAP(x) (x)
 /* The same with the address (u32)(a + b) of the fused i32.add (operands 2 and 3 of
@@ -400,6 +414,7 @@ static RI_SINGLE_COPY ri_errcode run(ri_store *store, ri_exec *exec, const ri_co
 #define RI_X_LOADBR(load) RI_OFFSETS4(load##_BR_EQ_S) RI_OFFSETS4(load##_BR_NE_S) \
                           RI_OFFSETS4(load##_BR_EQ_I) RI_OFFSETS4(load##_BR_NE_I)
 #define RI_X_STORE2(name) RI_OFFSET(name##_2)
+#define RI_X_ACC(variant, base, words, mask, cls) RI_OFFSET(variant)
 #define RI_X_IPAIR(outer, inner) RI_OFFSET(I32_##outer##I_##inner##I)
 #define RI_X_FPAIR(outer, inner) RI_OFFSET(F64_##outer##_##inner##_A) RI_OFFSET(F64_##outer##_##inner##_B)
 #define RI_X_I2ADDBR(cmp) RI_OFFSETS4(I2ADDBR_##cmp##_SS) RI_OFFSETS4(I2ADDBR_##cmp##_SI) \
@@ -425,6 +440,7 @@ static RI_SINGLE_COPY ri_errcode run(ri_store *store, ri_exec *exec, const ri_co
 #undef RI_X_ADDL
 #undef RI_X_LOADBR
 #undef RI_X_STORE2
+#undef RI_X_ACC
 #undef RI_X_IPAIR
 #undef RI_X_FPAIR
 #undef RI_X_MEM
@@ -454,6 +470,8 @@ static RI_SINGLE_COPY ri_errcode run(ri_store *store, ri_exec *exec, const ri_co
      * against it in place rather than loading it into a register first) */
     struct { uint64_t e1, e2, e4, e8; } mem_end; /* see OOB */
     __asm__ volatile("" : : "r"(&mem_end) : "memory");
+    uint64_t acc = 0; /* the accumulators: see PUT_U32 */
+    double facc = 0.0;
     ri_trap trap_kind = RI_TRAP_NONE;
     uint32_t trap_element = 0; /* call_indirect: the table element a trap names */
     SWITCH_INSTANCE(inst);
@@ -874,15 +892,10 @@ op_I32_ADD_I_2D: /* d = a + imm; d2 = d */
         PUT_U32(4, v);
         NEXT(5);
     }
-op_I32_ADD_M1: /* d = a + b; d1 = s1 */
-    PUT_U32(1, U32(2) + U32(3));
-    SLOT(4) = SLOT(5);
-    NEXT(6);
-op_I32_ADD_M2: /* d = a + b; d1 = s1; d2 = s2 */
-    PUT_U32(1, U32(2) + U32(3));
-    SLOT(4) = SLOT(5);
-    SLOT(6) = SLOT(7);
-    NEXT(8);
+#define ADD_M1(label, m) op_##label: PUT_U32(1, AU32(m, 2) + AU32(m, 3)); SLOT(4) = SLOT(5); NEXT(6);
+#define ADD_M2(label, m) op_##label: PUT_U32(1, AU32(m, 2) + AU32(m, 3)); SLOT(4) = SLOT(5); SLOT(6) = SLOT(7); NEXT(8);
+    ADD_M1(I32_ADD_M1, 0) /* d = a + b; d1 = s1 */
+    ADD_M2(I32_ADD_M2, 0) /* d = a + b; d1 = s1; d2 = s2 */
 op_I32_ADD_M3: /* d = a + b; then three moves */
     PUT_U32(1, U32(2) + U32(3));
     SLOT(4) = SLOT(5);
@@ -905,9 +918,9 @@ op_I32_MAJ: /* d = (a & (x ^ y)) ^ (x & y) */
 op_I32_CH: /* d = (a & (x ^ k)) | (p & q) */
     PUT_U32(1, (U32(2) & (U32(3) ^ pc[4])) | (U32(5) & U32(6)));
     NEXT(7);
-op_I32_CH_ADD: /* d = ((a & (x ^ k)) | (p & q)) + b */
-    PUT_U32(1, ((U32(2) & (U32(3) ^ pc[4])) | (U32(5) & U32(6))) + U32(7));
-    NEXT(8);
+#define CH_ADD(label, m) \
+    op_##label: PUT_U32(1, ((AU32(m, 2) & (AU32(m, 3) ^ pc[4])) | (AU32(m, 5) & AU32(m, 6))) + AU32(m, 7)); NEXT(8);
+    CH_ADD(I32_CH_ADD, 0) /* d = ((a & (x ^ k)) | (p & q)) + b */
 op_I32_XOR_ROTL2: /* d = rotl(x, k1) ^ rotl(y, k2) */
     PUT_U32(1, ri_i32_rotl(U32(2), pc[3]) ^ ri_i32_rotl(U32(4), pc[5]));
     NEXT(6);
@@ -964,9 +977,10 @@ op_F64_AXPY_XI_P: /* k = x + kimm; then F64_AXPY_XI with p = k */
         memcpy(mem_base + ep, &mp, 8);
         NEXT(9);
     }
-op_I32_XOR_ROTL2_SHR_U_ADD: /* d = (rotl(x, k1) ^ rotl(y, k2) ^ (z >> k3)) + a */
-    PUT_U32(1, (ri_i32_rotl(U32(2), pc[3]) ^ ri_i32_rotl(U32(4), pc[5]) ^ ri_i32_shr_u(U32(6), pc[7])) + U32(8));
-    NEXT(9);
+#define SIGMA_ADD(label, m) \
+    op_##label: PUT_U32(1, (ri_i32_rotl(AU32(m, 2), pc[3]) ^ ri_i32_rotl(AU32(m, 4), pc[5]) ^ \
+                            ri_i32_shr_u(AU32(m, 6), pc[7])) + AU32(m, 8)); NEXT(9);
+    SIGMA_ADD(I32_XOR_ROTL2_SHR_U_ADD, 0) /* d = (rotl(x, k1) ^ rotl(y, k2) ^ (z >> k3)) + a */
 op_I32_ADD_I2: /* d1 = a1 + imm1; d2 = a2 + imm2 */
     PUT_U32(1, U32(2) + pc[3]);
     PUT_U32(4, U32(5) + pc[6]);
@@ -1045,11 +1059,13 @@ op_REF_FUNC: /* d = funcs[a] */
     STORE_X(I32_STORE8, uint8_t, 1, NOSWAP, U32)
     STORE_X(I32_STORE16, uint16_t, 2, LE16, U32)
 
+#define FMEM_LB(label, am, OP) \
+    op_##label: { ADDR_OFF_M(am, 3, 4, 8); uint64_t m; memcpy(&m, ptr, 8); m = LE64(m); \
+                  double a = F64(2), b = ri_f64_from_bits(m); double r = OP; PUT_F64(1, CANON64(r)); NEXT(5); }
 #define FMEM(name, OP) \
     op_##name##_LA: { ADDR_OFF(3, 4, 8); uint64_t m; memcpy(&m, ptr, 8); m = LE64(m); \
                       double a = ri_f64_from_bits(m), b = F64(2); double r = OP; PUT_F64(1, CANON64(r)); NEXT(5); } \
-    op_##name##_LB: { ADDR_OFF(3, 4, 8); uint64_t m; memcpy(&m, ptr, 8); m = LE64(m); \
-                      double a = F64(2), b = ri_f64_from_bits(m); double r = OP; PUT_F64(1, CANON64(r)); NEXT(5); } \
+    FMEM_LB(name##_LB, 0, OP) \
     op_##name##_S: { ADDR_OFF(1, 4, 8); double a = F64(2), b = F64(3); double r = OP; r = CANON64(r); \
                      uint64_t m = LE64(ri_f64_bits(r)); memcpy((uint8_t *)ptr, &m, 8); NEXT(5); } \
     op_##name##_MA: { ADDR_OFF(1, 3, 8); uint64_t m; memcpy(&m, ptr, 8); m = LE64(m); \
@@ -1109,12 +1125,12 @@ op_I32_ADD_LXI8U: { uint64_t ea = (uint64_t)(uint32_t)(U32(3) + pc[4]) + pc[5];
                     PUT_U32(1, U32(2) + mem_base[ea]); NEXT(6); }
     /* I32_ADD_L*: d = a + mem32[address] */
 op_I32_ADD_L: { ADDR_OFF(3, 4, 4); uint32_t v; memcpy(&v, ptr, 4); PUT_U32(1, U32(2) + LE32(v)); NEXT(5); }
-op_I32_ADD_LX: { uint64_t ea = (uint64_t)(uint32_t)(U32(3) + U32(4)) + pc[5];
-                 if (__builtin_expect(OOB(ea, 4), 0)) TRAP(RI_TRAP_MEMORY_OOB);
-                 uint32_t v; memcpy(&v, mem_base + ea, 4); PUT_U32(1, U32(2) + LE32(v)); NEXT(6); }
-op_I32_ADD_LXI: { uint64_t ea = (uint64_t)(uint32_t)(U32(3) + pc[4]) + pc[5];
-                  if (__builtin_expect(OOB(ea, 4), 0)) TRAP(RI_TRAP_MEMORY_OOB);
-                  uint32_t v; memcpy(&v, mem_base + ea, 4); PUT_U32(1, U32(2) + LE32(v)); NEXT(6); }
+#define ADD_LX(label, m, B) \
+    op_##label: { uint64_t ea = (uint64_t)(uint32_t)(AU32(m, 3) + (B)) + pc[5]; \
+                  if (__builtin_expect(OOB(ea, 4), 0)) TRAP(RI_TRAP_MEMORY_OOB); \
+                  uint32_t v; memcpy(&v, mem_base + ea, 4); PUT_U32(1, AU32(m, 2) + LE32(v)); NEXT(6); }
+    ADD_LX(I32_ADD_LX, 0, U32(4))
+    ADD_LX(I32_ADD_LXI, 0, pc[4])
 
 op_MEMORY_SIZE: /* d = memory size in pages */
     PUT_U32(1, mem->pages);
@@ -1322,11 +1338,14 @@ op_I64_EQZ: /* d = a == 0 (i64) */
 #define F64OP_SUB(a, b) ((a) - (b))
 #define F64OP_MUL(a, b) ((a) * (b))
 #define F64OP_DIV(a, b) ((a) / (b))
+#define FPAIR_M(label, m, outer, inner, SIDE) \
+    op_##label: { double t = F64OP_##inner(AF64(m, 3), AF64(m, 4)); double r = SIDE(outer, t, AF64(m, 2)); \
+                  PUT_F64(1, CANON64(r)); NEXT(5); }
+#define FPAIR_SIDE_A(outer, t, b) F64OP_##outer(t, b)
+#define FPAIR_SIDE_B(outer, t, a) F64OP_##outer(a, t)
 #define FPAIR(outer, inner) \
-    op_F64_##outer##_##inner##_A: { double t = F64OP_##inner(F64(3), F64(4)); double r = F64OP_##outer(t, F64(2)); \
-                                    PUT_F64(1, CANON64(r)); NEXT(5); } \
-    op_F64_##outer##_##inner##_B: { double t = F64OP_##inner(F64(3), F64(4)); double r = F64OP_##outer(F64(2), t); \
-                                    PUT_F64(1, CANON64(r)); NEXT(5); }
+    FPAIR_M(F64_##outer##_##inner##_A, 0, outer, inner, FPAIR_SIDE_A) \
+    FPAIR_M(F64_##outer##_##inner##_B, 0, outer, inner, FPAIR_SIDE_B)
     RI_CODE_FPAIR_OPS(FPAIR)
 #undef FPAIR
 
@@ -1459,6 +1478,29 @@ op_F64_REINTERPRET_I64:
     CONV(I64_TRUNC_SAT_F32_U, F32, PUT_U64, ri_i64_trunc_sat_f32_u)    /* d = (u64)a, saturating */
     CONV(I64_TRUNC_SAT_F64_S, F64, PUT_U64, ri_i64_trunc_sat_f64_s)    /* d = (i64)a, saturating */
     CONV(I64_TRUNC_SAT_F64_U, F64, PUT_U64, ri_i64_trunc_sat_f64_u)    /* d = (u64)a, saturating */
+
+    /* ---- accumulator variants (code.h, RI_CODE_ACC_OPS): operands in the masked
+     * positions come from acc / facc, the rest as in the base handler ---- */
+    BIN32M(I32_ADD_A2, 0x4, a + b)
+    BIN32M(I32_ADD_A3, 0x8, a + b)
+    BIN32IM(I32_ADD_I_A2, 0x4, a + b)
+    ADD_M1(I32_ADD_M1_A3, 0x8)
+    ADD_M2(I32_ADD_M2_A3, 0x8)
+    CH_ADD(I32_CH_ADD_A7, 0x80)
+    ADD_LX(I32_ADD_LX_A2, 0x4, U32(4))
+    ADD_LX(I32_ADD_LXI_A2, 0x4, pc[4])
+    SIGMA_ADD(I32_XOR_ROTL2_SHR_U_ADD_A246, 0x54)
+    STOREV(I32_STORE_A2, uint32_t, 4, LE32, (uint32_t)acc)
+    FBIN64M(F64_ADD_A2, 0x4, a + b)
+    FBIN64M(F64_ADD_A3, 0x8, a + b)
+    FBIN64M(F64_MUL_A3, 0x8, a * b)
+    FBIN64M(F64_MUL_A23, 0xC, a * b)
+    FUN64M(F64_SQRT_A2, 0x4, ri_f64_sqrt(a))
+    FPAIR_M(F64_ADD_MUL_B_A34, 0x18, ADD, MUL, FPAIR_SIDE_B)
+    FPAIR_M(F64_DIV_MUL_B_A4, 0x10, DIV, MUL, FPAIR_SIDE_B)
+    FPAIR_M(F64_SUB_MUL_B_A4, 0x10, SUB, MUL, FPAIR_SIDE_B)
+    FMEM_LB(F64_SUB_LB_A3, 0x8, a - b)
+    STOREV(F64_STORE_A2, uint64_t, 8, LE64, ri_f64_bits(facc))
 
     /* ---- leaving the loop ---- */
 
