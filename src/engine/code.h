@@ -357,27 +357,41 @@
  * not make the round trip through memory (a store, then a load that waits for it) on the
  * dependency chain. The slot is still written; only that read changes.
  * X(VARIANT, BASE, WORDS, MASK, CLASS). */
+/* _A2 / _A3: operand 2 / 3 of a binary (d, a, b) from the accumulator; _I_A2: the
+ * immediate form's a. */
+#define RI_ACC_BIN(X, name, cls) X(name##_A2, name, 4, 0x4, cls) X(name##_A3, name, 4, 0x8, cls)
+#define RI_ACC_BINI(X, name) RI_ACC_BIN(X, name, INT) X(name##_I_A2, name##_I, 4, 0x4, INT)
+/* loads (d, addr, off): _A2 the address; stores (addr, value, off): _A1 the address,
+ * _A2 the value (of class cls) */
+#define RI_ACC_LOAD(X, name) X(name##_A2, name, 4, 0x4, INT)
+#define RI_ACC_STORE(X, name, cls) X(name##_A1, name, 4, 0x2, INT) X(name##_A2, name, 4, 0x4, cls)
 #define RI_CODE_ACC_OPS(X) \
-    X(I32_ADD_A2, I32_ADD, 4, 0x4, INT) \
-    X(I32_ADD_A3, I32_ADD, 4, 0x8, INT) \
-    X(I32_ADD_I_A2, I32_ADD_I, 4, 0x4, INT) \
-    X(I32_ADD_M1_A3, I32_ADD_M1, 6, 0x8, INT) \
-    X(I32_ADD_M2_A3, I32_ADD_M2, 8, 0x8, INT) \
+    RI_ACC_BINI(X, I32_ADD) RI_ACC_BINI(X, I32_SUB) RI_ACC_BINI(X, I32_MUL) RI_ACC_BINI(X, I32_AND) \
+    RI_ACC_BINI(X, I32_OR) RI_ACC_BINI(X, I32_XOR) RI_ACC_BINI(X, I32_SHL) RI_ACC_BINI(X, I32_SHR_S) \
+    RI_ACC_BINI(X, I32_SHR_U) RI_ACC_BINI(X, I32_ROTL) RI_ACC_BINI(X, I32_ROTR) \
+    RI_ACC_BINI(X, I64_ADD) RI_ACC_BINI(X, I64_SUB) RI_ACC_BINI(X, I64_MUL) RI_ACC_BINI(X, I64_AND) \
+    RI_ACC_BINI(X, I64_OR) RI_ACC_BINI(X, I64_XOR) RI_ACC_BINI(X, I64_SHL) RI_ACC_BINI(X, I64_SHR_U) \
+    RI_ACC_BINI(X, I64_ROTL) \
+    RI_ACC_BIN(X, F64_ADD, F64) RI_ACC_BIN(X, F64_SUB, F64) RI_ACC_BIN(X, F64_MUL, F64) RI_ACC_BIN(X, F64_DIV, F64) \
+    X(F64_ADD_A23, F64_ADD, 4, 0xC, F64) X(F64_MUL_A23, F64_MUL, 4, 0xC, F64) X(F64_SQRT_A2, F64_SQRT, 3, 0x4, F64) \
+    RI_ACC_BIN(X, F32_ADD, INT) RI_ACC_BIN(X, F32_SUB, INT) RI_ACC_BIN(X, F32_MUL, INT) RI_ACC_BIN(X, F32_DIV, INT) \
+    X(F32_ADD_A23, F32_ADD, 4, 0xC, INT) X(F32_MUL_A23, F32_MUL, 4, 0xC, INT) \
+    RI_ACC_LOAD(X, I32_LOAD) RI_ACC_LOAD(X, I32_LOAD8_U) RI_ACC_LOAD(X, I32_LOAD8_S) RI_ACC_LOAD(X, I32_LOAD16_U) \
+    RI_ACC_LOAD(X, I32_LOAD16_S) RI_ACC_LOAD(X, I64_LOAD) RI_ACC_LOAD(X, F32_LOAD) RI_ACC_LOAD(X, F64_LOAD) \
+    RI_ACC_STORE(X, I32_STORE, INT) RI_ACC_STORE(X, I32_STORE8, INT) RI_ACC_STORE(X, I32_STORE16, INT) \
+    RI_ACC_STORE(X, I64_STORE, INT) RI_ACC_STORE(X, F32_STORE, INT) RI_ACC_STORE(X, F64_STORE, F64) \
+    X(I32_ADD_M1_A3, I32_ADD_M1, 6, 0x8, INT) X(I32_ADD_M2_A3, I32_ADD_M2, 8, 0x8, INT) \
     X(I32_CH_ADD_A7, I32_CH_ADD, 8, 0x80, INT) \
-    X(I32_ADD_LX_A2, I32_ADD_LX, 6, 0x4, INT) \
-    X(I32_ADD_LXI_A2, I32_ADD_LXI, 6, 0x4, INT) \
+    X(I32_ADD_LX_A2, I32_ADD_LX, 6, 0x4, INT) X(I32_ADD_LXI_A2, I32_ADD_LXI, 6, 0x4, INT) \
+    X(I32_ADD_LX8U_A2, I32_ADD_LX8U, 6, 0x4, INT) X(I32_ADD_LXI8U_A2, I32_ADD_LXI8U, 6, 0x4, INT) \
     X(I32_XOR_ROTL2_SHR_U_ADD_A246, I32_XOR_ROTL2_SHR_U_ADD, 9, 0x54, INT) \
-    X(I32_STORE_A2, I32_STORE, 4, 0x4, INT) \
-    X(F64_ADD_A2, F64_ADD, 4, 0x4, F64) \
-    X(F64_ADD_A3, F64_ADD, 4, 0x8, F64) \
-    X(F64_MUL_A3, F64_MUL, 4, 0x8, F64) \
-    X(F64_MUL_A23, F64_MUL, 4, 0xC, F64) \
-    X(F64_SQRT_A2, F64_SQRT, 3, 0x4, F64) \
-    X(F64_ADD_MUL_B_A34, F64_ADD_MUL_B, 5, 0x18, F64) \
-    X(F64_DIV_MUL_B_A4, F64_DIV_MUL_B, 5, 0x10, F64) \
-    X(F64_SUB_MUL_B_A4, F64_SUB_MUL_B, 5, 0x10, F64) \
-    X(F64_SUB_LB_A3, F64_SUB_LB, 5, 0x8, INT) \
-    X(F64_STORE_A2, F64_STORE, 4, 0x4, F64)
+    X(I32_XOR_ROTL3_A246, I32_XOR_ROTL3, 8, 0x54, INT) \
+    X(I32_LOAD_SX_A2, I32_LOAD_SX, 6, 0x4, INT) X(I32_LOAD_SX_A3, I32_LOAD_SX, 6, 0x8, INT) \
+    X(I32_LOAD_SXI_A2, I32_LOAD_SXI, 6, 0x4, INT) X(I32_LOAD_MSXI_A2, I32_LOAD_MSXI, 7, 0x4, INT) \
+    X(I32_ADD_SHL_I_A2, I32_ADD_SHL_I, 5, 0x4, INT) X(I32_ADD_SHL_I_A3, I32_ADD_SHL_I, 5, 0x8, INT) \
+    X(I32_XOR_SHR_U_I_A2, I32_XOR_SHR_U_I, 5, 0x4, INT) X(I32_XOR_SHR_U_I_A3, I32_XOR_SHR_U_I, 5, 0x8, INT) \
+    X(F64_ADD_MUL_B_A34, F64_ADD_MUL_B, 5, 0x18, F64) X(F64_DIV_MUL_B_A4, F64_DIV_MUL_B, 5, 0x10, F64) \
+    X(F64_SUB_MUL_B_A4, F64_SUB_MUL_B, 5, 0x10, F64) X(F64_SUB_LB_A3, F64_SUB_LB, 5, 0x8, INT)
 
 /* Every family of operations in the enum's order: the enum, the handler table (interp.c)
  * and codeprof expand this one list, each with its own RI_X_CTRL ... RI_X_NUM defined;

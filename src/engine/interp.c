@@ -215,6 +215,8 @@ static ri_errcode call_host(ri_store *store, ri_exec *exec, ri_func *f, ri_insta
 /* Operand i read from the accumulator when bit i of mask m is set (an accumulator
  * variant), else from its slot. m is a constant: each handler keeps one of the two. */
 #define AU32(m, i) ((((m) >> (i)) & 1) ? (uint32_t)acc : U32(i))
+#define AU64(m, i) ((((m) >> (i)) & 1) ? acc : U64(i))
+#define AF32(m, i) ((((m) >> (i)) & 1) ? ri_f32_from_bits((uint32_t)acc) : F32(i))
 #define AF64(m, i) ((((m) >> (i)) & 1) ? facc : F64(i))
 #define PUT_REF(i, v) do { ri_slot *s_ = &fp[pc[i]]; s_->i64 = 0; s_->ref = (v); } while (0)
 
@@ -270,7 +272,8 @@ static ri_errcode call_host(ri_store *store, ri_exec *exec, ri_func *f, ri_insta
 /* (the *M forms take the label and the accumulator mask m of a variant, see AU32) */
 #define BIN32M(label, m, expr) op_##label: { uint32_t a = AU32(m, 2), b = AU32(m, 3); PUT_U32(1, expr); NEXT(4); }
 #define BIN32(name, expr) BIN32M(name, 0, expr)
-#define BIN64(name, expr) op_##name: { uint64_t a = U64(2), b = U64(3); PUT_U64(1, expr); NEXT(4); }
+#define BIN64M(label, m, expr) op_##label: { uint64_t a = AU64(m, 2), b = AU64(m, 3); PUT_U64(1, expr); NEXT(4); }
+#define BIN64(name, expr) BIN64M(name, 0, expr)
 #define CMP64(name, expr) op_##name: { uint64_t a = U64(2), b = U64(3); PUT_U32(1, expr); NEXT(4); }
 #define UN32(name, expr) op_##name: { uint32_t a = U32(2); PUT_U32(1, expr); NEXT(3); }
 #define UN64(name, expr) op_##name: { uint64_t a = U64(2); PUT_U64(1, expr); NEXT(3); }
@@ -279,7 +282,9 @@ static ri_errcode call_host(ri_store *store, ri_exec *exec, ri_func *f, ri_insta
 /* Float results of arithmetic pass through CANON32/64: NaN -> canonical NaN if asked. */
 #define CANON32(r) (__builtin_expect((r) != (r), 0) && canon ? ri_f32_from_bits(RI_F32_CANON) : (r))
 #define CANON64(r) (__builtin_expect((r) != (r), 0) && canon ? ri_f64_from_bits(RI_F64_CANON) : (r))
-#define FBIN32(name, expr) op_##name: { float a = F32(2), b = F32(3); float r = (expr); PUT_F32(1, CANON32(r)); NEXT(4); }
+#define FBIN32M(label, m, expr) \
+    op_##label: { float a = AF32(m, 2), b = AF32(m, 3); float r = (expr); PUT_F32(1, CANON32(r)); NEXT(4); }
+#define FBIN32(name, expr) FBIN32M(name, 0, expr)
 #define FBIN64M(label, m, expr) \
     op_##label: { double a = AF64(m, 2), b = AF64(m, 3); double r = (expr); PUT_F64(1, CANON64(r)); NEXT(4); }
 #define FBIN64(name, expr) FBIN64M(name, 0, expr)
@@ -299,7 +304,8 @@ static ri_errcode call_host(ri_store *store, ri_exec *exec, ri_func *f, ri_insta
 #define IMM64 ((uint64_t)(int64_t)(int32_t)pc[3])
 #define BIN32IM(label, m, expr) op_##label: { uint32_t a = AU32(m, 2), b = IMM32; PUT_U32(1, expr); NEXT(4); }
 #define BIN32I(name, expr) BIN32IM(name##_I, 0, expr)
-#define BIN64I(name, expr) op_##name##_I: { uint64_t a = U64(2), b = IMM64; PUT_U64(1, expr); NEXT(4); }
+#define BIN64IM(label, m, expr) op_##label: { uint64_t a = AU64(m, 2), b = IMM64; PUT_U64(1, expr); NEXT(4); }
+#define BIN64I(name, expr) BIN64IM(name##_I, 0, expr)
 #define CMP64I(name, expr) op_##name##_I: { uint64_t a = U64(2), b = IMM64; PUT_U32(1, expr); NEXT(4); }
 
 /* Branches with fused metering (code.h): the target t is a GAS or LOOP [handler, cost];
@@ -372,11 +378,12 @@ static ri_errcode call_host(ri_store *store, ri_exec *exec, ri_func *f, ri_insta
     uint64_t ea = (uint64_t)AU32(m, i) + pc[o]; \
     if (__builtin_expect(OOB(ea, (n)), 0)) TRAP(RI_TRAP_MEMORY_OOB); \
     const uint8_t *ptr = mem_base + ea
-#define LOAD(name, T, n, swap, PUT, ext) \
-    op_##name: { ADDR(2, n); T v; memcpy(&v, ptr, n); v = swap(v); PUT(1, ext(v)); NEXT(4); }
-#define STOREV(label, T, n, swap, value) \
-    op_##label: { ADDR(1, n); T v = (T)(value); v = swap(v); memcpy((uint8_t *)ptr, &v, n); NEXT(4); }
-#define STORE(name, T, n, swap, GET) STOREV(name, T, n, swap, GET(2))
+#define LOADM(label, m, T, n, swap, PUT, ext) \
+    op_##label: { ADDR_OFF_M(m, 2, 3, n); T v; memcpy(&v, ptr, n); v = swap(v); PUT(1, ext(v)); NEXT(4); }
+#define LOAD(name, T, n, swap, PUT, ext) LOADM(name, 0, T, n, swap, PUT, ext)
+#define STOREV(label, m, T, n, swap, value) \
+    op_##label: { ADDR_OFF_M(m, 1, 3, n); T v = (T)(value); v = swap(v); memcpy((uint8_t *)ptr, &v, n); NEXT(4); }
+#define STORE(name, T, n, swap, GET) STOREV(name, 0, T, n, swap, GET(2))
 #define ID(x) (x)
 #define NOSWAP(x) (x)
 /* The same with the address (u32)(a + b) of the fused i32.add (operands 2 and 3 of
@@ -807,33 +814,17 @@ op_MOVE4: /* d1 = a1; ...; d4 = a4 */
     SLOT(5) = SLOT(6);
     SLOT(7) = SLOT(8);
     NEXT(9);
-op_I32_LOAD_SX: /* d = mem32[(u32)(a + (x << k)) + off] */
-    {
-        uint64_t ea = (uint64_t)(uint32_t)(U32(2) + (U32(3) << pc[4])) + pc[5];
-        if (__builtin_expect(OOB(ea, 4), 0)) TRAP(RI_TRAP_MEMORY_OOB);
-        uint32_t v;
-        memcpy(&v, mem_base + ea, 4);
-        PUT_U32(1, LE32(v));
-        NEXT(6);
-    }
-op_I32_LOAD_SXI: /* d = mem32[(u32)((x << k) + base) + off] */
-    {
-        uint64_t ea = (uint64_t)(uint32_t)((U32(2) << pc[3]) + pc[4]) + pc[5];
-        if (__builtin_expect(OOB(ea, 4), 0)) TRAP(RI_TRAP_MEMORY_OOB);
-        uint32_t v;
-        memcpy(&v, mem_base + ea, 4);
-        PUT_U32(1, LE32(v));
-        NEXT(6);
-    }
-op_I32_LOAD_MSXI: /* d = mem32[(u32)(((x & mask) << k) + base) + off] */
-    {
-        uint64_t ea = (uint64_t)(uint32_t)(((U32(2) & pc[3]) << pc[4]) + pc[5]) + pc[6];
-        if (__builtin_expect(OOB(ea, 4), 0)) TRAP(RI_TRAP_MEMORY_OOB);
-        uint32_t v;
-        memcpy(&v, mem_base + ea, 4);
-        PUT_U32(1, LE32(v));
-        NEXT(7);
-    }
+/* d = mem32[ea]; next instruction after n words */
+#define LOAD32_AT(ea_expr, n) \
+    { uint64_t ea = (ea_expr); if (__builtin_expect(OOB(ea, 4), 0)) TRAP(RI_TRAP_MEMORY_OOB); \
+      uint32_t v; memcpy(&v, mem_base + ea, 4); PUT_U32(1, LE32(v)); NEXT(n); }
+#define LOAD_SX(label, m) op_##label: LOAD32_AT((uint64_t)(uint32_t)(AU32(m, 2) + (AU32(m, 3) << pc[4])) + pc[5], 6)
+#define LOAD_SXI(label, m) op_##label: LOAD32_AT((uint64_t)(uint32_t)((AU32(m, 2) << pc[3]) + pc[4]) + pc[5], 6)
+#define LOAD_MSXI(label, m) \
+    op_##label: LOAD32_AT((uint64_t)(uint32_t)(((AU32(m, 2) & pc[3]) << pc[4]) + pc[5]) + pc[6], 7)
+    LOAD_SX(I32_LOAD_SX, 0)       /* d = mem32[(u32)(a + (x << k)) + off] */
+    LOAD_SXI(I32_LOAD_SXI, 0)     /* d = mem32[(u32)((x << k) + base) + off] */
+    LOAD_MSXI(I32_LOAD_MSXI, 0)   /* d = mem32[(u32)(((x & mask) << k) + base) + off] */
 op_I32_LOAD2: /* d1 = mem32[a1 + off1]; d2 = mem32[a2 + off2] */
     {
         uint64_t ea = (uint64_t)U32(2) + pc[3];
@@ -924,9 +915,10 @@ op_I32_CH: /* d = (a & (x ^ k)) | (p & q) */
 op_I32_XOR_ROTL2: /* d = rotl(x, k1) ^ rotl(y, k2) */
     PUT_U32(1, ri_i32_rotl(U32(2), pc[3]) ^ ri_i32_rotl(U32(4), pc[5]));
     NEXT(6);
-op_I32_XOR_ROTL3: /* d = rotl(x, k1) ^ rotl(y, k2) ^ rotl(z, k3) */
-    PUT_U32(1, ri_i32_rotl(U32(2), pc[3]) ^ ri_i32_rotl(U32(4), pc[5]) ^ ri_i32_rotl(U32(6), pc[7]));
-    NEXT(8);
+#define ROTL3(label, m) \
+    op_##label: PUT_U32(1, ri_i32_rotl(AU32(m, 2), pc[3]) ^ ri_i32_rotl(AU32(m, 4), pc[5]) ^ \
+                           ri_i32_rotl(AU32(m, 6), pc[7])); NEXT(8);
+    ROTL3(I32_XOR_ROTL3, 0) /* d = rotl(x, k1) ^ rotl(y, k2) ^ rotl(z, k3) */
 op_I32_XOR_ROTL2_SHR_U: /* d = rotl(x, k1) ^ rotl(y, k2) ^ (z >> k3) */
     PUT_U32(1, ri_i32_rotl(U32(2), pc[3]) ^ ri_i32_rotl(U32(4), pc[5]) ^ ri_i32_shr_u(U32(6), pc[7]));
     NEXT(8);
@@ -1117,18 +1109,18 @@ op_REF_FUNC: /* d = funcs[a] */
 
     /* I32_ADD_L*8U: d = a + mem8[address] */
 op_I32_ADD_L8U: { ADDR_OFF(3, 4, 1); PUT_U32(1, U32(2) + *ptr); NEXT(5); }
-op_I32_ADD_LX8U: { uint64_t ea = (uint64_t)(uint32_t)(U32(3) + U32(4)) + pc[5];
-                   if (__builtin_expect(OOB(ea, 1), 0)) TRAP(RI_TRAP_MEMORY_OOB);
-                   PUT_U32(1, U32(2) + mem_base[ea]); NEXT(6); }
-op_I32_ADD_LXI8U: { uint64_t ea = (uint64_t)(uint32_t)(U32(3) + pc[4]) + pc[5];
-                    if (__builtin_expect(OOB(ea, 1), 0)) TRAP(RI_TRAP_MEMORY_OOB);
-                    PUT_U32(1, U32(2) + mem_base[ea]); NEXT(6); }
-    /* I32_ADD_L*: d = a + mem32[address] */
-op_I32_ADD_L: { ADDR_OFF(3, 4, 4); uint32_t v; memcpy(&v, ptr, 4); PUT_U32(1, U32(2) + LE32(v)); NEXT(5); }
 #define ADD_LX(label, m, B) \
     op_##label: { uint64_t ea = (uint64_t)(uint32_t)(AU32(m, 3) + (B)) + pc[5]; \
                   if (__builtin_expect(OOB(ea, 4), 0)) TRAP(RI_TRAP_MEMORY_OOB); \
                   uint32_t v; memcpy(&v, mem_base + ea, 4); PUT_U32(1, AU32(m, 2) + LE32(v)); NEXT(6); }
+#define ADD_LX8U(label, m, B) \
+    op_##label: { uint64_t ea = (uint64_t)(uint32_t)(AU32(m, 3) + (B)) + pc[5]; \
+                  if (__builtin_expect(OOB(ea, 1), 0)) TRAP(RI_TRAP_MEMORY_OOB); \
+                  PUT_U32(1, AU32(m, 2) + mem_base[ea]); NEXT(6); }
+    ADD_LX8U(I32_ADD_LX8U, 0, U32(4))
+    ADD_LX8U(I32_ADD_LXI8U, 0, pc[4])
+    /* I32_ADD_L*: d = a + mem32[address] */
+op_I32_ADD_L: { ADDR_OFF(3, 4, 4); uint32_t v; memcpy(&v, ptr, 4); PUT_U32(1, U32(2) + LE32(v)); NEXT(5); }
     ADD_LX(I32_ADD_LX, 0, U32(4))
     ADD_LX(I32_ADD_LXI, 0, pc[4])
 
@@ -1322,9 +1314,11 @@ op_I64_EQZ: /* d = a == 0 (i64) */
 #define I32OP_SHR_U(a, b) ri_i32_shr_u(a, b)
 #define I32OP_ROTL(a, b) ri_i32_rotl(a, b)
 #define I32OP_ROTR(a, b) ri_i32_rotr(a, b)
+#define PAIRIM(label, m, outer, inner) \
+    op_##label: { uint32_t t = I32OP_##inner(AU32(m, 3), pc[4]); PUT_U32(1, I32OP_##outer(AU32(m, 2), t)); NEXT(5); }
 #define PAIR(outer, inner) \
     op_I32_##outer##_##inner: { uint32_t t = I32OP_##inner(U32(3), U32(4)); PUT_U32(1, I32OP_##outer(U32(2), t)); NEXT(5); } \
-    op_I32_##outer##_##inner##_I: { uint32_t t = I32OP_##inner(U32(3), pc[4]); PUT_U32(1, I32OP_##outer(U32(2), t)); NEXT(5); }
+    PAIRIM(I32_##outer##_##inner##_I, 0, outer, inner)
     RI_CODE_PAIR_OPS(PAIR)
 #undef PAIR
     /* i32 immediate pairs: d = (x INNER k1) OUTER k2 */
@@ -1481,26 +1475,73 @@ op_F64_REINTERPRET_I64:
 
     /* ---- accumulator variants (code.h, RI_CODE_ACC_OPS): operands in the masked
      * positions come from acc / facc, the rest as in the base handler ---- */
-    BIN32M(I32_ADD_A2, 0x4, a + b)
-    BIN32M(I32_ADD_A3, 0x8, a + b)
-    BIN32IM(I32_ADD_I_A2, 0x4, a + b)
+#define I64OP_ADD(a, b) ((a) + (b))
+#define I64OP_SUB(a, b) ((a) - (b))
+#define I64OP_MUL(a, b) ((a) * (b))
+#define I64OP_AND(a, b) ((a) & (b))
+#define I64OP_OR(a, b) ((a) | (b))
+#define I64OP_XOR(a, b) ((a) ^ (b))
+#define I64OP_SHL(a, b) ri_i64_shl(a, b)
+#define I64OP_SHR_U(a, b) ri_i64_shr_u(a, b)
+#define I64OP_ROTL(a, b) ri_i64_rotl(a, b)
+#define ACC_BINI32(op) BIN32M(I32_##op##_A2, 0x4, I32OP_##op(a, b)) BIN32M(I32_##op##_A3, 0x8, I32OP_##op(a, b)) \
+                       BIN32IM(I32_##op##_I_A2, 0x4, I32OP_##op(a, b))
+#define ACC_BINI64(op) BIN64M(I64_##op##_A2, 0x4, I64OP_##op(a, b)) BIN64M(I64_##op##_A3, 0x8, I64OP_##op(a, b)) \
+                       BIN64IM(I64_##op##_I_A2, 0x4, I64OP_##op(a, b))
+#define ACC_FBIN64(op) FBIN64M(F64_##op##_A2, 0x4, F64OP_##op(a, b)) FBIN64M(F64_##op##_A3, 0x8, F64OP_##op(a, b))
+#define ACC_FBIN32(op) FBIN32M(F32_##op##_A2, 0x4, F64OP_##op(a, b)) FBIN32M(F32_##op##_A3, 0x8, F64OP_##op(a, b))
+    ACC_BINI32(ADD) ACC_BINI32(SUB) ACC_BINI32(MUL) ACC_BINI32(AND) ACC_BINI32(OR) ACC_BINI32(XOR)
+    ACC_BINI32(SHL) ACC_BINI32(SHR_S) ACC_BINI32(SHR_U) ACC_BINI32(ROTL) ACC_BINI32(ROTR)
+    ACC_BINI64(ADD) ACC_BINI64(SUB) ACC_BINI64(MUL) ACC_BINI64(AND) ACC_BINI64(OR) ACC_BINI64(XOR)
+    ACC_BINI64(SHL) ACC_BINI64(SHR_U) ACC_BINI64(ROTL)
+    ACC_FBIN64(ADD) ACC_FBIN64(SUB) ACC_FBIN64(MUL) ACC_FBIN64(DIV)
+    FBIN64M(F64_ADD_A23, 0xC, a + b)
+    FBIN64M(F64_MUL_A23, 0xC, a * b)
+    FUN64M(F64_SQRT_A2, 0x4, ri_f64_sqrt(a))
+    ACC_FBIN32(ADD) ACC_FBIN32(SUB) ACC_FBIN32(MUL) ACC_FBIN32(DIV)
+    FBIN32M(F32_ADD_A23, 0xC, a + b)
+    FBIN32M(F32_MUL_A23, 0xC, a * b)
+    LOADM(I32_LOAD_A2, 0x4, uint32_t, 4, LE32, PUT_U32, ID)
+    LOADM(I32_LOAD8_U_A2, 0x4, uint8_t, 1, NOSWAP, PUT_U32, ID)
+    LOADM(I32_LOAD8_S_A2, 0x4, uint8_t, 1, NOSWAP, PUT_U32, ri_i32_extend8_s)
+    LOADM(I32_LOAD16_U_A2, 0x4, uint16_t, 2, LE16, PUT_U32, ID)
+    LOADM(I32_LOAD16_S_A2, 0x4, uint16_t, 2, LE16, PUT_U32, ri_i32_extend16_s)
+    LOADM(I64_LOAD_A2, 0x4, uint64_t, 8, LE64, PUT_U64, ID)
+    LOADM(F32_LOAD_A2, 0x4, uint32_t, 4, LE32, PUT_U32, ID)
+    LOADM(F64_LOAD_A2, 0x4, uint64_t, 8, LE64, PUT_U64, ID)
+    STOREV(I32_STORE_A1, 0x2, uint32_t, 4, LE32, U32(2))
+    STOREV(I32_STORE_A2, 0, uint32_t, 4, LE32, (uint32_t)acc)
+    STOREV(I32_STORE8_A1, 0x2, uint8_t, 1, NOSWAP, U32(2))
+    STOREV(I32_STORE8_A2, 0, uint8_t, 1, NOSWAP, (uint32_t)acc)
+    STOREV(I32_STORE16_A1, 0x2, uint16_t, 2, LE16, U32(2))
+    STOREV(I32_STORE16_A2, 0, uint16_t, 2, LE16, (uint32_t)acc)
+    STOREV(I64_STORE_A1, 0x2, uint64_t, 8, LE64, U64(2))
+    STOREV(I64_STORE_A2, 0, uint64_t, 8, LE64, acc)
+    STOREV(F32_STORE_A1, 0x2, uint32_t, 4, LE32, U32(2))
+    STOREV(F32_STORE_A2, 0, uint32_t, 4, LE32, (uint32_t)acc)
+    STOREV(F64_STORE_A1, 0x2, uint64_t, 8, LE64, U64(2))
+    STOREV(F64_STORE_A2, 0, uint64_t, 8, LE64, ri_f64_bits(facc))
     ADD_M1(I32_ADD_M1_A3, 0x8)
     ADD_M2(I32_ADD_M2_A3, 0x8)
     CH_ADD(I32_CH_ADD_A7, 0x80)
     ADD_LX(I32_ADD_LX_A2, 0x4, U32(4))
     ADD_LX(I32_ADD_LXI_A2, 0x4, pc[4])
+    ADD_LX8U(I32_ADD_LX8U_A2, 0x4, U32(4))
+    ADD_LX8U(I32_ADD_LXI8U_A2, 0x4, pc[4])
     SIGMA_ADD(I32_XOR_ROTL2_SHR_U_ADD_A246, 0x54)
-    STOREV(I32_STORE_A2, uint32_t, 4, LE32, (uint32_t)acc)
-    FBIN64M(F64_ADD_A2, 0x4, a + b)
-    FBIN64M(F64_ADD_A3, 0x8, a + b)
-    FBIN64M(F64_MUL_A3, 0x8, a * b)
-    FBIN64M(F64_MUL_A23, 0xC, a * b)
-    FUN64M(F64_SQRT_A2, 0x4, ri_f64_sqrt(a))
+    ROTL3(I32_XOR_ROTL3_A246, 0x54)
+    LOAD_SX(I32_LOAD_SX_A2, 0x4)
+    LOAD_SX(I32_LOAD_SX_A3, 0x8)
+    LOAD_SXI(I32_LOAD_SXI_A2, 0x4)
+    LOAD_MSXI(I32_LOAD_MSXI_A2, 0x4)
+    PAIRIM(I32_ADD_SHL_I_A2, 0x4, ADD, SHL)
+    PAIRIM(I32_ADD_SHL_I_A3, 0x8, ADD, SHL)
+    PAIRIM(I32_XOR_SHR_U_I_A2, 0x4, XOR, SHR_U)
+    PAIRIM(I32_XOR_SHR_U_I_A3, 0x8, XOR, SHR_U)
     FPAIR_M(F64_ADD_MUL_B_A34, 0x18, ADD, MUL, FPAIR_SIDE_B)
     FPAIR_M(F64_DIV_MUL_B_A4, 0x10, DIV, MUL, FPAIR_SIDE_B)
     FPAIR_M(F64_SUB_MUL_B_A4, 0x10, SUB, MUL, FPAIR_SIDE_B)
     FMEM_LB(F64_SUB_LB_A3, 0x8, a - b)
-    STOREV(F64_STORE_A2, uint64_t, 8, LE64, ri_f64_bits(facc))
 
     /* ---- leaving the loop ---- */
 
