@@ -2153,16 +2153,17 @@ static void choose_branch_variants(compiler *c) {
 enum { ACC_NONE, ACC_INT, ACC_F64 };
 
 /* Which accumulator holds, when the instruction at pos (operation op) ends, the value it
- * wrote to its operand 1: ACC_INT / ACC_F64, or ACC_NONE. Only operations whose handler
- * writes operand 1 through PUT_U32/U64 (ACC_INT) or PUT_F64 (ACC_F64) and writes no slot
- * after it are listed (interp.c); the reinterprets copy slots raw and are not. */
+ * wrote to its operand 1: ACC_INT (the slot's bits: i32, i64, f32) / ACC_F64, or ACC_NONE.
+ * Only operations whose handler writes operand 1 through PUT_U32/U64/F32 (ACC_INT) or
+ * PUT_F64 (ACC_F64) and writes no slot after it are listed (interp.c); the reinterprets
+ * copy slots raw and are not. */
 static int acc_produced(const compiler *c, uint32_t pos, uint32_t op) {
     if (op == RI_CODE_I32_REINTERPRET_F32 || op == RI_CODE_I64_REINTERPRET_F64 ||
         op == RI_CODE_F32_REINTERPRET_I32 || op == RI_CODE_F64_REINTERPRET_I64)
         return ACC_NONE;
     switch (op) {
 #define RI_X_NUM(name, byte, a, b, r) \
-    case RI_CODE_##name: return RI_T_##r == RI_T_I32 || RI_T_##r == RI_T_I64 ? ACC_INT : RI_T_##r == RI_T_F64 ? ACC_F64 : ACC_NONE;
+    case RI_CODE_##name: return RI_T_##r == RI_T_F64 ? ACC_F64 : ACC_INT;
     RI_NUMERIC_OPS(RI_X_NUM)
 #undef RI_X_NUM
 #define RI_X_IMM(name) case RI_CODE_##name##_I:
@@ -2187,6 +2188,7 @@ static int acc_produced(const compiler *c, uint32_t pos, uint32_t op) {
     case RI_CODE_I32_LOAD16_U: case RI_CODE_I32_LOAD16_U_X: case RI_CODE_I32_LOAD16_U_XI:
     case RI_CODE_I32_LOAD16_S: case RI_CODE_I32_LOAD16_S_X: case RI_CODE_I32_LOAD16_S_XI:
     case RI_CODE_I64_LOAD: case RI_CODE_I64_LOAD_X: case RI_CODE_I64_LOAD_XI:
+    case RI_CODE_F32_LOAD: case RI_CODE_F32_LOAD_X: case RI_CODE_F32_LOAD_XI: /* (the bits) */
     /* (these write k, operand 1, then memory) */
     case RI_CODE_F64_AXPY_XI_P: case RI_CODE_F64_ADD_MM_MA_P: case RI_CODE_F64_ADD_MM_MB_P:
     case RI_CODE_F64_SUB_MM_MA_P: case RI_CODE_F64_SUB_MM_MB_P:
