@@ -350,10 +350,11 @@
 
 /* Accumulator variants (compile.c, choose_acc_variants): every handler that writes a slot
  * through PUT_U32/U64/F32 also leaves the slot's new bits in the interpreter's register
- * `acc`, and through PUT_F64 the value in `facc`. When an instruction reads, at operand
- * positions MASK, the slot that the instruction just before it wrote as its operand 1
- * (and was a producer of that class, ACC_INT or ACC_F64), and no branch lands between
- * them, it becomes VARIANT, which reads those operands from the register: the value does
+ * `acc`, and through PUT_F64 the value in `facc` (a MOVE's last move: its bits in acc).
+ * When an instruction reads, at operand positions MASK, the slot that the instruction just
+ * before it wrote as its operand 1 (a MOVE: either slot of its last move) and that one was
+ * a producer of that class (ACC_INT or ACC_F64), and no branch lands between them, it
+ * becomes VARIANT, which reads those operands from the register: the value does
  * not make the round trip through memory (a store, then a load that waits for it) on the
  * dependency chain. The slot is still written; only that read changes.
  * X(VARIANT, BASE, WORDS, MASK, CLASS). */
@@ -381,7 +382,7 @@
     RI_ACC_STORE(X, I32_STORE, INT) RI_ACC_STORE(X, I32_STORE8, INT) RI_ACC_STORE(X, I32_STORE16, INT) \
     RI_ACC_STORE(X, I64_STORE, INT) RI_ACC_STORE(X, F32_STORE, INT) RI_ACC_STORE(X, F64_STORE, F64) \
     X(I32_ADD_M1_A3, I32_ADD_M1, 6, 0x8, INT) X(I32_ADD_M2_A3, I32_ADD_M2, 8, 0x8, INT) \
-    X(I32_CH_ADD_A7, I32_CH_ADD, 8, 0x80, INT) \
+    X(I32_CH_ADD_A7, I32_CH_ADD, 8, 0x80, INT) X(I32_MAJ_A2, I32_MAJ, 5, 0x4, INT) \
     X(I32_ADD_LX_A2, I32_ADD_LX, 6, 0x4, INT) X(I32_ADD_LXI_A2, I32_ADD_LXI, 6, 0x4, INT) \
     X(I32_ADD_LX8U_A2, I32_ADD_LX8U, 6, 0x4, INT) X(I32_ADD_LXI8U_A2, I32_ADD_LXI8U, 6, 0x4, INT) \
     X(I32_XOR_ROTL2_SHR_U_ADD_A246, I32_XOR_ROTL2_SHR_U_ADD, 9, 0x54, INT) \

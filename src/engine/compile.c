@@ -48,6 +48,10 @@ typedef struct operand {
 /* Marks operand words in compiler.opmap (instruction starts hold their op). */
 #define NO_OP 0xFFFFu
 _Static_assert(RI_CODE_OP_COUNT < NO_OP, "operations must fit compiler.opmap");
+#define RI_X_ACC(variant, base, words, mask, cls) +1
+enum { RI_CODE_ACC_COUNT = 0 RI_CODE_ACC_OPS(RI_X_ACC) };
+#undef RI_X_ACC
+_Static_assert(RI_CODE_ACC_COUNT < 255, "accumulator variants must fit compiler.acc_head");
 
 typedef enum ctrl_kind { CTRL_FUNC, CTRL_BLOCK, CTRL_LOOP, CTRL_IF, CTRL_ELSE } ctrl_kind;
 
@@ -114,6 +118,13 @@ typedef struct compiler {
 
     uint32_t wasm_offset;  /* of the instruction being compiled */
     uint32_t next_offset;  /* of the instruction after it: where a region opened here begins */
+    /* accumulator variants (choose_acc_variants): acc_head[op] = 1 + the index in acc_variants
+     * of op's first variant (0: none), acc_next[i] = 1 + the next one's; a per-word landing
+     * map, reused from function to function */
+    uint8_t acc_head[RI_CODE_OP_COUNT];
+    uint8_t acc_next[RI_CODE_ACC_COUNT];
+    uint8_t *landing;
+    uint32_t landing_cap;
 } compiler;
 
 /* ---- failure ------------------------------------------------------------------------ */
@@ -2158,6 +2169,7 @@ enum { ACC_NONE, ACC_INT, ACC_F64 };
  * PUT_F64 (ACC_F64) and writes no slot after it are listed (interp.c); the reinterprets
  * copy slots raw and are not. */
 static int acc_produced(const compiler *c, uint32_t pos, uint32_t op) {
+    if (op >= RI_CODE_MOVE && op <= RI_CODE_MOVE4) return ACC_INT; /* (acc_slots: the last move) */
     if (op == RI_CODE_I32_REINTERPRET_F32 || op == RI_CODE_I64_REINTERPRET_F64 ||
         op == RI_CODE_F32_REINTERPRET_I32 || op == RI_CODE_F64_REINTERPRET_I64)
         return ACC_NONE;
@@ -2213,6 +2225,19 @@ static int acc_produced(const compiler *c, uint32_t pos, uint32_t op) {
     }
 }
 
+/* The slots that hold the accumulator's value after the producer at pos: its operand 1,
+ * or both slots of a MOVE's last move (UINT32_MAX: no second one). */
+static void acc_slots(const compiler *c, uint32_t pos, uint32_t op, uint32_t slots[2]) {
+    if (op >= RI_CODE_MOVE && op <= RI_CODE_MOVE4) {
+        uint32_t last = pos + 1 + 2 * (op - RI_CODE_MOVE);
+        slots[0] = c->code[last];
+        slots[1] = c->code[last + 1];
+    } else {
+        slots[0] = c->code[pos + 1];
+        slots[1] = UINT32_MAX;
+    }
+}
+
 static const struct acc_variant {
     uint16_t base, variant;
     uint16_t mask; /* operand positions read from the accumulator */
@@ -2250,34 +2275,45 @@ static void mark_landings(const compiler *c, uint8_t *landing) {
 }
 
 /* Turns each instruction that reads the result of the one just before it into its
- * accumulator variant (code.h, RI_CODE_ACC_OPS), unless a branch lands on it. An
- * optimisation only: without memory for its table the code stays as it is, correct. */
+ * accumulator variant (code.h, RI_CODE_ACC_OPS), unless a branch lands on it. (Without
+ * memory for the landing map, grow_array has failed the compilation.) */
 static void choose_acc_variants(compiler *c) {
     if (c->failed || c->len == 0) return;
-    uint8_t *landing = calloc(c->len, 1);
-    if (!landing) return;
+    if (!grow_array(c, (void **)&c->landing, &c->landing_cap, c->len, 1)) return;
+    uint8_t *landing = c->landing;
+    memset(landing, 0, c->len);
     mark_landings(c, landing);
     uint32_t prev = UINT32_MAX;
     for (uint32_t pos = 0; pos < c->len; pos++) {
         uint32_t op = c->opmap[pos];
         if (op == NO_OP) continue;
-        int cls = prev != UINT32_MAX && !landing[pos] ? acc_produced(c, prev, c->opmap[prev]) : ACC_NONE;
-        uint32_t dst = cls != ACC_NONE ? c->code[prev + 1] : 0;
+        int cls = prev != UINT32_MAX && !landing[pos] && c->acc_head[op] ? acc_produced(c, prev, c->opmap[prev])
+                                                                         : ACC_NONE;
+        uint32_t slots[2] = {UINT32_MAX, UINT32_MAX};
+        if (cls != ACC_NONE) acc_slots(c, prev, c->opmap[prev], slots);
         prev = pos;
         if (cls == ACC_NONE) continue;
         /* the variant of op reading the most operands from that accumulator */
         const struct acc_variant *best = NULL;
-        for (size_t i = 0; i < sizeof acc_variants / sizeof acc_variants[0]; i++) {
-            const struct acc_variant *v = &acc_variants[i];
-            if (v->base != op || v->cls != cls) continue;
+        for (uint32_t i = c->acc_head[op]; i; i = c->acc_next[i - 1]) {
+            const struct acc_variant *v = &acc_variants[i - 1];
+            if (v->cls != cls) continue;
             bool all = true;
             for (uint32_t k = 1; k < 16 && all; k++)
-                if ((v->mask >> k) & 1) all = pos + k < c->len && c->code[pos + k] == dst;
+                if ((v->mask >> k) & 1)
+                    all = pos + k < c->len && (c->code[pos + k] == slots[0] || c->code[pos + k] == slots[1]);
             if (all && (!best || __builtin_popcount(v->mask) > __builtin_popcount(best->mask))) best = v;
         }
         if (best) c->code[pos] = (uint32_t)c->dispatch[best->variant];
     }
-    free(landing);
+}
+
+/* Links each operation's accumulator variants (compiler.acc_head, acc_next). */
+static void index_acc_variants(compiler *c) {
+    for (uint32_t i = RI_CODE_ACC_COUNT; i-- > 0;) {
+        c->acc_next[i] = c->acc_head[acc_variants[i].base];
+        c->acc_head[acc_variants[i].base] = (uint8_t)(i + 1);
+    }
 }
 
 static ri_code *compile_function(compiler *c, uint32_t body_index) {
@@ -2350,6 +2386,7 @@ static ri_code *compile_function(compiler *c, uint32_t body_index) {
     if (c->nctrl) { fail(c, RI_ERR_MALFORMED, "body ends inside a block"); return NULL; }
     choose_branch_variants(c);
     choose_acc_variants(c);
+    if (c->failed) return NULL; /* (an internal error or no memory in either pass) */
 
     ri_code *code = calloc(1, sizeof *code);
     if (!code) { fail(c, RI_ERR_NOMEM, "out of memory"); return NULL; }
@@ -2400,6 +2437,7 @@ ri_errcode ri_compile_module(ri_module *m, ri_error *err) {
     c.err = err;
     c.dispatch = ri_interp_dispatch_table();
     c.metered = !m->config.unmetered;
+    index_acc_variants(&c);
     ri_errcode rc = RI_OK;
     for (uint32_t i = 0; i < m->nbodies; i++) {
         codes[i] = compile_function(&c, i);
@@ -2416,6 +2454,7 @@ ri_errcode ri_compile_module(ri_module *m, ri_error *err) {
     free(c.stack);
     free(c.ctrls);
     free(c.stubs);
+    free(c.landing);
     if (rc != RI_OK) {
         for (uint32_t i = 0; i < m->nbodies; i++) ri_code_free(codes[i]);
         free(codes);

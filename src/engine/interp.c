@@ -212,6 +212,9 @@ static ri_errcode call_host(ri_store *store, ri_exec *exec, ri_func *f, ri_insta
 #define PUT_U64(i, v) (fp[pc[i]].i64 = acc = (uint64_t)(v))
 #define PUT_F32(i, v) (fp[pc[i]].i64 = acc = ri_f32_bits(v))
 #define PUT_F64(i, v) (fp[pc[i]].f64 = facc = (v))
+/* A write that leaves the accumulators alone, for operations that are not producers
+ * (compile.c, acc_produced): branches, calls, two-destination operations. */
+#define SET_U32(i, v) (fp[pc[i]].i64 = (uint32_t)(v))
 /* Operand i read from the accumulator when bit i of mask m is set (an accumulator
  * variant), else from its slot. m is a constant: each handler keeps one of the two. */
 #define AU32(m, i) ((((m) >> (i)) & 1) ? (uint32_t)acc : U32(i))
@@ -338,7 +341,7 @@ static ri_errcode call_host(ri_store *store, ri_exec *exec, ri_func *f, ri_insta
     COND_BRANCH(BR_IF_##name##_I, 4, cmp(U32(1), pc[2]))
 /* Loop counter: k = x + step (operands 1..3), branch when k cmp limit (operand 4). */
 /* (The limit is read after k is written: it may be k's own slot.) */
-#define ADDBR_COND(STEP, LIMIT, CMPFN) __extension__({ uint32_t k_ = U32(2) + (STEP); PUT_U32(1, k_); CMPFN(k_, LIMIT); })
+#define ADDBR_COND(STEP, LIMIT, CMPFN) __extension__({ uint32_t k_ = U32(2) + (STEP); SET_U32(1, k_); CMPFN(k_, LIMIT); })
 /* The four forms of a loop-counter branch of n words, its step in operand s and its limit
  * in operand l each a slot (S) or an immediate (I): PREFIX_cmp_SS, _SI, _IS, _II. */
 #define LOOP_BRANCH4(PREFIX, cmp, n, COND, CMPFN, s, l) \
@@ -349,18 +352,18 @@ static ri_errcode call_host(ri_store *store, ri_exec *exec, ri_func *f, ri_insta
 #define ADDBR(cmp, CMPFN) LOOP_BRANCH4(ADDBR, cmp, 6, ADDBR_COND, CMPFN, 3, 4)
 /* Two additions of immediates first (operands 1..6, as I32_ADD_I2), then the loop counter (7..10). */
 #define I2ADDBR_COND(STEP, LIMIT, CMPFN) __extension__({ \
-        PUT_U32(1, U32(2) + pc[3]); PUT_U32(4, U32(5) + pc[6]); \
-        uint32_t k_ = U32(8) + (STEP); PUT_U32(7, k_); CMPFN(k_, LIMIT); })
+        SET_U32(1, U32(2) + pc[3]); SET_U32(4, U32(5) + pc[6]); \
+        uint32_t k_ = U32(8) + (STEP); SET_U32(7, k_); CMPFN(k_, LIMIT); })
 #define I2ADDBR(cmp, CMPFN) LOOP_BRANCH4(I2ADDBR, cmp, 12, I2ADDBR_COND, CMPFN, 9, 10)
 /* A MOVE first (operands 1, 2), then the loop counter (3..6). */
 #define MADDBR_COND(STEP, LIMIT, CMPFN) __extension__({ \
         SLOT(1) = SLOT(2); \
-        uint32_t k_ = U32(4) + (STEP); PUT_U32(3, k_); CMPFN(k_, LIMIT); })
+        uint32_t k_ = U32(4) + (STEP); SET_U32(3, k_); CMPFN(k_, LIMIT); })
 #define MADDBR(cmp, CMPFN) LOOP_BRANCH4(MADDBR, cmp, 8, MADDBR_COND, CMPFN, 5, 6)
 /* A load (operands 1..4, addressed as *_LOAD_XI), then a branch on the value against
  * operand 5 (a slot, or the immediate), read after the load's destination is written. */
 #define LOADBR_COND(T, n, swap, CMPFN, B) __extension__({ \
-        ADDR_X(2, pc[3], n); T v_; memcpy(&v_, ptr, n); uint32_t x_ = swap(v_); PUT_U32(1, x_); CMPFN(x_, B); })
+        ADDR_X(2, pc[3], n); T v_; memcpy(&v_, ptr, n); uint32_t x_ = swap(v_); SET_U32(1, x_); CMPFN(x_, B); })
 #define LOADBR(load, T, n, swap) \
     COND_BRANCH(load##_BR_EQ_S, 7, LOADBR_COND(T, n, swap, CMP_EQ, U32(5))) \
     COND_BRANCH(load##_BR_NE_S, 7, LOADBR_COND(T, n, swap, CMP_NE, U32(5))) \
@@ -701,7 +704,7 @@ op_CALL_LOCAL_M1: /* MOVE, then CALL_LOCAL */
     call_size = 5;
     goto call_local_slow;
 op_CALL_LOCAL_AI: /* d = a + imm (an argument), then CALL_LOCAL */
-    PUT_U32(3, U32(4) + pc[5]);
+    SET_U32(3, U32(4) + pc[5]);
     callee = codes[pc[1]];
     ENTER_LOCAL(pc[2], 6);
     call_size = 6;
@@ -796,23 +799,26 @@ call_wasm:
 
     /* ---- parametric and variables ---- */
 
+/* The last move of a MOVE, MOVE2, ... also leaves the bits in acc (compile.c: both of its
+ * slots then hold them). */
+#define MOVE_ACC(d, s) do { ri_slot v_ = SLOT(s); SLOT(d) = v_; acc = v_.i64; } while (0)
 op_MOVE: /* d = a */
-    SLOT(1) = SLOT(2);
+    MOVE_ACC(1, 2);
     NEXT(3);
 op_MOVE2: /* d1 = a1; d2 = a2 */
     SLOT(1) = SLOT(2);
-    SLOT(3) = SLOT(4);
+    MOVE_ACC(3, 4);
     NEXT(5);
 op_MOVE3: /* d1 = a1; d2 = a2; d3 = a3 */
     SLOT(1) = SLOT(2);
     SLOT(3) = SLOT(4);
-    SLOT(5) = SLOT(6);
+    MOVE_ACC(5, 6);
     NEXT(7);
 op_MOVE4: /* d1 = a1; ...; d4 = a4 */
     SLOT(1) = SLOT(2);
     SLOT(3) = SLOT(4);
     SLOT(5) = SLOT(6);
-    SLOT(7) = SLOT(8);
+    MOVE_ACC(7, 8);
     NEXT(9);
 /* d = mem32[ea]; next instruction after n words */
 #define LOAD32_AT(ea_expr, n) \
@@ -872,15 +878,15 @@ op_I32_CMP3_U: /* d = (a > b) - (a < b), unsigned */
 op_I32_ADD_2D: /* d = a + b; d2 = d */
     {
         uint32_t v = U32(2) + U32(3);
-        PUT_U32(1, v);
-        PUT_U32(4, v);
+        SET_U32(1, v);
+        SET_U32(4, v);
         NEXT(5);
     }
 op_I32_ADD_I_2D: /* d = a + imm; d2 = d */
     {
         uint32_t v = U32(2) + pc[3];
-        PUT_U32(1, v);
-        PUT_U32(4, v);
+        SET_U32(1, v);
+        SET_U32(4, v);
         NEXT(5);
     }
 #define ADD_M1(label, m) op_##label: PUT_U32(1, AU32(m, 2) + AU32(m, 3)); SLOT(4) = SLOT(5); NEXT(6);
@@ -900,12 +906,8 @@ op_I32_ADD_M4: /* d = a + b; then four moves */
     SLOT(8) = SLOT(9);
     SLOT(10) = SLOT(11);
     NEXT(12);
-op_I32_MAJ: /* d = (a & (x ^ y)) ^ (x & y) */
-    {
-        uint32_t x = U32(3), y = U32(4);
-        PUT_U32(1, (U32(2) & (x ^ y)) ^ (x & y));
-        NEXT(5);
-    }
+#define MAJ(label, m) op_##label: { uint32_t x = AU32(m, 3), y = AU32(m, 4); PUT_U32(1, (AU32(m, 2) & (x ^ y)) ^ (x & y)); NEXT(5); }
+    MAJ(I32_MAJ, 0) /* d = (a & (x ^ y)) ^ (x & y) */
 op_I32_CH: /* d = (a & (x ^ k)) | (p & q) */
     PUT_U32(1, (U32(2) & (U32(3) ^ pc[4])) | (U32(5) & U32(6)));
     NEXT(7);
@@ -974,8 +976,8 @@ op_F64_AXPY_XI_P: /* k = x + kimm; then F64_AXPY_XI with p = k */
                             ri_i32_shr_u(AU32(m, 6), pc[7])) + AU32(m, 8)); NEXT(9);
     SIGMA_ADD(I32_XOR_ROTL2_SHR_U_ADD, 0) /* d = (rotl(x, k1) ^ rotl(y, k2) ^ (z >> k3)) + a */
 op_I32_ADD_I2: /* d1 = a1 + imm1; d2 = a2 + imm2 */
-    PUT_U32(1, U32(2) + pc[3]);
-    PUT_U32(4, U32(5) + pc[6]);
+    SET_U32(1, U32(2) + pc[3]);
+    SET_U32(4, U32(5) + pc[6]);
     NEXT(7);
 op_SELECT: /* d = c ? a : b */
     SLOT(1) = U32(4) ? SLOT(2) : SLOT(3);
@@ -1521,6 +1523,7 @@ op_F64_REINTERPRET_I64:
     STOREV(F32_STORE_A2, 0, uint32_t, 4, LE32, (uint32_t)acc)
     STOREV(F64_STORE_A1, 0x2, uint64_t, 8, LE64, U64(2))
     STOREV(F64_STORE_A2, 0, uint64_t, 8, LE64, ri_f64_bits(facc))
+    MAJ(I32_MAJ_A2, 0x4)
     ADD_M1(I32_ADD_M1_A3, 0x8)
     ADD_M2(I32_ADD_M2_A3, 0x8)
     CH_ADD(I32_CH_ADD_A7, 0x80)

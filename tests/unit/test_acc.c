@@ -13,6 +13,7 @@
  *   the fixtures of the other fusion tests.
  * - No variant reads the accumulator where a branch lands (acc_landing.wat): there the
  *   register holds whatever the branch's path left in it.
+ * - A MOVE's last move leaves its bits in acc, read for either of its slots.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -365,12 +366,36 @@ static void test_no_accumulator_where_a_branch_lands(void **state) {
     check_landing(true);
 }
 
+/* acc_landing.wat's move_*: a MOVE leaves the bits it moved in acc, where both of its
+ * slots can be read from. */
+static void test_moves_produce(void **state) {
+    (void)state;
+    static const struct { const char *name; ri_code_op variant; int sign; } fns[] = {
+        {"move_dst", RI_CODE_I32_SUB_A2, 1}, {"move_src", RI_CODE_I32_SUB_A3, -1}, {"move2_dst", RI_CODE_I32_SUB_A2, -1}};
+    for (int mode = 0; mode < 2; mode++) {
+        engine_fixture fx;
+        engine_fixture_open(&fx, "acc_landing", mode == 1);
+        for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++) {
+            ri_func *f = NULL;
+            const ri_code *code = export_code(&fx, fns[i].name, &f);
+            assert_non_null(code);
+            if (!has_op(code, fns[i].variant)) fail_msg("%s does not read the MOVE's accumulator", fns[i].name);
+            ri_val args[2] = {ri_val_i32(1000), ri_val_i32(37)}, out[1];
+            ri_error err;
+            assert_int_equal(ri_func_call(fx.store, f, args, 2, out, 1, &err), RI_OK);
+            assert_int_equal(out[0].of.i32, fns[i].sign * (1000 - 37));
+        }
+        engine_fixture_close(&fx);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_variants_match_their_base),
         cmocka_unit_test(test_fused_variants_occur),
         cmocka_unit_test(test_fused_match_native),
         cmocka_unit_test(test_no_accumulator_where_a_branch_lands),
+        cmocka_unit_test(test_moves_produce),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -114,6 +114,7 @@ FUSED = {
     "I32_ADD_LX8U_A2": "(i32.add P (i32.load8_u offset=3 (i32.add (local.get $a) (local.get $b))))",
     "I32_CH_ADD_A7": "(i32.add P (i32.or (i32.and (local.get $b) (i32.xor (local.get 1) (i32.const -1))) "
                      "(i32.and (local.get 1) (local.get $a))))",
+    "I32_MAJ_A2": "(i32.xor (i32.and P (i32.xor (local.get 1) (local.get $b))) (i32.and (local.get 1) (local.get $b)))",
     "I32_XOR_ROTL3_A246": "(i32.xor (i32.xor (i32.rotl (local.tee $tI32 P) (i32.const 30)) "
                           "(i32.rotl (local.get $tI32) (i32.const 19))) (i32.rotl (local.get $tI32) (i32.const 10)))",
 }
@@ -132,7 +133,7 @@ locals_ = " ".join(f"(local $t{t} {T[t][0]}) (local $u{t} {T[t][0]})" for t in T
 prologue = "(local.set $a (i32.and (local.get 0) (i32.const 0xff8))) (local.set $b (i32.and (local.get 1) (i32.const 0xff)))"
 count = 0
 for v, base, mask in variants:
-    if re.match(r"(I32|I64|F32|F64)_[A-Z_]+?(_I)?$", base) and not re.search(r"LOAD|STORE|_M\d|_LX|ROTL2|ROTL3|CH_|SQRT|_MUL_B|_LB|_SX|_SHL_I|_SHR_U_I", base) \
+    if re.match(r"(I32|I64|F32|F64)_[A-Z_]+?(_I)?$", base) and not re.search(r"LOAD|STORE|_M\d|_LX|ROTL2|ROTL3|CH_|MAJ|SQRT|_MUL_B|_LB|_SX|_SHL_I|_SHR_U_I", base) \
             or base in ("I32_SHL_I", "I32_SHR_S_I", "I32_SHR_U_I", "I64_SHL_I", "I64_SHR_U_I"):
         acc, ref = binary(v, base, mask)
     elif base in LOADS:
