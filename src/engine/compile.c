@@ -2111,14 +2111,20 @@ static uint32_t call_words(uint32_t op) {
     }
 }
 
+/* The code position that the branch offset in word `word` points at, or UINT32_MAX when
+ * it points outside the code. */
+static uint32_t branch_target(const compiler *c, uint32_t word) {
+    int64_t target = (int64_t)word + (int32_t)c->code[word];
+    return target >= 0 && target < c->len ? (uint32_t)target : UINT32_MAX;
+}
+
 /* The variant of the br_table at pos (code.h): BR_TABLE_G when every target is a GAS or
  * LOOP (metered), BR_TABLE_BU when every target is a LOOP_U (unmetered), else plain. */
 static ri_code_op br_table_variant(const compiler *c, uint32_t pos) {
     uint32_t count = c->code[pos + 2];
     for (uint32_t i = 0; i <= count; i++) {
-        uint32_t word = pos + 3 + i;
-        int64_t target = (int64_t)word + (int32_t)c->code[word];
-        uint32_t at = target >= 0 && target < c->len ? c->opmap[target] : NO_OP;
+        uint32_t target = branch_target(c, pos + 3 + i);
+        uint32_t at = target != UINT32_MAX ? c->opmap[target] : NO_OP;
         if (c->metered ? at != RI_CODE_GAS && at != RI_CODE_LOOP : at != RI_CODE_LOOP_U) return RI_CODE_BR_TABLE;
     }
     return c->metered ? RI_CODE_BR_TABLE_G : RI_CODE_BR_TABLE_BU;
@@ -2141,9 +2147,8 @@ static void choose_branch_variants(compiler *c) {
             return;
         }
         if (n == 0) continue;
-        uint32_t word = pos + n - 1;
-        int64_t target = (int64_t)word + (int32_t)c->code[word];
-        if (target < 0 || target >= c->len) continue;
+        uint32_t target = branch_target(c, pos + n - 1);
+        if (target == UINT32_MAX) continue;
         uint32_t at_target = c->opmap[target];
         uint32_t after = pos + n < c->len ? c->opmap[pos + n] : NO_OP;
         uint32_t variant = 0;
@@ -2164,12 +2169,20 @@ static void choose_branch_variants(compiler *c) {
 enum { ACC_NONE, ACC_INT, ACC_F64 };
 
 /* Which accumulator holds, when the instruction at pos (operation op) ends, the value it
- * wrote to its operand 1: ACC_INT (the slot's bits: i32, i64, f32) / ACC_F64, or ACC_NONE.
- * Only operations whose handler writes operand 1 through PUT_U32/U64/F32 (ACC_INT) or
- * PUT_F64 (ACC_F64) and writes no slot after it are listed (interp.c); the reinterprets
- * copy slots raw and are not. */
-static int acc_produced(const compiler *c, uint32_t pos, uint32_t op) {
-    if (op >= RI_CODE_MOVE && op <= RI_CODE_MOVE4) return ACC_INT; /* (acc_slots: the last move) */
+ * wrote to its operand 1: ACC_INT (the slot's bits: i32, i64, f32) / ACC_F64, or ACC_NONE;
+ * slots[] gets the slots holding that value: operand 1 (and UINT32_MAX), or both slots of
+ * a MOVE's last move. Only operations whose handler writes operand 1 through
+ * PUT_U32/U64/F32 (ACC_INT) or PUT_F64 (ACC_F64) and writes no slot after it are listed
+ * (interp.c); the reinterprets copy slots raw and are not. */
+static int acc_produced(const compiler *c, uint32_t pos, uint32_t op, uint32_t slots[2]) {
+    if (op >= RI_CODE_MOVE && op <= RI_CODE_MOVE4) {
+        uint32_t last = pos + 1 + 2 * (op - RI_CODE_MOVE);
+        slots[0] = c->code[last];
+        slots[1] = c->code[last + 1];
+        return ACC_INT;
+    }
+    slots[0] = c->code[pos + 1];
+    slots[1] = UINT32_MAX;
     if (op == RI_CODE_I32_REINTERPRET_F32 || op == RI_CODE_I64_REINTERPRET_F64 ||
         op == RI_CODE_F32_REINTERPRET_I32 || op == RI_CODE_F64_REINTERPRET_I64)
         return ACC_NONE;
@@ -2225,19 +2238,6 @@ static int acc_produced(const compiler *c, uint32_t pos, uint32_t op) {
     }
 }
 
-/* The slots that hold the accumulator's value after the producer at pos: its operand 1,
- * or both slots of a MOVE's last move (UINT32_MAX: no second one). */
-static void acc_slots(const compiler *c, uint32_t pos, uint32_t op, uint32_t slots[2]) {
-    if (op >= RI_CODE_MOVE && op <= RI_CODE_MOVE4) {
-        uint32_t last = pos + 1 + 2 * (op - RI_CODE_MOVE);
-        slots[0] = c->code[last];
-        slots[1] = c->code[last + 1];
-    } else {
-        slots[0] = c->code[pos + 1];
-        slots[1] = UINT32_MAX;
-    }
-}
-
 static const struct acc_variant {
     uint16_t base, variant;
     uint16_t mask; /* operand positions read from the accumulator */
@@ -2264,8 +2264,8 @@ static void mark_landings(const compiler *c, uint8_t *landing) {
             count = 1;
         }
         for (uint32_t word = first; word < first + count; word++) {
-            int64_t target = (int64_t)word + (int32_t)c->code[word];
-            if (target < 0 || target >= c->len) continue;
+            uint32_t target = branch_target(c, word);
+            if (target == UINT32_MAX) continue;
             landing[target] = 1;
             uint32_t at = c->opmap[target];
             if ((at == RI_CODE_GAS || at == RI_CODE_LOOP || at == RI_CODE_LOOP_U) && target + 2 < c->len)
@@ -2287,10 +2287,9 @@ static void choose_acc_variants(compiler *c) {
     for (uint32_t pos = 0; pos < c->len; pos++) {
         uint32_t op = c->opmap[pos];
         if (op == NO_OP) continue;
-        int cls = prev != UINT32_MAX && !landing[pos] && c->acc_head[op] ? acc_produced(c, prev, c->opmap[prev])
+        uint32_t slots[2];
+        int cls = prev != UINT32_MAX && !landing[pos] && c->acc_head[op] ? acc_produced(c, prev, c->opmap[prev], slots)
                                                                          : ACC_NONE;
-        uint32_t slots[2] = {UINT32_MAX, UINT32_MAX};
-        if (cls != ACC_NONE) acc_slots(c, prev, c->opmap[prev], slots);
         prev = pos;
         if (cls == ACC_NONE) continue;
         /* the variant of op reading the most operands from that accumulator */
