@@ -1111,14 +1111,13 @@ op_REF_FUNC: /* d = funcs[a] */
 
     /* I32_ADD_L*8U: d = a + mem8[address] */
 op_I32_ADD_L8U: { ADDR_OFF(3, 4, 1); PUT_U32(1, U32(2) + *ptr); NEXT(5); }
-#define ADD_LX(label, m, B) \
+/* d = a + the n-byte T at (u32)(p + B) + off (I32_ADD_LX*: T uint32_t; *8U: uint8_t) */
+#define ADD_LXN(label, m, B, T, n, swap) \
     op_##label: { uint64_t ea = (uint64_t)(uint32_t)(AU32(m, 3) + (B)) + pc[5]; \
-                  if (__builtin_expect(OOB(ea, 4), 0)) TRAP(RI_TRAP_MEMORY_OOB); \
-                  uint32_t v; memcpy(&v, mem_base + ea, 4); PUT_U32(1, AU32(m, 2) + LE32(v)); NEXT(6); }
-#define ADD_LX8U(label, m, B) \
-    op_##label: { uint64_t ea = (uint64_t)(uint32_t)(AU32(m, 3) + (B)) + pc[5]; \
-                  if (__builtin_expect(OOB(ea, 1), 0)) TRAP(RI_TRAP_MEMORY_OOB); \
-                  PUT_U32(1, AU32(m, 2) + mem_base[ea]); NEXT(6); }
+                  if (__builtin_expect(OOB(ea, n), 0)) TRAP(RI_TRAP_MEMORY_OOB); \
+                  T v; memcpy(&v, mem_base + ea, n); PUT_U32(1, AU32(m, 2) + swap(v)); NEXT(6); }
+#define ADD_LX(label, m, B) ADD_LXN(label, m, B, uint32_t, 4, LE32)
+#define ADD_LX8U(label, m, B) ADD_LXN(label, m, B, uint8_t, 1, NOSWAP)
     ADD_LX8U(I32_ADD_LX8U, 0, U32(4))
     ADD_LX8U(I32_ADD_LXI8U, 0, pc[4])
     /* I32_ADD_L*: d = a + mem32[address] */
