@@ -33,14 +33,16 @@ for kind, name, arg in re.findall(r"RI_ACC_(BINI|BIN|LOAD|STORE)\(X, (\w+)(?:, (
 for v, base, mask in re.findall(r"X\((\w+), (\w+), \d+, (0x[0-9A-Fa-f]+), \w+\)", body):
     variants.append((v, base, int(mask, 16)))
 
-# per type: the wat type, the producer (an instruction nothing fuses with), the other
-# operand, the result as i64
-T = {
-    "I32": ("i32", "(i32.div_u (local.get 0) (i32.const 3))", "(local.get 1)", "(i64.extend_i32_u {})"),
-    "I64": ("i64", "(i64.div_u (local.get 2) (i64.const 3))", "(local.get 3)", "{}"),
-    "F32": ("f32", "(f32.sqrt (local.get 4))", "(local.get 5)", "(i64.extend_i32_u (i32.reinterpret_f32 {}))"),
-    "F64": ("f64", "(f64.sqrt (local.get 6))", "(local.get 7)", "(i64.reinterpret_f64 {})"),
+# per type: the wat type, the producer (an instruction nothing fuses with) of parameter
+# {}, the type's first parameter, the result as i64
+TYPES = {
+    "I32": ("i32", "(i32.div_u (local.get {}) (i32.const 3))", 0, "(i64.extend_i32_u {})"),
+    "I64": ("i64", "(i64.div_u (local.get {}) (i64.const 3))", 2, "{}"),
+    "F32": ("f32", "(f32.sqrt (local.get {}))", 4, "(i64.extend_i32_u (i32.reinterpret_f32 {}))"),
+    "F64": ("f64", "(f64.sqrt (local.get {}))", 6, "(i64.reinterpret_f64 {})"),
 }
+# wat type, producer (of the type's first parameter), the other operand (its second), result
+T = {ty: (wt, prod.format(p), f"(local.get {p + 1})", res) for ty, (wt, prod, p, res) in TYPES.items()}
 ADDR = "(i32.and (i32.div_u (local.get 0) (i32.const 3)) (i32.const 0xff8))"
 LOADS = {"I32_LOAD": ("I32", "i32.load"), "I32_LOAD8_U": ("I32", "i32.load8_u"),
          "I32_LOAD8_S": ("I32", "i32.load8_s"), "I32_LOAD16_U": ("I32", "i32.load16_u"),
@@ -49,12 +51,13 @@ LOADS = {"I32_LOAD": ("I32", "i32.load"), "I32_LOAD8_U": ("I32", "i32.load8_u"),
 STORES = {"I32_STORE": ("I32", "i32.store", "i32.load"), "I32_STORE8": ("I32", "i32.store8", "i32.load8_u"),
           "I32_STORE16": ("I32", "i32.store16", "i32.load16_u"), "I64_STORE": ("I64", "i64.store", "i64.load"),
           "F32_STORE": ("F32", "f32.store", "f32.load"), "F64_STORE": ("F64", "f64.store", "f64.load")}
-SHIFTS = ("SHL", "SHR_S", "SHR_U", "ROTL", "ROTR")
 
 
 def breaker(ty):
-    """An instruction writing another slot, between a producer and its consumer in ref_."""
-    return f"(local.set $u{ty} {T[ty][1].replace('local.get 0', 'local.get 1').replace('local.get 2', 'local.get 3').replace('local.get 4', 'local.get 5').replace('local.get 6', 'local.get 7')})"
+    """An instruction writing another slot, between a producer and its consumer in ref_: the
+    producer of the type's second parameter."""
+    wt, prod, p, res = TYPES[ty]
+    return f"(local.set $u{ty} {prod.format(p + 1)})"
 
 
 def binary(v, base, mask):
