@@ -67,6 +67,8 @@ typedef enum ri_errcode {
     RI_ERR_ARGUMENT,    /* API misuse: wrong argument count or type, NULL, ... */
     RI_ERR_NOT_FOUND,   /* no such export */
     RI_ERR_SUSPENDED = 9, /* the call is suspended, not failed (ri_store_suspended; "suspension" below) */
+    RI_ERR_UNSUPPORTED = 10, /* the module uses a WebAssembly feature the engine does not implement
+                              * (SIMD, threads, tail calls, exception handling, ...); the message names it */
 } ri_errcode;
 
 /* Trap kinds. Messages are the spec testsuite's texts (see ri_trap_message). */

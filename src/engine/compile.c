@@ -364,6 +364,19 @@ static bool from_last(const compiler *c, const operand *e) {
            c->code[c->last.dst_pos] == e->src;
 }
 
+/* Pushes operand e, popped from a higher entry (the second operand of a binary operation
+ * whose result it becomes), as the new top entry. A value in a slot must move into the
+ * new entry's own slot: push_operand takes an ENTRY_SLOT to be in its own slot already,
+ * and the slot e came from is above the stack now, free for the next temporary. */
+static void keep_operand(compiler *c, operand e) {
+    uint32_t own = own_slot(c, c->h);
+    if (e.kind == ENTRY_SLOT && e.src != own) {
+        if (from_last(c, &e)) c->code[c->last.dst_pos] = own; /* the producer writes there */
+        else emit_move(c, own, e.src);
+    }
+    push_operand(c, e);
+}
+
 /* Removes the last instruction (to fuse it into the next); returns its stop point in
  * *pt if it had one. */
 static bool take_last(compiler *c, ri_code_point *pt) {
@@ -1664,7 +1677,7 @@ static void compile_binary(compiler *c, ri_code_op op, bool may_trap) {
     }
     if (imm_op != RI_CODE_OP_COUNT && is_const(&b) && imm_fits(op, b.bits)) {
         if (imm_is_identity(op, b.bits)) { /* the result is the first operand, as it is */
-            push_operand(c, a);
+            keep_operand(c, a);
             return;
         }
         if (from_last(c, &a)) { /* on the result of an i32 operation with an immediate */

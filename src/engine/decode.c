@@ -69,6 +69,22 @@ static bool malformed_at(decoder *d, const uint8_t *at, const char *text) {
     return false;
 }
 
+/* Record a feature the engine lacks at byte offset `at` (see ri_reader_unsupported). */
+static bool unsupported_at(decoder *d, const uint8_t *at, const char *text) {
+    if (!d->r.failed) {
+        d->r.p = at;
+        ri_reader_unsupported(&d->r, text);
+    }
+    return false;
+}
+
+/* The valtype byte at `at`, read already: malformed, or v128 (unsupported), fails. */
+static bool check_valtype_at(decoder *d, const uint8_t *at) {
+    if (!ri_is_valtype(*at)) return malformed_at(d, at, "malformed value type");
+    if (*at == RI_V128) return unsupported_at(d, at, RI_V128_UNSUPPORTED);
+    return true;
+}
+
 /* A non-reader error: limits and allocation failures. */
 static bool fail(decoder *d, ri_errcode code, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -108,6 +124,7 @@ static bool absorb(decoder *d, const ri_reader *sub) {
         d->r.failed = true;
         d->r.error = sub->error;
         d->r.error_offset = sub->error_offset;
+        d->r.unsupported = sub->unsupported;
         d->r.p = d->r.end;
     }
     return !sub->failed;
@@ -172,6 +189,7 @@ static uint8_t read_valtype(decoder *d) {
     const uint8_t *at = d->r.p;
     uint8_t t = ri_read_u8(&d->r);
     if (ok(d) && !ri_is_valtype(t)) malformed_at(d, at, "malformed value type");
+    if (ok(d) && t == RI_V128) unsupported_at(d, at, RI_V128_UNSUPPORTED);
     return t;
 }
 
@@ -186,7 +204,13 @@ static uint8_t read_reftype(decoder *d) {
  * "integer representation too long"), the minimum, and the maximum if flagged.
  * Without a maximum, max is UINT32_MAX so that min(max, some cap) is the cap. */
 static void read_limits(decoder *d, ri_limits *lim) {
-    uint64_t flag = ri_read_uleb(&d->r, 1);
+    const uint8_t *at = d->r.p;
+    uint64_t flag = ri_read_uleb(&d->r, 7);
+    /* Flags of later versions (bit 1: shared, bit 2: 64-bit) name their feature; 2 alone
+     * is "integer too large", as 2.0's spec tests say. */
+    if (ok(d) && flag == 3) unsupported_at(d, at, "shared memories (threads) are not supported");
+    else if (ok(d) && flag >= 4 && flag <= 7) unsupported_at(d, at, "64-bit memories and tables (memory64) are not supported");
+    else if (ok(d) && flag > 1) malformed_at(d, at, "integer too large");
     lim->min = ri_read_u32(&d->r);
     lim->has_max = flag == 1;
     lim->max = lim->has_max ? ri_read_u32(&d->r) : UINT32_MAX;
@@ -331,11 +355,11 @@ static bool decode_types(decoder *d) {
         t->nparams = read_len(&d->r);
         t->params = ri_read_bytes(&d->r, t->nparams);
         for (uint32_t k = 0; k < t->nparams && ok(d); k++)
-            if (!ri_is_valtype(t->params[k])) return malformed_at(d, t->params + k, "malformed value type");
+            if (!check_valtype_at(d, t->params + k)) return false;
         t->nresults = read_len(&d->r);
         t->results = ri_read_bytes(&d->r, t->nresults);
         for (uint32_t k = 0; k < t->nresults && ok(d); k++)
-            if (!ri_is_valtype(t->results[k])) return malformed_at(d, t->results + k, "malformed value type");
+            if (!check_valtype_at(d, t->results + k)) return false;
         if (!ok(d)) return false;
     }
     return true;
@@ -531,7 +555,10 @@ static bool decode_body(decoder *d, uint32_t index, ri_body *body) {
         total += ri_read_u32(&br);
         const uint8_t *at = br.p;
         uint8_t t = ri_read_u8(&br);
-        if (!br.failed && !ri_is_valtype(t)) { br.p = at; ri_reader_fail(&br, "malformed value type"); }
+        if (!br.failed) {
+            br.p = at; /* the error's offset is the type's */
+            if (ri_check_valtype(&br, t)) br.p++;
+        }
     }
     if (!absorb(d, &br)) return false;
     if (total > UINT32_MAX) return malformed_at(d, start, "too many locals");
@@ -703,6 +730,8 @@ static bool decode_sections(decoder *d) {
         d->section = NULL;
         const uint8_t *at = d->r.p;
         uint8_t id = ri_read_u8(&d->r);
+        if (id == SEC_DATA_COUNT + 1) /* 2.0 has no section 13: malformed, as its spec tests say */
+            return malformed_at(d, at, "malformed section id 13 (the tag section of exception handling, which is not supported)");
         if (id > SEC_DATA_COUNT) return malformed_at(d, at, "malformed section id");
         if (id != SEC_CUSTOM) {
             /* A repeated or misplaced section ends the module as far as the
@@ -774,11 +803,12 @@ ri_errcode ri_decode_module(ri_module *m, const uint8_t *bytes, size_t len, ri_e
         const char *text = d.r.error;
         /* Past the header, running out of bytes always happens inside a section. */
         if (d.section && strcmp(text, "unexpected end") == 0) text = "unexpected end of section or function";
+        ri_errcode code = d.r.unsupported ? RI_ERR_UNSUPPORTED : RI_ERR_MALFORMED;
         if (d.section)
-            ri_error_set(err, RI_ERR_MALFORMED, "%s (%s section, offset 0x%x)", text, d.section, d.r.error_offset);
+            ri_error_set(err, code, "%s (%s section, offset 0x%x)", text, d.section, d.r.error_offset);
         else
-            ri_error_set(err, RI_ERR_MALFORMED, "%s (offset 0x%x)", text, d.r.error_offset);
-        return RI_ERR_MALFORMED;
+            ri_error_set(err, code, "%s (offset 0x%x)", text, d.r.error_offset);
+        return code;
     }
     return RI_OK;
 }

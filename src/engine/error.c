@@ -38,6 +38,7 @@ const char *ri_errcode_name(ri_errcode code) {
     case RI_ERR_ARGUMENT: return "argument";
     case RI_ERR_NOT_FOUND: return "not found";
     case RI_ERR_SUSPENDED: return "suspended";
+    case RI_ERR_UNSUPPORTED: return "unsupported";
     }
     return "unknown";
 }

@@ -5,7 +5,13 @@ static void read_blocktype(ri_reader *r, ri_blocktype *bt) {
     if (ri_reader_eof(r)) { ri_reader_fail(r, "unexpected end"); return; }
     uint8_t b = *r->p;
     if (b == 0x40) { r->p++; bt->kind = RI_BLOCK_EMPTY; return; }
-    if (ri_is_valtype(b)) { r->p++; bt->kind = RI_BLOCK_VALTYPE; bt->valtype = b; return; }
+    if (ri_is_valtype(b)) {
+        r->p++;
+        bt->kind = RI_BLOCK_VALTYPE;
+        bt->valtype = b;
+        if (b == RI_V128) ri_reader_unsupported(r, RI_V128_UNSUPPORTED);
+        return;
+    }
     int64_t idx = ri_read_s33(r);
     if (r->failed) return;
     if (idx < 0) { ri_reader_fail(r, "malformed block type"); return; }
@@ -57,7 +63,7 @@ bool ri_read_instr(ri_reader *r, ri_instr *in) {
         for (uint32_t i = 0; i < n && !r->failed; i++) {
             uint8_t t = ri_read_u8(r);
             if (r->failed) break;
-            if (!ri_is_valtype(t)) { ri_reader_fail(r, "malformed value type"); break; }
+            if (!ri_check_valtype(r, t)) break;
             if (i == 0) in->imm.select_t.type = t;
         }
         break;
@@ -114,12 +120,31 @@ bool ri_read_instr(ri_reader *r, ri_instr *in) {
                    b == RI_OP_SELECT || b == RI_OP_REF_IS_NULL) {
             /* no immediates */
         } else {
-            ri_reader_fail(r, "illegal opcode");
+            const char *feature = ri_unsupported_opcode(b);
+            if (feature) ri_reader_unsupported(r, feature);
+            else ri_reader_fail(r, "illegal opcode");
             return false;
         }
         break;
     }
     return !r->failed;
+}
+
+const char *ri_unsupported_opcode(uint8_t b) {
+    switch (b) {
+    case 0xfd: return "SIMD (0xfd prefix) is not supported";
+    case 0xfe: return "threads (atomic operations, 0xfe prefix) are not supported";
+    case 0xfb: return "garbage collection (0xfb prefix) is not supported";
+    case 0x12: return "tail calls (return_call) are not supported";
+    case 0x13: return "tail calls (return_call_indirect) are not supported";
+    case 0x14: return "typed function references (call_ref) are not supported";
+    case 0x15: return "tail calls (return_call_ref) are not supported";
+    case 0xd3: case 0xd4: case 0xd6: return "typed function references (ref.as_non_null, br_on_null) are not supported";
+    case 0xd5: return "garbage collection (ref.eq) is not supported";
+    case 0x06: case 0x07: case 0x08: case 0x09: case 0x0a: case 0x18: case 0x19: case 0x1f:
+        return "exception handling (try, catch, throw) is not supported";
+    default: return NULL;
+    }
 }
 
 const char *ri_opcode_name(uint16_t op) {

@@ -61,6 +61,22 @@ static inline bool ri_is_valtype(uint8_t b) {
     return b == RI_I32 || b == RI_I64 || b == RI_F32 || b == RI_F64 || b == RI_V128 ||
            b == RI_FUNCREF || b == RI_EXTERNREF;
 }
+
+/* The message for v128, which the engine refuses at load until it implements SIMD (a
+ * v128 value would need two slots where the compiled code gives it one). */
+#define RI_V128_UNSUPPORTED "the v128 type (SIMD) is not supported"
+
+/* Checks the valtype byte b just read by r: fails r if it is not a value type
+ * ("malformed value type") or v128 (unsupported). */
+static inline bool ri_check_valtype(ri_reader *r, uint8_t b) {
+    if (b == RI_V128) ri_reader_unsupported(r, RI_V128_UNSUPPORTED);
+    else if (!ri_is_valtype(b)) ri_reader_fail(r, "malformed value type");
+    return !r->failed;
+}
+
+/* The feature of a later WebAssembly version that opcode byte b begins (SIMD, threads,
+ * tail calls, exception handling, ...), as a message, or NULL. */
+const char *ri_unsupported_opcode(uint8_t b);
 static inline bool ri_is_reftype(uint8_t b) { return b == RI_FUNCREF || b == RI_EXTERNREF; }
 
 /* Name of an opcode for error messages ("i32.add", "memory.init", ...). */

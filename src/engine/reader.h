@@ -18,6 +18,7 @@ typedef struct ri_reader {
     bool failed;
     const char *error;    /* static text, e.g. "unexpected end", "integer too large" */
     uint32_t error_offset;
+    bool unsupported;     /* the error names a feature the engine lacks (RI_ERR_UNSUPPORTED) */
 } ri_reader;
 
 static inline void ri_reader_init(ri_reader *r, const uint8_t *base, const uint8_t *start, const uint8_t *end) {
@@ -27,6 +28,7 @@ static inline void ri_reader_init(ri_reader *r, const uint8_t *base, const uint8
     r->failed = false;
     r->error = NULL;
     r->error_offset = 0;
+    r->unsupported = false;
 }
 
 static inline uint32_t ri_reader_offset(const ri_reader *r) { return (uint32_t)(r->p - r->base); }
@@ -40,6 +42,16 @@ static inline void ri_reader_fail(ri_reader *r, const char *msg) {
         r->error_offset = ri_reader_offset(r);
     }
     r->p = r->end; /* stop any further reads */
+}
+
+/* Fails on a feature of a later WebAssembly version that the engine does not implement:
+ * the input may well be valid, so it is reported as unsupported, naming the feature. */
+static inline void ri_reader_unsupported(ri_reader *r, const char *msg) {
+    if (!r->failed) {
+        ri_reader_fail(r, msg);
+        r->unsupported = true;
+    }
+    r->p = r->end;
 }
 
 static inline uint8_t ri_read_u8(ri_reader *r) {

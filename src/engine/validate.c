@@ -738,6 +738,11 @@ static const char *early_end_message(const validator *v, const ri_reader *r, uin
 
 /* A malformed instruction's text; running out of bytes is reported as the reference
  * interpreter does inside a section. */
+/* The error code of a failed read: a feature the engine lacks, or malformed bytes. */
+static ri_errcode reader_errcode(const ri_reader *r) {
+    return r->unsupported ? RI_ERR_UNSUPPORTED : RI_ERR_MALFORMED;
+}
+
 static const char *instr_error_message(const ri_reader *r) {
     if (!r->error) return "malformed instruction";
     if (strcmp(r->error, "unexpected end") == 0) return "unexpected end of section or function";
@@ -780,7 +785,7 @@ static ri_errcode validate_body(validator *v, uint32_t body_index) {
         }
         if (!ri_read_instr(&r, &in)) {
             v->offset = r.error_offset;
-            return body_error(v, RI_ERR_MALFORMED, "%s", instr_error_message(&r));
+            return body_error(v, reader_errcode(&r), "%s", instr_error_message(&r));
         }
         v->offset = in.offset;
         if (__builtin_expect(v->probing, 0) && in.offset == v->probe_offset) {
@@ -834,7 +839,7 @@ static bool find_malformed_body(validator *v, uint32_t from) {
             }
             if (!ri_read_instr(&r, &in)) {
                 v->offset = r.error_offset;
-                body_error(v, RI_ERR_MALFORMED, "%s", instr_error_message(&r));
+                body_error(v, reader_errcode(&r), "%s", instr_error_message(&r));
                 return true;
             }
             switch (in.op) {
@@ -907,7 +912,7 @@ static ri_errcode validate_const_expr(const ri_module *m, ri_expr expr, uint8_t 
             return module_error(err, RI_ERR_MALFORMED, "END opcode expected (%s %u, offset 0x%x)", what, index,
                                 ri_reader_offset(&r));
         if (!ri_read_instr(&r, &in))
-            return module_error(err, RI_ERR_MALFORMED, "%s (%s %u, offset 0x%x)",
+            return module_error(err, reader_errcode(&r), "%s (%s %u, offset 0x%x)",
                                 r.error ? r.error : "malformed instruction", what, index, r.error_offset);
         if (in.op == RI_OP_END) break;
         uint8_t t;
