@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/ri_assert.h"
 #include "code.h"
 #include "instr.h"
 #include "runtime.h"
@@ -231,12 +232,13 @@ static void note_dst(compiler *c, uint32_t pos) {
 
 static uint32_t own_slot(const compiler *c, uint32_t index) { return c->stack_base + index; }
 
-/* Pushes an entry as it was (an operand popped before, pushed back unchanged). */
+/* Pushes an entry as it was (an operand popped before, pushed back unchanged). An entry
+ * in a slot is in its own slot (invariant 10). */
 static void push_operand(compiler *c, operand e) {
     if (c->failed) return;
     if (!grow_array(c, (void **)&c->stack, &c->stack_cap, (uint64_t)c->h + 1, sizeof *c->stack)) return;
-    if (e.kind == ENTRY_SLOT) e.src = own_slot(c, c->h);
-    else c->npending++;
+    RI_ASSERT(e.kind != ENTRY_SLOT || e.src == own_slot(c, c->h), "I10");
+    if (e.kind != ENTRY_SLOT) c->npending++;
     c->stack[c->h++] = e;
     if (c->h > c->max_h) c->max_h = c->h;
 }
@@ -248,7 +250,7 @@ static void push_entry(compiler *c, entry_kind kind, uint32_t src) {
 /* Pushes a result computed into its own slot; returns that slot. */
 static uint32_t push_slot(compiler *c) {
     uint32_t slot = own_slot(c, c->h);
-    push_entry(c, ENTRY_SLOT, 0);
+    push_entry(c, ENTRY_SLOT, slot);
     return slot;
 }
 
@@ -258,6 +260,7 @@ static operand pop(compiler *c) {
         return (operand){own_slot(c, 0), ENTRY_SLOT, 0};
     }
     operand e = c->stack[--c->h];
+    RI_ASSERT(e.kind != ENTRY_SLOT || e.src == own_slot(c, c->h), "I10");
     if (e.kind != ENTRY_SLOT) c->npending--;
     return e;
 }
@@ -373,6 +376,7 @@ static void keep_operand(compiler *c, operand e) {
     if (e.kind == ENTRY_SLOT && e.src != own) {
         if (from_last(c, &e)) c->code[c->last.dst_pos] = own; /* the producer writes there */
         else emit_move(c, own, e.src);
+        e.src = own;
     }
     push_operand(c, e);
 }

@@ -71,8 +71,11 @@ static inline size_t ri_exec_frame_fp_index(const ri_exec *exec, const ri_frame 
     return (size_t)(f->fp.ptr - exec->stack);
 }
 
-/* call_host: the host function asked to pause before its call (ri_host_pause_before). */
-#define RI_ERR_PAUSE_BEFORE ((ri_errcode)10)
+/* call_host: the host function asked to pause before its call (ri_host_pause_before).
+ * Internal: above every public ri_errcode, so that no error a host call passes on is
+ * taken for it. */
+#define RI_ERR_PAUSE_BEFORE ((ri_errcode)63)
+_Static_assert(RI_ERR_UNSUPPORTED < 63, "RI_ERR_PAUSE_BEFORE must not be a public error code");
 
 /* interp.c: the store's execution state (created on first use; NULL on OOM). */
 ri_exec *ri_exec_get(ri_store *store);
