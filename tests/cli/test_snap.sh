@@ -172,6 +172,11 @@ t "import a plain file" 0 "$ri" snap import --store "$st" --name plain "$tmp/c.w
 sed 's/"gasUsed": [0-9]*/"gasUsed": 12345/' "$tmp/a.json" >"$tmp/edited.json"
 t "import an edited export" 3 "$ri" snap import --store "$st" --name edited "$tmp/edited.json"
 err_has 'does not describe its image'
+for field in storedPages memoryBytes imageBytes; do
+    sed -E "s/\"$field\": [0-9]+/\"$field\": 7/" "$tmp/a.json" >"$tmp/edited.json"
+    t "import an export with an edited $field" 3 "$ri" snap import --store "$st" --name edited "$tmp/edited.json"
+    err_has "\\(\"$field\"\\) does not describe its image"
+done
 t "import garbage" 3 "$ri" snap import --store "$st" --name g "$tmp/garbage.wsnp"
 
 # ---- gc, damage, temporary files -----------------------------------------------------------------

@@ -39,23 +39,10 @@ static int teardown(void **state) {
 }
 
 static void put(fx *f, const char *name, bytes image, ri_snapstore_put_stats *stats) {
-    ri_snapstore_put_options o;
-    memset(&o, 0, sizeof o);
-    o.replace = true;
-    ri_snapstore_error err;
-    expect_ok(ri_snapstore_put(f->st, name, image.data, image.len, &o, NULL, stats, &err), &err);
+    store_put(f->st, name, image, stats);
 }
 
-static bytes get(fx *f, const char *name, bool module, bool compress) {
-    ri_snapstore_image_options o;
-    memset(&o, 0, sizeof o);
-    o.include_module = module;
-    o.compress = compress;
-    bytes b = {NULL, 0};
-    ri_snapstore_error err;
-    expect_ok(ri_snapstore_get_image(f->st, name, &o, &b.data, &b.len, NULL, &err), &err);
-    return b;
-}
+static bytes get(fx *f, const char *name, bool module, bool compress) { return store_get(f->st, name, module, compress); }
 
 static void fill(ri_sandbox *sb, int32_t first, int32_t count, int32_t seed) {
     for (int32_t p = first; p < first + count; p++) CALL2(sb, "fillPage", p, seed + p);
@@ -244,21 +231,18 @@ static void test_module_size_checked_against_the_store(void **state) {
     for (int delta = -1; delta <= 1; delta += 2) {
         bytes lie = with_module_size(bare, delta);
         /* Saved alone: the module the store holds has another size. */
-        assert_false(ri_snapstore_put(f->st, "lie", lie.data, lie.len, NULL, NULL, NULL, &err));
-        assert_int_equal(err.code, RI_SNAPSTORE_ERR_INPUT);
-        assert_non_null(strstr(err.message, "but the store holds that module with"));
+        expect_refused(ri_snapstore_put(f->st, "lie", lie.data, lie.len, NULL, NULL, NULL, &err), &err,
+                       RI_SNAPSTORE_ERR_INPUT, "but the store holds that module with");
         /* Imported (a plain image under a name). */
-        assert_false(ri_snapstore_import(f->st, lie.data, lie.len, "lie", NULL, NULL, &err));
-        assert_int_equal(err.code, RI_SNAPSTORE_ERR_INPUT);
-        assert_non_null(strstr(err.message, "but the store holds that module with"));
+        expect_refused(ri_snapstore_import(f->st, lie.data, lie.len, "lie", NULL, NULL, &err), &err,
+                       RI_SNAPSTORE_ERR_INPUT, "but the store holds that module with");
         /* With the true module beside it: the image still lies about it. */
         ri_snapstore_put_options po;
         memset(&po, 0, sizeof po);
         po.module = wasm.data;
         po.module_len = wasm.len;
-        assert_false(ri_snapstore_put(f->st, "lie", lie.data, lie.len, &po, NULL, NULL, &err));
-        assert_int_equal(err.code, RI_SNAPSTORE_ERR_INPUT);
-        assert_non_null(strstr(err.message, "not the one the image names"));
+        expect_refused(ri_snapstore_put(f->st, "lie", lie.data, lie.len, &po, NULL, NULL, &err), &err,
+                       RI_SNAPSTORE_ERR_INPUT, "not the one the image names");
         bool exists;
         expect_ok(ri_snapstore_exists(f->st, "lie", &exists, &err), &err);
         assert_false(exists);
@@ -329,8 +313,8 @@ static void test_verify_finds_a_module_of_another_size(void **state) {
     ri_snapstore_image_options o;
     memset(&o, 0, sizeof o);
     o.include_module = true;
-    assert_false(ri_snapstore_get_image(f->st, "bare", &o, &out, &len, NULL, &err));
-    assert_int_equal(err.code, RI_SNAPSTORE_ERR_CORRUPT);
+    expect_refused(ri_snapstore_get_image(f->st, "bare", &o, &out, &len, NULL, &err), &err, RI_SNAPSTORE_ERR_CORRUPT,
+                   "Corrupt store");
     uint64_t checked, bad;
     ri_snapstore_error first;
     expect_ok(ri_snapstore_verify(f->st, &checked, &bad, &first, &err), &err);

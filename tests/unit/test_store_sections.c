@@ -130,25 +130,6 @@ static char *resume_image(fx *f, bytes image) {
     return value;
 }
 
-static void put_as(ri_snapstore *st, const char *name, bytes image) {
-    ri_snapstore_put_options o;
-    memset(&o, 0, sizeof o);
-    o.replace = true;
-    ri_snapstore_error err;
-    expect_ok(ri_snapstore_put(st, name, image.data, image.len, &o, NULL, NULL, &err), &err);
-}
-
-static bytes get_as(ri_snapstore *st, const char *name, bool module, bool compress) {
-    ri_snapstore_image_options o;
-    memset(&o, 0, sizeof o);
-    o.include_module = module;
-    o.compress = compress;
-    bytes b = {NULL, 0};
-    ri_snapstore_error err;
-    expect_ok(ri_snapstore_get_image(st, name, &o, &b.data, &b.len, NULL, &err), &err);
-    return b;
-}
-
 static bool has_section(bytes image, const char tag[4]) {
     ri_snap_image img;
     ri_snap_error e;
@@ -172,18 +153,18 @@ static void test_paused_call_comes_back(void **state) {
         for (int compress = 0; compress < 2; compress++) {
             bytes image = snap(sb, module, compress);
             assert_true(has_section(image, "FRMS"));
-            put_as(f->st, "paused", image);
-            bytes back = get_as(f->st, "paused", module, compress);
+            store_put(f->st, "paused", image, NULL);
+            bytes back = store_get(f->st, "paused", module, compress);
             assert_bytes_equal(image, back);
             free(image.data), free(back.data);
         }
     }
     /* Saved with the module, got back in every form: what the sandbox writes. */
     bytes full = snap(sb, true, false);
-    put_as(f->st, "paused", full);
+    store_put(f->st, "paused", full, NULL);
     for (int module = 0; module < 2; module++) {
         for (int compress = 0; compress < 2; compress++) {
-            bytes image = snap(sb, module, compress), back = get_as(f->st, "paused", module, compress);
+            bytes image = snap(sb, module, compress), back = store_get(f->st, "paused", module, compress);
             assert_bytes_equal(image, back);
             free(image.data), free(back.data);
         }
@@ -194,7 +175,7 @@ static void test_paused_call_comes_back(void **state) {
     assert_int_equal(info.status, RI_SNAP_STATUS_SUSPENDED);
     ri_snapstore_info_free(&info);
     /* The restored call resumes to the uninterrupted result. */
-    bytes back = get_as(f->st, "paused", true, true);
+    bytes back = store_get(f->st, "paused", true, true);
     char *got = resume_image(f, back);
     assert_string_equal(got, want);
     free(got), free(back.data), free(full.data), free(want);
@@ -206,7 +187,7 @@ static void test_paused_image_size(void **state) {
     fx *f = *state;
     ri_sandbox *sb = paused_sandbox(f);
     bytes raw = snap(sb, false, false);
-    put_as(f->st, "p", raw);
+    store_put(f->st, "p", raw, NULL);
     ri_snapstore_info info;
     ri_snapstore_error err;
     expect_ok(ri_snapstore_get_info(f->st, "p", &info, &err), &err);
@@ -260,17 +241,17 @@ static void test_unknown_sections_come_back(void **state) {
     CALL2(sb, "fillPage", 0, 3);
     CALL1(sb, "setG", 5);
     bytes holder = snap(sb, true, true);
-    put_as(f->st, "holder", holder); /* the store holds the module: images without it get it back */
+    store_put(f->st, "holder", holder, NULL); /* the store holds the module: images without it get it back */
     free(holder.data);
     for (int module = 0; module < 2; module++) {
         for (int compress = 0; compress < 2; compress++) {
             bytes plain = snap(sb, module, compress), image = with_unknown_sections(plain, "SEGS");
-            put_as(f->st, "x", image);
-            bytes back = get_as(f->st, "x", module, compress);
+            store_put(f->st, "x", image, NULL);
+            bytes back = store_get(f->st, "x", module, compress);
             assert_bytes_equal(image, back);
             /* Got the other way round: the module in or out, the sections where they were. */
             bytes other_plain = snap(sb, !module, compress), other = with_unknown_sections(other_plain, "SEGS");
-            bytes other_back = get_as(f->st, "x", !module, compress);
+            bytes other_back = store_get(f->st, "x", !module, compress);
             assert_bytes_equal(other, other_back);
             free(plain.data), free(image.data), free(back.data), free(other_plain.data), free(other.data);
             free(other_back.data);
@@ -281,8 +262,8 @@ static void test_unknown_sections_come_back(void **state) {
     char *want = whole_value(f);
     ri_sandbox *p = paused_sandbox(f);
     bytes plain = snap(p, true, true), image = with_unknown_sections(plain, "FRMS");
-    put_as(f->st, "px", image);
-    bytes back = get_as(f->st, "px", true, true);
+    store_put(f->st, "px", image, NULL);
+    bytes back = store_get(f->st, "px", true, true);
     assert_bytes_equal(image, back);
     char *got = resume_image(f, back);
     assert_string_equal(got, want);
@@ -305,11 +286,11 @@ static void test_manifest_versions(void **state) {
     fx *f = *state;
     ri_sandbox *sb = new_sandbox(f->factory, "store_state");
     bytes plain = snap(sb, true, true);
-    put_as(f->st, "plain", plain);
+    store_put(f->st, "plain", plain, NULL);
     assert_int_equal(manifest_version(f, "plain"), 1);
     ri_sandbox *p = paused_sandbox(f);
     bytes paused = snap(p, false, false);
-    put_as(f->st, "paused", paused);
+    store_put(f->st, "paused", paused, NULL);
     assert_int_equal(manifest_version(f, "paused"), 2);
     /* Both verify, both collect without loss. */
     uint64_t checked, bad;
@@ -318,7 +299,7 @@ static void test_manifest_versions(void **state) {
     assert_int_equal(bad, 0);
     ri_snapstore_gc_stats gc;
     expect_ok(ri_snapstore_gc(f->st, &gc, &err), &err);
-    bytes back = get_as(f->st, "paused", false, false);
+    bytes back = store_get(f->st, "paused", false, false);
     assert_bytes_equal(paused, back);
     free(plain.data), free(paused.data), free(back.data);
     ri_sandbox_free(sb);
@@ -332,7 +313,7 @@ static void test_export_import_keeps_the_call(void **state) {
     char *want = whole_value(f);
     ri_sandbox *p = paused_sandbox(f);
     bytes plain = snap(p, true, true), image = with_unknown_sections(plain, "FRMS");
-    put_as(f->st, "p", image);
+    store_put(f->st, "p", image, NULL);
     char other_dir[4200];
     snprintf(other_dir, sizeof other_dir, "%s/other", f->dir);
     ri_snapstore_options so = {true};
@@ -355,7 +336,7 @@ static void test_export_import_keeps_the_call(void **state) {
         memset(&po, 0, sizeof po);
         po.replace = true;
         expect_ok(ri_snapstore_import(other, exported.data, exported.len, "q", &po, NULL, &err), &err);
-        bytes back = get_as(other, "q", true, true);
+        bytes back = store_get(other, "q", true, true);
         assert_bytes_equal(image, back);
         /* Exported again: one RIMD (the store's metadata is not kept as a section of its own). */
         bytes again = {NULL, 0};
