@@ -306,6 +306,53 @@ static void test_manifest_versions(void **state) {
     ri_sandbox_free(p);
 }
 
+/* A damaged layout is refused as such, not misread: snapshot `name`'s manifest with the
+ * section tagged `tag` given new_tag and flags, its digest recomputed (the head's digest
+ * does not cover the body). */
+static void forge_layout(fx *f, const char *name, const char tag[4], const char new_tag[4], uint32_t flags) {
+    char path[4200];
+    snprintf(path, sizeof path, "%s/snapshots/%s.snap", f->path, name);
+    bytes m = read_path(path);
+    uint8_t *at = NULL;
+    for (size_t i = m.len - 32 - 16; i > 56 && !at; i--)
+        if (memcmp(m.data + i, tag, 4) == 0) at = m.data + i;
+    assert_non_null(at);
+    memcpy(at, new_tag, 4);
+    for (int i = 0; i < 4; i++) at[4 + i] = (uint8_t)(flags >> (8 * i));
+    assert_true(ri_snap_sha256(m.data, m.len - 32, m.data + m.len - 32));
+    write_path(path, m.data, m.len);
+    free(m.data);
+}
+
+static void test_damaged_layout_refused(void **state) {
+    fx *f = *state;
+    ri_sandbox *sb = new_sandbox(f->factory, "store_state");
+    bytes plain = snap(sb, false, false), image = with_unknown_sections(plain, "SEGS");
+    static const struct {
+        char tag[4], new_tag[4];
+        uint32_t flags;
+        const char *why;
+    } cases[] = {
+        {"XTRC", "XTRC", 1, "unknown and required"},
+        {"XTRC", "RIMD", 0, "which the store never keeps"},
+        {"XTRB", "MEMS", 1, "repeated or out of order"},
+        {"XTRA", "SEGS", 1, "with content although the store rebuilds it"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        store_put(f->st, "x", image, NULL);
+        forge_layout(f, "x", cases[i].tag, cases[i].new_tag, cases[i].flags);
+        ri_snapstore_info info;
+        ri_snapstore_error err;
+        expect_refused(ri_snapstore_get_info(f->st, "x", &info, &err), &err, RI_SNAPSTORE_ERR_CORRUPT, cases[i].why);
+        uint64_t checked, bad;
+        ri_snapstore_error first;
+        expect_ok(ri_snapstore_verify(f->st, &checked, &bad, &first, &err), &err);
+        assert_int_equal(bad, 1);
+    }
+    free(plain.data), free(image.data);
+    ri_sandbox_free(sb);
+}
+
 /* ---- export and import ------------------------------------------------------------------------------ */
 
 static void test_export_import_keeps_the_call(void **state) {
@@ -429,6 +476,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_paused_image_size, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unknown_sections_come_back, setup, teardown),
         cmocka_unit_test_setup_teardown(test_manifest_versions, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_damaged_layout_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_export_import_keeps_the_call, setup, teardown),
         cmocka_unit_test_setup_teardown(test_manager_keeps_the_call, setup, teardown),
         cmocka_unit_test_setup_teardown(test_snapshotter_keeps_the_call, setup, teardown),
