@@ -17,8 +17,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <zstd.h>
-
 #include "store_internal.h"
 
 /* ---- a set of blob hashes with reference counts and sizes ------------------------------------------- */
