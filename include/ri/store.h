@@ -168,8 +168,10 @@ typedef struct ri_snapstore_put_stats {
     char warning[256];                      /* set when the snapshot was saved but eviction failed */
 } ri_snapstore_put_stats;
 
-/* Stores a WSNP v2 image (ri_sandbox_snapshot_with; raw or zstd, with or without MODL,
- * unknown optional sections ignored) as snapshot `name`. Commit order: blobs (fsync'd),
+/* Stores a WSNP v2 image (ri_sandbox_snapshot_with; raw or zstd, with or without MODL, a
+ * paused call and unknown optional sections kept verbatim, in their places) as snapshot
+ * `name`. Header fields are checked against what the store holds: an image naming a
+ * module the store holds with another size is ERR_INPUT, and nothing is stored. Commit order: blobs (fsync'd),
  * then the manifest (temporary file, fsync, rename: the commit point, fsync of the
  * directory); then, with a size cap, eviction of the oldest other snapshots. info and
  * stats may be NULL. WSNP v1 is refused (it lacks the state a store restores). */
@@ -186,8 +188,9 @@ typedef struct ri_snapstore_image_options {
 } ri_snapstore_image_options;
 
 /* Snapshot `name` as a WSNP v2 image (malloc'd), every blob verified against its hash.
- * Without RIMD the bytes are exactly what ri_sandbox_snapshot_with writes for that state
- * with the same options (include_module, compressed or not). opts and info may be NULL. */
+ * Without RIMD the bytes are exactly the image put (and what ri_sandbox_snapshot_with
+ * writes for that state) with the same options (include_module, compressed or not),
+ * every section included (a paused call, unknown ones). opts and info may be NULL. */
 bool ri_snapstore_get_image(ri_snapstore *st, const char *name, const ri_snapstore_image_options *opts,
                             uint8_t **out, size_t *out_len, ri_snapstore_info *info, ri_snapstore_error *err);
 
@@ -244,8 +247,10 @@ bool ri_snapstore_gc(ri_snapstore *st, ri_snapstore_gc_stats *stats, ri_snapstor
 bool ri_snapstore_set_max_bytes(ri_snapstore *st, uint64_t max_bytes, ri_snapstore_gc_stats *stats,
                                 ri_snapstore_error *err);
 
-/* Reads every manifest and every blob and checks each against its hash; *bad counts
- * the damaged files, the first one is in err (the call still returns true). */
+/* Reads every manifest and every blob and checks each against its hash, and every
+ * reference of a manifest against its blob (it exists and holds the size the manifest
+ * implies); *bad counts the problems found, the first one is in first_bad (the call
+ * still returns true). */
 bool ri_snapstore_verify(ri_snapstore *st, uint64_t *checked, uint64_t *bad, ri_snapstore_error *first_bad,
                          ri_snapstore_error *err);
 

@@ -1,9 +1,12 @@
 /*
- * A manifest and its blobs back into a WSNP v2 image, exactly as the sandbox's writer
- * would have written that state: the sections in the writer's order (META, [RIMD],
- * [MODL], MEMS, TBLS, GLBS, SEGS, CSUM), payloads raw, or zstd with the writer's
- * parameters fed one page at a time (and raw when zstd does not make them smaller), so
- * an image that went through the store comes out byte for byte as it went in.
+ * A manifest and its blobs back into a WSNP v2 image, exactly as it went in: the sections
+ * in the image's order with their flags (the writer's, META, [RIMD], [MODL], MEMS, TBLS,
+ * GLBS, SEGS, CSUM, unless the manifest records another layout), the sections the store
+ * does not rebuild (FRMS, unknown ones) as they were, payloads raw, or zstd with the
+ * writer's parameters fed one page at a time (and raw when zstd does not make them
+ * smaller), so an image that went through the store comes out byte for byte as it went
+ * in. RIMD (the metadata, on request) goes right after META; MODL, when asked for and the
+ * image did not have it, right before MEMS, where the writer puts it.
  *
  * Every page comes from a blob verified against its hash, or from the cache when the
  * cache holds bytes with that very hash.
@@ -141,8 +144,8 @@ static unsigned zstd_payload(pages_ctx *c, ss_buf *b, uint32_t i, ri_snapstore_e
     return raw_payload(c, b, i, err) ? ENC_RAW : 0xFF;
 }
 
-static bool write_memories(pages_ctx *c, ss_buf *b, ri_snapstore_error *err) {
-    size_t at = begin_section(b, "MEMS", FLAG_REQUIRED);
+static bool write_memories(pages_ctx *c, ss_buf *b, uint32_t flags, ri_snapstore_error *err) {
+    size_t at = begin_section(b, "MEMS", flags);
     ss_buf_u32(b, c->m->nmemories);
     for (uint32_t i = 0; i < c->m->nmemories; i++) {
         const ss_memory *mem = &c->m->memories[i];
@@ -169,10 +172,48 @@ static bool write_memories(pages_ctx *c, ss_buf *b, ri_snapstore_error *err) {
     return true;
 }
 
-static void write_section(ss_buf *b, const char tag[4], const uint8_t *content, uint64_t len) {
-    size_t at = begin_section(b, tag, FLAG_REQUIRED);
+static void write_section(ss_buf *b, const char tag[4], uint32_t flags, const void *content, uint64_t len) {
+    size_t at = begin_section(b, tag, flags);
     ss_buf_put(b, content, (size_t)len);
     end_section(b, at);
+}
+
+/* What a manifest of version 1 stands for: the writer's sections and flags. */
+static const ss_section writers_layout[] = {
+    {{'M', 'E', 'T', 'A'}, FLAG_REQUIRED, NULL, 0}, {{'M', 'E', 'M', 'S'}, FLAG_REQUIRED, NULL, 0},
+    {{'T', 'B', 'L', 'S'}, FLAG_REQUIRED, NULL, 0}, {{'G', 'L', 'B', 'S'}, FLAG_REQUIRED, NULL, 0},
+    {{'S', 'E', 'G', 'S'}, FLAG_REQUIRED, NULL, 0},
+};
+
+/* The sections after the header, in the layout's order. */
+static bool write_sections(pages_ctx *c, ss_buf *b, const char *rimd, const uint8_t *module,
+                           ri_snapstore_error *err) {
+    const ss_manifest *m = c->m;
+    const ss_section *layout = m->nsections ? m->sections : writers_layout;
+    uint32_t n = m->nsections ? m->nsections : (uint32_t)(sizeof writers_layout / sizeof writers_layout[0]);
+    bool has_modl = false;
+    for (uint32_t i = 0; i < n; i++) has_modl |= memcmp(layout[i].tag, "MODL", 4) == 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const ss_section *s = &layout[i];
+        if (memcmp(s->tag, "META", 4) == 0) {
+            write_section(b, "META", s->flags, m->meta, SS_META_BYTES);
+            if (rimd) write_section(b, "RIMD", 0, rimd, strlen(rimd)); /* optional: readers skip it */
+        } else if (memcmp(s->tag, "MODL", 4) == 0) {
+            if (module) write_section(b, "MODL", s->flags, module, m->info.module_size);
+        } else if (memcmp(s->tag, "MEMS", 4) == 0) {
+            if (module && !has_modl) write_section(b, "MODL", 0, module, m->info.module_size);
+            if (!write_memories(c, b, s->flags, err)) return false;
+        } else if (memcmp(s->tag, "TBLS", 4) == 0) {
+            write_section(b, "TBLS", s->flags, m->tbls, m->tbls_len);
+        } else if (memcmp(s->tag, "GLBS", 4) == 0) {
+            write_section(b, "GLBS", s->flags, m->glbs, m->glbs_len);
+        } else if (memcmp(s->tag, "SEGS", 4) == 0) {
+            write_section(b, "SEGS", s->flags, m->segs, m->segs_len);
+        } else {
+            write_section(b, s->tag, s->flags, s->content, s->len);
+        }
+    }
+    return b->failed ? ss_nomem(err) : true;
 }
 
 bool ss_assemble(ri_snapstore *st, const ss_manifest *m, const ri_snapstore_image_options *o, const char *rimd,
@@ -192,33 +233,16 @@ bool ss_assemble(ri_snapstore *st, const ss_manifest *m, const ri_snapstore_imag
     bool ok = c.page != NULL || ss_nomem(err);
     if (ok && !ss_buf_reserve(&b, m->info.image_bytes < SIZE_MAX / 2 ? (size_t)m->info.image_bytes : 0))
         ok = ss_nomem(err);
-    if (ok) {
-        ss_buf_put(&b, "WSNP", 4);
-        ss_buf_u8(&b, RI_SNAP_VERSION);
-        ss_buf_zeros(&b, 3);
-        write_section(&b, "META", m->meta, SS_META_BYTES);
-        if (rimd) {
-            size_t at = begin_section(&b, "RIMD", 0); /* optional: readers skip it */
-            ss_buf_put(&b, rimd, strlen(rimd));
-            end_section(&b, at);
-        }
-    }
     if (ok && o->include_module) {
         char what[RI_SNAPSTORE_NAME_MAX + 40];
         snprintf(what, sizeof what, "the module of snapshot '%s'", m->info.name);
         ok = ss_blob_read_alloc(st, m->info.module_sha256, (size_t)m->info.module_size, &module, what, err);
-        if (ok) {
-            size_t at = begin_section(&b, "MODL", 0);
-            ss_buf_put(&b, module, (size_t)m->info.module_size);
-            end_section(&b, at);
-        }
     }
-    if (ok) ok = write_memories(&c, &b, err);
     if (ok) {
-        write_section(&b, "TBLS", m->tbls, m->tbls_len);
-        write_section(&b, "GLBS", m->glbs, m->glbs_len);
-        write_section(&b, "SEGS", m->segs, m->segs_len);
-        if (b.failed) ok = ss_nomem(err);
+        ss_buf_put(&b, "WSNP", 4);
+        ss_buf_u8(&b, RI_SNAP_VERSION);
+        ss_buf_zeros(&b, 3);
+        ok = write_sections(&c, &b, rimd, module, err);
     }
     if (ok) {
         uint32_t crc = ri_snap_crc32c(b.data, b.len);

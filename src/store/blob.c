@@ -43,6 +43,33 @@ bool ss_blob_exists(ri_snapstore *st, const uint8_t hash[SS_HASH], bool *exists,
     return ss_fail_errno(err, errno, "Cannot look for blob %s", path);
 }
 
+bool ss_blob_content_size(ri_snapstore *st, const uint8_t hash[SS_HASH], bool *exists, uint64_t *size,
+                          ri_snapstore_error *err) {
+    char path[SS_BLOB_PATH];
+    ss_blob_path(hash, path);
+    *exists = false;
+    *size = 0;
+    int fd = openat(st->blobs_fd, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0) {
+        if (errno == ENOENT) return true;
+        return ss_fail_errno(err, errno, "Cannot open blob %s", path);
+    }
+    uint8_t head[18]; /* the largest zstd frame header */
+    ssize_t got;
+    do got = pread(fd, head, sizeof head, 0);
+    while (got < 0 && errno == EINTR);
+    int e = errno;
+    close(fd);
+    if (got < 0) return ss_fail_errno(err, e, "Cannot read blob %s", path);
+    *exists = true;
+    unsigned long long declared = got > 0 ? ZSTD_getFrameContentSize(head, (size_t)got) : ZSTD_CONTENTSIZE_ERROR;
+    if (declared == ZSTD_CONTENTSIZE_ERROR || declared == ZSTD_CONTENTSIZE_UNKNOWN)
+        return ss_fail(err, RI_SNAPSTORE_ERR_CORRUPT, "Corrupt store: blob %s has no valid zstd frame header",
+                       path + 3);
+    *size = declared;
+    return true;
+}
+
 static ZSTD_CCtx *cctx_of(ri_snapstore *st) {
     if (!st->cctx) {
         ZSTD_CCtx *c = ZSTD_createCCtx();

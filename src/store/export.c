@@ -6,8 +6,11 @@
  * RIMD, which readers that do not know it skip. JSON: {"format": "ri-snapshot",
  * "version": 1, "snapshot": <the metadata>, "wsnp": <base64 of the image without RIMD>}.
  * Import takes either, or any WSNP v2 image; the metadata it carries is checked
- * against the image itself (module, status, PRNG, gas, timestamp), so an edited export
- * is refused rather than stored with a lie in its metadata.
+ * against the image itself (every field the image determines: module, its size, status,
+ * PRNG, gas, timestamp, memories, their sizes, stored pages, image size) while the image
+ * is stored and before any blob is written (ss_put), so an edited export is refused
+ * rather than stored with a lie in its metadata. The image's own RIMD is not kept: the
+ * store's metadata is the manifest's, and an export writes it anew.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,26 +78,6 @@ bool ri_snapstore_export(ri_snapstore *st, const char *name, ri_snapstore_export
 }
 
 /* ---- import -------------------------------------------------------------------------------------- */
-
-/* The metadata must describe this image. */
-static bool matches_image(const ri_snapstore_info *meta, const uint8_t *image, size_t len, ri_snapstore_error *err) {
-    ri_snap_image img;
-    ri_snap_error e;
-    if (!ri_snap_read(image, len, &img, &e)) return ss_fail(err, RI_SNAPSTORE_ERR_INPUT, "%s", e.message);
-    const char *field = NULL;
-    if (memcmp(meta->module_sha256, img.meta.module_sha256, SS_HASH) != 0) field = "module";
-    else if (meta->module_size != img.meta.module_size) field = "moduleSize";
-    else if (meta->status != img.meta.status) field = "status";
-    else if (meta->prng_state != img.meta.prng_state) field = "prngState";
-    else if (meta->gas_used != img.meta.gas_used) field = "gasUsed";
-    else if (meta->event_timestamp != img.meta.event_timestamp) field = "eventTimestamp";
-    else if (meta->nmemories != img.nmemories) field = "memories";
-    ri_snap_image_free(&img);
-    if (field)
-        return ss_fail(err, RI_SNAPSTORE_ERR_INPUT, "Invalid export: its metadata (\"%s\") does not describe its image",
-                       field);
-    return true;
-}
 
 /* The RIMD section of an image, if it has one. */
 static bool read_rimd(const uint8_t *image, size_t len, bool *has, ri_snapstore_info *meta, ri_snapstore_error *err) {
@@ -176,7 +159,6 @@ bool ri_snapstore_import(ri_snapstore *st, const uint8_t *data, size_t len, cons
         ok = ss_fail(err, RI_SNAPSTORE_ERR_INPUT,
                      "Not an export: neither a JSON export nor a WSNP v2 image (WSNP v1 cannot be imported)");
     }
-    if (ok && has_meta) ok = matches_image(&meta, image, image_len, err);
     if (ok && !name && !has_meta)
         ok = ss_fail(err, RI_SNAPSTORE_ERR_ARGUMENT,
                      "The image carries no name (it has no RIMD metadata section): give the name to import it as");

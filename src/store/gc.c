@@ -17,8 +17,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <zstd.h>
-
 #include "store_internal.h"
 
 /* ---- a set of blob hashes with reference counts and sizes ------------------------------------------- */
@@ -191,7 +189,8 @@ typedef struct hash_list {
     ss_buf buf;
 } hash_list;
 
-static bool add_hash(void *user, const uint8_t hash[SS_HASH]) {
+static bool add_hash(void *user, const uint8_t hash[SS_HASH], uint64_t size) {
+    (void)size;
     ss_buf_put(&((hash_list *)user)->buf, hash, SS_HASH);
     return !((hash_list *)user)->buf.failed;
 }
@@ -383,6 +382,7 @@ typedef struct verifier {
     ri_snapstore *st;
     uint64_t checked, bad;
     ri_snapstore_error *first_bad;
+    const ss_manifest *manifest; /* the one whose references are checked */
 } verifier;
 
 static void note_bad(verifier *v, const ri_snapstore_error *e) {
@@ -395,17 +395,20 @@ static bool verify_blob(void *user, int dirfd, const char *name, const struct st
     verifier *v = user;
     uint8_t hash[SS_HASH];
     if (ss_is_temp(name) || !blob_name(name, hash)) return true;
-    char path[SS_BLOB_PATH];
-    ss_blob_path(hash, path);
-    uint8_t head[18]; /* the largest zstd frame header */
-    int fd = openat(v->st->blobs_fd, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-    ssize_t got = fd >= 0 ? pread(fd, head, sizeof head, 0) : -1;
-    if (fd >= 0) close(fd);
-    unsigned long long size = got > 0 ? ZSTD_getFrameContentSize(head, (size_t)got) : ZSTD_CONTENTSIZE_ERROR;
-    v->checked++;
+    bool exists;
+    uint64_t size;
     ri_snapstore_error e;
-    if (size == ZSTD_CONTENTSIZE_ERROR || size == ZSTD_CONTENTSIZE_UNKNOWN || size > SS_MAX_MODULE) {
-        ss_fail(&e, RI_SNAPSTORE_ERR_CORRUPT, "Corrupt store: blob %s has no valid zstd frame header", name);
+    if (!ss_blob_content_size(v->st, hash, &exists, &size, &e)) {
+        v->checked++;
+        if (e.code != RI_SNAPSTORE_ERR_CORRUPT) return (*err = e), false;
+        note_bad(v, &e);
+        return true;
+    }
+    if (!exists) return true; /* removed meanwhile: not a blob any more */
+    v->checked++;
+    if (size > SS_MAX_MODULE) {
+        ss_fail(&e, RI_SNAPSTORE_ERR_CORRUPT, "Corrupt store: blob %s declares %llu bytes, more than any blob holds",
+                name, (unsigned long long)size);
         note_bad(v, &e);
         return true;
     }
@@ -416,14 +419,33 @@ static bool verify_blob(void *user, int dirfd, const char *name, const struct st
     return true;
 }
 
-static bool blob_present(void *user, const uint8_t hash[SS_HASH]) {
+/* A reference of a manifest: the blob exists and holds the size the manifest implies (a
+ * store written before sizes were checked may hold a snapshot naming its module with a
+ * size the module does not have: it could never be given back with its module). A blob
+ * whose own header is damaged is reported once, by the walk over the blobs. */
+static bool reference_sound(void *user, const uint8_t hash[SS_HASH], uint64_t size) {
     verifier *v = user;
     bool exists = false;
+    uint64_t held = 0;
     ri_snapstore_error e;
-    if (ss_blob_exists(v->st, hash, &exists, &e) && exists) return true;
     char path[SS_BLOB_PATH];
     ss_blob_path(hash, path);
-    ss_fail(&e, RI_SNAPSTORE_ERR_CORRUPT, "Corrupt store: blob %s, named by a manifest, is missing", path + 3);
+    const char *name = v->manifest->info.name;
+    bool module = v->manifest->info.module_stored && memcmp(hash, v->manifest->info.module_sha256, SS_HASH) == 0 &&
+                  size == v->manifest->info.module_size;
+    if (!ss_blob_content_size(v->st, hash, &exists, &held, &e)) {
+        if (e.code != RI_SNAPSTORE_ERR_CORRUPT) note_bad(v, &e);
+        return true;
+    }
+    if (!exists)
+        ss_fail(&e, RI_SNAPSTORE_ERR_CORRUPT, "Corrupt store: blob %s (%s of snapshot '%s') is missing", path + 3,
+                module ? "the module" : "a page", name);
+    else if (held != size)
+        ss_fail(&e, RI_SNAPSTORE_ERR_CORRUPT,
+                "Corrupt store: snapshot '%s' names %s sha256:%s as %llu bytes, but its blob holds %llu (the "
+                "snapshot's header is wrong; delete the snapshot)",
+                name, module ? "the module" : "a page", path + 3, (unsigned long long)size, (unsigned long long)held);
+    else return true;
     note_bad(v, &e);
     return true;
 }
@@ -433,7 +455,7 @@ bool ri_snapstore_verify(ri_snapstore *st, uint64_t *checked, uint64_t *bad, ri_
     ss_ok(err);
     if (first_bad) ss_ok(first_bad);
     if (!st) return ss_fail(err, RI_SNAPSTORE_ERR_ARGUMENT, "ri_snapstore_verify: store is NULL");
-    verifier v = {st, 0, 0, first_bad};
+    verifier v = {st, 0, 0, first_bad, NULL};
     int lock = ss_lock(st, SS_LOCK_SHARED, NULL, err);
     if (lock < 0) return false;
     char **names;
@@ -444,7 +466,8 @@ bool ri_snapstore_verify(ri_snapstore *st, uint64_t *checked, uint64_t *bad, ri_
         ri_snapstore_error e;
         v.checked++;
         if (ss_manifest_load(st, names[i], &m, &e)) {
-            ss_manifest_visit(&m, blob_present, &v);
+            v.manifest = &m;
+            ss_manifest_visit(&m, reference_sound, &v);
             ss_manifest_free(&m);
         } else if (e.code != RI_SNAPSTORE_ERR_NOT_FOUND) {
             note_bad(&v, &e);

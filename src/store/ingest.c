@@ -1,8 +1,11 @@
 /*
  * A WSNP v2 image into the store: its pages become blobs (each distinct page once; a
  * page already in the store is not written again) and its small state is copied
- * verbatim into a manifest. The image is read with ri_snap_read first, so nothing the
- * store keeps was not checked by the snapshot layer's reader.
+ * verbatim into a manifest, with every section the store does not rebuild (a paused
+ * call, sections of a newer writer) and the order and flags of all of them, so the image
+ * comes back byte for byte. The image is read with ri_snap_read first, so nothing the
+ * store keeps was not checked by the snapshot layer's reader; and no header field the
+ * store can check against what it holds (the module's size) is believed.
  *
  * In phases, so that concurrent saves never rely on each other's unfinished work:
  *   1. hash every stored page (a page equal to the cache's page at the same index takes
@@ -193,23 +196,42 @@ static bool store_blobs(ri_snapstore *st, needs *ns, const ss_ingest *in, ri_sna
     return ok;
 }
 
-/* The module: the image's (MODL; ri_snap_read checked it), else the caller's (checked
- * here), else whatever the store already holds under the image's module hash. */
+/* The module: the image's (MODL; ri_snap_read checked its size and hash), else the
+ * caller's (checked here), else whatever the store already holds under the image's module
+ * hash. META's module size is never believed alone: a module the store holds has one size,
+ * and an image that names it with another is refused here, before it is stored (a
+ * manifest with that size could never be given back with its module). */
 static bool module_need(ri_snapstore *st, const ri_snap_image *img, const ss_ingest *in, ss_manifest *m, needs *ns,
                         ri_snapstore_error *err) {
     const uint8_t *want = m->meta; /* META starts with the module's SHA-256 */
+    uint64_t size = img->meta.module_size;
     const uint8_t *module = img->module;
     size_t len = img->module_len;
+    static const char given_wrong[] = "The module given with the image is not the one the image names (SHA-256 and size)";
+    if (!module && in->module && in->module_len != size) return ss_fail(err, RI_SNAPSTORE_ERR_INPUT, given_wrong);
+    bool held;
+    uint64_t held_size;
+    if (!ss_blob_content_size(st, want, &held, &held_size, err)) return false;
+    if (held && held_size != size) {
+        char hex[SS_HEX + 1];
+        ss_hex(want, SS_HASH, hex);
+        if (module) /* the image's own copy is checked: the store's is damaged */
+            return ss_fail(err, RI_SNAPSTORE_ERR_CORRUPT,
+                           "Corrupt store: blob %s (a module) declares %llu bytes, but that module has %llu (the "
+                           "blob is damaged: run a verify)",
+                           hex, (unsigned long long)held_size, (unsigned long long)size);
+        return ss_fail(err, RI_SNAPSTORE_ERR_INPUT,
+                       "The image names module sha256:%s of %llu bytes, but the store holds that module with %llu "
+                       "bytes: the image's header is wrong (edited or damaged)",
+                       hex, (unsigned long long)size, (unsigned long long)held_size);
+    }
     if (!module && in->module) {
-        bool exists;
-        if (!ss_blob_exists(st, want, &exists, err)) return false;
-        if (!exists) {
+        /* Written only when the store lacks it: then it must be the very module named. */
+        if (!held) {
             uint8_t digest[SS_HASH];
             if (!ri_snap_sha256(in->module, in->module_len, digest))
                 return ss_fail(err, RI_SNAPSTORE_ERR_NOMEM, "libcrypto failed to compute a SHA-256");
-            if (in->module_len != img->meta.module_size || memcmp(digest, want, SS_HASH) != 0)
-                return ss_fail(err, RI_SNAPSTORE_ERR_INPUT,
-                               "The module given with the image is not the one the image names (SHA-256 and size)");
+            if (memcmp(digest, want, SS_HASH) != 0) return ss_fail(err, RI_SNAPSTORE_ERR_INPUT, given_wrong);
         }
         module = in->module;
         len = in->module_len;
@@ -219,10 +241,48 @@ static bool module_need(ri_snapstore *st, const ri_snap_image *img, const ss_ing
         return add_need(ns, want, module, len) || ss_nomem(err);
     }
     /* Named, not given: stored if the store has it (the lock keeps it there). */
-    bool exists;
-    if (!ss_blob_exists(st, want, &exists, err)) return false;
-    m->info.module_stored = exists;
+    m->info.module_stored = held;
     return true;
+}
+
+/* The image's sections in order, but CSUM and RIMD (the store's own metadata, made anew
+ * on export): rebuilt ones by tag and flags, the others with their bytes. Nothing is
+ * recorded when the layout is the writer's (manifest version 1). */
+static bool record_layout(const ri_snap_image *img, const uint8_t *image, ss_manifest *m, ri_snapstore_error *err) {
+    ss_section *layout = calloc(img->nsections ? img->nsections : 1, sizeof *layout);
+    if (!layout) return ss_nomem(err);
+    uint32_t n = 0;
+    bool ok = true;
+    for (uint32_t i = 0; ok && i + 1 < img->nsections; i++) { /* the last is CSUM */
+        const ri_snap_section *s = &img->sections[i];
+        if (!s->known && memcmp(s->tag, "RIMD", 4) == 0) continue;
+        ss_section *sec = &layout[n++];
+        memcpy(sec->tag, s->tag, 4);
+        sec->flags = s->flags;
+        if (ss_section_rebuilt(s->tag)) continue;
+        sec->len = s->length;
+        sec->content = malloc(s->length ? (size_t)s->length : 1);
+        if (!sec->content) ok = ss_nomem(err);
+        else if (s->length) memcpy(sec->content, image + s->offset + RI_SNAP_SECTION_HEADER_BYTES, (size_t)s->length);
+    }
+    if (ok && !ss_layout_is_writers(layout, n)) {
+        m->sections = layout;
+        m->nsections = n;
+        return true;
+    }
+    for (uint32_t i = 0; i < n; i++) free(layout[i].content);
+    free(layout);
+    return ok;
+}
+
+/* An import's metadata must say what the image says (an edited export is refused). */
+static bool describes(const ri_snapstore_info *said, ss_manifest *m, ri_snapstore_error *err) {
+    if (!said) return true;
+    ss_manifest_derive(m);
+    const char *field = ss_info_disagreement(said, &m->info);
+    if (!field) return true;
+    return ss_fail(err, RI_SNAPSTORE_ERR_INPUT, "Invalid export: its metadata (\"%s\") does not describe its image",
+                   field);
 }
 
 static void trim_cache(ri_snapstore_cache *cache, const ss_manifest *m) {
@@ -261,7 +321,8 @@ bool ss_ingest_image(ri_snapstore *st, const uint8_t *image, size_t len, const s
         memcpy(m->meta, image + meta->offset + RI_SNAP_SECTION_HEADER_BYTES, SS_META_BYTES);
         ok = copy_section(&img, image, "TBLS", &m->tbls, &m->tbls_len, err) &&
              copy_section(&img, image, "GLBS", &m->glbs, &m->glbs_len, err) &&
-             copy_section(&img, image, "SEGS", &m->segs, &m->segs_len, err);
+             copy_section(&img, image, "SEGS", &m->segs, &m->segs_len, err) &&
+             record_layout(&img, image, m, err);
     }
     if (ok) {
         m->memories = calloc(img.nmemories ? img.nmemories : 1, sizeof *m->memories);
@@ -276,6 +337,7 @@ bool ss_ingest_image(ri_snapstore *st, const uint8_t *image, size_t len, const s
         ok = pages && hash_memory(&img, i, pages, in, &m->memories[i], &ns, stats, err);
     }
     if (ok) trim_cache(in->cache, m);
+    if (ok) ok = describes(in->described, m, err);
     if (ok) ok = module_need(st, &img, in, m, &ns, err);
     /* I2: the blobs are durable before the caller writes a manifest naming them. */
     if (ok) ok = store_blobs(st, &ns, in, stats, err);

@@ -4,7 +4,7 @@
  * TBLS, GLBS and SEGS contents, verbatim) and the metadata as JSON.
  *
  *   0    4  "RISM"
- *   4    2  u16 format version (1)
+ *   4    2  u16 format version: 1, or 2 when the layout follows the body (below)
  *   6    2  zero
  *   8    4  u32 M: metadata JSON bytes (at most 64 KiB)
  *   12   4  zero
@@ -15,8 +15,13 @@
  *   56+M B  body: META (88 bytes); u32 memories; per memory u32 pages, u32 maximum,
  *           u8 flags (bit 0: has a maximum), 3 zero bytes, u32 S stored pages, the
  *           bitmap (ceil(pages / 8) bytes, as WSNP v2's), S SHA-256 page hashes in page
- *           order; then u64 length + content of TBLS, of GLBS, of SEGS
+ *           order; then u64 length + content of TBLS, of GLBS, of SEGS; version 2
+ *           only: the layout, u32 K sections, each tag (4), u32 flags, u64 length and
+ *           that many bytes of content (0 for the sections the store rebuilds)
  *   end 32  SHA-256 of every byte before it
+ *
+ * Version 1 implies the writer's layout (META, [MODL], MEMS, TBLS, GLBS, SEGS): such
+ * snapshots stay readable by builds that know only version 1.
  *
  * Decoding checks the whole-file digest first, then every length against the bytes
  * left, then that the metadata agrees with the body.
@@ -32,7 +37,8 @@
 #include "store_internal.h"
 
 #define MAGIC "RISM"
-#define VERSION 1
+#define VERSION_PLAIN 1   /* the writer's layout */
+#define VERSION_LAYOUT 2  /* the layout recorded: FRMS, unknown sections, other flags */
 #define HEADER 24u
 #define HEAD (HEADER + SS_HASH)
 #define MIN_FILE (HEAD + SS_HASH)
@@ -48,7 +54,45 @@ void ss_manifest_free(ss_manifest *m) {
     free(m->tbls);
     free(m->glbs);
     free(m->segs);
+    for (uint32_t i = 0; m->sections && i < m->nsections; i++) free(m->sections[i].content);
+    free(m->sections);
     memset(m, 0, sizeof *m);
+}
+
+/* ---- the layout ------------------------------------------------------------------------------- */
+
+/* The known sections in the order WSNP v2 requires; -1: not a known one. */
+static int known_order(const char tag[4]) {
+    static const char order[][4] = {{'M', 'E', 'T', 'A'}, {'M', 'O', 'D', 'L'}, {'M', 'E', 'M', 'S'},
+                                    {'T', 'B', 'L', 'S'}, {'G', 'L', 'B', 'S'}, {'S', 'E', 'G', 'S'},
+                                    {'F', 'R', 'M', 'S'}};
+    for (int i = 0; i < (int)(sizeof order / sizeof order[0]); i++)
+        if (memcmp(tag, order[i], 4) == 0) return i;
+    return -1;
+}
+
+#define ORDER_MODL 1
+#define ORDER_MEMS 2
+#define ORDER_FRMS 6
+
+bool ss_section_rebuilt(const char tag[4]) {
+    int k = known_order(tag);
+    return k >= 0 && k != ORDER_FRMS;
+}
+
+bool ss_layout_is_writers(const ss_section *layout, uint32_t n) {
+    static const char writers[][4] = {{'M', 'E', 'T', 'A'}, {'M', 'E', 'M', 'S'}, {'T', 'B', 'L', 'S'},
+                                      {'G', 'L', 'B', 'S'}, {'S', 'E', 'G', 'S'}};
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const ss_section *s = &layout[i];
+        bool modl = known_order(s->tag) == ORDER_MODL;
+        if (modl && s->flags == 0 && i + 1 < n && known_order(layout[i + 1].tag) == ORDER_MEMS) continue;
+        if (k == sizeof writers / sizeof writers[0] || memcmp(s->tag, writers[k], 4) != 0 || s->flags != 1)
+            return false;
+        k++;
+    }
+    return k == sizeof writers / sizeof writers[0];
 }
 
 void ss_manifest_file(const char *name, char *out, size_t cap) { snprintf(out, cap, "%s%s", name, SS_MANIFEST_EXT); }
@@ -73,6 +117,8 @@ void ss_manifest_derive(ss_manifest *m) {
         image += 24 + ((uint64_t)mem->pages + 7) / 8 + (uint64_t)mem->stored * SS_PAGE;
     }
     image += 3 * 16 + m->tbls_len + m->glbs_len + m->segs_len + 20;
+    for (uint32_t i = 0; i < m->nsections; i++)
+        if (m->sections[i].content) image += 16 + m->sections[i].len;
     in->image_bytes = image;
 }
 
@@ -92,7 +138,7 @@ bool ss_manifest_encode(const ss_manifest *m, ss_buf *out, ri_snapstore_error *e
     }
     ss_buf b = {NULL, 0, 0, false};
     ss_buf_put(&b, MAGIC, 4);
-    ss_buf_u16(&b, VERSION);
+    ss_buf_u16(&b, m->nsections ? VERSION_LAYOUT : VERSION_PLAIN);
     ss_buf_u16(&b, 0);
     ss_buf_u32(&b, (uint32_t)mlen);
     ss_buf_u32(&b, 0);
@@ -119,9 +165,26 @@ bool ss_manifest_encode(const ss_manifest *m, ss_buf *out, ri_snapstore_error *e
     ss_buf_put(&b, m->glbs, (size_t)m->glbs_len);
     ss_buf_u64(&b, m->segs_len);
     ss_buf_put(&b, m->segs, (size_t)m->segs_len);
+    if (m->nsections) ss_buf_u32(&b, m->nsections);
+    for (uint32_t i = 0; i < m->nsections; i++) {
+        const ss_section *sec = &m->sections[i];
+        ss_buf_put(&b, sec->tag, 4);
+        ss_buf_u32(&b, sec->flags);
+        ss_buf_u64(&b, sec->content ? sec->len : 0);
+        if (sec->content) ss_buf_put(&b, sec->content, (size_t)sec->len);
+    }
     if (b.failed) {
         ss_buf_free(&b);
         return ss_nomem(err);
+    }
+    /* A manifest no reader would accept must not be committed. */
+    if ((uint64_t)b.len + SS_HASH > SS_MAX_MANIFEST) {
+        size_t n = b.len;
+        ss_buf_free(&b);
+        return ss_fail(err, RI_SNAPSTORE_ERR_INPUT,
+                       "The image's state outside its memory pages (tables, globals, segments and other sections) "
+                       "needs a manifest of %zu bytes; the store's limit is %llu",
+                       n + SS_HASH, (unsigned long long)SS_MAX_MANIFEST);
     }
     ss_put_u64(b.data + 16, (uint64_t)(b.len - body));
     /* The head digest covers the header and the metadata, skipping its own place. */
@@ -168,10 +231,11 @@ static bool corrupt(ri_snapstore_error *err, const char *name, const char *what)
 static bool check_header(const uint8_t *d, uint64_t file_len, const char *name, uint32_t *meta_len,
                          uint64_t *body_len, ri_snapstore_error *err) {
     if (memcmp(d, MAGIC, 4) != 0) return corrupt(err, name, "does not start with RISM (not a manifest)");
-    if (ss_get_u16(d + 4) != VERSION) {
+    uint16_t version = ss_get_u16(d + 4);
+    if (version != VERSION_PLAIN && version != VERSION_LAYOUT) {
         return ss_fail(err, RI_SNAPSTORE_ERR_CORRUPT,
-                       "The manifest of snapshot '%s' has format version %u; this build reads version %d", name,
-                       ss_get_u16(d + 4), VERSION);
+                       "The manifest of snapshot '%s' has format version %u; this build reads versions %d and %d", name,
+                       version, VERSION_PLAIN, VERSION_LAYOUT);
     }
     if (ss_get_u16(d + 6) != 0 || ss_get_u32(d + 12) != 0) return corrupt(err, name, "has non-zero reserved bytes");
     *meta_len = ss_get_u32(d + 8);
@@ -267,7 +331,53 @@ static bool parse_section(cursor *c, const char *name, const char *tag, uint8_t 
     return true;
 }
 
-static bool parse_body(const uint8_t *body, size_t len, const char *name, ss_manifest *m, ri_snapstore_error *err) {
+/* Version 2's layout: a WSNP v2 order (META first, the known sections once each and in
+ * order, MEMS TBLS GLBS SEGS present), no CSUM or RIMD, no unknown required section, and
+ * content only for the sections the store does not rebuild. */
+static bool parse_layout(cursor *c, const char *name, ss_manifest *m, ri_snapstore_error *err) {
+    const uint8_t *p;
+    if (!take(c, 4, &p)) return corrupt(err, name, "ends before its section layout");
+    uint32_t n = ss_get_u32(p);
+    if (n == 0 || n > c->left / 16) return corrupt(err, name, "declares a section layout its bytes do not hold");
+    m->sections = calloc(n, sizeof *m->sections);
+    if (!m->sections) return ss_nomem(err);
+    m->nsections = n;
+    int last = -1;
+    uint32_t needed = 0; /* bits of MEMS TBLS GLBS SEGS seen */
+    for (uint32_t i = 0; i < n; i++) {
+        ss_section *sec = &m->sections[i];
+        if (!take(c, 16, &p)) return corrupt(err, name, "ends inside its section layout");
+        memcpy(sec->tag, p, 4);
+        sec->flags = ss_get_u32(p + 4);
+        uint64_t len = ss_get_u64(p + 8);
+        int k = known_order(sec->tag);
+        const char *why = NULL;
+        if ((i == 0) != (k == 0)) why = "where META must be first, and only there";
+        else if (k >= 0 && k <= last) why = "repeated or out of order";
+        else if (memcmp(sec->tag, "CSUM", 4) == 0 || memcmp(sec->tag, "RIMD", 4) == 0) why = "which the store never keeps";
+        else if (k < 0 && (sec->flags & 1)) why = "unknown and required";
+        else if (ss_section_rebuilt(sec->tag) && len) why = "with content although the store rebuilds it";
+        if (why) {
+            char what[160];
+            snprintf(what, sizeof what, "has a section layout with '%.4s' (section %u) %s", sec->tag, i, why);
+            return corrupt(err, name, what);
+        }
+        if (k >= 0) last = k;
+        if (k >= ORDER_MEMS && k < ORDER_FRMS) needed |= 1u << (k - ORDER_MEMS);
+        if (ss_section_rebuilt(sec->tag)) continue;
+        const uint8_t *content;
+        if (len > c->left || !take(c, (size_t)len, &content)) return corrupt(err, name, "ends inside a kept section");
+        sec->content = malloc(len ? (size_t)len : 1);
+        if (!sec->content) return ss_nomem(err);
+        if (len) memcpy(sec->content, content, (size_t)len);
+        sec->len = len;
+    }
+    if (needed != 15) return corrupt(err, name, "has a section layout without MEMS, TBLS, GLBS and SEGS");
+    return true;
+}
+
+static bool parse_body(const uint8_t *body, size_t len, uint16_t version, const char *name, ss_manifest *m,
+                       ri_snapstore_error *err) {
     cursor c = {body, len};
     const uint8_t *p;
     if (!take(&c, SS_META_BYTES, &p) ) return corrupt(err, name, "ends inside its META");
@@ -285,6 +395,7 @@ static bool parse_body(const uint8_t *body, size_t len, const char *name, ss_man
         !parse_section(&c, name, "GLBS", &m->glbs, &m->glbs_len, err) ||
         !parse_section(&c, name, "SEGS", &m->segs, &m->segs_len, err))
         return false;
+    if (version == VERSION_LAYOUT && !parse_layout(&c, name, m, err)) return false;
     if (c.left) return corrupt(err, name, "has bytes after its last section");
     uint32_t status = ss_get_u32(m->meta + 40);
     if (status > RI_SNAP_STATUS_SUSPENDED || ss_get_u64(m->meta + 48) > (uint64_t)INT64_MAX)
@@ -292,9 +403,7 @@ static bool parse_body(const uint8_t *body, size_t len, const char *name, ss_man
     return true;
 }
 
-/* The metadata must say what the body says. */
-static bool agree(const ri_snapstore_info *said, const ri_snapstore_info *is, const char *name,
-                  ri_snapstore_error *err) {
+const char *ss_info_disagreement(const ri_snapstore_info *said, const ri_snapstore_info *is) {
     const char *field = NULL;
     if (memcmp(said->module_sha256, is->module_sha256, SS_HASH) != 0) field = "module";
     else if (said->module_size != is->module_size) field = "moduleSize";
@@ -306,6 +415,13 @@ static bool agree(const ri_snapstore_info *said, const ri_snapstore_info *is, co
     else if (said->memory_bytes != is->memory_bytes) field = "memoryBytes";
     else if (said->stored_pages != is->stored_pages) field = "storedPages";
     else if (said->image_bytes != is->image_bytes) field = "imageBytes";
+    return field;
+}
+
+/* The metadata must say what the body says. */
+static bool agree(const ri_snapstore_info *said, const ri_snapstore_info *is, const char *name,
+                  ri_snapstore_error *err) {
+    const char *field = ss_info_disagreement(said, is);
     if (!field) return true;
     char what[96];
     snprintf(what, sizeof what, "has metadata (\"%s\") that disagrees with its state", field);
@@ -329,7 +445,7 @@ bool ss_manifest_decode(const uint8_t *data, size_t len, const char *name, ss_ma
     if (!check_head_digest(data, meta_len, name, err)) return false;
     if (!parse_meta(data, meta_len, name, &out->info, err)) return false;
     ri_snapstore_info said = out->info;
-    if (!parse_body(data + HEAD + meta_len, (size_t)body_len, name, out, err)) {
+    if (!parse_body(data + HEAD + meta_len, (size_t)body_len, ss_get_u16(data + 4), name, out, err)) {
         ss_manifest_free(out);
         return false;
     }
@@ -407,7 +523,7 @@ bool ss_manifest_load_head(ri_snapstore *st, const char *name, ri_snapstore_info
 bool ss_manifest_visit(const ss_manifest *m, ss_hash_visitor visit, void *user) {
     for (uint32_t i = 0; i < m->nmemories; i++)
         for (uint32_t k = 0; k < m->memories[i].stored; k++)
-            if (!visit(user, m->memories[i].hashes + (size_t)k * SS_HASH)) return false;
-    if (m->info.module_stored && !visit(user, m->info.module_sha256)) return false;
+            if (!visit(user, m->memories[i].hashes + (size_t)k * SS_HASH, SS_PAGE)) return false;
+    if (m->info.module_stored && !visit(user, m->info.module_sha256, m->info.module_size)) return false;
     return true;
 }

@@ -264,7 +264,7 @@ bool ss_put(ri_snapstore *st, const char *name, const uint8_t *image, size_t len
     int lock = ss_lock(st, SS_LOCK_SHARED, o->abort, err);
     if (lock < 0) return false;
     ss_manifest m;
-    ss_ingest in = {o->module, o->module_len, o->cache, o->abort};
+    ss_ingest in = {o->module, o->module_len, o->cache, o->abort, meta_from};
     /* I2: every blob the manifest names is durable before the manifest is written. */
     bool ok = ss_ingest_image(st, image, len, &in, &m, stats, err);
     if (ok) {

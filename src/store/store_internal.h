@@ -189,6 +189,11 @@ bool ss_blob_sync(ri_snapstore *st, ss_dirty *dirty, ri_snapstore_error *err);
  * hash, into dst (expected bytes). what names it in messages ("page 3 of memory 0"). */
 bool ss_blob_read(ri_snapstore *st, const uint8_t hash[SS_HASH], uint8_t *dst, size_t expected, const char *what,
                   ri_snapstore_error *err);
+/* Whether blob `hash` exists and, if so, the content size its frame header declares
+ * (a header that is not a zstd frame's, or declares no size, is ERR_CORRUPT). Cheap: one
+ * small read; the content itself is checked by the reads. */
+bool ss_blob_content_size(ri_snapstore *st, const uint8_t hash[SS_HASH], bool *exists, uint64_t *size,
+                          ri_snapstore_error *err);
 /* The same for a blob of unknown size up to max (modules): *out is malloc'd. */
 bool ss_blob_read_alloc(ri_snapstore *st, const uint8_t hash[SS_HASH], size_t expected, uint8_t **out,
                         const char *what, ri_snapstore_error *err);
@@ -216,6 +221,18 @@ typedef struct ss_memory {
     uint8_t *hashes;             /* stored * 32 bytes, in page order */
 } ss_memory;
 
+/* One section of the image a manifest stands for, in the image's order (CSUM and RIMD,
+ * the store's own metadata, left out). The store rebuilds META, MODL, MEMS, TBLS, GLBS
+ * and SEGS from the manifest and its blobs; every other section (FRMS, a paused call;
+ * optional sections this build does not know) is kept verbatim, with its flags and its
+ * place, so that the image comes back byte for byte. */
+typedef struct ss_section {
+    char tag[4];
+    uint32_t flags;
+    uint8_t *content;            /* a verbatim section's bytes; NULL for a rebuilt one */
+    uint64_t len;
+} ss_section;
+
 typedef struct ss_manifest {
     ri_snapstore_info info;      /* the metadata (name from the file name) */
     uint8_t meta[SS_META_BYTES]; /* WSNP v2 META, verbatim */
@@ -223,7 +240,23 @@ typedef struct ss_manifest {
     ss_memory *memories;
     uint8_t *tbls, *glbs, *segs; /* the WSNP v2 sections' contents, verbatim */
     uint64_t tbls_len, glbs_len, segs_len;
+    /* The image's sections in order; 0: exactly the writer's (META, [MODL], MEMS, TBLS,
+     * GLBS, SEGS with the writer's flags), which manifest version 1 implies. */
+    uint32_t nsections;
+    ss_section *sections;
 } ss_manifest;
+
+/* Whether the store rebuilds section `tag` (META, MODL, MEMS, TBLS, GLBS, SEGS) rather
+ * than keeping its bytes. */
+bool ss_section_rebuilt(const char tag[4]);
+/* Whether layout (n sections, as recorded at ingest) is the writer's own, which needs no
+ * recording: the sections the store rebuilds, in order, with the writer's flags (MODL, if
+ * there, optional and right before MEMS). */
+bool ss_layout_is_writers(const ss_section *layout, uint32_t n);
+/* The first metadata field (by its JSON key) on which said and is disagree: module,
+ * moduleSize, status, prngState, gasUsed, eventTimestamp, memories, memoryBytes,
+ * storedPages, imageBytes; NULL when they agree. */
+const char *ss_info_disagreement(const ri_snapstore_info *said, const ri_snapstore_info *is);
 
 void ss_manifest_free(ss_manifest *m);
 /* Fills info's derived fields (memory_bytes, stored_pages, image_bytes, state from
@@ -237,8 +270,9 @@ bool ss_manifest_load(ri_snapstore *st, const char *name, ss_manifest *out, ri_s
 /* Reads only the head of snapshots/<name>.snap (header, metadata, the head's own
  * digest): what list needs, a few hundred bytes however large the snapshot. */
 bool ss_manifest_load_head(ri_snapstore *st, const char *name, ri_snapstore_info *out, ri_snapstore_error *err);
-/* Every hash the manifest holds a reference to (pages, and the module when stored). */
-typedef bool (*ss_hash_visitor)(void *user, const uint8_t hash[SS_HASH]);
+/* Every hash the manifest holds a reference to (pages, and the module when stored), with
+ * the content size the reference implies (64 KiB for a page, META's for the module). */
+typedef bool (*ss_hash_visitor)(void *user, const uint8_t hash[SS_HASH], uint64_t size);
 bool ss_manifest_visit(const ss_manifest *m, ss_hash_visitor visit, void *user);
 /* "<name>.snap" into out (RI_SNAPSTORE_NAME_MAX + 6). */
 void ss_manifest_file(const char *name, char *out, size_t cap);
@@ -263,6 +297,9 @@ typedef struct ss_ingest {
     size_t module_len;
     ri_snapstore_cache *cache;
     const ri_snapstore_abort *abort;
+    /* An import's metadata: it must describe the image (ss_info_disagreement), checked
+     * before any blob is written; NULL: nothing to check. */
+    const ri_snapstore_info *described;
 } ss_ingest;
 
 /* Under the shared lock: reads the image, writes the blobs it needs (each page once,

@@ -39,23 +39,10 @@ static int teardown(void **state) {
 }
 
 static void put(fx *f, const char *name, bytes image, ri_snapstore_put_stats *stats) {
-    ri_snapstore_put_options o;
-    memset(&o, 0, sizeof o);
-    o.replace = true;
-    ri_snapstore_error err;
-    expect_ok(ri_snapstore_put(f->st, name, image.data, image.len, &o, NULL, stats, &err), &err);
+    store_put(f->st, name, image, stats);
 }
 
-static bytes get(fx *f, const char *name, bool module, bool compress) {
-    ri_snapstore_image_options o;
-    memset(&o, 0, sizeof o);
-    o.include_module = module;
-    o.compress = compress;
-    bytes b = {NULL, 0};
-    ri_snapstore_error err;
-    expect_ok(ri_snapstore_get_image(f->st, name, &o, &b.data, &b.len, NULL, &err), &err);
-    return b;
-}
+static bytes get(fx *f, const char *name, bool module, bool compress) { return store_get(f->st, name, module, compress); }
 
 static void fill(ri_sandbox *sb, int32_t first, int32_t count, int32_t seed) {
     for (int32_t p = first; p < first + count; p++) CALL2(sb, "fillPage", p, seed + p);
@@ -206,6 +193,136 @@ static void test_image_without_module(void **state) {
     assert_true(info.module_stored);
     ri_snapstore_info_free(&info);
     free(raw.data), free(wasm.data), free(other.data);
+}
+
+/* ---- header fields checked against what the store holds ----------------------------------------- */
+
+static uint64_t get_u64(const uint8_t *p) {
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--) v = v << 8 | p[i];
+    return v;
+}
+
+static void put_u64(uint8_t *p, uint64_t v) {
+    for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* META's module size (the header, then META's section header, then the 32-byte hash). */
+#define META_MODULE_SIZE (8 + 16 + 32)
+
+/* image (without MODL) naming its module with size + delta; the checksum recomputed. */
+static bytes with_module_size(bytes image, int64_t delta) {
+    bytes b = {malloc(image.len), image.len};
+    assert_non_null(b.data);
+    memcpy(b.data, image.data, image.len);
+    put_u64(b.data + META_MODULE_SIZE, get_u64(b.data + META_MODULE_SIZE) + (uint64_t)delta);
+    uint32_t crc = ri_snap_crc32c(b.data, b.len - 20);
+    for (int i = 0; i < 4; i++) b.data[b.len - 4 + i] = (uint8_t)(crc >> (8 * i));
+    return b;
+}
+
+static void test_module_size_checked_against_the_store(void **state) {
+    fx *f = *state;
+    bytes with = snap(f->sb, true, true), bare = snap(f->sb, false, true);
+    put(f, "with", with, NULL); /* the store holds the module now */
+    bytes wasm = read_fixture("store_state");
+    ri_snapstore_error err;
+    ri_snapstore_info info;
+    for (int delta = -1; delta <= 1; delta += 2) {
+        bytes lie = with_module_size(bare, delta);
+        /* Saved alone: the module the store holds has another size. */
+        expect_refused(ri_snapstore_put(f->st, "lie", lie.data, lie.len, NULL, NULL, NULL, &err), &err,
+                       RI_SNAPSTORE_ERR_INPUT, "but the store holds that module with");
+        /* Imported (a plain image under a name). */
+        expect_refused(ri_snapstore_import(f->st, lie.data, lie.len, "lie", NULL, NULL, &err), &err,
+                       RI_SNAPSTORE_ERR_INPUT, "but the store holds that module with");
+        /* With the true module beside it: the image still lies about it. */
+        ri_snapstore_put_options po;
+        memset(&po, 0, sizeof po);
+        po.module = wasm.data;
+        po.module_len = wasm.len;
+        expect_refused(ri_snapstore_put(f->st, "lie", lie.data, lie.len, &po, NULL, NULL, &err), &err,
+                       RI_SNAPSTORE_ERR_INPUT, "not the one the image names");
+        bool exists;
+        expect_ok(ri_snapstore_exists(f->st, "lie", &exists, &err), &err);
+        assert_false(exists);
+        free(lie.data);
+    }
+    /* The true header is accepted, with or without the module beside it. */
+    expect_ok(ri_snapstore_put(f->st, "bare", bare.data, bare.len, NULL, &info, NULL, &err), &err);
+    assert_true(info.module_stored);
+    ri_snapstore_info_free(&info);
+    bytes back = get(f, "bare", true, true);
+    assert_bytes_equal(with, back);
+    uint64_t checked, bad;
+    ri_snapstore_error first;
+    expect_ok(ri_snapstore_verify(f->st, &checked, &bad, &first, &err), &err);
+    assert_int_equal(bad, 0);
+    free(with.data), free(bare.data), free(wasm.data), free(back.data);
+}
+
+/* Rewrites snapshot `name`'s manifest with META's module size (and the metadata's
+ * "moduleSize") one more or one less, both digests recomputed: what a store written by
+ * an earlier build that accepted such an image holds. */
+static void forge_module_size(fx *f, const char *name) {
+    char path[4400];
+    snprintf(path, sizeof path, "%s/snapshots/%s.snap", f->path, name);
+    bytes m = read_path(path);
+    uint32_t meta_len = (uint32_t)(m.data[8] | m.data[9] << 8 | m.data[10] << 16 | (uint32_t)m.data[11] << 24);
+    uint8_t *json = m.data + 56, *body = m.data + 56 + meta_len;
+    uint64_t size = get_u64(body + 32);
+    char old[32], new_[32];
+    snprintf(old, sizeof old, "\"moduleSize\":%llu,", (unsigned long long)size);
+    uint64_t forged = size + 1;
+    snprintf(new_, sizeof new_, "\"moduleSize\":%llu,", (unsigned long long)forged);
+    if (strlen(new_) != strlen(old)) {
+        forged = size - 1;
+        snprintf(new_, sizeof new_, "\"moduleSize\":%llu,", (unsigned long long)forged);
+    }
+    assert_int_equal(strlen(new_), strlen(old));
+    char *at = NULL;
+    for (uint32_t i = 0; i + strlen(old) <= meta_len && !at; i++)
+        if (memcmp(json + i, old, strlen(old)) == 0) at = (char *)json + i;
+    assert_non_null(at);
+    memcpy(at, new_, strlen(new_));
+    put_u64(body + 32, forged);
+    uint8_t *head = malloc(24 + meta_len);
+    assert_non_null(head);
+    memcpy(head, m.data, 24);
+    memcpy(head + 24, json, meta_len);
+    assert_true(ri_snap_sha256(head, 24 + meta_len, m.data + 24));
+    free(head);
+    assert_true(ri_snap_sha256(m.data, m.len - 32, m.data + m.len - 32));
+    write_path(path, m.data, m.len);
+    free(m.data);
+}
+
+static void test_verify_finds_a_module_of_another_size(void **state) {
+    fx *f = *state;
+    bytes with = snap(f->sb, true, true), bare = snap(f->sb, false, true);
+    put(f, "with", with, NULL);
+    put(f, "bare", bare, NULL);
+    forge_module_size(f, "bare");
+    ri_snapstore_error err;
+    ri_snapstore_info info;
+    expect_ok(ri_snapstore_get_info(f->st, "bare", &info, &err), &err); /* the manifest itself is whole */
+    assert_true(info.module_stored);
+    ri_snapstore_info_free(&info);
+    uint8_t *out;
+    size_t len;
+    ri_snapstore_image_options o;
+    memset(&o, 0, sizeof o);
+    o.include_module = true;
+    expect_refused(ri_snapstore_get_image(f->st, "bare", &o, &out, &len, NULL, &err), &err, RI_SNAPSTORE_ERR_CORRUPT,
+                   "Corrupt store");
+    uint64_t checked, bad;
+    ri_snapstore_error first;
+    expect_ok(ri_snapstore_verify(f->st, &checked, &bad, &first, &err), &err);
+    assert_int_equal(bad, 1);
+    assert_int_equal(first.code, RI_SNAPSTORE_ERR_CORRUPT);
+    assert_non_null(strstr(first.message, "snapshot 'bare'"));
+    assert_non_null(strstr(first.message, "the module"));
+    free(with.data), free(bare.data);
 }
 
 static void test_v1_and_garbage_refused(void **state) {
@@ -780,6 +897,8 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_round_trip_byte_exact, setup, teardown),
         cmocka_unit_test_setup_teardown(test_put_compressed_image_with_module, setup, teardown),
         cmocka_unit_test_setup_teardown(test_image_without_module, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_module_size_checked_against_the_store, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_verify_finds_a_module_of_another_size, setup, teardown),
         cmocka_unit_test_setup_teardown(test_v1_and_garbage_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_pages_stored_once, setup, teardown),
         cmocka_unit_test_setup_teardown(test_zero_pages_not_stored, setup, teardown),

@@ -167,6 +167,36 @@ static inline void expect_ok(bool ok, const ri_snapstore_error *err) {
     assert_true(ok);
 }
 
+/* A refusal: ok is false, with this code and a message containing text. */
+static inline void expect_refused(bool ok, const ri_snapstore_error *err, ri_snapstore_errcode code, const char *text) {
+    assert_false(ok);
+    if (err->code != code || !strstr(err->message, text))
+        print_error("expected %s with '%s', got %s: %s\n", ri_snapstore_errcode_name(code), text,
+                    ri_snapstore_errcode_name(err->code), err->message);
+    assert_int_equal(err->code, code);
+    assert_non_null(strstr(err->message, text));
+}
+
+/* Puts image as `name` (replacing); gets it back with these options. */
+static inline void store_put(ri_snapstore *st, const char *name, bytes image, ri_snapstore_put_stats *stats) {
+    ri_snapstore_put_options o;
+    memset(&o, 0, sizeof o);
+    o.replace = true;
+    ri_snapstore_error err;
+    expect_ok(ri_snapstore_put(st, name, image.data, image.len, &o, NULL, stats, &err), &err);
+}
+
+static inline bytes store_get(ri_snapstore *st, const char *name, bool module, bool compress) {
+    ri_snapstore_image_options o;
+    memset(&o, 0, sizeof o);
+    o.include_module = module;
+    o.compress = compress;
+    bytes b = {NULL, 0};
+    ri_snapstore_error err;
+    expect_ok(ri_snapstore_get_image(st, name, &o, &b.data, &b.len, NULL, &err), &err);
+    return b;
+}
+
 /* Entries of a directory, "." and ".." excluded. */
 static inline size_t count_entries(const char *path, const char *prefix) {
     DIR *d = opendir(path);
