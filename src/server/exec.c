@@ -248,6 +248,7 @@ static void execution_done(srv_job *job) {
     srv_sandbox *sb = job->sb;
     if (sb->conn) srv_conn_send_status(sb->conn, "SANDBOX_EXECUTION_DONE");
     reset_io(sb);
+    sb->detached_since = 0; /* the next execution's grace starts when it runs detached */
     if (sb->detached_ended) { /* ended by the grace period: with checkpointing, saved and freed */
         sb->detached_ended = false;
         srv *s = sb->s;

@@ -105,9 +105,9 @@ async def detached_execution_ends_after_grace(ri):
     check_eq(metric(s, "ri_server_executions_running"), 0.0, "executions running 20 s after their clients left")
     # the one with checkpointing was saved and left memory: attach restores it
     deadline = time.monotonic() + 10
-    while not os.path.exists(os.path.join(s.ckpt, saved.id, "checkpoints", "latest")) and \
-            time.monotonic() < deadline:
+    while metric(s, "ri_server_sandboxes_live") > 1 and time.monotonic() < deadline:
         await asyncio.sleep(0.1)
+    check(os.path.exists(os.path.join(s.ckpt, saved.id, "checkpoints", "latest")), "a checkpoint was written")
     c = await attach_running(s, saved.id, saved.token, restoring=True)
     got = await run_wasm(c, "hello", 10)
     check_eq(texts(got, "stdout"), "hello, world\n", "the restored sandbox")
