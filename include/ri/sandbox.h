@@ -498,6 +498,10 @@ const char *ri_sandbox_pending_action(const ri_sandbox *sb);
  * calls across slices against max_gas. The result is the execution's (or
  * RI_SANDBOX_SUSPENDED_CALL again). */
 ri_sandbox_result ri_sandbox_resume(ri_sandbox *sb, uint64_t gas);
+/* Continues the pending call with only the gas the last slice left unspent (nothing is
+ * added): a call paused by an interrupt and resumed this way, any number of times, runs
+ * out of gas exactly where the uninterrupted execution would (a scheduler's time slices). */
+ri_sandbox_result ri_sandbox_resume_carry(ri_sandbox *sb);
 /* Drops the pending call: status loaded, memory and globals as the call left them. */
 bool ri_sandbox_abandon(ri_sandbox *sb, ri_sandbox_error *err);
 

@@ -36,6 +36,11 @@ typedef struct ri_server_config {
     FILE *log;                      /* JSON lines; NULL: stderr */
     bool compress_checkpoints;      /* zstd pages in checkpoint images (default: raw, faster) */
     uint64_t max_sandbox_memory;    /* the largest max_memory_bytes a client may ask: 256 MiB */
+    uint32_t max_execution_ms;      /* the largest sandbox.max_execution_ms a client may ask: 300000 */
+    uint64_t max_gas;               /* the largest sandbox.max_gas a client may ask: 1e11 */
+    uint32_t slice_ms;              /* an execution's time slice while others wait for a worker: 100 */
+    uint32_t detached_grace_ms;     /* an execution without a client is ended after this: 60000 */
+    uint64_t output_budget;         /* bytes of output waiting for all clients together: 64 MiB */
 } ri_server_config;
 
 ri_server_config ri_server_config_default(void);
@@ -47,8 +52,11 @@ ri_server *ri_server_new(const ri_server_config *cfg, char *err, size_t errcap);
 /* The port it listens on. */
 int ri_server_port(const ri_server *s);
 /* Serves on the calling thread until ri_server_stop; then checkpoints the live sandboxes
- * that enabled checkpointing, releases leases and returns true (false: an error). */
+ * that enabled checkpointing, releases leases and returns true; false when a shutdown
+ * checkpoint failed (ri_server_error says which sandboxes were not saved) or on an error. */
 bool ri_server_run(ri_server *s);
+/* Why ri_server_run returned false ("" if it did not). */
+const char *ri_server_error(const ri_server *s);
 /* Async-signal-safe enough for a signal handler: sets a flag and wakes the service thread. */
 void ri_server_stop(ri_server *s);
 void ri_server_free(ri_server *s);

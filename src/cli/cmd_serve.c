@@ -38,6 +38,11 @@ static void serve_usage(FILE *f) {
             "  --max-message-bytes N   largest client message (16 MiB)\n"
             "  --compress-checkpoints  zstd pages in checkpoint images (default raw: faster)\n"
             "  --max-sandbox-memory BYTES  the most memory a client may give a sandbox (256 MiB)\n"
+            "  --max-execution-ms N    the longest max_execution_ms a client may ask (300000)\n"
+            "  --max-gas N             the most max_gas a client may ask (100000000000)\n"
+            "  --slice-ms N            an execution's time slice while others wait for a worker (100)\n"
+            "  --detached-grace-seconds N  end an execution whose client left after N s (60)\n"
+            "  --output-budget BYTES   output waiting for all clients together (64 MiB)\n"
             "  -h, --help              show this help\n"
             "\n%s",
             ri_exit_codes_help);
@@ -64,7 +69,8 @@ int ri_cmd_serve(int argc, char **argv) {
         static const char *const with_value[] = {"--host", "--port", "--checkpoint-path", "--workers",
                                                  "--max-sandboxes", "--keep-checkpoints", "--memory-budget",
                                                  "--server-id", "--lease-seconds", "--store", "--max-message-bytes",
-                                                 "--max-sandbox-memory"};
+                                                 "--max-sandbox-memory", "--max-execution-ms", "--max-gas",
+                                                 "--slice-ms", "--detached-grace-seconds", "--output-budget"};
         bool known = false;
         for (size_t k = 0; k < sizeof with_value / sizeof with_value[0]; k++)
             if (ri_arg_is(&arg, with_value[k])) known = true;
@@ -84,6 +90,14 @@ int ri_cmd_serve(int argc, char **argv) {
             if (!ri_parse_bytes(v, &n, &why) || n == 0)
                 return ri_usage("ri serve", "--max-sandbox-memory: %s", why ? why : "at least 1");
             cfg.max_sandbox_memory = n;
+        } else if (ri_arg_is(&arg, "--output-budget")) {
+            if (!ri_parse_bytes(v, &n, &why) || n < (1u << 20))
+                return ri_usage("ri serve", "--output-budget: %s", why ? why : "at least 1 MiB");
+            cfg.output_budget = n;
+        } else if (ri_arg_is(&arg, "--max-gas")) {
+            if (!ri_parse_u64(v, UINT64_MAX, &n, &why) || n == 0)
+                return ri_usage("ri serve", "--max-gas: %s", why ? why : "at least 1");
+            cfg.max_gas = n;
         } else if (ri_arg_is(&arg, "--max-message-bytes")) {
             if (!ri_parse_bytes(v, &n, &why) || n < 1024)
                 return ri_usage("ri serve", "--max-message-bytes: %s", why ? why : "at least 1024");
@@ -95,12 +109,18 @@ int ri_cmd_serve(int argc, char **argv) {
             else if (ri_arg_is(&arg, "--max-sandboxes")) max = 1000000;
             else if (ri_arg_is(&arg, "--keep-checkpoints")) max = 1000;
             else if (ri_arg_is(&arg, "--lease-seconds")) max = 86400;
+            else if (ri_arg_is(&arg, "--max-execution-ms")) max = 86400000;
+            else if (ri_arg_is(&arg, "--slice-ms")) max = 60000;
+            else if (ri_arg_is(&arg, "--detached-grace-seconds")) max = 86400;
             else return ri_usage("ri serve", "unknown option '%s'", arg.text);
             if (!ri_parse_u64(v, max, &n, &why)) return ri_usage("ri serve", "%s: %s", arg.text, why);
             if (ri_arg_is(&arg, "--port")) cfg.port = (int)n;
             else if (ri_arg_is(&arg, "--workers")) cfg.workers = (uint32_t)(n ? n : 1);
             else if (ri_arg_is(&arg, "--max-sandboxes")) cfg.max_sandboxes = (uint32_t)(n ? n : 1);
             else if (ri_arg_is(&arg, "--keep-checkpoints")) cfg.keep_checkpoints = (uint32_t)(n ? n : 1);
+            else if (ri_arg_is(&arg, "--max-execution-ms")) cfg.max_execution_ms = (uint32_t)(n ? n : 1);
+            else if (ri_arg_is(&arg, "--slice-ms")) cfg.slice_ms = (uint32_t)(n ? n : 1);
+            else if (ri_arg_is(&arg, "--detached-grace-seconds")) cfg.detached_grace_ms = (uint32_t)(n ? n : 1) * 1000u;
             else cfg.lease_ms = (uint32_t)(n ? n : 1) * 1000u;
         }
     }
@@ -121,6 +141,7 @@ int ri_cmd_serve(int argc, char **argv) {
     printf("listening on %s:%d\n", cfg.host, ri_server_port(s));
     fflush(stdout);
     bool ok = ri_server_run(s);
+    if (!ok) fprintf(stderr, "ri serve: %s\n", ri_server_error(s)[0] ? ri_server_error(s) : "the server failed");
     running_server = NULL;
     ri_server_free(s);
     return ok ? RI_EXIT_OK : RI_EXIT_INTERNAL;

@@ -108,7 +108,9 @@ bool ri_sandbox_abandon(ri_sandbox *sb, ri_sandbox_error *err) {
     return true;
 }
 
-ri_sandbox_result ri_sandbox_resume(ri_sandbox *sb, uint64_t gas) {
+/* carry: the slice gets only what the last one left (a scheduler's slices: the call's
+ * budget is not extended); else gas (0: max_gas) on top of it. */
+static ri_sandbox_result resume_call(ri_sandbox *sb, uint64_t gas, bool carry) {
     ri_sandbox_result r;
     memset(&r, 0, sizeof r);
     if (!sb) {
@@ -146,7 +148,7 @@ ri_sandbox_result ri_sandbox_resume(ri_sandbox *sb, uint64_t gas) {
     bool instructions = sb->config.gas_schedule == RI_GAS_INSTRUCTIONS;
     if (!instructions) run.host_gas_used = sb->pending->gas_used; /* the count goes on */
     /* This slice has what the last one left plus its own budget (ri_store_resume adds). */
-    uint64_t more = instructions ? (gas ? gas : sb->config.max_gas) : 0;
+    uint64_t more = instructions && !carry ? (gas ? gas : sb->config.max_gas) : 0;
     ri_store_set_gas(store, instructions ? sb->pending->gas_left : UINT64_MAX);
     uint64_t budget = ri_store_gas(store) > UINT64_MAX - more ? UINT64_MAX : ri_store_gas(store) + more;
     ri_store_set_suspend_mode(store, sb->pending->pause_on);
@@ -184,6 +186,10 @@ ri_sandbox_result ri_sandbox_resume(ri_sandbox *sb, uint64_t gas) {
     if (results != inline_results) free(results);
     return r;
 }
+
+ri_sandbox_result ri_sandbox_resume(ri_sandbox *sb, uint64_t gas) { return resume_call(sb, gas, false); }
+
+ri_sandbox_result ri_sandbox_resume_carry(ri_sandbox *sb) { return resume_call(sb, 0, true); }
 
 /* ---- snapshots ------------------------------------------------------------------------------ */
 

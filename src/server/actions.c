@@ -221,5 +221,6 @@ void srv_start_action(srv_sandbox *sb, json_t *msg) {
         srv_job_free(job);
         return;
     }
+    if (strcmp(action, "execute") == 0) atomic_fetch_add(&sb->s->m.executions, 1);
     srv_submit(sb->s, job);
 }

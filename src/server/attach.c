@@ -41,6 +41,10 @@ static bool try_restore(srv_conn *c, json_t *meta, const char *token, bool annou
         return true;
     }
     cfg.enable_checkpoint = true;
+    /* made under other limits (another server, or this one before a restart): this
+     * server's caps hold */
+    if (cfg.max_execution_ms > s->cfg.max_execution_ms) cfg.max_execution_ms = s->cfg.max_execution_ms;
+    if (cfg.max_gas > s->cfg.max_gas) cfg.max_gas = s->cfg.max_gas;
     srv_sandbox *sb = srv_sandbox_new(s, c->attach_id, token, &cfg);
     if (!sb) {
         srv_lease_release(s->checkpoint_path, c->attach_id, s->server_id);

@@ -230,12 +230,12 @@ static bool immediate(srv_sandbox *sb, json_t *msg) {
     return false;
 }
 
-static void handle_init(srv_conn *c, const char *text, size_t len) {
+/* init: the parsed message (taken over), or NULL with parse_why saying why. */
+static void handle_init(srv_conn *c, json_t *init, const char *parse_why) {
     srv *s = c->s;
-    c->init_done = true;
     srv_conn_send_status(c, "SANDBOX_CREATING");
     char why[512];
-    json_t *init = srv_parse_message(text, len, s->cfg.max_message_bytes, s->cfg.max_json_depth, why, sizeof why);
+    snprintf(why, sizeof why, "%s", parse_why ? parse_why : "");
     srv_sandbox_cfg cfg;
     const char *fail = NULL;
     char failbuf[600];
@@ -248,6 +248,16 @@ static void handle_init(srv_conn *c, const char *text, size_t len) {
     } else if (cfg.max_memory_bytes > s->cfg.max_sandbox_memory) {
         snprintf(failbuf, sizeof failbuf, "max_memory_bytes %llu is above this server's limit of %llu bytes.",
                  (unsigned long long)cfg.max_memory_bytes, (unsigned long long)s->cfg.max_sandbox_memory);
+        fail = failbuf;
+        srv_cfg_free(&cfg);
+    } else if (cfg.max_execution_ms > s->cfg.max_execution_ms) {
+        snprintf(failbuf, sizeof failbuf, "max_execution_ms %u is above this server's limit of %u ms.",
+                 cfg.max_execution_ms, s->cfg.max_execution_ms);
+        fail = failbuf;
+        srv_cfg_free(&cfg);
+    } else if (cfg.max_gas > s->cfg.max_gas) {
+        snprintf(failbuf, sizeof failbuf, "max_gas %llu is above this server's limit of %llu.",
+                 (unsigned long long)cfg.max_gas, (unsigned long long)s->cfg.max_gas);
         fail = failbuf;
         srv_cfg_free(&cfg);
     } else if (cfg.enable_checkpoint && !s->checkpoint_path) {
@@ -286,19 +296,25 @@ static void handle_init(srv_conn *c, const char *text, size_t len) {
     json_decref(init);
 }
 
-void srv_handle_message(srv_conn *c, const char *text, size_t len) {
-    srv *s = c->s;
-    atomic_fetch_add(&s->m.messages, 1);
-    if (c->closing) return;
+bool srv_conn_wants_message(srv_conn *c) {
+    if (c->closing) return false;
+    if (c->kind == SRV_CONN_CREATE && !c->init_done) return true;
+    return c->sb != NULL; /* waiting for a lease: nothing to act on yet */
+}
+
+void srv_handle_parsed(srv_conn *c, json_t *msg, const char *why) {
+    atomic_fetch_add(&c->s->m.messages, 1);
+    if (!srv_conn_wants_message(c)) {
+        json_decref(msg);
+        return;
+    }
     if (c->kind == SRV_CONN_CREATE && !c->init_done) {
-        handle_init(c, text, len);
+        c->init_done = true;
+        handle_init(c, msg, why);
         return;
     }
     srv_sandbox *sb = c->sb;
-    if (!sb) return; /* waiting for a lease: nothing to act on yet */
     srv_sandbox_touch(sb);
-    char why[512];
-    json_t *msg = srv_parse_message(text, len, s->cfg.max_message_bytes, s->cfg.max_json_depth, why, sizeof why);
     if (!msg) {
         bad_request(sb, why);
         return;

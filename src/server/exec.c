@@ -40,6 +40,9 @@ static int host_write(ri_host_call *call, void *user, const ri_val *args, ri_val
     }
     emit_output(sb, fd, p, (size_t)len, false);
     results[0] = ri_val_i32(len);
+    /* the client does not read, or others wait: the call completes, then the execution
+     * pauses (an interrupt alone may not reach code that keeps calling imports) */
+    if (srv_sched_should_yield(sb)) return ri_host_yield(call);
     return 0;
 }
 
@@ -129,8 +132,77 @@ static void format_error(const ri_sandbox_error *e, char *out, size_t cap) {
         snprintf(out, cap, "%s: %s", ri_sandbox_errcode_name(e->code), e->message);
 }
 
+/* The call is over: the rest of its output, its error, and back to unpausable calls. */
+static void execution_end(srv_job *job, const ri_sandbox_result *r) {
+    srv_sandbox *sb = job->sb;
+    ri_sandbox_set_pause_on(sb->sb, 0, NULL);
+    emit_output(sb, 1, NULL, 0, true);
+    emit_output(sb, 2, NULL, 0, true);
+    if (!r->ok && !atomic_load(&sb->killed)) {
+        char msg[700];
+        format_error(&r->error, msg, sizeof msg);
+        post_error(sb, "SANDBOX_EXECUTION_ERROR", msg);
+    }
+}
+
+/* Why a slice came back paused: the kill, output back-pressure, a preemption, else its
+ * time is up (the engine's per-slice limit, max_execution_ms, pauses instead of failing). */
+static void slice_paused(srv_job *job, ri_sandbox_result *r) {
+    srv_sandbox *sb = job->sb;
+    if (!atomic_load(&sb->killed) && job->run_ms < (int64_t)sb->cfg.max_execution_ms) {
+        job->paused = true; /* a preemption, output to wait for, or a stray interrupt */
+        job->pause_why = atomic_load(&sb->out_blocked) ? SRV_PAUSE_OUTPUT : SRV_PAUSE_SLICE;
+        return;
+    }
+    ri_sandbox_abandon(sb->sb, NULL);
+    ri_sandbox_result_free(r);
+    memset(r, 0, sizeof *r);
+    if (atomic_load(&sb->killed)) {
+        r->ok = true;
+        return;
+    }
+    r->error.code = RI_SANDBOX_TIMEOUT;
+    snprintf(r->error.message, sizeof r->error.message, "Execution timed out after %lld ms (limit %u ms)",
+             (long long)job->run_ms, sb->cfg.max_execution_ms);
+}
+
+/* One slice: the call's start, or its continuation. */
+static ri_sandbox_result run_slice(srv_job *job) {
+    srv_sandbox *sb = job->sb;
+    int64_t t0 = srv_mono_ms();
+    sb->exec_deadline = t0 + ((int64_t)sb->cfg.max_execution_ms - job->run_ms);
+    atomic_store(&job->preempt, false);
+    atomic_store(&sb->out_blocked, false);
+    atomic_store(&job->slice_deadline, sb->exec_deadline);
+    atomic_store(&job->slice_started, t0 ? t0 : 1);
+    ri_sandbox_result r;
+    if (atomic_load(&sb->killed)) {
+        memset(&r, 0, sizeof r);
+        r.ok = true;
+        if (job->started) ri_sandbox_abandon(sb->sb, NULL);
+    } else if (!job->started) {
+        job->started = true;
+        atomic_store(&sb->pausable, true);
+        r = ri_sandbox_execute(sb->sb, "_start", NULL);
+    } else {
+        atomic_store(&sb->pausable, true);
+        r = ri_sandbox_resume_carry(sb->sb);
+    }
+    atomic_store(&sb->pausable, false);
+    atomic_store(&job->slice_started, 0);
+    job->run_ms += srv_mono_ms() - t0;
+    if (!r.ok && r.error.code == RI_SANDBOX_SUSPENDED_CALL) slice_paused(job, &r);
+    return r;
+}
+
 static void execution_work(srv_job *job) {
     srv_sandbox *sb = job->sb;
+    if (job->started) {
+        ri_sandbox_result r = run_slice(job);
+        if (!job->paused) execution_end(job, &r);
+        ri_sandbox_result_free(&r);
+        return;
+    }
     if (!sb->sb) { /* a sandbox still being made (snapshot_restore/branch) */
         post_error(sb, "SANDBOX_EXECUTION_ERROR", "The sandbox is not ready yet.");
         return;
@@ -152,22 +224,11 @@ static void execution_work(srv_job *job) {
         return;
     }
     memset(sb->out_utf8, 0, sizeof sb->out_utf8);
-    sb->exec_deadline = srv_mono_ms() + sb->cfg.max_execution_ms;
     post_status(sb, "SANDBOX_EXECUTION_RUNNING");
-    ri_sandbox_result r;
-    if (atomic_load(&sb->killed)) {
-        memset(&r, 0, sizeof r);
-        r.ok = true;
-    } else {
-        r = ri_sandbox_execute(sb->sb, "_start", NULL);
-    }
-    emit_output(sb, 1, NULL, 0, true);
-    emit_output(sb, 2, NULL, 0, true);
-    if (!r.ok && !atomic_load(&sb->killed)) {
-        char msg[700];
-        format_error(&r.error, msg, sizeof msg);
-        post_error(sb, "SANDBOX_EXECUTION_ERROR", msg);
-    }
+    /* slices: pause on an interrupt (preemption, the slice's time) and when ri.write yields */
+    ri_sandbox_set_pause_on(sb->sb, RI_SUSPEND_ON_INTERRUPT | RI_SUSPEND_ON_YIELD, NULL);
+    ri_sandbox_result r = run_slice(job);
+    if (!job->paused) execution_end(job, &r);
     ri_sandbox_result_free(&r);
 }
 
@@ -187,6 +248,14 @@ static void execution_done(srv_job *job) {
     srv_sandbox *sb = job->sb;
     if (sb->conn) srv_conn_send_status(sb->conn, "SANDBOX_EXECUTION_DONE");
     reset_io(sb);
+    sb->detached_since = 0; /* the next execution's grace starts when it runs detached */
+    if (sb->detached_ended) { /* ended by the grace period: with checkpointing, saved and freed */
+        sb->detached_ended = false;
+        srv *s = sb->s;
+        if (!sb->conn && !sb->removed && !s->stopping && !sb->kill_pending && s->checkpoint_path &&
+            sb->cfg.enable_checkpoint)
+            srv_start_checkpoint(sb, SRV_CKPT_IDLE);
+    }
 }
 
 void srv_start_execution(srv_sandbox *sb, json_t *msg) {
@@ -209,4 +278,5 @@ void srv_kill_process(srv_sandbox *sb) {
     pthread_cond_broadcast(&sb->io_cond);
     pthread_mutex_unlock(&sb->io_lock);
     if (sb->sb) ri_sandbox_interrupt(sb->sb);
+    if (sb->parked) srv_sched_unpark(sb); /* a parked execution ends on its worker */
 }

@@ -278,6 +278,7 @@ static void restore_work(srv_job *job) {
     const uint8_t *img = NULL;
     size_t n = 0;
     char latest[64] = "";
+    srv_clean_temps(sb->s, sb->id); /* a server killed while checkpointing it left them */
     int r = srv_volume_map_latest(sb->s->checkpoint_path, sb->id, &img, &n, latest, sizeof latest, job->message,
                                   sizeof job->message);
     if (r == 1) {

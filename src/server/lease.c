@@ -136,3 +136,13 @@ void srv_handoff_clear(const char *root, const char *id) {
     snprintf(p, sizeof p, "%s/%s/handoff", root, id);
     unlink(p);
 }
+
+int srv_lease_lock(const char *root, const char *id) { return srv_id_valid(id) ? lock_open(root, id) : -1; }
+
+void srv_lease_unlock(int fd) { lock_close(fd); }
+
+bool srv_lease_held_by_other(const char *root, const char *id, const char *owner) {
+    char cur[128] = "";
+    int64_t exp = 0;
+    return read_lease(root, id, cur, sizeof cur, &exp) && strcmp(cur, owner) != 0 && exp > srv_now_ms();
+}

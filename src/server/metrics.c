@@ -5,7 +5,7 @@
 #include "server_internal.h"
 
 char *srv_metrics_text(srv *s) {
-    uint64_t live = 0, hib = 0, running = 0, mem = 0;
+    uint64_t live = 0, hib = 0, running = 0, mem = 0, parked = 0;
     for (srv_sandbox *sb = s->sandboxes; sb; sb = sb->next) {
         if (sb->hibernated) hib++;
         else if (sb->sb) {
@@ -14,6 +14,7 @@ char *srv_metrics_text(srv *s) {
             mem += sb->job ? sb->mem_bytes : ri_sandbox_get_metrics(sb->sb).memory_used_bytes;
         }
         if (sb->job && sb->job->kind == SRV_JOB_EXECUTION) running++;
+        if (sb->parked) parked++;
     }
     char *buf = NULL;
     size_t len = 0;
@@ -26,6 +27,8 @@ char *srv_metrics_text(srv *s) {
     G("ri_server_connections", "Open WebSocket connections.", s->nconns);
     G("ri_server_executions_running", "Executions running now.", running);
     G("ri_server_sandbox_memory_bytes", "Memory of the live sandboxes.", mem);
+    G("ri_server_output_queued_bytes", "Output of executions not yet sent to its client.", atomic_load(&s->out_bytes));
+    G("ri_server_executions_paused_for_output", "Executions waiting for their client to read.", parked);
     C("ri_server_executions_total", "Executions started.", atomic_load(&s->m.executions));
     C("ri_server_checkpoints_total", "Checkpoints written.", atomic_load(&s->m.checkpoints));
     C("ri_server_checkpoint_failures_total", "Checkpoints that failed.", atomic_load(&s->m.checkpoint_failures));

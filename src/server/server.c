@@ -28,6 +28,11 @@ ri_server_config ri_server_config_default(void) {
     c.max_json_depth = 32;
     c.snapshot_rate = 10;
     c.max_sandbox_memory = 256u << 20;
+    c.max_execution_ms = 300000;
+    c.max_gas = 100000000000ull;
+    c.slice_ms = 100;
+    c.detached_grace_ms = 60000;
+    c.output_budget = 64u << 20;
     return c;
 }
 
@@ -66,10 +71,11 @@ static void conn_free(srv *s, srv_conn *c) {
     else if (s->conns == c) s->conns = c->next;
     if (c->next) c->next->prev = c->prev;
     s->nconns--;
+    srv_conn_forget_parse(c);
     while (c->head) {
         srv_frame *f = c->head;
         c->head = f->next;
-        free(f);
+        srv_frame_free(s, f);
     }
     free(c->rx);
     free(c);
@@ -111,16 +117,22 @@ static void on_receive(struct lws *wsi, srv_pss *pss, const void *in, size_t len
     srv_conn *c = pss->c;
     if (!c) return;
     srv *s = c->s;
+    if (c->closing) return;
     if (!c->rx_overflow) {
-        if (c->rx_len + len > s->cfg.max_message_bytes) {
+        /* refused at the first fragment that shows the message will not fit, not after
+         * reading it all */
+        if (c->rx_len + len + lws_remaining_packet_payload(wsi) > s->cfg.max_message_bytes) {
             c->rx_overflow = true;
             free(c->rx);
             c->rx = NULL;
             c->rx_len = c->rx_cap = 0;
         } else {
             if (c->rx_len + len + 1 > c->rx_cap) {
-                size_t cap = c->rx_cap ? c->rx_cap : 4096;
-                while (cap < c->rx_len + len + 1) cap *= 2;
+                /* the frame's announced length at once: a large message is not copied
+                 * again and again as its buffer doubles */
+                size_t cap = c->rx_len + len + lws_remaining_packet_payload(wsi) + 1;
+                if (cap < 4096) cap = 4096;
+                if (cap < c->rx_cap * 2 && c->rx_cap * 2 <= s->cfg.max_message_bytes + 1) cap = c->rx_cap * 2;
                 char *nb = realloc(c->rx, cap);
                 if (!nb) {
                     c->rx_overflow = true;
@@ -133,7 +145,6 @@ static void on_receive(struct lws *wsi, srv_pss *pss, const void *in, size_t len
             c->rx_len += len;
         }
     }
-    if (!lws_is_final_fragment(wsi) || lws_remaining_packet_payload(wsi) != 0) return;
     if (c->rx_overflow) {
         atomic_fetch_add(&s->m.bad_messages, 1);
         char why[128];
@@ -143,10 +154,14 @@ static void on_receive(struct lws *wsi, srv_pss *pss, const void *in, size_t len
         c->rx_overflow = false;
         return;
     }
+    if (!lws_is_final_fragment(wsi) || lws_remaining_packet_payload(wsi) != 0) return;
     size_t n = c->rx_len;
-    c->rx_len = 0;
-    if (c->rx) c->rx[n] = 0;
-    srv_handle_message(c, c->rx ? c->rx : "", n);
+    char *text = c->rx ? c->rx : strdup("");
+    if (!text) return;
+    text[n] = 0;
+    c->rx = NULL; /* the message's text goes with it (a large one to a worker) */
+    c->rx_len = c->rx_cap = 0;
+    srv_conn_message(c, text, n);
 }
 
 static int on_writeable(struct lws *wsi, srv_pss *pss) {
@@ -158,7 +173,13 @@ static int on_writeable(struct lws *wsi, srv_pss *pss) {
         if (!c->head) c->tail = NULL;
         c->queued -= f->len;
         int w = lws_write(wsi, f->buf + LWS_PRE, f->len, LWS_WRITE_TEXT);
-        free(f);
+        srv_sandbox *out_sb = f->out_sb;
+        if (out_sb) srv_sandbox_ref(out_sb);
+        srv_frame_free(c->s, f);
+        if (out_sb) { /* its execution may be waiting for this client to read */
+            if (out_sb->parked) srv_sched_unpark(out_sb);
+            srv_sandbox_unref(out_sb);
+        }
         if (w < 0) return -1;
         if (c->head || c->closing) lws_callback_on_writable(wsi);
         return 0;
@@ -283,6 +304,11 @@ ri_server *ri_server_new(const ri_server_config *cfg, char *err, size_t errcap) 
     if (!s->cfg.snapshot_rate) s->cfg.snapshot_rate = 10;
     if (!s->cfg.max_sandbox_memory) s->cfg.max_sandbox_memory = 256u << 20;
     if (!s->cfg.host) s->cfg.host = "127.0.0.1";
+    if (!s->cfg.max_execution_ms) s->cfg.max_execution_ms = 300000;
+    if (!s->cfg.max_gas) s->cfg.max_gas = 100000000000ull;
+    if (!s->cfg.slice_ms) s->cfg.slice_ms = 100;
+    if (!s->cfg.detached_grace_ms) s->cfg.detached_grace_ms = 60000;
+    if (!s->cfg.output_budget) s->cfg.output_budget = 64u << 20;
     pthread_mutex_init(&s->q_lock, NULL);
     pthread_cond_init(&s->q_cond, NULL);
     pthread_mutex_init(&s->log_lock, NULL);
@@ -315,6 +341,7 @@ ri_server *ri_server_new(const ri_server_config *cfg, char *err, size_t errcap) 
             ri_server_free(s);
             return NULL;
         }
+        srv_clean_temps(s, NULL); /* what a killed server left half-written */
         size_t n = strlen(s->checkpoint_path) + 128;
         s->hibernate_dir = malloc(n);
         if (s->hibernate_dir) snprintf(s->hibernate_dir, n, "%s/_hibernate/%s", s->checkpoint_path, s->server_id);
@@ -399,14 +426,25 @@ bool ri_server_run(ri_server *s) {
         srv_drain(s);
     }
     srv_drain(s);
-    if (s->jobs_out == 0) srv_shutdown_sandboxes(s);
-    else srv_log(s, "error", "shutdown: jobs still running; sandboxes not checkpointed", NULL);
+    bool saved = true;
+    if (s->jobs_out == 0) {
+        saved = srv_shutdown_sandboxes(s);
+    } else {
+        srv_log(s, "error", "shutdown: jobs still running; sandboxes not checkpointed", NULL);
+        size_t n = (size_t)snprintf(s->error, sizeof s->error, "shutdown: jobs still running; not saved:");
+        for (srv_sandbox *sb = s->sandboxes; sb && n < sizeof s->error; sb = sb->next)
+            if (sb->cfg.enable_checkpoint && sb->lease_held)
+                n += (size_t)snprintf(s->error + n, sizeof s->error - n, " %s;", sb->id);
+        saved = false;
+    }
     for (srv_conn *c = s->conns; c; c = c->next) srv_conn_close(c, 1001);
     until = srv_mono_ms() + 2000;
     while (s->nconns > 0 && srv_mono_ms() < until) lws_service(s->ctx, 0);
-    srv_log(s, "info", "stopped", NULL);
-    return true;
+    srv_log(s, saved ? "info" : "error", "stopped", saved ? NULL : "{s:s}", "error", s->error);
+    return saved;
 }
+
+const char *ri_server_error(const ri_server *s) { return s->error; }
 
 void ri_server_free(ri_server *s) {
     if (!s) return;

@@ -25,11 +25,15 @@
 #define SRV_PENDING_MAX 256
 #define SRV_TICK_MS 100
 #define SRV_INIT_TIMEOUT_MS 30000
+#define SRV_SB_OUT_HIGH (1u << 20)      /* a sandbox's unsent output that pauses its execution */
+#define SRV_SB_OUT_LOW (256u << 10)     /* ... and resumes it once below this */
+#define SRV_PARSE_OFF_THREAD (256u << 10) /* messages at least this large are parsed on a worker */
 
 typedef struct ri_server srv;
 typedef struct srv_sandbox srv_sandbox;
 typedef struct srv_conn srv_conn;
 typedef struct srv_job srv_job;
+typedef struct srv_pending srv_pending;
 
 /* What a checkpoint wrote, and what it took (jobs.c). */
 typedef struct srv_ckpt_info {
@@ -141,6 +145,11 @@ srv_lease_state srv_lease_acquire(const char *root, const char *id, const char *
 /* true: still ours and renewed. */
 bool srv_lease_renew(const char *root, const char *id, const char *owner, uint32_t lease_ms);
 void srv_lease_release(const char *root, const char *id, const char *owner);
+/* The lease lock (flock of lease.lock; -1 on error): no lease changes hands while held. */
+int srv_lease_lock(const char *root, const char *id);
+void srv_lease_unlock(int fd);
+/* Whether another server holds an unexpired lease (call under srv_lease_lock). */
+bool srv_lease_held_by_other(const char *root, const char *id, const char *owner);
 bool srv_handoff_request(const char *root, const char *id, const char *requester);
 bool srv_handoff_requested(const char *root, const char *id);
 void srv_handoff_clear(const char *root, const char *id);
@@ -155,6 +164,7 @@ char *srv_metrics_text(srv *s);
 /* ---- connections ------------------------------------------------------------------------ */
 typedef struct srv_frame {
     struct srv_frame *next;
+    srv_sandbox *out_sb;                /* execution output: counted in its and the server's budget */
     size_t len;
     unsigned char buf[]; /* LWS_PRE + len */
 } srv_frame;
@@ -180,11 +190,19 @@ struct srv_conn {
     int64_t wait_deadline;
     char attach_id[SRV_ID_LEN + 1];
     char attach_token[SRV_TOKEN_HEX + 1]; /* kept: lws frees the URL after the handshake */
+    /* a large message is parsed on a worker; the socket is not read meanwhile, and what
+     * lws had already read waits here, in order */
+    srv_job *parse_job;
+    srv_pending *raw_head, *raw_tail;
     srv_conn *prev, *next;
 };
 
 /* Queue a frame (text taken over, freed); false if the connection is closing. */
 bool srv_conn_send(srv_conn *c, char *text);
+/* The same for an execution's output, already counted in the output budget (sched.c). */
+bool srv_conn_send_output(srv_conn *c, char *text, srv_sandbox *sb);
+/* A frame leaves (sent or dropped): its output bytes leave the budget. */
+void srv_frame_free(srv *s, srv_frame *f);
 void srv_conn_send_status(srv_conn *c, const char *status);
 void srv_conn_send_error(srv_conn *c, const char *status, const char *message);
 void srv_conn_close(srv_conn *c, int code);
@@ -200,7 +218,11 @@ typedef enum srv_job_kind {
     SRV_JOB_RESTORE,
     SRV_JOB_HIBERNATE,
     SRV_JOB_WAKE,
+    SRV_JOB_PARSE,                      /* a large client message, parsed off the service thread */
 } srv_job_kind;
+
+/* Why a sliced execution came back from its worker unfinished (sched.c). */
+typedef enum srv_pause_why { SRV_PAUSE_SLICE, SRV_PAUSE_OUTPUT } srv_pause_why;
 
 typedef enum srv_ckpt_reason { SRV_CKPT_CLIENT, SRV_CKPT_IDLE, SRV_CKPT_HANDOFF, SRV_CKPT_SHUTDOWN } srv_ckpt_reason;
 
@@ -210,10 +232,12 @@ typedef struct srv_replay {
     size_t len;
 } srv_replay;
 
-typedef struct srv_pending {
+struct srv_pending {
     struct srv_pending *next;
     json_t *msg;
-} srv_pending;
+    char *raw;                          /* a connection's message not yet parsed (raw_head) */
+    size_t raw_len;
+};
 
 /* Delta checkpoints (delta.c): the full image below the sandbox's state. */
 typedef struct srv_delta_state {
@@ -268,6 +292,13 @@ struct srv_sandbox {
     ri_snapshotter *snapper;
     ri_snapshots *named;
     ri_snapstore *store;
+    /* scheduling (sched.c) */
+    atomic_size_t out_bytes;            /* output posted, not yet sent or dropped */
+    atomic_bool out_blocked;            /* its execution paused for output (worker sets) */
+    atomic_bool pausable;               /* the running call can pause (worker sets) */
+    srv_job *parked;                    /* its paused execution, waiting for the client to read */
+    int64_t detached_since;             /* mono ms: an execution runs and no client is attached */
+    bool detached_ended;                /* the grace period ended its execution */
     srv_sandbox *prev, *next;
 };
 
@@ -308,6 +339,17 @@ struct srv_job {
     void (*after)(void *ctx);
     void *after_ctx;
     srv_item item;                      /* its entry in the done queue: posting allocates nothing */
+    /* sliced executions (sched.c) */
+    bool started;                       /* the call has begun (later slices resume it) */
+    bool paused;                        /* came back unfinished: to be run again */
+    srv_pause_why pause_why;
+    int64_t run_ms;                     /* time on workers so far */
+    atomic_int_fast64_t slice_started;  /* mono ms, 0 while not on a worker */
+    atomic_int_fast64_t slice_deadline; /* mono ms: its time is up (all slices together) */
+    atomic_bool preempt;                /* the service thread asks it to yield its worker */
+    srv_conn *conn;                     /* SRV_JOB_PARSE: the connection (NULL once it closed) */
+    size_t max_bytes;                   /* SRV_JOB_PARSE: the limits */
+    uint32_t max_depth;
 };
 
 struct ri_server {
@@ -335,17 +377,22 @@ struct ri_server {
     uint32_t nthreads;
     pthread_mutex_t q_lock;
     pthread_cond_t q_cond;
-    srv_job *jobs_head, *jobs_tail;
+    srv_job *jobs_head, *jobs_tail;     /* executions and actions */
+    srv_job *ctl_head, *ctl_tail;       /* creates, restores, checkpoints, parses: served first */
+    size_t exec_waiting;                /* jobs in jobs_head (q_lock) */
     bool workers_quit;
     srv_item *done_head, *done_tail;
     size_t jobs_out;                    /* submitted, not yet done (service thread) */
     pthread_mutex_t log_lock;
+    atomic_size_t out_bytes;            /* output posted, not yet sent or dropped (all sandboxes) */
+    char error[4096];                   /* why ri_server_run returned false */
 };
 
 /* ---- workers (workers.c) ----------------------------------------------------------------- */
 bool srv_workers_start(srv *s);
 void srv_workers_stop(srv *s);
 void srv_submit(srv *s, srv_job *job);  /* takes a reference on job->sb; sets sb->job */
+void srv_resubmit(srv *s, srv_job *job); /* a paused execution's next slice (no new reference) */
 /* From a worker: an event for the sandbox's connection (text taken over). */
 void srv_post(srv *s, srv_sandbox *sb, char *text, bool output);
 void srv_drain(srv *s);                 /* service thread: process what the workers sent */
@@ -382,7 +429,9 @@ bool srv_action_known(const char *action);
 void srv_finish_kill(srv_sandbox *sb);
 /* Runs queued messages while nothing runs (service thread). */
 void srv_pump(srv_sandbox *sb);
-void srv_handle_message(srv_conn *c, const char *text, size_t len);
+/* A parsed client message (taken over), or NULL with why (dispatch.c). */
+void srv_handle_parsed(srv_conn *c, json_t *msg, const char *why);
+bool srv_conn_wants_message(srv_conn *c);
 bool srv_rate_ok(srv_sandbox *sb);
 bool srv_store_open(srv_sandbox *sb, ri_snapstore_error *err); /* worker */
 /* A checkpoint now, on the calling thread (a worker, or shutdown); no pruning. */
@@ -406,6 +455,28 @@ void srv_handle_attach(srv_conn *c, const char *id, const char *token);
 void srv_url_token(struct lws *wsi, char *out, size_t cap);
 void srv_attach_retry(srv_conn *c);
 void srv_tick(srv *s);
-void srv_shutdown_sandboxes(srv *s);
+/* Checkpoints what must be saved; false (s->error says which) when some were not. */
+bool srv_shutdown_sandboxes(srv *s);
+
+/* ---- scheduling (sched.c) ------------------------------------------------------------------ */
+/* Worker: whether the running execution should pause now (its client does not read, or
+ * the output budget is spent, or others wait for its worker); sets sb->out_blocked. */
+bool srv_sched_should_yield(srv_sandbox *sb);
+/* Service thread: a sliced execution came back paused: run it again or park it. */
+void srv_sched_paused(srv_sandbox *sb, srv_job *job);
+/* Service thread, every tick and after sends: preempts long slices, resumes parked
+ * executions whose output drained, ends executions detached beyond the grace period. */
+void srv_sched_tick(srv *s, int64_t now);
+void srv_sched_unpark(srv_sandbox *sb);
+
+/* ---- stale temporary files (tmpclean.c) ------------------------------------------------------ */
+/* Removes temporary files a dead writer left in ROOT/{id} (every id when id is NULL). */
+void srv_clean_temps(srv *s, const char *id);
+
+/* ---- large messages (parse.c) -------------------------------------------------------------------- */
+/* Handles a complete client message (text taken over, malloc'd), parsing large ones on a worker. */
+void srv_conn_message(srv_conn *c, char *text, size_t len);
+/* The connection goes away: its waiting messages are dropped, its parse job forgets it. */
+void srv_conn_forget_parse(srv_conn *c);
 
 #endif

@@ -157,11 +157,20 @@ void srv_tick(srv *s) {
         srv_sandbox_unref(sb);
     }
     memory_budget(s, now);
+    srv_sched_tick(s, now);
 }
 
 /* Shutdown: every live sandbox that enabled checkpointing is checkpointed (synchronously:
  * the workers are idle by now), then leases are released. */
-void srv_shutdown_sandboxes(srv *s) {
+/* Notes a sandbox the shutdown could not save in s->error (the list ri serve prints). */
+static void not_saved(srv *s, const char *id, const char *why) {
+    size_t n = strlen(s->error);
+    if (n == 0) n = (size_t)snprintf(s->error, sizeof s->error, "shutdown: sandboxes not saved:");
+    if (n < sizeof s->error) snprintf(s->error + n, sizeof s->error - n, " %s (%s);", id, why);
+}
+
+bool srv_shutdown_sandboxes(srv *s) {
+    bool all = true;
     for (srv_sandbox *sb = s->sandboxes, *next; sb; sb = next) {
         next = sb->next;
         if (s->checkpoint_path && sb->cfg.enable_checkpoint && sb->lease_held) {
@@ -174,10 +183,14 @@ void srv_shutdown_sandboxes(srv *s) {
                 srv_log(s, "info", "shutdown: checkpointed", "{s:s}", "sandbox_id", sb->id);
                 if (sb->conn) srv_conn_send_status(sb->conn, "SANDBOX_CHECKPOINTED");
             } else {
+                atomic_fetch_add(&s->m.checkpoint_failures, 1);
                 srv_log(s, "error", "shutdown: checkpoint failed", "{s:s, s:s}", "sandbox_id", sb->id, "error", why);
+                not_saved(s, sb->id, why);
+                all = false;
             }
         }
         if (sb->conn) srv_conn_close(sb->conn, 1001);
         srv_sandbox_remove(sb);
     }
+    return all;
 }

@@ -16,19 +16,39 @@ static void post_item(srv *s, srv_item *it) {
     if (s->ctx) lws_cancel_service(s->ctx);
 }
 
+/* Control jobs (creates, restores, checkpoints, hibernation, large parses) are short and
+ * someone waits for each: every worker takes them first, and one worker takes nothing
+ * else, so executions never hold them up. */
+static bool is_control(const srv_job *job) { return job->kind != SRV_JOB_EXECUTION && job->kind != SRV_JOB_ACTION; }
+
+static srv_job *take(srv_job **head, srv_job **tail) {
+    srv_job *job = *head;
+    *head = job->next;
+    if (!*head) *tail = NULL;
+    return job;
+}
+
+typedef struct worker_arg {
+    srv *s;
+    bool control_only;
+} worker_arg;
+
 static void *worker_main(void *arg) {
-    srv *s = arg;
+    srv *s = ((worker_arg *)arg)->s;
+    bool control_only = ((worker_arg *)arg)->control_only;
+    free(arg);
     for (;;) {
         pthread_mutex_lock(&s->q_lock);
-        while (!s->jobs_head && !s->workers_quit) pthread_cond_wait(&s->q_cond, &s->q_lock);
-        if (!s->jobs_head) {
-            pthread_mutex_unlock(&s->q_lock);
-            return NULL;
+        while (!s->ctl_head && (control_only || !s->jobs_head) && !s->workers_quit)
+            pthread_cond_wait(&s->q_cond, &s->q_lock);
+        srv_job *job = NULL;
+        if (s->ctl_head) job = take(&s->ctl_head, &s->ctl_tail);
+        else if (!control_only && s->jobs_head) {
+            job = take(&s->jobs_head, &s->jobs_tail);
+            s->exec_waiting--;
         }
-        srv_job *job = s->jobs_head;
-        s->jobs_head = job->next;
-        if (!s->jobs_head) s->jobs_tail = NULL;
         pthread_mutex_unlock(&s->q_lock);
+        if (!job) return NULL;
         job->next = NULL;
         job->started_us = srv_mono_us();
         if (job->work) job->work(job);
@@ -44,14 +64,22 @@ static void *worker_main(void *arg) {
     }
 }
 
+/* cfg.workers general workers and one for control jobs only. */
 bool srv_workers_start(srv *s) {
-    s->threads = calloc(s->cfg.workers, sizeof *s->threads);
+    s->threads = calloc(s->cfg.workers + 1, sizeof *s->threads);
     if (!s->threads) return false;
-    for (uint32_t i = 0; i < s->cfg.workers; i++) {
-        if (pthread_create(&s->threads[i], NULL, worker_main, s) != 0) break;
+    for (uint32_t i = 0; i <= s->cfg.workers; i++) {
+        worker_arg *a = malloc(sizeof *a);
+        if (!a) break;
+        a->s = s;
+        a->control_only = i == s->cfg.workers;
+        if (pthread_create(&s->threads[i], NULL, worker_main, a) != 0) {
+            free(a);
+            break;
+        }
         s->nthreads++;
     }
-    return s->nthreads > 0;
+    return s->nthreads == s->cfg.workers + 1;
 }
 
 void srv_workers_stop(srv *s) {
@@ -86,19 +114,32 @@ void srv_job_free(srv_job *job) {
     free(job);
 }
 
-void srv_submit(srv *s, srv_job *job) {
-    job->submitted_us = srv_mono_us();
-    srv_sandbox_ref(job->sb);
-    job->sb->job = job;
-    atomic_store(&job->sb->killed, false);
-    s->jobs_out++;
+static void enqueue_job(srv *s, srv_job *job) {
+    job->next = NULL;
     pthread_mutex_lock(&s->q_lock);
-    if (s->jobs_tail) s->jobs_tail->next = job;
-    else s->jobs_head = job;
-    s->jobs_tail = job;
-    pthread_cond_signal(&s->q_cond);
+    srv_job **head = is_control(job) ? &s->ctl_head : &s->jobs_head;
+    srv_job **tail = is_control(job) ? &s->ctl_tail : &s->jobs_tail;
+    if (*tail) (*tail)->next = job;
+    else *head = job;
+    *tail = job;
+    if (!is_control(job)) s->exec_waiting++;
+    /* broadcast: the control-only worker may be the one woken for an execution */
+    pthread_cond_broadcast(&s->q_cond);
     pthread_mutex_unlock(&s->q_lock);
 }
+
+void srv_submit(srv *s, srv_job *job) {
+    job->submitted_us = srv_mono_us();
+    if (job->sb) { /* a parse job belongs to a connection, not a sandbox */
+        srv_sandbox_ref(job->sb);
+        job->sb->job = job;
+        atomic_store(&job->sb->killed, false);
+    }
+    s->jobs_out++;
+    enqueue_job(s, job);
+}
+
+void srv_resubmit(srv *s, srv_job *job) { enqueue_job(s, job); }
 
 void srv_post(srv *s, srv_sandbox *sb, char *text, bool output) {
     if (!text) return;
@@ -110,6 +151,11 @@ void srv_post(srv *s, srv_sandbox *sb, char *text, bool output) {
     it->sb = sb;
     it->text = text;
     it->output = output;
+    if (output) { /* counted until sent or dropped: the output budget (sched.c) */
+        size_t n = strlen(text);
+        atomic_fetch_add(&sb->out_bytes, n);
+        atomic_fetch_add(&s->out_bytes, n);
+    }
     post_item(s, it);
 }
 
@@ -148,6 +194,16 @@ void srv_drain(srv *s) {
         pthread_mutex_unlock(&s->q_lock);
         if (!it) return;
         srv_sandbox *sb = it->sb;
+        if (it->job && !sb) { /* a parse job */
+            s->jobs_out--;
+            if (it->job->done) it->job->done(it->job);
+            srv_job_free(it->job);
+            continue;
+        }
+        if (it->job && it->job->paused) { /* a sliced execution: not done yet */
+            srv_sched_paused(sb, it->job);
+            continue;
+        }
         if (it->job) {
             srv_job *job = it->job;
             s->jobs_out--;
@@ -163,8 +219,18 @@ void srv_drain(srv *s) {
         } else {
             srv_sandbox_touch(sb);
             if (it->output) replay_add(sb, it->text);
-            if (sb->conn) srv_conn_send(sb->conn, it->text);
-            else free(it->text);
+            if (it->output && sb->conn) {
+                srv_conn_send_output(sb->conn, it->text, sb);
+            } else if (it->output) { /* nobody to send it to: it leaves the budget now */
+                size_t n = strlen(it->text);
+                atomic_fetch_sub(&sb->out_bytes, n);
+                atomic_fetch_sub(&s->out_bytes, n);
+                free(it->text);
+            } else if (sb->conn) {
+                srv_conn_send(sb->conn, it->text);
+            } else {
+                free(it->text);
+            }
         }
         free(it);
     }

@@ -282,6 +282,15 @@ class Client:
     async def send(self, obj):
         await self.ws.send(obj if isinstance(obj, (str, bytes)) else json.dumps(obj))
 
+    async def send_may_close(self, obj):
+        """send, where the server may close the socket before the message is all sent (a
+        message refused at its first fragment): then the close code is recorded."""
+        try:
+            await self.send(obj)
+        except websockets.exceptions.ConnectionClosed as e:
+            self.close_code = e.rcvd.code if e.rcvd else 1006
+            self.close_reason = e.rcvd.reason if e.rcvd else ""
+
     async def _recv(self, timeout):
         try:
             raw = await asyncio.wait_for(self.ws.recv(), timeout)

@@ -45,17 +45,17 @@ async def setup(ri, args=()):
 async def oversized_messages(ri):
     s, w = await setup(ri, ["--max-message-bytes", str(1 << 20)])
     sess = await create(s)
-    await sess.client.send("x" * (2 << 20))
+    await sess.client.send_may_close("x" * (2 << 20))
     await drain(sess.client)
     check_eq(sess.client.close_code, 1009, "close code of a message above --max-message-bytes")
     # As the init message of /create too.
     c = await Client.connect(s.url + "/create")
-    await c.send("{\"pad\":\"" + "y" * (2 << 20) + "\"}")
+    await c.send_may_close("{\"pad\":\"" + "y" * (2 << 20) + "\"}")
     await drain(c)
     check(c.close_code is not None, "oversized init message did not close the socket")
     # A huge base64 module (4x the limit) on a fresh sandbox.
     sess = await create(s)
-    await sess.client.send({"language": "wasm", "code": "QUFB" * (1 << 20)})
+    await sess.client.send_may_close({"language": "wasm", "code": "QUFB" * (1 << 20)})
     await drain(sess.client)
     check_eq(sess.client.close_code, 1009, "close code of a huge base64 module")
     await survives(s, w)
