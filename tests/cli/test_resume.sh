@@ -2,8 +2,9 @@
 # Tests of pausable runs (issue 5): `ri run --pause-on gas --gas N --snapshot IMAGE`, then
 # `ri resume IMAGE --gas N --snapshot NEXT` again and again, each in a new process, ends
 # with the same value, the same total gas and the same final image bytes as the
-# uninterrupted run; for several slice sizes. Also: what `ri resume` refuses (no paused
-# call, damaged images, v1), --pause-on usage errors, and --help.
+# uninterrupted run; for several slice sizes, also of C programs built against wasi-libc.
+# Time slices (--pause-on interrupt) of a loop that calls an import. Also: what `ri resume`
+# refuses (no paused call, damaged images, v1), --pause-on usage errors, and --help.
 #
 #   bash tests/cli/test_resume.sh [PATH/TO/ri]        (default: build/ri)
 #
@@ -62,6 +63,66 @@ for slice in 13 250 999; do
     name="slice$slice-count"
     if [ "$slice" -lt "$want_gas" ] && [ "$n" -lt 2 ]; then fail "only $n resumes"; else pass; fi
 done
+
+# ---- time slices of a loop that calls an import ---------------------------------------------------
+# The deadline found at an import call pauses the run (--pause-on interrupt), as the watchdog's
+# interrupt does: never TIMEOUT. About a second of work in 2 ms slices, then resumed to its end.
+wat2wasm "$root/tests/wat/random_spin.wat" -o "$tmp/spin.wasm" || { echo "test_resume: wat2wasm failed" >&2; exit 1; }
+spin=(--timestamp 1700000000000 --seed 5)
+t spin-full 0 "$ri" run "${spin[@]}" --timeout 600000 --json "$tmp/spin.wasm" spin 20000000
+spin_value=$(jq -r .value <"$tmp/out")
+spin_gas=$(jq -r .metrics.gasUsed <"$tmp/out")
+if t spin-sliced 0 "$ri" run "${spin[@]}" --pause-on interrupt --timeout 2 --snapshot "$tmp/spin.wsnp" --json \
+    "$tmp/spin.wasm" spin 20000000; then
+    expect spin-sliced-status .status suspended
+    expect spin-sliced-code .error.code SUSPENDED
+    n=0
+    while [ "$(jq -r .status <"$tmp/out")" = suspended ] && [ "$n" -lt 200 ]; do
+        t "spin-resume$n" 0 "$ri" resume --timeout 300 --snapshot "$tmp/spin-next.wsnp" --json "$tmp/spin.wsnp" || break
+        mv "$tmp/spin-next.wsnp" "$tmp/spin.wsnp"
+        n=$((n + 1))
+    done
+    expect spin-status .status loaded
+    expect spin-value .value "$spin_value"
+    expect spin-gas .gasUsed "$spin_gas"
+fi
+
+# ---- C programs of wasi-libc (qsort, bsearch, function pointers, recursion), by gas slices ------------
+# Each slice in a new process: the call stack is rebuilt from the image every time, paused
+# anywhere (inside a comparator called by qsort too). Built by CMake when clang-19 and
+# wasi-libc are there (RI_C_WASM_DIR); the unit test test_resume_libc pauses them far more often.
+c_sliced() { # c_sliced NAME SLICE ARGS...
+    local prog=$1 slice=$2 label="$1-$2"
+    shift 2
+    local wasm="$RI_C_WASM_DIR/$prog.wasm"
+    t "$label-full" 0 "$ri" run "${common[@]}" --max-gas 100000000 --snapshot "$tmp/c-full.wsnp" --uncompressed --json \
+        "$wasm" run "$@" || return
+    local value gas n=0
+    value=$(jq -r .value <"$tmp/out")
+    gas=$(jq -r .metrics.gasUsed <"$tmp/out")
+    t "$label-first" 0 "$ri" run "${common[@]}" --pause-on gas --gas "$slice" --snapshot "$tmp/c.wsnp" --uncompressed \
+        --json "$wasm" run "$@" || return
+    while [ "$(jq -r .status <"$tmp/out")" = suspended ] && [ "$n" -lt 100 ]; do
+        t "$label-resume$n" 0 "$ri" resume --gas "$slice" --snapshot "$tmp/c-next.wsnp" --uncompressed --json \
+            "$tmp/c.wsnp" || return
+        mv "$tmp/c-next.wsnp" "$tmp/c.wsnp"
+        n=$((n + 1))
+    done
+    expect "$label-status" .status loaded
+    expect "$label-value" .value "$value"
+    expect "$label-gas" .gasUsed "$gas"
+    name="$label-bytes"
+    if cmp -s "$tmp/c.wsnp" "$tmp/c-full.wsnp"; then pass; else fail "the final image differs from the uninterrupted run's"; fi
+    name="$label-count"
+    if [ "$n" -lt 5 ]; then fail "only $n resumes"; else pass; fi
+}
+if [ -n "${RI_C_WASM_DIR:-}" ]; then
+    c_sliced libc_qsort 39989 "[120]"
+    c_sliced libc_qsort 61007 "[120]"
+    c_sliced libc_interp 23003 "[24, 6]"
+else
+    echo "test_resume: RI_C_WASM_DIR is not set (no clang-19 or wasi-libc at build time): the C programs are skipped"
+fi
 
 # ---- text output, a paused image restored by `ri run --restore` into a sandbox is refused to execute
 t text 0 "$ri" run "${common[@]}" --pause-on gas --gas 100 --snapshot "$tmp/p.wsnp" --text "$wasm" mix 40
