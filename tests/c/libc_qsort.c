@@ -1,3 +1,6 @@
+/* Sorts pseudo-random numbers with the libc's qsort, up and down (two comparators, each
+ * called through call_indirect from several call sites of qsort), and returns a hash of
+ * both orders. No imports: -nostartfiles, the entry exported as "run". */
 #include <stdlib.h>
 #include <stdint.h>
 static uint32_t rng = 12345;
@@ -8,6 +11,7 @@ static int cmp_u32(const void *a, const void *b) {
 }
 static int cmp_desc(const void *a, const void *b) { return cmp_u32(b, a); }
 __attribute__((export_name("run"))) uint32_t run(int32_t n) {
+    rng = 12345;
     uint32_t *v = malloc((size_t)n * sizeof *v);
     if (!v) return 0;
     for (int i = 0; i < n; i++) v[i] = next() % 1000;
