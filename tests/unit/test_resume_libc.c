@@ -19,29 +19,13 @@
 #include <string.h>
 
 #include "ri/sandbox.h"
-#include "sandbox_test_util.h" /* TS, env, close_env */
+#include "suspend_sandbox_util.h" /* read_wasm_in, snapshot_v2, env, close_env, suspend_config */
 
 /* $RI_C_WASM_DIR/<name>.wasm, or NULL when the build made no C programs. */
 static uint8_t *read_program(const char *name, size_t *len) {
     const char *dir = getenv("RI_C_WASM_DIR");
     if (!dir || !dir[0]) return NULL;
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s.wasm", dir, name);
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        print_error("cannot open %s\n", path);
-        fail();
-    }
-    assert_int_equal(fseek(f, 0, SEEK_END), 0);
-    long n = ftell(f);
-    assert_true(n > 0);
-    assert_int_equal(fseek(f, 0, SEEK_SET), 0);
-    uint8_t *buf = malloc((size_t)n);
-    assert_non_null(buf);
-    assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-    fclose(f);
-    *len = (size_t)n;
-    return buf;
+    return read_wasm_in(dir, name, "RI_C_WASM_DIR", len);
 }
 
 typedef struct program {
@@ -51,19 +35,8 @@ typedef struct program {
     size_t len;
 } program;
 
-typedef struct blob {
-    uint8_t *data;
-    size_t len;
-} blob;
-
 static env open_program(const program *p, uint64_t max_gas, uint32_t pause_on, bool load) {
-    ri_sandbox_config c = ri_sandbox_config_default();
-    c.has_event_timestamp = true;
-    c.event_timestamp = TS;
-    c.deterministic_seed = 7;
-    c.max_execution_ms = 600000;
-    c.max_gas = max_gas;
-    c.gas_schedule = RI_GAS_INSTRUCTIONS;
+    ri_sandbox_config c = suspend_config(RI_GAS_INSTRUCTIONS, max_gas); /* (its imports unused) */
     env e;
     e.factory = ri_sandboxes_new();
     assert_non_null(e.factory);
@@ -82,21 +55,8 @@ static env open_program(const program *p, uint64_t max_gas, uint32_t pause_on, b
     return e;
 }
 
-static blob snap(ri_sandbox *sb, bool embed) {
-    ri_snapshot_options o = {RI_SNAPSHOT_V2, embed, true};
-    blob b = {NULL, 0};
-    ri_sandbox_error err;
-    if (!ri_sandbox_snapshot_with(sb, &o, &b.data, &b.len, &err)) {
-        print_error("snapshot: %s\n", err.message);
-        fail();
-    }
-    return b;
-}
-
-static bool same(blob a, blob b) { return a.len == b.len && memcmp(a.data, b.data, a.len) == 0; }
-
 /* The depth of the paused call in an image (its frames). */
-static uint32_t frames_in(blob s) {
+static uint32_t frames_in(test_blob s) {
     ri_snap_image img;
     ri_sandbox_error err;
     assert_true(ri_snapshot_open(s.data, s.len, &img, &err));
@@ -111,7 +71,7 @@ static uint32_t frames_in(blob s) {
 
 typedef struct reference {
     ri_sandbox_result result;
-    blob final_image;
+    test_blob final_image;
 } reference;
 
 static reference run_whole(const program *p) {
@@ -120,7 +80,7 @@ static reference run_whole(const program *p) {
     ref.result = ri_sandbox_execute(a.sb, "run", p->args);
     if (!ref.result.ok) print_error("%s: %s\n", p->name, ref.result.error.message);
     assert_true(ref.result.ok);
-    ref.final_image = snap(a.sb, false);
+    ref.final_image = snapshot_v2(a.sb, false, true);
     close_env(&a);
     return ref;
 }
@@ -137,7 +97,7 @@ static uint32_t run_sliced(const program *p, const reference *ref, uint64_t slic
     while (!r.ok && r.error.code == RI_SANDBOX_SUSPENDED_CALL) {
         pauses++;
         if (pauses % hop_every == 0) {
-            blob s = snap(b.sb, true);
+            test_blob s = snapshot_v2(b.sb, true, true);
             uint32_t n = frames_in(s);
             if (n > *deepest) *deepest = n;
             env c = open_program(p, slice, 0, false);
@@ -162,8 +122,8 @@ static uint32_t run_sliced(const program *p, const reference *ref, uint64_t slic
     assert_true(r.ok);
     assert_string_equal(r.value_json, ref->result.value_json);
     assert_int_equal(r.gas_used, ref->result.gas_used);
-    blob got = snap(b.sb, false);
-    assert_true(same(got, ref->final_image)); /* byte for byte */
+    test_blob got = snapshot_v2(b.sb, false, true);
+    assert_true(same_blob(got, ref->final_image)); /* byte for byte */
     free(got.data);
     ri_sandbox_result_free(&r);
     close_env(&b);
