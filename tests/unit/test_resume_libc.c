@@ -55,20 +55,6 @@ static env open_program(const program *p, uint64_t max_gas, uint32_t pause_on, b
     return e;
 }
 
-/* The depth of the paused call in an image (its frames). */
-static uint32_t frames_in(test_blob s) {
-    ri_snap_image img;
-    ri_sandbox_error err;
-    assert_true(ri_snapshot_open(s.data, s.len, &img, &err));
-    ri_snap_call call;
-    ri_snap_error se;
-    assert_true(ri_snap_read_call(&img, &call, &se));
-    uint32_t n = call.suspension.nframes;
-    ri_snap_call_free(&call);
-    ri_snap_image_free(&img);
-    return n;
-}
-
 typedef struct reference {
     ri_sandbox_result result;
     test_blob final_image;
@@ -98,8 +84,9 @@ static uint32_t run_sliced(const program *p, const reference *ref, uint64_t slic
         pauses++;
         if (pauses % hop_every == 0) {
             test_blob s = snapshot_v2(b.sb, true, true);
-            uint32_t n = frames_in(s);
-            if (n > *deepest) *deepest = n;
+            ri_snap_call call = paused_call_in(s);
+            if (call.suspension.nframes > *deepest) *deepest = call.suspension.nframes;
+            ri_snap_call_free(&call);
             env c = open_program(p, slice, 0, false);
             ri_sandbox_error err;
             if (!ri_sandbox_restore(c.sb, s.data, s.len, &err)) {

@@ -121,15 +121,10 @@ static void slices_pause_before_imports(void **state) {
         ri_sandbox_result r = ri_sandbox_execute(b.sb, "yields", "[6]");
         while (!r.ok && r.error.code == RI_SANDBOX_SUSPENDED_CALL) {
             test_blob s = snapshot_v2(b.sb, true, true);
-            ri_snap_image img;
-            ri_sandbox_error err;
-            assert_true(ri_snapshot_open(s.data, s.len, &img, &err));
-            ri_snap_call call;
-            ri_snap_error se;
-            assert_true(ri_snap_read_call(&img, &call, &se));
+            ri_snap_call call = paused_call_in(s);
             if (call.suspension.frames[call.suspension.nframes - 1].point == RI_SUSP_CALL) before_call++;
             ri_snap_call_free(&call);
-            ri_snap_image_free(&img);
+            ri_sandbox_error err;
             env c = open_env(RI_GAS_INSTRUCTIONS, slice, 0, false);
             if (!ri_sandbox_restore(c.sb, s.data, s.len, &err)) {
                 print_error("restore: %s\n", err.message);
