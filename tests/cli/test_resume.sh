@@ -78,7 +78,9 @@ for slice in 13 250 999; do sliced mix "$wasm" mix 40 "$slice"; done
 # test_resume_libc pauses them far more often.
 if [ -n "${RI_C_WASM_DIR:-}" ]; then
     if full_run qsort "$RI_C_WASM_DIR/libc_qsort.wasm" run "[120]"; then
-        for slice in 39989 61007; do sliced qsort "$RI_C_WASM_DIR/libc_qsort.wasm" run "[120]" "$slice"; done
+        # (With clang-19's code both pause first inside a comparator whose caller's frame
+        # reaches past it: where a rebuilt stack sized to the running frame overflowed.)
+        for slice in 15006 32997; do sliced qsort "$RI_C_WASM_DIR/libc_qsort.wasm" run "[120]" "$slice"; done
     fi
     if full_run interp "$RI_C_WASM_DIR/libc_interp.wasm" run "[24, 6]"; then
         sliced interp "$RI_C_WASM_DIR/libc_interp.wasm" run "[24, 6]" 23003
