@@ -7,6 +7,7 @@ set -euo pipefail
 packages=(
     cmake make gcc pkg-config     # the build
     clang-19 lld-19               # the second compiler CI builds with
+    wasi-libc libclang-rt-19-dev-wasm32  # C test programs built for wasm32-wasi (tests/c)
     wabt                          # wast2json and wat2wasm: spec scripts and test fixtures
     libjansson-dev                # JSON: the spec runner
     libcmocka-dev                 # unit tests

@@ -220,9 +220,9 @@ uint64_t ri_store_gas(const ri_store *store);
 
 /* Thread-safe: ask the running call to stop; it traps RI_TRAP_INTERRUPTED at a stop
  * point soon after: metered code within 65,536 more instructions (it polls whenever
- * it draws a new chunk of gas), unmetered code at the next loop back-edge or call. A
- * loop without calls is stopped either way. The request stays set until
- * ri_store_clear_interrupt. */
+ * it draws a new chunk of gas) or at its next call of a host function, whichever comes
+ * first; unmetered code at the next loop back-edge or call. A loop is stopped either
+ * way, with or without calls. The request stays set until ri_store_clear_interrupt. */
 void ri_store_interrupt(ri_store *store);
 void ri_store_clear_interrupt(ri_store *store);
 
@@ -475,11 +475,14 @@ int ri_host_yield(ri_host_call *call);
  * wrap host functions and must pass the yield on). */
 bool ri_host_call_yielded(const ri_host_call *call);
 /* A host function's way to say "no gas for me yet": `return ri_host_pause_before(call);`
- * having done nothing. The calling code suspends before the call (reason gas; the mode
- * must include RI_SUSPEND_ON_GAS) and makes the call again when resumed, so a host
+ * having done nothing. The calling code stops before the call as out of gas, or as
+ * interrupted when the store's interrupt flag is up (a host function that finds its
+ * time slice over calls ri_store_interrupt first); it suspends if the mode includes
+ * RI_SUSPEND_ON_GAS (resp. _INTERRUPT) and makes the call again when resumed, so a host
  * function that charges gas itself (the sandbox's import unit) pauses exactly where an
- * out-of-gas trap would have stopped it. When the call cannot be suspended, it fails
- * as out of gas. */
+ * out-of-gas trap would have stopped it. Otherwise the run traps out of gas (resp.
+ * interrupted); in a run that cannot be suspended (nested) the call fails with that
+ * message. */
 #define RI_HOST_PAUSE_BEFORE 0x50415553 /* "PAUS": what ri_host_pause_before returns */
 int ri_host_pause_before(ri_host_call *call);
 

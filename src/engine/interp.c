@@ -166,13 +166,16 @@ static ri_errcode call_host(ri_store *store, ri_exec *exec, ri_func *f, ri_insta
     int failed = f->host(&call, f->host_user, args, results);
     bool yielded = false;
     if (failed == RI_HOST_PAUSE_BEFORE && call.pause_before) {
-        /* Nothing happened: the run stops before the call, as out of gas (suspend.c). */
-        if (!outside && (exec->suspend_mask & RI_SUSPEND_ON_GAS) && exec->nesting == 1) {
+        /* Nothing happened: the run stops before the call, as out of gas, or as interrupted
+         * when the interrupt flag is up (the run decides whether that suspends: suspend.c). */
+        if (!outside && exec->nesting == 1) {
             if (args != local_args) free(args);
             if (results != local_results) free(results);
             return RI_ERR_PAUSE_BEFORE;
         }
-        snprintf(call.message, sizeof call.message, "%s", ri_trap_message(RI_TRAP_OUT_OF_GAS));
+        bool interrupted = atomic_load_explicit(&store->interrupt, memory_order_relaxed) != 0;
+        snprintf(call.message, sizeof call.message, "%s",
+                 ri_trap_message(interrupted ? RI_TRAP_INTERRUPTED : RI_TRAP_OUT_OF_GAS));
     } else if (failed == RI_HOST_YIELD && call.yielded) {
         /* The call completed: the run suspends right after it, if it may (suspend.c). */
         if (!outside && (exec->suspend_mask & RI_SUSPEND_ON_YIELD) && exec->nesting == 1) {
@@ -749,6 +752,9 @@ op_CALL_INDIRECT: /* call table[t][c] checked against type a, frame at d */
     CALL_INDIRECT_TO(5);
 call_func:
     if (callee_func->host) {
+        /* Polled here too: the gas chunk is refilled after each host call, so a loop that
+         * calls an import would never draw a new one. Stops at the call (made on resume). */
+        POLL_INTERRUPT();
         uint32_t at = (uint32_t)(fp - exec->stack);
         exec->stack_top = at + call_base; /* a nested run starts above this frame */
         store->gas = (uint64_t)gas + gas_reserve;
@@ -762,7 +768,9 @@ call_func:
                 pc += call_size;
                 goto suspend;
             }
-            if (rc == RI_ERR_PAUSE_BEFORE) TRAP(RI_TRAP_OUT_OF_GAS); /* at the call: a suspension */
+            if (rc == RI_ERR_PAUSE_BEFORE) /* at the call: a suspension, if the mode wants one */
+                TRAP(atomic_load_explicit(&store->interrupt, memory_order_relaxed) != 0 ? RI_TRAP_INTERRUPTED
+                                                                                        : RI_TRAP_OUT_OF_GAS);
             TRAP(RI_TRAP_HOST);
         }
         NEXT(call_size);

@@ -568,7 +568,13 @@ bool ri_store_rebuild_suspended(ri_store *store, ri_instance *inst, const ri_sus
                         store->config.max_stack_slots, s->nframes);
     }
     probes_free(&pr);
-    uint64_t need = ok ? fp + pl[s->nframes - 1].code->frame_slots : 0;
+    /* Every frame gets the room a call gives it (fp + frame_slots, what ENTER_LOCAL and
+     * call_wasm check), not only the running one: a caller's frame may reach past its
+     * callee's, and once the callee returns the caller writes there (its operands, the
+     * arguments of its next call) without growing the stack. */
+    uint64_t need = 0;
+    for (uint32_t i = 0; ok && i < s->nframes; i++)
+        if (pl[i].fp + pl[i].code->frame_slots > need) need = pl[i].fp + pl[i].code->frame_slots;
     if (ok && need > store->config.max_stack_slots) {
         ok = refuse(err, "the frames need more value stack than the store's limit (%u slots, %u frames)",
                     store->config.max_stack_slots, s->nframes);

@@ -2,7 +2,8 @@
  * The host bridge: every function a module imports is one engine host function whose
  * user pointer is an sb_binding. Each call first pays its gas and passes the timeout
  * check (limits.c), in that order, and only then does its work, so a refused call has
- * no effect (the PRNG does not advance). A failing user function ends the run as
+ * no effect (the PRNG does not advance); the end of a time slice (pause-on-interrupt)
+ * pauses before the call, which the next slice makes. A failing user function ends the run as
  * HOST_FUNCTION_ERROR {function name, message}.
  */
 #include "sandbox_internal.h"
@@ -26,7 +27,11 @@ static int bridge_call(ri_host_call *call, void *user, const ri_val *args, ri_va
     if (sb->config.gas_schedule == RI_GAS_INSTRUCTIONS && ri_store_gas(run->store) == 0 && !run->failed &&
         (ri_store_suspend_mode(run->store) & RI_SUSPEND_ON_GAS))
         return ri_host_pause_before(call);
-    if (!sb_run_charge_import(sb, run)) return ri_host_fail(call, "%s", run->failure.message);
+    switch (sb_run_charge_import(sb, run)) {
+    case SB_IMPORT_GO: break;
+    case SB_IMPORT_REFUSED: return ri_host_fail(call, "%s", run->failure.message);
+    case SB_IMPORT_PAUSE: return ri_host_pause_before(call); /* the store is interrupted: the engine pauses */
+    }
 
     switch (binding->kind) {
     case SB_IMPORT_TIME:

@@ -1,7 +1,8 @@
 /*
  * One metered run (an execute, or the start function during a load): the gas budget
  * of the configured schedule, the wall-clock limit (checked at every import call, as
- * the original does, and enforced by the watchdog inside loops without calls), and
+ * the original does, and enforced by the watchdog inside loops without calls; with
+ * pause-on-interrupt it ends a time slice instead), and
  * the hook that lets ri_sandbox_interrupt reach the running store.
  */
 #include <time.h>
@@ -60,17 +61,17 @@ double sb_run_elapsed_ms(const sb_run *run) { return (double)(sb_now_ns() - run-
 
 static uint64_t elapsed_whole_ms(const sb_run *run) { return (sb_now_ns() - run->start_ns) / 1000000u; }
 
-bool sb_run_charge_import(ri_sandbox *sb, sb_run *run) {
+sb_import_verdict sb_run_charge_import(ri_sandbox *sb, sb_run *run) {
     /* A limit once hit stays hit, even if a host function swallowed the failure. */
     if (run->failed && (run->failure.code == RI_SANDBOX_GAS_EXHAUSTED || run->failure.code == RI_SANDBOX_TIMEOUT))
-        return false;
+        return SB_IMPORT_REFUSED;
+    uint64_t left = ri_store_gas(run->store);
     if (sb->config.gas_schedule == RI_GAS_INSTRUCTIONS) {
         /* One budget: the call costs 1 more than its instructions. */
-        uint64_t left = ri_store_gas(run->store);
         if (left == 0) {
             run->failed = true;
             sb_error_gas(&run->failure, sb->config.max_gas, sb->config.max_gas);
-            return false;
+            return SB_IMPORT_REFUSED;
         }
         ri_store_set_gas(run->store, left - 1);
     } else {
@@ -80,14 +81,22 @@ bool sb_run_charge_import(ri_sandbox *sb, sb_run *run) {
         if (run->host_gas_used > sb->config.max_gas) {
             run->failed = true;
             sb_error_gas(&run->failure, run->host_gas_used, sb->config.max_gas);
-            return false;
+            return SB_IMPORT_REFUSED;
         }
     }
     uint64_t elapsed = elapsed_whole_ms(run);
     if (elapsed > sb->config.max_execution_ms) {
+        if (ri_store_suspend_mode(run->store) & RI_SUSPEND_ON_INTERRUPT) {
+            /* A time slice, not a limit: the run pauses before this call, as the watchdog's
+             * interrupt would have stopped it, and the next slice makes and pays for it. */
+            if (sb->config.gas_schedule == RI_GAS_INSTRUCTIONS) ri_store_set_gas(run->store, left);
+            else run->host_gas_used--;
+            ri_store_interrupt(run->store);
+            return SB_IMPORT_PAUSE;
+        }
         run->failed = true;
         sb_error_timeout(&run->failure, elapsed, sb->config.max_execution_ms);
-        return false;
+        return SB_IMPORT_REFUSED;
     }
-    return true;
+    return SB_IMPORT_GO;
 }

@@ -245,9 +245,14 @@ bool sb_run_begin(ri_sandbox *sb, sb_run *run, ri_store *store, ri_sandbox_error
 void sb_run_end(ri_sandbox *sb, sb_run *run);
 uint64_t sb_run_gas_used(const ri_sandbox *sb, const sb_run *run);
 double sb_run_elapsed_ms(const sb_run *run);
-/* Before every import call: gas +1, the gas check, the timeout check. false: the
- * call must fail (run->failure says why). */
-bool sb_run_charge_import(ri_sandbox *sb, sb_run *run);
+/* Before every import call: gas +1, the gas check, the timeout check. */
+typedef enum sb_import_verdict {
+    SB_IMPORT_GO,       /* charged: make the call */
+    SB_IMPORT_REFUSED,  /* the call must fail (run->failure says why) */
+    SB_IMPORT_PAUSE,    /* the time slice is over and the run pauses on interrupts: nothing
+                           was charged, the store is interrupted; pause before the call */
+} sb_import_verdict;
+sb_import_verdict sb_run_charge_import(ri_sandbox *sb, sb_run *run);
 
 /* traps.c: an engine error from a run, as the sandbox reports it. */
 void sb_map_run_error(ri_sandbox *sb, sb_run *run, ri_errcode rc, const ri_error *e, ri_sandbox_error *out);

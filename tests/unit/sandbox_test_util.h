@@ -24,15 +24,13 @@
 #define TS 1700000000000LL /* the event timestamp of the tests' sandboxes */
 #endif
 
-/* Reads $RI_WAT_DIR/<name>.wasm, which the build compiles from tests/wat/<name>.wat.
- * A missing fixture fails the test. */
-static inline uint8_t *read_fixture(const char *name, size_t *len) {
-    const char *dir = getenv("RI_WAT_DIR");
+/* Reads <dir>/<name>.wasm; a missing file fails the test (`what` says which folder). */
+static inline uint8_t *read_wasm_in(const char *dir, const char *name, const char *what, size_t *len) {
     char path[4096];
-    snprintf(path, sizeof path, "%s/%s.wasm", dir ? dir : "wat", name);
+    snprintf(path, sizeof path, "%s/%s.wasm", dir, name);
     FILE *f = fopen(path, "rb");
     if (!f) {
-        print_error("cannot open fixture %s (is RI_WAT_DIR set?)\n", path);
+        print_error("cannot open %s (%s)\n", path, what);
         fail();
     }
     assert_int_equal(fseek(f, 0, SEEK_END), 0);
@@ -46,6 +44,33 @@ static inline uint8_t *read_fixture(const char *name, size_t *len) {
     *len = (size_t)n;
     return buf;
 }
+
+/* Reads $RI_WAT_DIR/<name>.wasm, which the build compiles from tests/wat/<name>.wat.
+ * A missing fixture fails the test. */
+static inline uint8_t *read_fixture(const char *name, size_t *len) {
+    const char *dir = getenv("RI_WAT_DIR");
+    return read_wasm_in(dir ? dir : "wat", name, "is RI_WAT_DIR set?", len);
+}
+
+/* A snapshot's bytes (malloc'd). */
+typedef struct test_blob {
+    uint8_t *data;
+    size_t len;
+} test_blob;
+
+/* A v2 snapshot of sb; fails the test with the library's message when it cannot. */
+static inline test_blob snapshot_v2(ri_sandbox *sb, bool embed, bool uncompressed) {
+    ri_snapshot_options o = {RI_SNAPSHOT_V2, embed, uncompressed};
+    test_blob b = {NULL, 0};
+    ri_sandbox_error err;
+    if (!ri_sandbox_snapshot_with(sb, &o, &b.data, &b.len, &err)) {
+        print_error("snapshot: %s\n", err.message);
+        fail();
+    }
+    return b;
+}
+
+static inline bool same_blob(test_blob a, test_blob b) { return a.len == b.len && memcmp(a.data, b.data, a.len) == 0; }
 
 /* A factory with one sandbox, freed together by close_env. */
 typedef struct env {

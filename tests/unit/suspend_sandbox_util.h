@@ -42,4 +42,16 @@ static inline ri_sandbox_config suspend_config(ri_gas_schedule schedule, uint64_
     return c;
 }
 
+/* The paused call an image holds (ri_snap_call_free it); fails the test if none. */
+static inline ri_snap_call paused_call_in(test_blob image) {
+    ri_snap_image img;
+    ri_sandbox_error err;
+    assert_true(ri_snapshot_open(image.data, image.len, &img, &err));
+    ri_snap_call call;
+    ri_snap_error se;
+    assert_true(ri_snap_read_call(&img, &call, &se));
+    ri_snap_image_free(&img);
+    return call;
+}
+
 #endif

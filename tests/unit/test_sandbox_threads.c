@@ -4,7 +4,7 @@
  * call allowed from another thread). Worker threads only record what they see; all
  * assertions run on the main thread, since cmocka's are not thread-safe.
  * Fixtures: tests/wat/sb_memcounter.wat, sb_add.wat, sb_fib.wat, sb_loop.wat,
- * sb_interrupt.wat.
+ * sb_interrupt.wat, sb_interrupt_calls.wat.
  */
 #if !defined(_GNU_SOURCE) && !defined(_POSIX_C_SOURCE)
 #define _POSIX_C_SOURCE 200809L /* pthreads and nanosleep under -std=c11 */
@@ -46,6 +46,9 @@ static wasm_bytes fixture(const char *name) {
     w.data = read_fixture(name, &w.len);
     return w;
 }
+
+/* sb_interrupt_calls.wasm, for the tests that use it. */
+static wasm_bytes fixture_calls;
 
 static ri_sandbox *load_into(ri_sandboxes *f, const ri_sandbox_config *cfg, wasm_bytes w) {
     ri_sandbox_error err;
@@ -413,6 +416,166 @@ static void timeouts_on_two_threads_at_once(void **state) {
     free(w.data);
 }
 
+/* ---- interrupts and time slices in a loop that calls an import -------------------------------- */
+
+/* env.tick: its argument back. With a handshake, its first call says so (in_tick) and
+ * waits until the other thread has interrupted the sandbox (released): the interrupt
+ * is then up while the loop still has millions of rounds and host calls to go. */
+typedef struct tick_ctx {
+    bool handshake;
+    atomic_int in_tick, released;
+    int calls;
+} tick_ctx;
+
+static int tick_fn(ri_host_call *call, void *user, const ri_val *args, ri_val *results) {
+    (void)call;
+    tick_ctx *t = user;
+    if (t->handshake && t->calls++ == 0) {
+        atomic_store(&t->in_tick, 1);
+        wait_for(&t->released, 1, 20000);
+    }
+    results[0] = args[0];
+    return 0;
+}
+
+typedef struct tick_interrupter {
+    ri_sandbox *sb;
+    tick_ctx *tick;
+    bool missed;
+} tick_interrupter;
+
+static void *tick_interrupter_thread(void *arg) {
+    tick_interrupter *in = arg;
+    in->missed = !wait_for(&in->tick->in_tick, 1, 20000);
+    sleep_ms(50);
+    ri_sandbox_interrupt(in->sb);
+    atomic_store(&in->tick->released, 1);
+    return NULL;
+}
+
+static ri_sandbox *ticking(ri_sandboxes *f, tick_ctx *tick, uint32_t max_execution_ms, bool load) {
+    static const ri_valtype i32[1] = {RI_I32};
+    ri_host_function fns[1] = {{"tick", 1, i32, 1, i32, tick_fn, tick}};
+    ri_sandbox_config c = seeded_config(0);
+    c.host_functions = fns;
+    c.nhost_functions = 1;
+    c.max_execution_ms = max_execution_ms;
+    if (load) return load_into(f, &c, fixture_calls);
+    ri_sandbox_error err;
+    ri_sandbox *sb = ri_sandbox_create(f, &c, &err);
+    assert_non_null(sb);
+    return sb;
+}
+
+/* What run(n) returns: n rounds of the LCG (tick returns its argument). */
+static int32_t calls_reference(uint32_t n) {
+    uint32_t x = 1;
+    for (uint32_t i = 0; i < n; i++) x = x * 1103515245u + 12345u;
+    return as_i32(x);
+}
+
+#define CALLS_ROUNDS "20000000" /* about a second of work: 19,532 host calls */
+
+/* Interrupted from another thread (the handshake) while the loop runs; the engine must
+ * see the flag although the host calls keep its gas chunk full. */
+static ri_sandbox_result interrupted_run(ri_sandbox *sb, tick_ctx *tick) {
+    tick_interrupter in = {sb, tick, false};
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, tick_interrupter_thread, &in), 0);
+    ri_sandbox_result r = ri_sandbox_execute(sb, "run", "[" CALLS_ROUNDS "]");
+    pthread_join(t, NULL);
+    assert_false(in.missed);
+    return r;
+}
+
+static void interrupt_from_another_thread_stops_a_loop_calling_an_import(void **state) {
+    (void)state;
+    fixture_calls = fixture("sb_interrupt_calls");
+    ri_sandboxes *f = ri_sandboxes_new();
+    tick_ctx tick = {.handshake = true};
+    ri_sandbox *sb = ticking(f, &tick, 30000, true);
+    ri_sandbox_result r = interrupted_run(sb, &tick);
+    if (r.ok) print_error("the loop ran to its end: the interrupt was lost\n");
+    assert_false(r.ok);
+    /* 30 s of budget are not up: an interrupt, not a timeout. */
+    assert_int_equal(r.error.code, RI_SANDBOX_WASM_TRAP);
+    assert_string_equal(r.error.trap_kind, "interrupted");
+    ri_sandbox_result_free(&r);
+    assert_int_equal(ri_sandbox_status_of(sb), RI_SANDBOX_LOADED);
+    ri_sandbox_free(sb);
+    ri_sandboxes_free(f);
+    free(fixture_calls.data);
+}
+
+/* With pause-on-interrupt the same interrupt pauses the run (before a host call); the
+ * paused call goes through a snapshot into a fresh sandbox and ends there with the
+ * uninterrupted result and host-call count. */
+static void interrupt_pauses_a_loop_calling_an_import(void **state) {
+    (void)state;
+    fixture_calls = fixture("sb_interrupt_calls");
+    ri_sandboxes *f = ri_sandboxes_new();
+    tick_ctx tick = {.handshake = true}, plain = {.handshake = false};
+    ri_sandbox *sb = ticking(f, &tick, 30000, true);
+    ri_sandbox_error err;
+    assert_true(ri_sandbox_set_pause_on(sb, RI_SUSPEND_ON_INTERRUPT, &err));
+    ri_sandbox_result r = interrupted_run(sb, &tick);
+    if (r.ok) print_error("the loop ran to its end: the interrupt was lost\n");
+    assert_false(r.ok);
+    assert_int_equal(r.error.code, RI_SANDBOX_SUSPENDED_CALL);
+    assert_non_null(strstr(r.error.message, "(interrupt)"));
+    ri_sandbox_result_free(&r);
+    ri_snapshot_options o = {RI_SNAPSHOT_V2, true, true};
+    uint8_t *image = NULL;
+    size_t image_len = 0;
+    assert_true(ri_sandbox_snapshot_with(sb, &o, &image, &image_len, &err));
+    ri_sandboxes *f2 = ri_sandboxes_new();
+    ri_sandbox *fresh = ticking(f2, &plain, 30000, false);
+    if (!ri_sandbox_restore(fresh, image, image_len, &err)) print_error("restore: %s\n", err.message);
+    assert_int_equal(ri_sandbox_status_of(fresh), RI_SANDBOX_SUSPENDED);
+    r = ri_sandbox_resume(fresh, 0);
+    if (!r.ok) print_error("resume: %s\n", r.error.message);
+    assert_true(r.ok);
+    assert_int_equal(r.results[0].of.i32, calls_reference(20000000));
+    assert_int_equal(r.gas_used, 19532); /* every host call made once */
+    ri_sandbox_result_free(&r);
+    free(image);
+    ri_sandbox_free(fresh);
+    ri_sandboxes_free(f2);
+    ri_sandbox_free(sb);
+    ri_sandboxes_free(f);
+    free(fixture_calls.data);
+}
+
+/* Time slices: with pause-on-interrupt a deadline pauses the run (whether the watchdog's
+ * interrupt or the check at an import call sees it first), never TIMEOUT. */
+static void time_slices_pause_a_loop_calling_an_import(void **state) {
+    (void)state;
+    fixture_calls = fixture("sb_interrupt_calls");
+    ri_sandboxes *f = ri_sandboxes_new();
+    tick_ctx plain = {.handshake = false};
+    ri_sandbox *sb = ticking(f, &plain, 2, true);
+    ri_sandbox_error err;
+    assert_true(ri_sandbox_set_pause_on(sb, RI_SUSPEND_ON_INTERRUPT, &err));
+    ri_sandbox_result r = ri_sandbox_execute(sb, "run", "[" CALLS_ROUNDS "]");
+    /* A second of work does not fit in a 2 ms slice: the first one pauses. */
+    if (r.ok || r.error.code != RI_SANDBOX_SUSPENDED_CALL) print_error("first slice: %s\n", r.error.message);
+    assert_int_equal(r.error.code, RI_SANDBOX_SUSPENDED_CALL);
+    int slices = 1;
+    while (!r.ok && r.error.code == RI_SANDBOX_SUSPENDED_CALL && slices < 1000000) {
+        ri_sandbox_result_free(&r);
+        r = ri_sandbox_resume(sb, 0);
+        slices++;
+    }
+    if (!r.ok) print_error("slice %d: %s\n", slices, r.error.message);
+    assert_true(r.ok);
+    assert_int_equal(r.results[0].of.i32, calls_reference(20000000));
+    assert_int_equal(r.gas_used, 19532);
+    ri_sandbox_result_free(&r);
+    ri_sandbox_free(sb);
+    ri_sandboxes_free(f);
+    free(fixture_calls.data);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(two_sandboxes_run_on_two_threads_at_once),
@@ -422,6 +585,9 @@ int main(void) {
         cmocka_unit_test(interrupt_stops_only_its_own_sandbox),
         cmocka_unit_test(interrupt_of_idle_sandbox_is_harmless),
         cmocka_unit_test(timeouts_on_two_threads_at_once),
+        cmocka_unit_test(interrupt_from_another_thread_stops_a_loop_calling_an_import),
+        cmocka_unit_test(interrupt_pauses_a_loop_calling_an_import),
+        cmocka_unit_test(time_slices_pause_a_loop_calling_an_import),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "ri/sandbox.h"
-#include "suspend_sandbox_util.h" /* read_fixture, TS, env, close_env, suspend_config, yield_every */
+#include "suspend_sandbox_util.h" /* read_fixture, snapshot_v2, env, close_env, suspend_config, yield_every */
 
 static uint8_t *wasm;
 static size_t wasm_len;
@@ -44,24 +44,6 @@ static env open_env(ri_gas_schedule schedule, uint64_t max_gas, uint32_t pause_o
     return e;
 }
 
-typedef struct blob {
-    uint8_t *data;
-    size_t len;
-} blob;
-
-static blob snap(ri_sandbox *sb, bool embed, bool uncompressed) {
-    ri_snapshot_options o = {RI_SNAPSHOT_V2, embed, uncompressed};
-    blob b = {NULL, 0};
-    ri_sandbox_error err;
-    if (!ri_sandbox_snapshot_with(sb, &o, &b.data, &b.len, &err)) {
-        print_error("snapshot: %s\n", err.message);
-        fail();
-    }
-    return b;
-}
-
-static bool same(blob a, blob b) { return a.len == b.len && memcmp(a.data, b.data, a.len) == 0; }
-
 /* ---- slices, each through a snapshot into a fresh sandbox -------------------------------------- */
 
 static void sliced_through_snapshots(uint64_t slice, bool uncompressed) {
@@ -69,7 +51,7 @@ static void sliced_through_snapshots(uint64_t slice, bool uncompressed) {
     env a = open_env(RI_GAS_INSTRUCTIONS, 1000000, 0, true);
     ri_sandbox_result want = ri_sandbox_execute(a.sb, "mix", "[12]");
     assert_true(want.ok);
-    blob want_snap = snap(a.sb, false, uncompressed);
+    test_blob want_snap = snapshot_v2(a.sb, false, uncompressed);
 
     env b = open_env(RI_GAS_INSTRUCTIONS, slice, RI_SUSPEND_ON_GAS, true);
     ri_sandbox_result r = ri_sandbox_execute(b.sb, "mix", "[12]");
@@ -80,7 +62,7 @@ static void sliced_through_snapshots(uint64_t slice, bool uncompressed) {
         assert_string_equal(ri_sandbox_pending_action(b.sb), "mix");
         /* Into a fresh sandbox of another factory, created but not loaded: the image
          * carries its module. */
-        blob s = snap(b.sb, true, uncompressed);
+        test_blob s = snapshot_v2(b.sb, true, uncompressed);
         env c = open_env(RI_GAS_INSTRUCTIONS, slice, 0, false);
         ri_sandbox_error err;
         if (!ri_sandbox_restore(c.sb, s.data, s.len, &err)) {
@@ -89,8 +71,8 @@ static void sliced_through_snapshots(uint64_t slice, bool uncompressed) {
         }
         assert_int_equal(ri_sandbox_status_of(c.sb), RI_SANDBOX_SUSPENDED);
         /* The restored sandbox snapshots to the same bytes. */
-        blob s2 = snap(c.sb, true, uncompressed);
-        assert_true(same(s, s2));
+        test_blob s2 = snapshot_v2(c.sb, true, uncompressed);
+        assert_true(same_blob(s, s2));
         free(s.data);
         free(s2.data);
         close_env(&b);
@@ -105,8 +87,8 @@ static void sliced_through_snapshots(uint64_t slice, bool uncompressed) {
     assert_string_equal(r.value_json, want.value_json);
     assert_int_equal(r.gas_used, want.gas_used);
     assert_int_equal(ri_sandbox_status_of(b.sb), RI_SANDBOX_LOADED);
-    blob got_snap = snap(b.sb, false, uncompressed);
-    assert_true(same(got_snap, want_snap)); /* byte for byte */
+    test_blob got_snap = snapshot_v2(b.sb, false, uncompressed);
+    assert_true(same_blob(got_snap, want_snap)); /* byte for byte */
     if (slice < want.gas_used) assert_true(slices > 1);
     free(got_snap.data);
     free(want_snap.data);
@@ -132,22 +114,17 @@ static void slices_pause_before_imports(void **state) {
     env a = open_env(RI_GAS_INSTRUCTIONS, 1000000, 0, true);
     ri_sandbox_result want = ri_sandbox_execute(a.sb, "yields", "[6]");
     assert_true(want.ok);
-    blob want_snap = snap(a.sb, false, true);
+    test_blob want_snap = snapshot_v2(a.sb, false, true);
     int before_call = 0;
     for (uint64_t slice = 1; slice <= want.gas_used + 1; slice++) {
         env b = open_env(RI_GAS_INSTRUCTIONS, slice, RI_SUSPEND_ON_GAS, true);
         ri_sandbox_result r = ri_sandbox_execute(b.sb, "yields", "[6]");
         while (!r.ok && r.error.code == RI_SANDBOX_SUSPENDED_CALL) {
-            blob s = snap(b.sb, true, true);
-            ri_snap_image img;
-            ri_sandbox_error err;
-            assert_true(ri_snapshot_open(s.data, s.len, &img, &err));
-            ri_snap_call call;
-            ri_snap_error se;
-            assert_true(ri_snap_read_call(&img, &call, &se));
+            test_blob s = snapshot_v2(b.sb, true, true);
+            ri_snap_call call = paused_call_in(s);
             if (call.suspension.frames[call.suspension.nframes - 1].point == RI_SUSP_CALL) before_call++;
             ri_snap_call_free(&call);
-            ri_snap_image_free(&img);
+            ri_sandbox_error err;
             env c = open_env(RI_GAS_INSTRUCTIONS, slice, 0, false);
             if (!ri_sandbox_restore(c.sb, s.data, s.len, &err)) {
                 print_error("restore: %s\n", err.message);
@@ -163,8 +140,8 @@ static void slices_pause_before_imports(void **state) {
         assert_true(r.ok);
         assert_string_equal(r.value_json, want.value_json);
         assert_int_equal(r.gas_used, want.gas_used);
-        blob got = snap(b.sb, false, true);
-        assert_true(same(got, want_snap));
+        test_blob got = snapshot_v2(b.sb, false, true);
+        assert_true(same_blob(got, want_snap));
         free(got.data);
         ri_sandbox_result_free(&r);
         close_env(&b);
@@ -222,7 +199,7 @@ static void host_yield_pauses_the_execution(void **state) {
         while (!r.ok && r.error.code == RI_SANDBOX_SUSPENDED_CALL) {
             pauses++;
             assert_non_null(strstr(r.error.message, "(yield)"));
-            blob s = snap(b.sb, false, true);
+            test_blob s = snapshot_v2(b.sb, false, true);
             env c = open_env((ri_gas_schedule)schedule, 1000000, 0, true);
             ri_sandbox_error err;
             assert_true(ri_sandbox_restore(c.sb, s.data, s.len, &err));
@@ -292,7 +269,7 @@ static void rules_while_a_call_is_pending(void **state) {
     assert_string_equal(r.value_json, "10");
     ri_sandbox_result_free(&r);
     /* The idle suspend -> restore of seed 001 still works. */
-    blob s = snap(e.sb, false, true);
+    test_blob s = snapshot_v2(e.sb, false, true);
     assert_true(ri_sandbox_suspend(e.sb, &err));
     assert_int_equal(ri_sandbox_status_of(e.sb), RI_SANDBOX_SUSPENDED);
     assert_false(ri_sandbox_has_pending_call(e.sb));
@@ -302,10 +279,10 @@ static void rules_while_a_call_is_pending(void **state) {
     /* A restore of an image without a call drops a pending one. */
     r = pause_mix(&e);
     ri_sandbox_result_free(&r);
-    blob loaded = {NULL, 0};
+    test_blob loaded = {NULL, 0};
     {
         env o = open_env(RI_GAS_INSTRUCTIONS, 200, 0, true);
-        loaded = snap(o.sb, false, true);
+        loaded = snapshot_v2(o.sb, false, true);
         close_env(&o);
     }
     assert_true(ri_sandbox_restore(e.sb, loaded.data, loaded.len, &err));
@@ -321,7 +298,7 @@ static void rules_while_a_call_is_pending(void **state) {
 static uint32_t get_u32(const uint8_t *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24; }
 
 /* The content of section FRMS: [*start, *start + *len). */
-static void find_frms(blob b, size_t *start, size_t *len) {
+static void find_frms(test_blob b, size_t *start, size_t *len) {
     size_t at = 8;
     while (at + 16 <= b.len) {
         uint64_t n = get_u32(b.data + at + 8) | (uint64_t)get_u32(b.data + at + 12) << 32;
@@ -335,7 +312,7 @@ static void find_frms(blob b, size_t *start, size_t *len) {
     fail();
 }
 
-static void fix_crc(blob b) {
+static void fix_crc(test_blob b) {
     uint32_t crc = ri_snap_crc32c(b.data, b.len - 20);
     uint8_t *p = b.data + b.len - 4;
     p[0] = (uint8_t)crc;
@@ -349,7 +326,7 @@ static void damaged_frames_are_refused(void **state) {
     env e = open_env(RI_GAS_INSTRUCTIONS, 300, RI_SUSPEND_ON_GAS, true);
     ri_sandbox_result r = pause_mix(&e);
     ri_sandbox_result_free(&r);
-    blob good = snap(e.sb, true, false);
+    test_blob good = snapshot_v2(e.sb, true, false);
     size_t start = 0, len = 0;
     find_frms(good, &start, &len);
     assert_true(len > 40);
@@ -359,9 +336,9 @@ static void damaged_frames_are_refused(void **state) {
     r = ri_sandbox_execute(t.sb, "mix", "[5]");
     assert_true(r.ok);
     ri_sandbox_result_free(&r);
-    blob before = snap(t.sb, false, true);
+    test_blob before = snapshot_v2(t.sb, false, true);
     ri_sandbox_error err;
-    blob x = {malloc(good.len), good.len};
+    test_blob x = {malloc(good.len), good.len};
     assert_non_null(x.data);
 
     /* Every truncation. */
@@ -392,8 +369,8 @@ static void damaged_frames_are_refused(void **state) {
         } else {
             refused++;
             assert_int_equal(err.code, RI_SANDBOX_SNAPSHOT_ERROR);
-            blob after = snap(c.sb, false, true);
-            assert_true(same(after, before)); /* unchanged */
+            test_blob after = snapshot_v2(c.sb, false, true);
+            assert_true(same_blob(after, before)); /* unchanged */
             free(after.data);
         }
         close_env(&c);
@@ -402,8 +379,8 @@ static void damaged_frames_are_refused(void **state) {
                   refused, accepted);
     assert_true(refused > len / 2);
     /* The target is unchanged by all of it. */
-    blob after = snap(t.sb, false, true);
-    assert_true(same(after, before));
+    test_blob after = snapshot_v2(t.sb, false, true);
+    assert_true(same_blob(after, before));
     assert_int_equal(ri_sandbox_status_of(t.sb), RI_SANDBOX_LOADED);
     /* And the good image still restores. */
     assert_true(ri_sandbox_restore(t.sb, good.data, good.len, &err));
