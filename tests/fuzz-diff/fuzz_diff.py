@@ -198,10 +198,11 @@ def campaign(args):
     gen_time = run_time = 0.0
     folds = 0
     try:
-        for first in range(0, args.n, args.batch):
+        last = args.start + args.n
+        for first in range(args.start, last, args.batch):
             batch = []
             t0 = time.monotonic()
-            for i in range(first, min(first + args.batch, args.n)):
+            for i in range(first, min(first + args.batch, last)):
                 rng = random.Random('%d-%d' % (args.seed, i))
                 features = sets[i % len(sets)]
                 seed_path = os.path.join(work, 'seed-%d.bin' % i)
@@ -236,9 +237,12 @@ def campaign(args):
                 print('DIFFERENCE in module %d (%s features): %s\n%s' % (
                     i, features, name, first_difference(v8.get(wasm, []), ri.get(wasm, []))))
                 failures.append(name)
-                if args.found:
+                if args.found and len(failures) <= args.max_reduce:
                     reduce_and_save(args, name, wasm, features, work)
-            done = min(first + args.batch, args.n)
+                else:
+                    print('  not reduced (--max-reduce %d); again: --seed %d --start %d -n 1' % (
+                        args.max_reduce, args.seed, i))
+            done = min(first + args.batch, last) - args.start
             if args.progress:
                 print('.. %d/%d modules, %d failed' % (done, args.n, counts['fail']), flush=True)
     finally:
@@ -247,12 +251,15 @@ def campaign(args):
         else:
             shutil.rmtree(work, ignore_errors=True)
     total = time.monotonic() - started
+    t = os.times()
+    cpu = t.user + t.system + t.children_user + t.children_system
     ran = counts['pass'] + counts['fail'] + sum(skips.values())
     skipped = ', '.join('%d %s' % (v, k) for k, v in sorted(skips.items())) or 'none'
-    print('fuzz-diff: campaign seed %d, features %s: %d modules in %.1f s (%.1f ms/module: '
-          'generation %.1f, ri+V8 %.1f)' % (args.seed, args.features, ran, total,
-                                          1000 * total / max(ran, 1), 1000 * gen_time / max(ran, 1),
-                                          1000 * run_time / max(ran, 1)))
+    per = 1000.0 / max(ran, 1)
+    print('fuzz-diff: campaign seed %d, features %s: %d modules in %.1f s, %.1f s of CPU '
+          '(per module: %.1f ms, generation %.1f, ri+V8 %.1f; CPU %.1f ms)' % (
+              args.seed, args.features, ran, total, cpu, per * total, per * gen_time,
+              per * run_time, per * cpu))
     print('skipped: %s; 2.0 modules with externref folded into funcref: %d' % (skipped, folds))
     print('%d passed, %d failed' % (counts['pass'], counts['fail']))
     return 1 if counts['fail'] else 0
@@ -289,6 +296,7 @@ def main():
     ap.add_argument('--ri', required=True, help='the ri_difftest program')
     ap.add_argument('-n', type=int, default=300, help='modules to generate (default 300)')
     ap.add_argument('--seed', type=int, default=1, help='campaign seed: the same seed, the same modules')
+    ap.add_argument('--start', type=int, default=0, help='index of the first module (to run one again)')
     ap.add_argument('--features', choices=['mvp', '2.0', 'both'], default='both',
                     help='feature set of the modules (both: alternate)')
     ap.add_argument('--batch', type=int, default=100, help='modules per node/ri process')
@@ -298,6 +306,8 @@ def main():
     ap.add_argument('--no-reduce', dest='reduce', action='store_false',
                     help='save the failing module itself, unreduced')
     ap.add_argument('--reduce-timeout', type=int, default=600, help='seconds for one wasm-reduce')
+    ap.add_argument('--max-reduce', type=int, default=3,
+                    help='reduce and save the first K differences only (the others are listed)')
     ap.add_argument('--keep', action='store_true', help='keep the work folder')
     ap.add_argument('--progress', action='store_true', help='a line after each batch')
     ap.add_argument('--replay', help='replay the reproducers of this folder')
