@@ -110,25 +110,31 @@ def first_difference(v8, ri):
     return '  (no difference)'
 
 
-def generate(seed_path, out_path, features):
-    """Makes a module; for 2.0, rewrites binaryen 108's non-standard reference types
+def normalize(path, features):
+    """For 2.0, rewrites binaryen 108's non-standard reference types in place
     (untype_refs.py): typed references always, externref-as-anyref when the module is
-    otherwise invalid (wabt's wasm-validate says). Returns None if binaryen failed, else
-    whether externref had to be folded into funcref."""
-    p = run(['wasm-opt', seed_path, '-ttf', '--denan'] + FEATURES[features] + ['-o', out_path], 120)
-    if p.returncode != 0:
-        return None
+    otherwise invalid (wabt's wasm-validate says). Returns whether externref was folded.
+    (wasm-reduce's passes bring them back, so --check normalizes each candidate too.)"""
     if features == 'mvp':
         return False
-    with open(out_path, 'rb') as f:
+    with open(path, 'rb') as f:
         original = f.read()
     fixed = untype_refs.untype(original)
     if fixed != original:
-        write_atomic(out_path, fixed)
-    if run(['wasm-validate', out_path], 60).returncode == 0:
+        write_atomic(path, fixed)
+    if run(['wasm-validate', path], 60).returncode == 0:
         return False
-    write_atomic(out_path, untype_refs.untype(original, fold_extern=True))
+    write_atomic(path, untype_refs.untype(original, fold_extern=True))
     return True
+
+
+def generate(args, seed_path, out_path, features):
+    """Makes a module (None if binaryen failed, else whether externref was folded)."""
+    denan = ['--denan'] if args.denan else []
+    p = run(['wasm-opt', seed_path, '-ttf'] + denan + FEATURES[features] + ['-o', out_path], 120)
+    if p.returncode != 0:
+        return None
+    return normalize(out_path, features)
 
 
 def to_wat(wasm, features):
@@ -157,8 +163,8 @@ def reduce_and_save(args, name, wasm, features, work):
     reduced = os.path.join(work, name + '.reduced.wasm')
     if args.reduce:
         test = os.path.join(work, name + '.test.wasm')
-        check = '%s %s --ri %s --fuel %d --check %s' % (
-            sys.executable, os.path.abspath(__file__), os.path.abspath(args.ri), args.fuel, test)
+        check = '%s %s --ri %s --fuel %d --features %s --check %s' % (
+            sys.executable, os.path.abspath(__file__), os.path.abspath(args.ri), args.fuel, features, test)
         flags = FEATURES[features]
         # -b: where wasm-reduce finds wasm-opt (it does not search PATH).
         bindir = os.path.dirname(shutil.which('wasm-opt') or '/usr/bin/wasm-opt') + '/'
@@ -168,7 +174,7 @@ def reduce_and_save(args, name, wasm, features, work):
             run(cmd, args.reduce_timeout)
         except subprocess.TimeoutExpired:
             print('  wasm-reduce timed out; keeping its best so far', file=sys.stderr)
-    if not os.path.exists(reduced) or check_file(args, reduced) != 'different':
+    if not os.path.exists(reduced) or check_file(args, reduced, features) != 'different':
         shutil.copyfile(wasm, reduced)
     v8 = run_v8([reduced]).get(reduced, [])
     ri = run_ri(args.ri, [reduced], args.fuel).get(reduced, [])
@@ -180,7 +186,8 @@ def reduce_and_save(args, name, wasm, features, work):
     print('  reduced to %d bytes: %s.wasm\n%s' % (os.path.getsize(reduced), base, first_difference(v8, ri)))
 
 
-def check_file(args, wasm):
+def check_file(args, wasm, features):
+    normalize(wasm, features)
     v8 = run_v8([wasm]).get(wasm)
     ri = run_ri(args.ri, [wasm], args.fuel).get(wasm)
     verdict = classify(v8, ri)
@@ -209,7 +216,7 @@ def campaign(args):
                 wasm = os.path.join(work, 's%d-%d-%s.wasm' % (args.seed, i, features.replace('.', '')))
                 with open(seed_path, 'wb') as f:
                     f.write(rng.randbytes(rng.randint(*SEED_BYTES)))
-                folded = generate(seed_path, wasm, features)
+                folded = generate(args, seed_path, wasm, features)
                 if folded is None:
                     skips['generator-failed'] = skips.get('generator-failed', 0) + 1
                 else:
@@ -300,6 +307,8 @@ def main():
     ap.add_argument('--features', choices=['mvp', '2.0', 'both'], default='both',
                     help='feature set of the modules (both: alternate)')
     ap.add_argument('--batch', type=int, default=100, help='modules per node/ri process')
+    ap.add_argument('--no-denan', dest='denan', action='store_false',
+                    help="no --denan: NaN bits may then reach integers (spec-allowed differences to triage)")
     ap.add_argument('--fuel', type=int, default=10000000000,
                     help='gas for each export call in ri (bulk memory operations charge a unit per byte)')
     ap.add_argument('--found', default=None, help='where reduced reproducers go (none: not reduced)')
@@ -315,7 +324,7 @@ def main():
     ap.add_argument('--check', help="wasm-reduce's command: print 'different' or 'same' for one module")
     args = ap.parse_args()
     if args.check:
-        print(check_file(args, args.check))
+        print(check_file(args, args.check, 'mvp' if args.features == 'mvp' else '2.0'))
         return 0
     if args.replay:
         return replay(args)

@@ -106,7 +106,7 @@ def blocktype(r, out):
 
 # Opcodes whose immediates are LEB u32s: how many.
 ULEBS = {0x0C: 1, 0x0D: 1, 0x10: 1, 0x11: 2, 0x20: 1, 0x21: 1, 0x22: 1, 0x23: 1, 0x24: 1,
-         0x25: 1, 0x26: 1, 0xD2: 1, 0xD4: 1}
+         0x25: 1, 0x26: 1, 0xD2: 1}
 # 0xFC sub-opcodes: (uleb count, then fixed bytes).
 FC = {8: (1, 1), 9: (1, 0), 10: (0, 2), 11: (0, 1), 12: (2, 0), 13: (1, 0), 14: (2, 0),
       15: (1, 0), 16: (1, 0), 17: (1, 0)}
@@ -162,6 +162,11 @@ def code(r, out, end):
         elif op == 0xD0:
             out.append(op)
             out.append(heaptype_as_valtype(r.s(), r.fold_extern))
+        elif op == 0xD3:
+            # ref.as_non_null (typed references; wasm-reduce's passes write it): dropped.
+            # Null then flows on instead of trapping; both engines run the same rewritten
+            # bytes, so the comparison stays fair.
+            pass
         elif op in (0x00, 0x01, 0x05, 0x0F, 0x1A, 0x1B, 0xD1) or 0x45 <= op <= 0xC4:
             out.append(op)
         elif op == 0xFC:
