@@ -7,7 +7,7 @@ ifeq ($(origin CC),default)
 CC = gcc
 endif
 
-.PHONY: all configure test spec asan check demo bench clean
+.PHONY: all configure test spec asan check demo bench fuzz-diff clean
 
 all: configure
 	cmake --build $(BUILD) -j $(JOBS) -- --no-print-directory
@@ -39,6 +39,17 @@ demo:
 # Issue 3's benchmarks (bench/README.md); options via BENCH_ARGS="--reps 3 --programs fib".
 bench: configure
 	cmake --build $(BUILD) --target bench
+
+# Differential testing against V8 (tests/fuzz-diff/README.md): N random modules from campaign
+# seed SEED (the same seed gives the same modules), FEATURES mvp, 2.0 or both (alternating).
+# Reduced reproducers of differences land in tests/fuzz-diff/found/, which ctest replays.
+N ?= 1000
+SEED ?= 1
+FEATURES ?= both
+fuzz-diff: configure
+	cmake --build $(BUILD) --target ri_difftest -- --no-print-directory
+	/usr/bin/python3 tests/fuzz-diff/fuzz_diff.py --ri $(BUILD)/ri_difftest -n $(N) --seed $(SEED) \
+		--features $(FEATURES) --found tests/fuzz-diff/found --progress
 
 clean:
 	rm -rf $(BUILD) build-asan build-clang build-logs

@@ -16,6 +16,7 @@ packages=(
     libwebsockets-dev             # the server
     jq                            # the CLI tests read ri's JSON output
     python3-websockets            # the server's tests: a real WebSocket client (/usr/bin/python3)
+    binaryen nodejs               # make fuzz-diff: random modules (wasm-opt -ttf, wasm-reduce) run against V8
 )
 
 missing=()
