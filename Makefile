@@ -7,7 +7,7 @@ ifeq ($(origin CC),default)
 CC = gcc
 endif
 
-.PHONY: all configure test spec asan check demo bench clean
+.PHONY: all configure test spec asan check demo bench fuzz clean
 
 all: configure
 	cmake --build $(BUILD) -j $(JOBS) -- --no-print-directory
@@ -40,5 +40,10 @@ demo:
 bench: configure
 	cmake --build $(BUILD) --target bench
 
+# The libFuzzer harnesses (tests/fuzz), each for FUZZ_TIME seconds, in build-fuzz/ (clang-19).
+FUZZ_TIME ?= 60
+fuzz:
+	bash scripts/fuzz.sh $(FUZZ_TIME) $(FUZZ_HARNESSES)
+
 clean:
-	rm -rf $(BUILD) build-asan build-clang build-logs
+	rm -rf $(BUILD) build-asan build-clang build-fuzz build-logs

@@ -16,6 +16,22 @@ static void post_item(srv *s, srv_item *it) {
     if (s->ctx) lws_cancel_service(s->ctx);
 }
 
+/* Runs a job taken off the queue, then hands it to the service thread. */
+static void run_job(srv *s, srv_job *job) {
+    job->next = NULL;
+    job->started_us = srv_mono_us();
+    if (job->work) job->work(job);
+    job->ended_us = srv_mono_us();
+    void (*after)(void *) = job->after;
+    void *after_ctx = job->after_ctx;
+    srv_item *it = &job->item;
+    memset(it, 0, sizeof *it);
+    it->job = job;
+    it->sb = job->sb;
+    post_item(s, it); /* from here the service thread owns the job */
+    if (after) after(after_ctx);
+}
+
 static void *worker_main(void *arg) {
     srv *s = arg;
     for (;;) {
@@ -29,19 +45,20 @@ static void *worker_main(void *arg) {
         s->jobs_head = job->next;
         if (!s->jobs_head) s->jobs_tail = NULL;
         pthread_mutex_unlock(&s->q_lock);
-        job->next = NULL;
-        job->started_us = srv_mono_us();
-        if (job->work) job->work(job);
-        job->ended_us = srv_mono_us();
-        void (*after)(void *) = job->after;
-        void *after_ctx = job->after_ctx;
-        srv_item *it = &job->item;
-        memset(it, 0, sizeof *it);
-        it->job = job;
-        it->sb = job->sb;
-        post_item(s, it); /* from here the service thread owns the job */
-        if (after) after(after_ctx);
+        run_job(s, job);
     }
+}
+
+bool srv_run_queued_job(srv *s) {
+    pthread_mutex_lock(&s->q_lock);
+    srv_job *job = s->jobs_head;
+    if (job) {
+        s->jobs_head = job->next;
+        if (!s->jobs_head) s->jobs_tail = NULL;
+    }
+    pthread_mutex_unlock(&s->q_lock);
+    if (job) run_job(s, job);
+    return job != NULL;
 }
 
 bool srv_workers_start(srv *s) {
