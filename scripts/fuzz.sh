@@ -104,7 +104,7 @@ for h in "${harnesses[@]}"; do
     [ -d "$seeds/$h" ] && dirs+=("$seeds/$h")
     [ -d "tests/fuzz/regress/$h" ] && dirs+=("tests/fuzz/regress/$h")
     # shellcheck disable=SC2086
-    "$build/fuzz/$h" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2560 -max_len=65536 \
+    "$build/fuzz/$h" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2560 \
         -print_final_stats=1 -artifact_prefix="$artifacts/$h-" ${FUZZ_ARGS:-} "${dirs[@]}" >"$log" 2>&1
     rc=$?
     last=$(grep -E '^#[0-9]+' "$log" | tail -n 1)

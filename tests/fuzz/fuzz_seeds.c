@@ -17,6 +17,7 @@
 #include "store/store_internal.h"
 
 static const char *outdir;
+static ri_sandboxes *seed_factory;
 
 static void put(const char *harness, const char *name, uint8_t head, const uint8_t *a, size_t alen,
                 const uint8_t *b, size_t blen, bool with_len) {
@@ -52,9 +53,12 @@ static void restore_seeds(ri_sandbox *sb[2]) {
         size_t len;
         uint8_t *img;
         if (t == 0) {
-            img = snap(sb[t], RI_SNAPSHOT_V1, false, false, &len);
+            ri_sandbox *fresh = fs_make_loaded(seed_factory);
+            fs_exec(fresh, "grow", NULL, false);
+            img = snap(fresh, RI_SNAPSHOT_V1, false, false, &len);
             put("fuzz_restore", "v1-loaded", (uint8_t)t, img, len, NULL, 0, false);
             free(img);
+            ri_sandbox_free(fresh);
         }
         for (int v = 0; v < 3; v++) {
             img = snap(sb[t], RI_SNAPSHOT_V2, v == 2, v != 1, &len);
@@ -152,6 +156,7 @@ int main(int argc, char **argv) {
     outdir = argv[1];
     mkdir(outdir, 0755);
     ri_sandboxes *f = ri_sandboxes_new();
+    seed_factory = f;
     ri_sandbox *sb[2] = {fs_make(f, false), fs_make(f, true)};
     store_seeds(sb[0]);
     restore_seeds(sb);

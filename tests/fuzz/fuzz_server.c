@@ -8,7 +8,6 @@
  * are kept short: the sandbox's gas and time limits are capped before its jobs run, and
  * stdin is closed (what a client's stdin_close does) so a read never waits. At the end
  * the sandbox is killed, so every input starts from an empty server. */
-#define _GNU_SOURCE
 #include <ftw.h>
 #include <stdint.h>
 #include <stdio.h>

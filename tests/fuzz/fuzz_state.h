@@ -53,8 +53,8 @@ static inline void fs_exec(ri_sandbox *sb, const char *action, const char *paylo
     ri_sandbox_result_free(&r);
 }
 
-/* paused: with the sort call pending. */
-static inline ri_sandbox *fs_make(ri_sandboxes *factory, bool paused) {
+/* The module just loaded (what WSNP v1 can hold: globals and tables as instantiated). */
+static inline ri_sandbox *fs_make_loaded(ri_sandboxes *factory) {
     size_t len;
     uint8_t *wasm = fs_read_file(RI_FUZZ_WAT_DIR "/fuzz_state.wasm", &len);
     if (!wasm) fs_die("cannot read " RI_FUZZ_WAT_DIR "/fuzz_state.wasm", NULL);
@@ -65,9 +65,16 @@ static inline ri_sandbox *fs_make(ri_sandboxes *factory, bool paused) {
     if (!ri_sandbox_load(sb, wasm, len, &err)) fs_die("load", &err);
     free(wasm);
     if (!ri_sandbox_set_pause_on(sb, RI_SUSPEND_ON_GAS, &err)) fs_die("pause_on", &err);
+    return sb;
+}
+
+/* paused: with the sort call pending. */
+static inline ri_sandbox *fs_make(ri_sandboxes *factory, bool paused) {
+    ri_sandbox *sb = fs_make_loaded(factory);
     fs_exec(sb, "bump", "[3]", false);
     fs_exec(sb, "grow", NULL, false);
     fs_exec(sb, "bump", "[5]", false);
+    fs_exec(sb, "segments", NULL, false);
     if (paused) {
         fs_exec(sb, "sort", "[40]", true);
         if (!ri_sandbox_has_pending_call(sb)) fs_die("sort did not pause", NULL);

@@ -6,7 +6,6 @@
  * mutations reach the checks behind them. Properties beyond "no crash, leak or UB": what
  * imports exports again and the export imports again; a decoded manifest encodes and
  * decodes again; a parsed ref prints as JSON that parses to the same ref. */
-#define _GNU_SOURCE
 #include <fcntl.h>
 #include <ftw.h>
 #include <stdint.h>
