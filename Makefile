@@ -7,7 +7,7 @@ ifeq ($(origin CC),default)
 CC = gcc
 endif
 
-.PHONY: all configure test spec asan check demo bench fuzz-diff clean
+.PHONY: all configure test spec asan check demo bench fuzz-diff fuzz clean
 
 all: configure
 	cmake --build $(BUILD) -j $(JOBS) -- --no-print-directory
@@ -51,5 +51,10 @@ fuzz-diff: configure
 	/usr/bin/python3 tests/fuzz-diff/fuzz_diff.py --ri $(BUILD)/ri_difftest -n $(N) --seed $(SEED) \
 		--features $(FEATURES) --found tests/fuzz-diff/found --progress
 
+# The libFuzzer harnesses (tests/fuzz), each for FUZZ_TIME seconds, in build-fuzz/ (clang-19).
+FUZZ_TIME ?= 60
+fuzz:
+	bash scripts/fuzz.sh $(FUZZ_TIME) $(FUZZ_HARNESSES)
+
 clean:
-	rm -rf $(BUILD) build-asan build-clang build-logs
+	rm -rf $(BUILD) build-asan build-clang build-fuzz build-logs

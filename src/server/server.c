@@ -291,7 +291,7 @@ static void lws_log_sink(int level, const char *line) {
     (void)line; /* lws's own logs are dropped: ours are structured */
 }
 
-ri_server *ri_server_new(const ri_server_config *cfg, char *err, size_t errcap) {
+srv *srv_new_core(const ri_server_config *cfg, char *err, size_t errcap) {
     srv *s = calloc(1, sizeof *s);
     if (!s) return snprintf(err, errcap, "out of memory"), NULL;
     s->cfg = cfg ? *cfg : ri_server_config_default();
@@ -369,6 +369,12 @@ ri_server *ri_server_new(const ri_server_config *cfg, char *err, size_t errcap) 
         ri_server_free(s);
         return NULL;
     }
+    return s;
+}
+
+ri_server *ri_server_new(const ri_server_config *cfg, char *err, size_t errcap) {
+    srv *s = srv_new_core(cfg, err, errcap);
+    if (!s) return NULL;
     lws_set_log_level(LLL_ERR, lws_log_sink);
     struct lws_context_creation_info info;
     memset(&info, 0, sizeof info);

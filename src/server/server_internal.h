@@ -389,8 +389,14 @@ struct ri_server {
 };
 
 /* ---- workers (workers.c) ----------------------------------------------------------------- */
+/* The server without its lws context, listener and worker threads (server.c): what
+ * ri_server_new builds first; ri_server_free frees it. */
+srv *srv_new_core(const ri_server_config *cfg, char *err, size_t errcap);
 bool srv_workers_start(srv *s);
 void srv_workers_stop(srv *s);
+/* Runs the next queued job on the calling thread (false: none queued): for a process
+ * without worker threads, such as the message-handling fuzz harness. */
+bool srv_run_queued_job(srv *s);
 void srv_submit(srv *s, srv_job *job);  /* takes a reference on job->sb; sets sb->job */
 void srv_resubmit(srv *s, srv_job *job); /* a paused execution's next slice (no new reference) */
 /* From a worker: an event for the sandbox's connection (text taken over). */

@@ -33,6 +33,23 @@ typedef struct worker_arg {
     bool control_only;
 } worker_arg;
 
+
+/* Runs a job taken off the queue, then hands it to the service thread. */
+static void run_job(srv *s, srv_job *job) {
+    job->next = NULL;
+    job->started_us = srv_mono_us();
+    if (job->work) job->work(job);
+    job->ended_us = srv_mono_us();
+    void (*after)(void *) = job->after;
+    void *after_ctx = job->after_ctx;
+    srv_item *it = &job->item;
+    memset(it, 0, sizeof *it);
+    it->job = job;
+    it->sb = job->sb;
+    post_item(s, it); /* from here the service thread owns the job */
+    if (after) after(after_ctx);
+}
+
 static void *worker_main(void *arg) {
     srv *s = ((worker_arg *)arg)->s;
     bool control_only = ((worker_arg *)arg)->control_only;
@@ -49,19 +66,23 @@ static void *worker_main(void *arg) {
         }
         pthread_mutex_unlock(&s->q_lock);
         if (!job) return NULL;
-        job->next = NULL;
-        job->started_us = srv_mono_us();
-        if (job->work) job->work(job);
-        job->ended_us = srv_mono_us();
-        void (*after)(void *) = job->after;
-        void *after_ctx = job->after_ctx;
-        srv_item *it = &job->item;
-        memset(it, 0, sizeof *it);
-        it->job = job;
-        it->sb = job->sb;
-        post_item(s, it); /* from here the service thread owns the job */
-        if (after) after(after_ctx);
+        run_job(s, job);
     }
+}
+
+/* Takes the next job as a worker would (a control job first) and runs it on this thread
+ * (the fuzz harness's seam: no worker threads). */
+bool srv_run_queued_job(srv *s) {
+    pthread_mutex_lock(&s->q_lock);
+    srv_job *job = NULL;
+    if (s->ctl_head) job = take(&s->ctl_head, &s->ctl_tail);
+    else if (s->jobs_head) {
+        job = take(&s->jobs_head, &s->jobs_tail);
+        s->exec_waiting--;
+    }
+    pthread_mutex_unlock(&s->q_lock);
+    if (job) run_job(s, job);
+    return job != NULL;
 }
 
 /* cfg.workers general workers and one for control jobs only. */
