@@ -27,9 +27,10 @@ set(ENV{PKG_CONFIG_SYSROOT_DIR} "${RI_CROSS_SYSROOT}")
 set(ENV{PKG_CONFIG_PATH} "")
 
 # The .pc files name /usr/include and /usr/lib/<triplet>, which pkg-config drops as
-# system directories: name them here. (The C library is the cross compiler's own.)
-set(CMAKE_C_FLAGS_INIT "-isystem ${RI_CROSS_SYSROOT}/usr/include/${RI_CROSS_TRIPLET} -isystem ${RI_CROSS_SYSROOT}/usr/include")
-set(CMAKE_EXE_LINKER_FLAGS_INIT "-L${RI_CROSS_LIBDIR} -Wl,-rpath,${RI_CROSS_LIBDIR}")
+# system directories: name them here, where a -DCMAKE_C_FLAGS=... does not replace them.
+# (The C library is the cross compiler's own.)
+set(CMAKE_C_STANDARD_INCLUDE_DIRECTORIES "${RI_CROSS_SYSROOT}/usr/include/${RI_CROSS_TRIPLET}" "${RI_CROSS_SYSROOT}/usr/include")
+set(CMAKE_C_STANDARD_LIBRARIES "-L${RI_CROSS_LIBDIR} -Wl,-rpath,${RI_CROSS_LIBDIR}")
 
 set(CMAKE_FIND_ROOT_PATH "${RI_CROSS_SYSROOT}" "/usr/${RI_CROSS_TRIPLET}")
 set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)

@@ -37,7 +37,7 @@
 #include "ri/engine.h"
 
 #if defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD > 0
-#error "ri-sandbox needs float arithmetic at native precision (FLT_EVAL_METHOD == 0, e.g. -msse2 -mfpmath=sse)"
+#error "ri-sandbox needs float arithmetic at native precision (FLT_EVAL_METHOD == 0: -msse2 -mfpmath=sse on 32-bit x86; gcc -fexcess-precision=fast on s390x, as CMakeLists.txt passes)"
 #endif
 
 /* ---- bit views ---------------------------------------------------------------- */

@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "engine/runtime.h"
-#include "sandbox_test_util.h" /* read_fixture */
+#include "engine_fixture.h"
 
 #define OFF 0x1234u           /* the imported global $off: a data segment's offset */
 #define F_BITS 0x80800001u    /* the initial value of global $f: -0x1.000002p-126 */
@@ -43,12 +43,8 @@ static int host(ri_host_call *call, void *user, const ri_val *args, ri_val *resu
 static int setup(void **state) {
     fx *f = calloc(1, sizeof *f);
     assert_non_null(f);
-    size_t len = 0;
-    uint8_t *bytes = read_fixture("slot_repr", &len);
+    f->module = engine_fixture_module("slot_repr", false);
     ri_error err;
-    f->module = ri_module_load(bytes, len, NULL, &err);
-    free(bytes);
-    assert_non_null(f->module);
     ri_store_config cfg = ri_store_config_default();
     f->store = ri_store_new(&cfg);
     assert_non_null(f->store);
