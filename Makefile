@@ -7,7 +7,7 @@ ifeq ($(origin CC),default)
 CC = gcc
 endif
 
-.PHONY: all configure test spec asan check demo bench fuzz-diff fuzz clean
+.PHONY: all configure test spec asan check check-cross check-cross-quick demo bench fuzz-diff fuzz clean
 
 all: configure
 	cmake --build $(BUILD) -j $(JOBS) -- --no-print-directory
@@ -28,6 +28,16 @@ asan:
 # whole spec suite under ASan+UBSan with NaN canonicalisation on and off.
 check:
 	bash scripts/check.sh
+
+# The same code built for s390x (big-endian) and aarch64 with Debian's cross gcc, run under
+# qemu-user: the whole spec suite on each, and the same results and snapshot bytes as this
+# machine's build, a paused call moved between them (scripts/check-cross.sh; needs
+# scripts/install-cross-deps.sh). The quick variant is CI's: a subset of the spec files.
+check-cross:
+	bash scripts/check-cross.sh
+
+check-cross-quick:
+	bash scripts/check-cross.sh --quick
 
 # The main job: the server demo (create, execute, checkpoint, attach on a second server,
 # continue), then the library's tour through `ri`.
@@ -57,4 +67,4 @@ fuzz:
 	bash scripts/fuzz.sh $(FUZZ_TIME) $(FUZZ_HARNESSES)
 
 clean:
-	rm -rf $(BUILD) build-asan build-clang build-fuzz build-logs
+	rm -rf $(BUILD) build-asan build-clang build-fuzz build-s390x build-aarch64 build-logs

@@ -233,11 +233,11 @@ static void note_dst(compiler *c, uint32_t pos) {
 static uint32_t own_slot(const compiler *c, uint32_t index) { return c->stack_base + index; }
 
 /* Pushes an entry as it was (an operand popped before, pushed back unchanged). An entry
- * in a slot is in its own slot (invariant 10). */
+ * in a slot is in its own slot (invariant 11). */
 static void push_operand(compiler *c, operand e) {
     if (c->failed) return;
     if (!grow_array(c, (void **)&c->stack, &c->stack_cap, (uint64_t)c->h + 1, sizeof *c->stack)) return;
-    RI_ASSERT(e.kind != ENTRY_SLOT || e.src == own_slot(c, c->h), "I10");
+    RI_ASSERT(e.kind != ENTRY_SLOT || e.src == own_slot(c, c->h), "I11");
     if (e.kind != ENTRY_SLOT) c->npending++;
     c->stack[c->h++] = e;
     if (c->h > c->max_h) c->max_h = c->h;
@@ -260,7 +260,7 @@ static operand pop(compiler *c) {
         return (operand){own_slot(c, 0), ENTRY_SLOT, 0};
     }
     operand e = c->stack[--c->h];
-    RI_ASSERT(e.kind != ENTRY_SLOT || e.src == own_slot(c, c->h), "I10");
+    RI_ASSERT(e.kind != ENTRY_SLOT || e.src == own_slot(c, c->h), "I11");
     if (e.kind != ENTRY_SLOT) c->npending--;
     return e;
 }

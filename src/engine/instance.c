@@ -175,7 +175,7 @@ ri_val ri_global_get(const ri_global *global) {
     if (!global) return v;
     v.type = global->type.type;
     switch (v.type) {
-    case RI_I32: v.of.i32 = (int32_t)global->value.i32; break;
+    case RI_I32: v.of.i32 = (int32_t)ri_slot_u32(global->value); break;
     case RI_I64: v.of.i64 = (int64_t)global->value.i64; break;
     case RI_F32: v.of.f32_bits = (uint32_t)global->value.i64; break;
     case RI_F64: v.of.f64_bits = global->value.i64; break;
@@ -412,7 +412,7 @@ static bool init_elems(ri_instance *inst, ri_error *err) {
         }
         if (seg->mode != RI_SEGMENT_ACTIVE) continue;
         ri_table *table = seg->table_index < m->ntables ? inst->tables[seg->table_index] : NULL;
-        uint32_t offset = ri_eval_const(inst, seg->offset).i32;
+        uint32_t offset = ri_slot_u32(ri_eval_const(inst, seg->offset));
         if (!table || (uint64_t)offset + seg->count > table->size) {
             ri_error_trap(err, RI_TRAP_TABLE_OOB);
             return false;
@@ -430,7 +430,7 @@ static bool init_datas(ri_instance *inst, ri_error *err) {
         const ri_data_segment *seg = &m->datas[i];
         if (seg->mode != RI_SEGMENT_ACTIVE) continue;
         ri_memory *mem = seg->memory_index < m->nmemories ? inst->memories[seg->memory_index] : NULL;
-        uint32_t offset = ri_eval_const(inst, seg->offset).i32;
+        uint32_t offset = ri_slot_u32(ri_eval_const(inst, seg->offset));
         if (!mem || (uint64_t)offset + seg->init.len > mem->size ||
             (uint64_t)seg->init.offset + seg->init.len > m->size) {
             ri_error_trap(err, RI_TRAP_MEMORY_OOB);

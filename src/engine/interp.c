@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/ri_assert.h"
 #include "code.h"
 #include "exec.h"
 #include "instr.h"
@@ -659,6 +660,7 @@ do_return:
         pc = f->ret_pc;
         code = f->code;
         fp = f->fp.ptr;
+        RI_ASSERT(!code || (size_t)(exec->stack_end - fp) >= code->frame_slots, "I12");
         if (f->instance != inst) { /* a callee of this run that grew our memory updated mem_base */
             SWITCH_INSTANCE(f->instance);
             LOAD_MEMORY();

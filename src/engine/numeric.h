@@ -7,8 +7,11 @@
  *
  * Assumptions about the platform:
  *   - float and double are IEEE 754 binary32/binary64, evaluated at their own
- *     precision (FLT_EVAL_METHOD == 0, e.g. SSE2 on x86-64, any AArch64), and the
- *     rounding mode is the default round-to-nearest-even (the engine never changes it).
+ *     precision (FLT_EVAL_METHOD == 0, e.g. SSE2 on x86-64, any AArch64; s390x with gcc's
+ *     -fexcess-precision=fast, which CMakeLists.txt passes: under -std=c11 gcc otherwise
+ *     evaluates float in double there), with no contraction into fused multiply-adds
+ *     (-ffp-contract=off), and the rounding mode is the default round-to-nearest-even
+ *     (the engine never changes it).
  *     Under these, f32/f64 add, sub, mul, div and the comparisons are exactly C's
  *     + - * / == != < > <= >=, so this header does not wrap them. Their NaN results
  *     are whatever the hardware produces (always an arithmetic NaN, as the spec
@@ -34,7 +37,7 @@
 #include "ri/engine.h"
 
 #if defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD > 0
-#error "ri-sandbox needs float arithmetic at native precision (FLT_EVAL_METHOD == 0, e.g. -msse2 -mfpmath=sse)"
+#error "ri-sandbox needs float arithmetic at native precision (FLT_EVAL_METHOD == 0: -msse2 -mfpmath=sse on 32-bit x86; gcc -fexcess-precision=fast on s390x, as CMakeLists.txt passes)"
 #endif
 
 /* ---- bit views ---------------------------------------------------------------- */

@@ -12,17 +12,22 @@
 
 #define RI_PAGE_SIZE 65536u
 
-/* One value-stack slot. Every value of WebAssembly 2.0 but v128 fits one slot;
- * v128 (later) takes two consecutive slots. Only the member of the value's type is
- * meaningful, but writers of i32 and f32 store the whole 64 bits zero-extended
- * (slot.i64 = (uint32_t)v) so that equal states have equal bytes (snapshots). */
+/* One value-stack slot (also a global's value). Every value of WebAssembly 2.0 but v128
+ * fits one slot; v128 (later) takes two consecutive slots.
+ * The representation rule (docs/ARCHITECTURE.md, invariant 10): an i32 or f32 is held
+ * as its bits zero-extended to 64 (slot.i64 = (uint32_t)bits) and read back as
+ * (uint32_t)slot.i64, i64 and f64 as slot.i64 (or slot.f64), a reference as slot.ref
+ * after slot.i64 = 0. There is deliberately no 32-bit member: on a big-endian machine
+ * it would alias the upper half. So the bits are the same on every machine and equal
+ * states have equal bytes (snapshots). */
 typedef union ri_slot {
-    uint32_t i32;
     uint64_t i64;
-    float f32;
     double f64;
     void *ref;
 } ri_slot;
+
+static inline uint32_t ri_slot_u32(ri_slot s) { return (uint32_t)s.i64; }
+static inline ri_slot ri_slot_of_u32(uint32_t v) { ri_slot s; s.i64 = v; return s; }
 
 /* Every store-owned object starts with this header; the store frees its list. */
 typedef enum ri_object_kind {

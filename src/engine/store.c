@@ -331,7 +331,7 @@ static uint32_t slots_to_val(ri_valtype t, const ri_slot *s, ri_val *v) {
     memset(v, 0, sizeof *v);
     v->type = t;
     switch (t) {
-    case RI_I32: v->of.i32 = (int32_t)s->i32; return 1;
+    case RI_I32: v->of.i32 = (int32_t)ri_slot_u32(*s); return 1;
     case RI_I64: v->of.i64 = (int64_t)s->i64; return 1;
     case RI_F32: v->of.f32_bits = (uint32_t)s->i64; return 1;
     case RI_F64: v->of.f64_bits = s->i64; return 1;

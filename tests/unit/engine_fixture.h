@@ -19,19 +19,26 @@ typedef struct engine_fixture {
     ri_memory *mem; /* the export "memory", or NULL */
 } engine_fixture;
 
-/* Loads $RI_WAT_DIR/<name>.wasm (metered unless `unmetered`), instantiates it without
- * imports in a new store with configuration `cfg` (NULL: the default). */
-static inline void engine_fixture_open_with(engine_fixture *fx, const char *name, bool unmetered,
-                                            const ri_store_config *cfg) {
+/* Loads $RI_WAT_DIR/<name>.wasm, metered unless `unmetered`. */
+static inline ri_module *engine_fixture_module(const char *name, bool unmetered) {
     size_t len = 0;
     uint8_t *bytes = read_fixture(name, &len);
     ri_module_config mcfg;
     memset(&mcfg, 0, sizeof mcfg);
     mcfg.unmetered = unmetered;
     ri_error err;
-    fx->module = ri_module_load(bytes, len, &mcfg, &err);
+    ri_module *module = ri_module_load(bytes, len, &mcfg, &err);
     free(bytes);
-    assert_non_null(fx->module);
+    assert_non_null(module);
+    return module;
+}
+
+/* Loads $RI_WAT_DIR/<name>.wasm (metered unless `unmetered`), instantiates it without
+ * imports in a new store with configuration `cfg` (NULL: the default). */
+static inline void engine_fixture_open_with(engine_fixture *fx, const char *name, bool unmetered,
+                                            const ri_store_config *cfg) {
+    fx->module = engine_fixture_module(name, unmetered);
+    ri_error err;
     ri_store_config def = ri_store_config_default();
     fx->store = ri_store_new(cfg ? cfg : &def);
     assert_non_null(fx->store);
