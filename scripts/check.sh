@@ -5,6 +5,12 @@
 #   2. clang-19 build (-Werror) in build-clang/, then its unit tests;
 #   3. ASan+UBSan build in build-asan/, its unit and server tests, and the whole spec suite
 #      with canonicalisation on and off.
+#   4. cross builds for s390x and aarch64 (under qemu-user): a subset of the spec suite and
+#      the determinism check against x86-64 (scripts/check-cross.sh --quick; all of it:
+#      make check-cross);
+#   5. the libFuzzer harnesses, 30 s each (scripts/fuzz.sh; longer: make fuzz).
+# Step 1 includes the differential run against V8 (ctest label fuzzdiff: 300 random modules
+# and the replay of every reduced reproducer; longer campaigns: make fuzz-diff).
 # Every step runs even when an earlier one failed (unless it needs that one's build), so
 # one run shows everything; the summary at the end says which steps failed.
 set -uo pipefail
@@ -89,6 +95,14 @@ else
     skip_step "asan+ubsan: spec suite, NaNs canonicalised"
     skip_step "asan+ubsan: spec suite, NaNs not canonicalised"
 fi
+
+if [ -x build/ri ]; then
+    run_step "cross: s390x and aarch64 (quick)" "$logs/cross.log" bash scripts/check-cross.sh --quick
+else
+    skip_step "cross: s390x and aarch64 (quick)"
+fi
+
+run_step "libFuzzer: each harness 30 s" "$logs/fuzz.log" bash scripts/fuzz.sh 30
 
 passed=0 failed=0
 printf '\n==== make check: summary (logs in %s/) ====\n' "$logs"

@@ -7,6 +7,7 @@ set -euo pipefail
 packages=(
     cmake make gcc pkg-config     # the build
     clang-19 lld-19               # the second compiler CI builds with
+    libclang-rt-19-dev            # libFuzzer and the sanitizers' runtimes for clang (make fuzz)
     wasi-libc libclang-rt-19-dev-wasm32  # C test programs built for wasm32-wasi (tests/c)
     wabt                          # wast2json and wat2wasm: spec scripts and test fixtures
     libjansson-dev                # JSON: the spec runner
@@ -28,13 +29,15 @@ done
 
 if [ ${#missing[@]} -eq 0 ]; then
     echo "install-deps: every package is already installed"
-    exit 0
+else
+    sudo=()
+    if [ "$(id -u)" -ne 0 ]; then
+        sudo=(sudo)
+    fi
+    echo "install-deps: installing ${missing[*]}"
+    "${sudo[@]}" apt-get update
+    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"
 fi
 
-sudo=()
-if [ "$(id -u)" -ne 0 ]; then
-    sudo=(sudo)
-fi
-echo "install-deps: installing ${missing[*]}"
-"${sudo[@]}" apt-get update
-"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"
+# The cross builds that `make check` runs (s390x and aarch64 under qemu-user).
+bash "$(dirname "$0")/install-cross-deps.sh"
