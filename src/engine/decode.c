@@ -188,8 +188,7 @@ static bool read_name(decoder *d, ri_span *out) { return read_name_from(&d->r, o
 static uint8_t read_valtype(decoder *d) {
     const uint8_t *at = d->r.p;
     uint8_t t = ri_read_u8(&d->r);
-    if (ok(d) && !ri_is_valtype(t)) malformed_at(d, at, "malformed value type");
-    if (ok(d) && t == RI_V128) unsupported_at(d, at, RI_V128_UNSUPPORTED);
+    if (ok(d)) check_valtype_at(d, at);
     return t;
 }
 
