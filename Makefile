@@ -1,19 +1,27 @@
 # Thin wrapper around CMake. Programs land in build/.
 BUILD ?= build
+# The project's own builds treat warnings as errors (a packager's cmake does not).
 CMAKE_FLAGS ?=
+override CMAKE_FLAGS += -DRI_WERROR=ON
+PREFIX ?= /usr/local
 JOBS ?= $(shell nproc)
 # gcc unless the caller names another compiler (make CC=clang-19 BUILD=build-clang).
 ifeq ($(origin CC),default)
 CC = gcc
 endif
 
-.PHONY: all configure test spec asan check check-cross check-cross-quick demo bench fuzz-diff fuzz clean
+.PHONY: all install configure test spec asan check check-cross check-cross-quick demo bench fuzz-diff fuzz clean
 
 all: configure
 	cmake --build $(BUILD) -j $(JOBS) -- --no-print-directory
 
 configure:
 	@test -f $(BUILD)/CMakeCache.txt || CC=$(CC) cmake -S . -B $(BUILD) $(CMAKE_FLAGS)
+
+# Installs the ri command, headers, libri (static and shared), ri.pc, the CMake package and
+# ri(1) under PREFIX (default /usr/local): make install PREFIX=$HOME/.local
+install: all
+	cmake --install $(BUILD) --prefix $(PREFIX)
 
 test: all
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)

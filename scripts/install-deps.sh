@@ -6,6 +6,7 @@ set -euo pipefail
 
 packages=(
     cmake make gcc pkg-config     # the build
+    g++ binutils                  # the install test: a C++ program against the installed library (nm, objdump)
     clang-19 lld-19               # the second compiler CI builds with
     libclang-rt-19-dev            # libFuzzer and the sanitizers' runtimes for clang (make fuzz)
     wasi-libc libclang-rt-19-dev-wasm32  # C test programs built for wasm32-wasi (tests/c)

@@ -21,6 +21,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ri/api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -98,8 +100,8 @@ typedef struct ri_error {
     char message[RI_ERROR_MESSAGE_MAX];
 } ri_error;
 
-const char *ri_trap_message(ri_trap trap);
-const char *ri_errcode_name(ri_errcode code);
+RI_API const char *ri_trap_message(ri_trap trap);
+RI_API const char *ri_errcode_name(ri_errcode code);
 
 /* ---- types ----------------------------------------------------------------- */
 
@@ -174,20 +176,20 @@ typedef struct ri_module_config {
 } ri_module_config;
 
 /* Decode, validate and compile. cfg may be NULL. Returns NULL and fills err on failure. */
-ri_module *ri_module_load(const uint8_t *bytes, size_t len, const ri_module_config *cfg, ri_error *err);
-void ri_module_free(ri_module *module);
+RI_API ri_module *ri_module_load(const uint8_t *bytes, size_t len, const ri_module_config *cfg, ri_error *err);
+RI_API void ri_module_free(ri_module *module);
 
-uint32_t ri_module_import_count(const ri_module *module);
-ri_import_info ri_module_import(const ri_module *module, uint32_t index);
-uint32_t ri_module_export_count(const ri_module *module);
-ri_export_info ri_module_export(const ri_module *module, uint32_t index);
+RI_API uint32_t ri_module_import_count(const ri_module *module);
+RI_API ri_import_info ri_module_import(const ri_module *module, uint32_t index);
+RI_API uint32_t ri_module_export_count(const ri_module *module);
+RI_API ri_export_info ri_module_export(const ri_module *module, uint32_t index);
 /* The module's binary as loaded (the module's own copy, valid as long as the module):
  * what a snapshot hashes to name the module, or embeds. */
-const uint8_t *ri_module_bytes(const ri_module *module, size_t *len);
+RI_API const uint8_t *ri_module_bytes(const ri_module *module, size_t *len);
 /* Bytes of internal code the engine compiled the module's function bodies into (the
  * instruction streams, without the stop-point tables), to compare with the size of the
  * code section. */
-size_t ri_module_code_bytes(const ri_module *module);
+RI_API size_t ri_module_code_bytes(const ri_module *module);
 
 /* ---- stores ---------------------------------------------------------------- */
 
@@ -206,25 +208,25 @@ typedef struct ri_store_config {
     bool canonicalize_nans;       /* every NaN an arithmetic instruction produces is canonical */
 } ri_store_config;
 
-ri_store_config ri_store_config_default(void);
-ri_store *ri_store_new(const ri_store_config *cfg); /* cfg NULL = defaults; NULL on OOM */
-void ri_store_free(ri_store *store);
+RI_API ri_store_config ri_store_config_default(void);
+RI_API ri_store *ri_store_new(const ri_store_config *cfg); /* cfg NULL = defaults; NULL on OOM */
+RI_API void ri_store_free(ri_store *store);
 
 /* Gas: every instruction costs 1 (bulk operations cost 1 + their length in bytes or
  * elements); charged per basic block. When the remaining gas cannot pay for the next
  * block, execution traps RI_TRAP_OUT_OF_GAS before any of that block runs.
  * The default is UINT64_MAX (effectively unmetered). Code of a module loaded with
  * ri_module_config.unmetered charges nothing. */
-void ri_store_set_gas(ri_store *store, uint64_t gas);
-uint64_t ri_store_gas(const ri_store *store);
+RI_API void ri_store_set_gas(ri_store *store, uint64_t gas);
+RI_API uint64_t ri_store_gas(const ri_store *store);
 
 /* Thread-safe: ask the running call to stop; it traps RI_TRAP_INTERRUPTED at a stop
  * point soon after: metered code within 65,536 more instructions (it polls whenever
  * it draws a new chunk of gas) or at its next call of a host function, whichever comes
  * first; unmetered code at the next loop back-edge or call. A loop is stopped either
  * way, with or without calls. The request stays set until ri_store_clear_interrupt. */
-void ri_store_interrupt(ri_store *store);
-void ri_store_clear_interrupt(ri_store *store);
+RI_API void ri_store_interrupt(ri_store *store);
+RI_API void ri_store_clear_interrupt(ri_store *store);
 
 /* ---- externs and instantiation -------------------------------------------- */
 
@@ -241,46 +243,46 @@ typedef struct ri_extern {
 /* imports[i] satisfies ri_module_import(module, i). Runs the start function.
  * Errors: RI_ERR_UNLINKABLE ("incompatible import type", wrong count),
  * RI_ERR_TRAP (segment out of bounds, start trapped), RI_ERR_NOMEM. */
-ri_instance *ri_instantiate(ri_store *store, const ri_module *module,
+RI_API ri_instance *ri_instantiate(ri_store *store, const ri_module *module,
                             const ri_extern *imports, uint32_t nimports, ri_error *err);
 
-const ri_module *ri_instance_module(const ri_instance *inst);
+RI_API const ri_module *ri_instance_module(const ri_instance *inst);
 /* false if no export of that name */
-bool ri_instance_export(const ri_instance *inst, const char *name, ri_extern *out);
+RI_API bool ri_instance_export(const ri_instance *inst, const char *name, ri_extern *out);
 /* The same for a name of len bytes, which may contain NUL bytes. */
-bool ri_instance_export_n(const ri_instance *inst, const char *name, size_t len, ri_extern *out);
+RI_API bool ri_instance_export_n(const ri_instance *inst, const char *name, size_t len, ri_extern *out);
 
 /* ---- instance state ----------------------------------------------------------
  * Every memory, table, global and segment of an instance by index (imports first,
  * as in the module's index spaces), exported or not: what snapshots, limits and
  * restores need to see. Out-of-range indices give NULL / false. */
 
-uint32_t ri_instance_memory_count(const ri_instance *inst);
-ri_memory *ri_instance_memory(const ri_instance *inst, uint32_t index);
-uint32_t ri_instance_table_count(const ri_instance *inst);
-ri_table *ri_instance_table(const ri_instance *inst, uint32_t index);
-uint32_t ri_instance_global_count(const ri_instance *inst);
-ri_global *ri_instance_global(const ri_instance *inst, uint32_t index);
+RI_API uint32_t ri_instance_memory_count(const ri_instance *inst);
+RI_API ri_memory *ri_instance_memory(const ri_instance *inst, uint32_t index);
+RI_API uint32_t ri_instance_table_count(const ri_instance *inst);
+RI_API ri_table *ri_instance_table(const ri_instance *inst, uint32_t index);
+RI_API uint32_t ri_instance_global_count(const ri_instance *inst);
+RI_API ri_global *ri_instance_global(const ri_instance *inst, uint32_t index);
 /* Element and data segments: whether each has been dropped (by elem.drop/data.drop,
  * or because it was active or declarative and instantiation applied it). */
-uint32_t ri_instance_elem_count(const ri_instance *inst);
-uint32_t ri_instance_data_count(const ri_instance *inst);
-bool ri_instance_elem_dropped(const ri_instance *inst, uint32_t index);
-bool ri_instance_data_dropped(const ri_instance *inst, uint32_t index);
-bool ri_instance_set_elem_dropped(ri_instance *inst, uint32_t index, bool dropped);
-bool ri_instance_set_data_dropped(ri_instance *inst, uint32_t index, bool dropped);
+RI_API uint32_t ri_instance_elem_count(const ri_instance *inst);
+RI_API uint32_t ri_instance_data_count(const ri_instance *inst);
+RI_API bool ri_instance_elem_dropped(const ri_instance *inst, uint32_t index);
+RI_API bool ri_instance_data_dropped(const ri_instance *inst, uint32_t index);
+RI_API bool ri_instance_set_elem_dropped(ri_instance *inst, uint32_t index, bool dropped);
+RI_API bool ri_instance_set_data_dropped(ri_instance *inst, uint32_t index, bool dropped);
 
 /* The function index space (imports first). ri_instance_func_index maps a function
  * (a funcref value, an ri_func*) back to its index in this instance's space; false if
  * the function is not in it (a function of another instance that was not imported).
  * Snapshots store funcrefs as these indices, not as pointers. */
-uint32_t ri_instance_func_count(const ri_instance *inst);
-ri_func *ri_instance_func(const ri_instance *inst, uint32_t index);
-bool ri_instance_func_index(const ri_instance *inst, const ri_func *func, uint32_t *index);
+RI_API uint32_t ri_instance_func_count(const ri_instance *inst);
+RI_API ri_func *ri_instance_func(const ri_instance *inst, uint32_t index);
+RI_API bool ri_instance_func_index(const ri_instance *inst, const ri_func *func, uint32_t *index);
 
 /* The module's memories (imports first); *imported tells which came from an import. */
-uint32_t ri_module_memory_count(const ri_module *module);
-bool ri_module_memory(const ri_module *module, uint32_t index, ri_memtype *type, bool *imported);
+RI_API uint32_t ri_module_memory_count(const ri_module *module);
+RI_API bool ri_module_memory(const ri_module *module, uint32_t index, ri_memtype *type, bool *imported);
 
 /* ---- functions ------------------------------------------------------------- */
 
@@ -291,66 +293,66 @@ typedef struct ri_host_call ri_host_call;
 typedef int (*ri_host_fn)(ri_host_call *call, void *user, const ri_val *args, ri_val *results);
 
 /* Sets the trap message (printf-style) and returns non-zero, for `return ri_host_fail(...)`. */
-int ri_host_fail(ri_host_call *call, const char *fmt, ...)
+RI_API int ri_host_fail(ri_host_call *call, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
 /* The store and the instance whose code made the call (NULL when the call came from
  * the embedder). Memory of the caller is its memory 0, or NULL. */
-ri_store *ri_host_call_store(ri_host_call *call);
-ri_instance *ri_host_call_instance(ri_host_call *call);
-ri_memory *ri_host_call_memory(ri_host_call *call);
+RI_API ri_store *ri_host_call_store(ri_host_call *call);
+RI_API ri_instance *ri_host_call_instance(ri_host_call *call);
+RI_API ri_memory *ri_host_call_memory(ri_host_call *call);
 
 /* The type is copied. */
-ri_func *ri_func_new_host(ri_store *store, const ri_functype *type, ri_host_fn fn, void *user);
-ri_functype ri_func_type(const ri_func *func);
+RI_API ri_func *ri_func_new_host(ri_store *store, const ri_functype *type, ri_host_fn fn, void *user);
+RI_API ri_functype ri_func_type(const ri_func *func);
 
 /* Invoke a function (WebAssembly or host). nargs/nresults must match its type and each
  * argument's type must match, else RI_ERR_ARGUMENT. Traps come back as RI_ERR_TRAP. */
-ri_errcode ri_func_call(ri_store *store, ri_func *func, const ri_val *args, uint32_t nargs,
+RI_API ri_errcode ri_func_call(ri_store *store, ri_func *func, const ri_val *args, uint32_t nargs,
                         ri_val *results, uint32_t nresults, ri_error *err);
 
 /* ---- memories -------------------------------------------------------------- */
 
-ri_memory *ri_memory_new(ri_store *store, ri_memtype type, ri_error *err);
-ri_memtype ri_memory_type(const ri_memory *mem);
-uint8_t *ri_memory_data(ri_memory *mem);       /* valid until the next grow */
-uint64_t ri_memory_size(const ri_memory *mem); /* bytes */
-uint32_t ri_memory_pages(const ri_memory *mem);
+RI_API ri_memory *ri_memory_new(ri_store *store, ri_memtype type, ri_error *err);
+RI_API ri_memtype ri_memory_type(const ri_memory *mem);
+RI_API uint8_t *ri_memory_data(ri_memory *mem);       /* valid until the next grow */
+RI_API uint64_t ri_memory_size(const ri_memory *mem); /* bytes */
+RI_API uint32_t ri_memory_pages(const ri_memory *mem);
 /* Returns the old size in pages, or -1 if it cannot grow (limits or allocation). */
-int64_t ri_memory_grow(ri_memory *mem, uint32_t delta_pages);
+RI_API int64_t ri_memory_grow(ri_memory *mem, uint32_t delta_pages);
 /* Sets the size to exactly `pages`, smaller or larger (within the effective maximum);
  * new bytes are zero. WebAssembly only grows memory; restoring a snapshot taken
  * before a grow needs to go back. false (nothing changed) if not possible. */
-bool ri_memory_resize(ri_memory *mem, uint32_t pages);
+RI_API bool ri_memory_resize(ri_memory *mem, uint32_t pages);
 /* The effective maximum in pages: the type's maximum capped by the store's
  * max_memory_pages; grow and resize never go past it. */
-uint32_t ri_memory_max_pages(const ri_memory *mem);
+RI_API uint32_t ri_memory_max_pages(const ri_memory *mem);
 /* Bounds-checked copies; false if [offset, offset+len) is outside the memory. */
-bool ri_memory_read(const ri_memory *mem, uint64_t offset, void *dst, size_t len);
-bool ri_memory_write(ri_memory *mem, uint64_t offset, const void *src, size_t len);
+RI_API bool ri_memory_read(const ri_memory *mem, uint64_t offset, void *dst, size_t len);
+RI_API bool ri_memory_write(ri_memory *mem, uint64_t offset, const void *src, size_t len);
 
 /* ---- tables ---------------------------------------------------------------- */
 
-ri_table *ri_table_new(ri_store *store, ri_tabletype type, void *init, ri_error *err);
-ri_tabletype ri_table_type(const ri_table *table);
-uint32_t ri_table_size(const ri_table *table);
+RI_API ri_table *ri_table_new(ri_store *store, ri_tabletype type, void *init, ri_error *err);
+RI_API ri_tabletype ri_table_type(const ri_table *table);
+RI_API uint32_t ri_table_size(const ri_table *table);
 /* The effective maximum in elements (the type's, capped by the store's max_table_elems). */
-uint32_t ri_table_max_size(const ri_table *table);
-bool ri_table_get(const ri_table *table, uint32_t index, void **out);
-bool ri_table_set(ri_table *table, uint32_t index, void *ref);
-int64_t ri_table_grow(ri_table *table, uint32_t delta, void *init);
+RI_API uint32_t ri_table_max_size(const ri_table *table);
+RI_API bool ri_table_get(const ri_table *table, uint32_t index, void **out);
+RI_API bool ri_table_set(ri_table *table, uint32_t index, void *ref);
+RI_API int64_t ri_table_grow(ri_table *table, uint32_t delta, void *init);
 /* Sets the size to exactly `size` (new entries take init); see ri_memory_resize. */
-bool ri_table_resize(ri_table *table, uint32_t size, void *init);
+RI_API bool ri_table_resize(ri_table *table, uint32_t size, void *init);
 
 /* ---- globals --------------------------------------------------------------- */
 
-ri_global *ri_global_new(ri_store *store, ri_globaltype type, ri_val init, ri_error *err);
-ri_globaltype ri_global_type(const ri_global *global);
-ri_val ri_global_get(const ri_global *global);
+RI_API ri_global *ri_global_new(ri_store *store, ri_globaltype type, ri_val init, ri_error *err);
+RI_API ri_globaltype ri_global_type(const ri_global *global);
+RI_API ri_val ri_global_get(const ri_global *global);
 /* false if immutable or of another type */
-bool ri_global_set(ri_global *global, ri_val value);
+RI_API bool ri_global_set(ri_global *global, ri_val value);
 
 /* ---- memory images: copy-on-write checkpoints of a memory (issue 5) ----------
  * A memory's bytes live in a fixed reservation of its maximum size (data never moves
@@ -378,20 +380,20 @@ enum {
  * if nothing was written it is that image itself (one more reference). Afterwards the
  * memory is backed by the result. The caller owns one reference. NULL on failure
  * (err set: RI_ERR_NOMEM, or the system call that failed), the memory unchanged. */
-ri_memimage *ri_memory_capture(ri_memory *mem, unsigned flags, ri_error *err);
+RI_API ri_memimage *ri_memory_capture(ri_memory *mem, unsigned flags, ri_error *err);
 /* Makes the memory's size and contents the image's (any image, from any store; the
  * size must be within the memory's effective maximum, else RI_ERR_LIMIT). Afterwards
  * the memory is backed by img. false: the memory is unchanged, except when the kernel
  * refuses a mapping midway (its limit on mappings): the memory is then left empty (0
  * pages), never with mixed contents, and the error says so. */
-bool ri_memory_load_image(ri_memory *mem, ri_memimage *img, ri_error *err);
+RI_API bool ri_memory_load_image(ri_memory *mem, ri_memimage *img, ri_error *err);
 /* Pages written since the memory's backing image (all pages when it has none, or with
  * RI_MEMIMAGE_NO_PAGEMAP): their count; if bitmap is not NULL, bit (p % 8) of byte
  * p / 8 set for each (ceil(pages / 8) bytes). -1 on failure. Pages may be reported
  * that hold the same bytes as the image (a page only read can count), never fewer. */
-int64_t ri_memory_written_pages(ri_memory *mem, unsigned flags, uint8_t *bitmap);
+RI_API int64_t ri_memory_written_pages(ri_memory *mem, unsigned flags, uint8_t *bitmap);
 /* The image the memory is backed by (no reference added), or NULL. */
-const ri_memimage *ri_memory_backing(const ri_memory *mem);
+RI_API const ri_memimage *ri_memory_backing(const ri_memory *mem);
 
 /* A full image of `pages` pages from their contents: source(ctx, p) is called once for
  * each page p in ascending order and returns its 64 KiB (read before the next call), or
@@ -400,28 +402,28 @@ const ri_memimage *ri_memory_backing(const ri_memory *mem);
  * written. With RI_MEMIMAGE_NO_MEMFD, or without memfd, a heap copy. NULL on failure
  * (err: RI_ERR_NOMEM, RI_ERR_ARGUMENT, or the write that failed). */
 typedef const uint8_t *(*ri_page_source)(void *ctx, uint32_t page);
-ri_memimage *ri_memimage_build(uint32_t pages, ri_page_source source, void *ctx, unsigned flags, ri_error *err);
+RI_API ri_memimage *ri_memimage_build(uint32_t pages, ri_page_source source, void *ctx, unsigned flags, ri_error *err);
 
-void ri_memimage_retain(ri_memimage *img);
-void ri_memimage_release(ri_memimage *img); /* NULL is fine */
-uint32_t ri_memimage_pages(const ri_memimage *img);
+RI_API void ri_memimage_retain(ri_memimage *img);
+RI_API void ri_memimage_release(ri_memimage *img); /* NULL is fine */
+RI_API uint32_t ri_memimage_pages(const ri_memimage *img);
 /* A delta's parent (NULL for a full image). */
-const ri_memimage *ri_memimage_parent(const ri_memimage *img);
+RI_API const ri_memimage *ri_memimage_parent(const ri_memimage *img);
 /* Pages this image stores itself (a delta: those written since its parent; a full
  * image: all its pages, though pages never written cost nothing: they are holes). */
-uint32_t ri_memimage_stored_pages(const ri_memimage *img);
+RI_API uint32_t ri_memimage_stored_pages(const ri_memimage *img);
 /* Deltas between this image and its full ancestor (0 for a full image). */
-uint32_t ri_memimage_depth(const ri_memimage *img);
-bool ri_memimage_is_memfd(const ri_memimage *img);
+RI_API uint32_t ri_memimage_depth(const ri_memimage *img);
+RI_API bool ri_memimage_is_memfd(const ri_memimage *img);
 /* Copies page `page` of the image (64 KiB) into dst; false if page >= its pages or a
  * read fails. */
-bool ri_memimage_read_page(const ri_memimage *img, uint32_t page, uint8_t *dst);
+RI_API bool ri_memimage_read_page(const ri_memimage *img, uint32_t page, uint8_t *dst);
 
 /* One more reference to a module (ri_module_free drops one): a fork shares it. */
-ri_module *ri_module_retain(ri_module *module);
+RI_API ri_module *ri_module_retain(ri_module *module);
 /* ri_instantiate without running the start function: for an instance whose state is
  * about to be replaced (a fork), where the start function already ran in the original. */
-ri_instance *ri_instantiate_nostart(ri_store *store, const ri_module *module, const ri_extern *imports,
+RI_API ri_instance *ri_instantiate_nostart(ri_store *store, const ri_module *module, const ri_extern *imports,
                                     uint32_t nimports, ri_error *err);
 /* ---- suspension: pause anywhere, resume anywhere (issue 5) ---------------------
  * A call can be suspended instead of failed: when gas runs out, when the interrupt
@@ -457,12 +459,12 @@ typedef enum ri_suspend_reason {
     RI_SUSPENDED_YIELD = 3,
 } ri_suspend_reason;
 
-const char *ri_suspend_reason_name(ri_suspend_reason reason); /* "gas", "interrupt", "yield" */
+RI_API const char *ri_suspend_reason_name(ri_suspend_reason reason); /* "gas", "interrupt", "yield" */
 
 /* Calls started after this (ri_func_call from the embedder) suspend on what mask
  * says instead of trapping; 0 (the default) never suspends. */
-void ri_store_set_suspend_mode(ri_store *store, uint32_t mask);
-uint32_t ri_store_suspend_mode(const ri_store *store);
+RI_API void ri_store_set_suspend_mode(ri_store *store, uint32_t mask);
+RI_API uint32_t ri_store_suspend_mode(const ri_store *store);
 
 /* A host function's way to pause the call: `return ri_host_yield(call);` after writing
  * its results. The call completes with those results, then the calling WebAssembly
@@ -470,10 +472,10 @@ uint32_t ri_store_suspend_mode(const ri_store *store);
  * suspended (mode without RI_SUSPEND_ON_YIELD, or a nested run), the host call fails
  * with a message saying so. */
 #define RI_HOST_YIELD 0x59494c44 /* "YILD": what ri_host_yield returns */
-int ri_host_yield(ri_host_call *call);
+RI_API int ri_host_yield(ri_host_call *call);
 /* Whether the host function of this call has called ri_host_yield (for bridges that
  * wrap host functions and must pass the yield on). */
-bool ri_host_call_yielded(const ri_host_call *call);
+RI_API bool ri_host_call_yielded(const ri_host_call *call);
 /* A host function's way to say "no gas for me yet": `return ri_host_pause_before(call);`
  * having done nothing. The calling code stops before the call as out of gas, or as
  * interrupted when the store's interrupt flag is up (a host function that finds its
@@ -484,20 +486,20 @@ bool ri_host_call_yielded(const ri_host_call *call);
  * interrupted); in a run that cannot be suspended (nested) the call fails with that
  * message. */
 #define RI_HOST_PAUSE_BEFORE 0x50415553 /* "PAUS": what ri_host_pause_before returns */
-int ri_host_pause_before(ri_host_call *call);
+RI_API int ri_host_pause_before(ri_host_call *call);
 
 /* The suspended call, if any: its reason and the function that was called. */
-bool ri_store_suspended(const ri_store *store);
-ri_suspend_reason ri_store_suspend_reason(const ri_store *store);
-ri_func *ri_store_suspended_func(const ri_store *store);
+RI_API bool ri_store_suspended(const ri_store *store);
+RI_API ri_suspend_reason ri_store_suspend_reason(const ri_store *store);
+RI_API ri_func *ri_store_suspended_func(const ri_store *store);
 
 /* Continues the suspended call with `gas` more (added to ri_store_gas, saturating). Returns
  * RI_OK with the results (nresults must be the called function's), RI_ERR_TRAP, or
  * RI_ERR_SUSPENDED again. Nothing to resume: RI_ERR_ARGUMENT. */
-ri_errcode ri_store_resume(ri_store *store, uint64_t gas, ri_val *results, uint32_t nresults, ri_error *err);
+RI_API ri_errcode ri_store_resume(ri_store *store, uint64_t gas, ri_val *results, uint32_t nresults, ri_error *err);
 /* Drops the suspended call (its frames are discarded; memories, tables, globals keep
  * what it did so far). */
-void ri_store_abandon(ri_store *store);
+RI_API void ri_store_abandon(ri_store *store);
 
 /* A value in a description: its type and its bits (i32, f32: zero-extended; f32/f64
  * as IEEE bits; funcref: the function index in the instance's space, or
@@ -540,15 +542,15 @@ typedef struct ri_suspension {
 
 /* Describes the suspended call of the store, all of whose frames must be functions of
  * inst. *out is owned: ri_suspension_free. */
-bool ri_store_describe_suspended(ri_store *store, const ri_instance *inst, ri_suspension *out, ri_error *err);
-void ri_suspension_free(ri_suspension *s);
+RI_API bool ri_store_describe_suspended(ri_store *store, const ri_instance *inst, ri_suspension *out, ri_error *err);
+RI_API void ri_suspension_free(ri_suspension *s);
 /* Makes `s` the store's suspended call in inst (a fresh instance of the same module,
  * typically restored from a snapshot). Checks everything first (function indices,
  * that each offset is a stop point of that kind of that function, heights, every
  * value's type and range, how the frames call each other, the store's limits): on
  * failure (RI_ERR_ARGUMENT, with the reason) the store is unchanged. The store must
  * have no suspended call and no call running. */
-bool ri_store_rebuild_suspended(ri_store *store, ri_instance *inst, const ri_suspension *s, ri_error *err);
+RI_API bool ri_store_rebuild_suspended(ri_store *store, ri_instance *inst, const ri_suspension *s, ri_error *err);
 
 #ifdef __cplusplus
 }

@@ -25,6 +25,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ri/api.h"
+
 #include "ri/engine.h"
 #include "ri/snapshot.h"
 
@@ -83,7 +85,7 @@ typedef struct ri_sandbox_config {
 } ri_sandbox_config;
 
 /* The seed's defaults; has_event_timestamp is false (the caller must set it). */
-ri_sandbox_config ri_sandbox_config_default(void);
+RI_API ri_sandbox_config ri_sandbox_config_default(void);
 
 /* ---- errors ---------------------------------------------------------------- */
 
@@ -102,7 +104,7 @@ typedef enum ri_sandbox_errcode {
 } ri_sandbox_errcode;
 
 /* "GAS_EXHAUSTED", "MEMORY_EXCEEDED", ... */
-const char *ri_sandbox_errcode_name(ri_sandbox_errcode code);
+RI_API const char *ri_sandbox_errcode_name(ri_sandbox_errcode code);
 
 typedef struct ri_sandbox_error {
     ri_sandbox_errcode code;
@@ -146,7 +148,7 @@ typedef struct ri_sandbox_result {
     ri_sandbox_error error;         /* when !ok */
 } ri_sandbox_result;
 
-void ri_sandbox_result_free(ri_sandbox_result *result);
+RI_API void ri_sandbox_result_free(ri_sandbox_result *result);
 
 /* ---- the factory and the sandbox ------------------------------------------------- */
 
@@ -161,13 +163,13 @@ typedef enum ri_sandbox_status {
     RI_SANDBOX_DESTROYED,
 } ri_sandbox_status;
 
-const char *ri_sandbox_status_name(ri_sandbox_status status); /* "created", ... */
+RI_API const char *ri_sandbox_status_name(ri_sandbox_status status); /* "created", ... */
 
-ri_sandboxes *ri_sandboxes_new(void);
-void ri_sandboxes_free(ri_sandboxes *factory); /* sandboxes stay valid; free them yourself */
+RI_API ri_sandboxes *ri_sandboxes_new(void);
+RI_API void ri_sandboxes_free(ri_sandboxes *factory); /* sandboxes stay valid; free them yourself */
 
 /* NULL on error (missing event timestamp, bad config, OOM), with err filled. */
-ri_sandbox *ri_sandbox_create(ri_sandboxes *factory, const ri_sandbox_config *config,
+RI_API ri_sandbox *ri_sandbox_create(ri_sandboxes *factory, const ri_sandbox_config *config,
                               ri_sandbox_error *err);
 /* The longest sandbox id ri_sandbox_create_with_id accepts. */
 #define RI_SANDBOX_ID_MAX 63
@@ -175,45 +177,45 @@ ri_sandbox *ri_sandbox_create(ri_sandboxes *factory, const ri_sandbox_config *co
  * "sandbox-N" (the snapshot store names the sandboxes it restores into
  * "<origin>-restored-<short>"). id: 1 to RI_SANDBOX_ID_MAX characters from A-Z a-z 0-9
  * . _ - (INVALID_CONFIG otherwise). Uniqueness is the caller's to ensure. */
-ri_sandbox *ri_sandbox_create_with_id(ri_sandboxes *factory, const ri_sandbox_config *config, const char *id,
+RI_API ri_sandbox *ri_sandbox_create_with_id(ri_sandboxes *factory, const ri_sandbox_config *config, const char *id,
                                       ri_sandbox_error *err);
-void ri_sandbox_free(ri_sandbox *sb);
+RI_API void ri_sandbox_free(ri_sandbox *sb);
 
-const char *ri_sandbox_id(const ri_sandbox *sb);
-ri_sandbox_status ri_sandbox_status_of(const ri_sandbox *sb);   /* live */
-ri_sandbox_metrics ri_sandbox_get_metrics(const ri_sandbox *sb); /* live */
-const ri_sandbox_config *ri_sandbox_get_config(const ri_sandbox *sb);
+RI_API const char *ri_sandbox_id(const ri_sandbox *sb);
+RI_API ri_sandbox_status ri_sandbox_status_of(const ri_sandbox *sb);   /* live */
+RI_API ri_sandbox_metrics ri_sandbox_get_metrics(const ri_sandbox *sb); /* live */
+RI_API const ri_sandbox_config *ri_sandbox_get_config(const ri_sandbox *sb);
 
 /* Load (or re-load) a module: magic check, decode/validate/compile, import isolation,
  * instantiation. On failure the sandbox keeps its previous state. Error texts as in
  * the original ("Failed to load WASM module: ...", "Import validation failed: ...",
  * "Failed to instantiate WASM module: ...", "Cannot load module into destroyed
  * instance: <id>"). */
-bool ri_sandbox_load(ri_sandbox *sb, const uint8_t *wasm, size_t len, ri_sandbox_error *err);
+RI_API bool ri_sandbox_load(ri_sandbox *sb, const uint8_t *wasm, size_t len, ri_sandbox_error *err);
 
 /* Execute an export. payload_json NULL or "null", a number, or an array of numbers:
  * the direct convention (missing arguments 0, extra ignored, typed per the export's
  * signature); any other JSON: the JSON convention (__alloc, payload in memory, result
  * packed as (len << 16 | ptr) in an i32, or as (len << 32 | ptr) in an i64).
  * Never fails to return a result; see result->ok. */
-ri_sandbox_result ri_sandbox_execute(ri_sandbox *sb, const char *action, const char *payload_json);
+RI_API ri_sandbox_result ri_sandbox_execute(ri_sandbox *sb, const char *action, const char *payload_json);
 
 /* Direct call with typed arguments (the direct convention without JSON). */
-ri_sandbox_result ri_sandbox_call(ri_sandbox *sb, const char *action, const ri_val *args, uint32_t nargs);
+RI_API ri_sandbox_result ri_sandbox_call(ri_sandbox *sb, const char *action, const ri_val *args, uint32_t nargs);
 
 /* Thread-safe: stop a running execution (it ends as TIMEOUT if its time is up, else
  * as WASM_TRAP "interrupted"). */
-void ri_sandbox_interrupt(ri_sandbox *sb);
+RI_API void ri_sandbox_interrupt(ri_sandbox *sb);
 
 /* The loaded module's binary (valid until the next load, restore or destroy), its length
  * and its SHA-256 (computed once per load); NULL when no module is loaded. len and
  * sha256 may be NULL. */
-const uint8_t *ri_sandbox_module(ri_sandbox *sb, size_t *len, uint8_t sha256[RI_SNAP_SHA256_BYTES]);
+RI_API const uint8_t *ri_sandbox_module(ri_sandbox *sb, size_t *len, uint8_t sha256[RI_SNAP_SHA256_BYTES]);
 
 /* loaded -> suspended. */
-bool ri_sandbox_suspend(ri_sandbox *sb, ri_sandbox_error *err);
+RI_API bool ri_sandbox_suspend(ri_sandbox *sb, ri_sandbox_error *err);
 /* Idempotent. */
-void ri_sandbox_destroy(ri_sandbox *sb);
+RI_API void ri_sandbox_destroy(ri_sandbox *sb);
 
 /* ---- snapshots (WSNP v1, seed 000; WSNP v2, issue 5) --------------------------------- */
 
@@ -222,7 +224,7 @@ void ri_sandbox_destroy(ri_sandbox *sb);
  * "globals and tables as at instantiation": snapshot refuses (SNAPSHOT_ERROR, saying
  * what v1 cannot hold) when a mutable global or a table differs from its value at
  * instantiation, and restore puts them back to those values. */
-bool ri_sandbox_snapshot(ri_sandbox *sb, uint8_t **out, size_t *out_len, ri_sandbox_error *err);
+RI_API bool ri_sandbox_snapshot(ri_sandbox *sb, uint8_t **out, size_t *out_len, ri_sandbox_error *err);
 /* Restores a WSNP v1 or v2 image (dispatched on the version byte; other versions:
  * "Unsupported snapshot version: N (expected 1 or 2)"). Atomic: validates everything
  * before changing anything; status becomes loaded.
@@ -233,7 +235,7 @@ bool ri_sandbox_snapshot(ri_sandbox *sb, uint8_t **out, size_t *out_len, ri_sand
  * its module (include_module), which is then loaded in place of the current one (a
  * created sandbox too: such an image alone restores anywhere). The event timestamp
  * is the config's and stays (as for v1). */
-bool ri_sandbox_restore(ri_sandbox *sb, const uint8_t *snapshot, size_t len, ri_sandbox_error *err);
+RI_API bool ri_sandbox_restore(ri_sandbox *sb, const uint8_t *snapshot, size_t len, ri_sandbox_error *err);
 
 typedef enum ri_snapshot_format {
     RI_SNAPSHOT_DEFAULT = 0,    /* WSNP v2 */
@@ -251,7 +253,7 @@ typedef struct ri_snapshot_options {
 /* A snapshot in the format the options ask (opts NULL: the default, v2). The status
  * rules and texts are v1's; v2 refuses only what no file can hold (a non-null
  * externref). *out is malloc'd. */
-bool ri_sandbox_snapshot_with(ri_sandbox *sb, const ri_snapshot_options *opts, uint8_t **out, size_t *out_len,
+RI_API bool ri_sandbox_snapshot_with(ri_sandbox *sb, const ri_snapshot_options *opts, uint8_t **out, size_t *out_len,
                               ri_sandbox_error *err);
 /* The same image, byte for byte, written into the caller's buffer buf of cap bytes,
  * which a long-lived caller (a server checkpointing repeatedly) reuses: v2 then costs
@@ -260,27 +262,27 @@ bool ri_sandbox_snapshot_with(ri_sandbox *sb, const ri_snapshot_options *opts, u
  * *out_len = N (> cap, the exact length), nothing written at or beyond buf + cap (buf's
  * first cap bytes unspecified). cap 0 and buf NULL ask the length. Other failures:
  * *out_len 0. */
-bool ri_sandbox_snapshot_into(ri_sandbox *sb, const ri_snapshot_options *opts, uint8_t *buf, size_t cap,
+RI_API bool ri_sandbox_snapshot_into(ri_sandbox *sb, const ri_snapshot_options *opts, uint8_t *buf, size_t cap,
                               size_t *out_len, ri_sandbox_error *err);
 
 /* The version of an image from its header: 1 or 2, or 0 with err set ("Snapshot too
  * small — missing header", "Invalid snapshot — bad magic bytes", "Unsupported snapshot
  * version: N (expected 1 or 2)"). */
-int ri_snapshot_version(const uint8_t *data, size_t len, ri_sandbox_error *err);
+RI_API int ri_snapshot_version(const uint8_t *data, size_t len, ri_sandbox_error *err);
 
 /* Reads an image of either version into an ri_snap_image (ri/snapshot.h) for tools:
  * v2 with ri_snap_read, v1 with ri_wsnp_parse (its memory must be whole pages). The
  * image points into data. Free with ri_snap_image_free. */
-bool ri_snapshot_open(const uint8_t *data, size_t len, ri_snap_image *out, ri_sandbox_error *err);
+RI_API bool ri_snapshot_open(const uint8_t *data, size_t len, ri_snap_image *out, ri_sandbox_error *err);
 
 /* What differs from snapshot old_snap to snapshot new_snap (either version; a v1 image
  * has no tables, globals or segments to compare). opts may be NULL. Free the result
  * with ri_snap_diff_free; ri_snap_diff_json gives it as JSON text. */
-bool ri_snapshot_diff(const uint8_t *old_snap, size_t old_len, const uint8_t *new_snap, size_t new_len,
+RI_API bool ri_snapshot_diff(const uint8_t *old_snap, size_t old_len, const uint8_t *new_snap, size_t new_len,
                       const ri_snap_diff_options *opts, ri_snap_diff *out, ri_sandbox_error *err);
 /* What differs from a snapshot (old) to the live sandbox (new), which must be loaded
  * or suspended. Changes nothing. */
-bool ri_sandbox_diff(ri_sandbox *sb, const uint8_t *snapshot, size_t len, const ri_snap_diff_options *opts,
+RI_API bool ri_sandbox_diff(ri_sandbox *sb, const uint8_t *snapshot, size_t len, const ri_snap_diff_options *opts,
                      ri_snap_diff *out, ri_sandbox_error *err);
 
 /* Reading a WSNP v1 image without a sandbox (tools such as `ri inspect` describe
@@ -317,20 +319,20 @@ typedef struct ri_wsnp_view {
  * written as 3.0 or 1.7e12; other keys are accepted (forward compatibility). Check 7
  * (the memory size against an instance) is restore's. On failure *out is zeroed except
  * out->detail. data may be NULL when len is 0; err may be NULL. */
-bool ri_wsnp_parse(const uint8_t *data, size_t len, ri_wsnp_view *out, ri_sandbox_error *err);
+RI_API bool ri_wsnp_parse(const uint8_t *data, size_t len, ri_wsnp_view *out, ri_sandbox_error *err);
 
 /* Pages of the memory section with at least one non-zero byte (a partial last page
  * counts as a page). */
-uint64_t ri_wsnp_nonzero_pages(const ri_wsnp_view *view);
+RI_API uint64_t ri_wsnp_nonzero_pages(const ri_wsnp_view *view);
 
 /* Mulberry32 (seed 001): out = next(&state). Exposed for tests and tools. */
-uint32_t ri_mulberry32_next(uint32_t *state);
+RI_API uint32_t ri_mulberry32_next(uint32_t *state);
 
 /* ---- determinism ---------------------------------------------------------------- */
 
 /* Runs action(payload) twice from the same full state and compares result, gas and
  * snapshot bytes; leaves the sandbox as it was before. *deterministic tells. */
-bool ri_sandbox_check_determinism(ri_sandbox *sb, const char *action, const char *payload_json,
+RI_API bool ri_sandbox_check_determinism(ri_sandbox *sb, const char *action, const char *payload_json,
                                   bool *deterministic, ri_sandbox_error *err);
 
 /* ---- memory pressure (pure functions, seed 001 §8) ----------------------------------- */
@@ -343,9 +345,9 @@ typedef enum ri_pressure_level {
     RI_PRESSURE_OOM,
 } ri_pressure_level;
 
-const char *ri_pressure_level_name(ri_pressure_level level); /* "NORMAL", ... */
+RI_API const char *ri_pressure_level_name(ri_pressure_level level); /* "NORMAL", ... */
 
-ri_pressure_level ri_memory_pressure(ri_sandbox *const *sandboxes, size_t n, int64_t available_bytes);
+RI_API ri_pressure_level ri_memory_pressure(ri_sandbox *const *sandboxes, size_t n, int64_t available_bytes);
 
 typedef enum ri_pressure_action {
     RI_ADVICE_NONE,
@@ -361,12 +363,12 @@ typedef struct ri_pressure_advice {
     char **instance_ids;        /* owned: ri_pressure_advice_free */
 } ri_pressure_advice;
 
-const char *ri_pressure_action_name(ri_pressure_action action); /* "none", "log", ... */
+RI_API const char *ri_pressure_action_name(ri_pressure_action action); /* "none", "log", ... */
 
 /* foreground_id may be NULL. */
-ri_pressure_advice ri_advise(ri_pressure_level level, ri_sandbox *const *sandboxes, size_t n,
+RI_API ri_pressure_advice ri_advise(ri_pressure_level level, ri_sandbox *const *sandboxes, size_t n,
                              const char *foreground_id);
-void ri_pressure_advice_free(ri_pressure_advice *advice);
+RI_API void ri_pressure_advice_free(ri_pressure_advice *advice);
 
 /* ---- checkpoints, rollback, fork, transactional execution (issue 5) ------------------
  * A checkpoint is an in-memory snapshot of a sandbox's complete state: memory (an
@@ -388,8 +390,8 @@ typedef struct ri_checkpoint_options {
 
 /* The sandbox's state (loaded or suspended) as a checkpoint; opts may be NULL. NULL on
  * error (SNAPSHOT_ERROR with the seed's status texts, or the reason). */
-ri_checkpoint *ri_sandbox_checkpoint(ri_sandbox *sb, const ri_checkpoint_options *opts, ri_sandbox_error *err);
-void ri_checkpoint_free(ri_checkpoint *cp);
+RI_API ri_checkpoint *ri_sandbox_checkpoint(ri_sandbox *sb, const ri_checkpoint_options *opts, ri_sandbox_error *err);
+RI_API void ri_checkpoint_free(ri_checkpoint *cp);
 
 typedef struct ri_checkpoint_info {
     uint32_t memory_pages;      /* memory 0's size (0 without a memory) */
@@ -398,7 +400,7 @@ typedef struct ri_checkpoint_info {
     uint32_t depth;             /* deltas down to the full image (0: a full image) */
     bool memfd;                 /* copy-on-write memfd images (else heap copies) */
 } ri_checkpoint_info;
-ri_checkpoint_info ri_checkpoint_get_info(const ri_checkpoint *cp);
+RI_API ri_checkpoint_info ri_checkpoint_get_info(const ri_checkpoint *cp);
 
 /* Puts the sandbox back into the checkpoint's state (it must run the checkpoint's
  * module; loaded or suspended, not running). Status becomes the checkpoint's. The
@@ -406,7 +408,7 @@ ri_checkpoint_info ri_checkpoint_get_info(const ri_checkpoint *cp);
  * state: the sandbox's own one is dropped (as ri_sandbox_abandon would) and the
  * checkpoint's, if it holds one, comes back pending (docs/SANDBOX.md "Checkpoints of a
  * paused call"). */
-bool ri_sandbox_rollback(ri_sandbox *sb, const ri_checkpoint *cp, ri_sandbox_error *err);
+RI_API bool ri_sandbox_rollback(ri_sandbox *sb, const ri_checkpoint *cp, ri_sandbox_error *err);
 
 /* A new, independent sandbox with its own id from factory and sb's config, in the
  * state of cp, or of sb as it is now when cp is NULL (sb must then be loaded or
@@ -414,7 +416,7 @@ bool ri_sandbox_rollback(ri_sandbox *sb, const ri_checkpoint *cp, ri_sandbox_err
  * start function does not run again. A paused call comes along: the fork of a paused
  * sandbox is a second paused sandbox (its own frames; pause-on mask copied). NULL on
  * error (err set). */
-ri_sandbox *ri_sandbox_fork(ri_sandboxes *factory, ri_sandbox *sb, const ri_checkpoint *cp, ri_sandbox_error *err);
+RI_API ri_sandbox *ri_sandbox_fork(ri_sandboxes *factory, ri_sandbox *sb, const ri_checkpoint *cp, ri_sandbox_error *err);
 
 typedef struct ri_execute_options {
     /* A failed execution (trap, gas, time or memory limit, host error) leaves the
@@ -428,19 +430,19 @@ typedef struct ri_execute_options {
 /* ri_sandbox_execute with options (opts NULL: the same as ri_sandbox_execute). When
  * the checkpoint before a transactional call cannot be taken, the call does not run
  * (WASM_TRAP runtime_error with the reason). */
-ri_sandbox_result ri_sandbox_execute_with(ri_sandbox *sb, const char *action, const char *payload_json,
+RI_API ri_sandbox_result ri_sandbox_execute_with(ri_sandbox *sb, const char *action, const char *payload_json,
                                           const ri_execute_options *opts);
 
 /* A WSNP v2 delta: the sandbox's state as a v2 image that stores only the memory pages
  * that differ from the v2 image `parent` (which it names by the SHA-256 of its bytes,
  * section PRNT, docs/SNAPSHOT_FORMAT.md). Restoring it needs the parent:
  * ri_sandbox_restore_delta. */
-bool ri_sandbox_snapshot_delta(ri_sandbox *sb, const uint8_t *parent, size_t parent_len,
+RI_API bool ri_sandbox_snapshot_delta(ri_sandbox *sb, const uint8_t *parent, size_t parent_len,
                                const ri_snapshot_options *opts, uint8_t **out, size_t *out_len,
                                ri_sandbox_error *err);
 /* Restores a delta image on top of its parent (a full v2 image; its SHA-256 must be the
  * one the delta names, else SNAPSHOT_ERROR "parent mismatch"). Atomic, as restore. */
-bool ri_sandbox_restore_delta(ri_sandbox *sb, const uint8_t *parent, size_t parent_len, const uint8_t *delta,
+RI_API bool ri_sandbox_restore_delta(ri_sandbox *sb, const uint8_t *parent, size_t parent_len, const uint8_t *delta,
                               size_t delta_len, ri_sandbox_error *err);
 /* Deltas from the live state, for a caller that tracks the pages changed since a parent
  * (the server's checkpoints; no full image is made or compared). Both need a loaded or
@@ -455,19 +457,19 @@ bool ri_sandbox_restore_delta(ri_sandbox *sb, const uint8_t *parent, size_t pare
  * ceil(pages / 8)), the rest of the state as ri_sandbox_snapshot_with writes it (opts
  * may be NULL: zstd, no module). The caller answers for select covering every page
  * that differs from the parent; ri_sandbox_restore_delta restores it. */
-int64_t ri_sandbox_written_pages(ri_sandbox *sb, uint8_t *bitmap, size_t bitmap_len, uint32_t *memory_pages,
+RI_API int64_t ri_sandbox_written_pages(ri_sandbox *sb, uint8_t *bitmap, size_t bitmap_len, uint32_t *memory_pages,
                                  ri_sandbox_error *err);
 /* Whether the sandbox's memories are still backed by cp's images (cp taken from it, and no
  * capture with writes, rollback to another checkpoint or new instance since): the pages
  * ri_sandbox_written_pages reports are then those written since cp. */
-bool ri_sandbox_backed_by(ri_sandbox *sb, const ri_checkpoint *cp);
+RI_API bool ri_sandbox_backed_by(ri_sandbox *sb, const ri_checkpoint *cp);
 /* ri_sandbox_restore_delta for a caller that already knows the parent's SHA-256 (it wrote
  * the parent and kept the hash, as the server does): parent_sha256 must be the one the
  * delta names, and is not recomputed (the parent's checksum and length still are). */
-bool ri_sandbox_restore_delta_known(ri_sandbox *sb, const uint8_t *parent, size_t parent_len,
+RI_API bool ri_sandbox_restore_delta_known(ri_sandbox *sb, const uint8_t *parent, size_t parent_len,
                                     const uint8_t parent_sha256[32], const uint8_t *delta, size_t delta_len,
                                     ri_sandbox_error *err);
-bool ri_sandbox_snapshot_pages(ri_sandbox *sb, const ri_snapshot_options *opts, const uint8_t *select,
+RI_API bool ri_sandbox_snapshot_pages(ri_sandbox *sb, const ri_snapshot_options *opts, const uint8_t *select,
                                size_t select_len, const uint8_t parent_sha256[32], uint64_t parent_len, uint8_t **out,
                                size_t *out_len, ri_sandbox_error *err);
 /* ---- pausable executions (issue 5) --------------------------------------------------------
@@ -488,22 +490,22 @@ bool ri_sandbox_snapshot_pages(ri_sandbox *sb, const ri_snapshot_options *opts, 
  * is made, and charged, by the next slice. */
 
 /* The pause-on mask of later executions (0, the default: never pause). */
-bool ri_sandbox_set_pause_on(ri_sandbox *sb, uint32_t pause_on, ri_sandbox_error *err);
-uint32_t ri_sandbox_pause_on(const ri_sandbox *sb);
+RI_API bool ri_sandbox_set_pause_on(ri_sandbox *sb, uint32_t pause_on, ri_sandbox_error *err);
+RI_API uint32_t ri_sandbox_pause_on(const ri_sandbox *sb);
 /* Whether a paused call is pending, and its export name (NULL if none). */
-bool ri_sandbox_has_pending_call(const ri_sandbox *sb);
-const char *ri_sandbox_pending_action(const ri_sandbox *sb);
+RI_API bool ri_sandbox_has_pending_call(const ri_sandbox *sb);
+RI_API const char *ri_sandbox_pending_action(const ri_sandbox *sb);
 /* Continues the pending call. gas: added to what the last slice left unspent, under the
  * instructions schedule (0: the config's max_gas); the host-calls schedule counts import
  * calls across slices against max_gas. The result is the execution's (or
  * RI_SANDBOX_SUSPENDED_CALL again). */
-ri_sandbox_result ri_sandbox_resume(ri_sandbox *sb, uint64_t gas);
+RI_API ri_sandbox_result ri_sandbox_resume(ri_sandbox *sb, uint64_t gas);
 /* Continues the pending call with only the gas the last slice left unspent (nothing is
  * added): a call paused by an interrupt and resumed this way, any number of times, runs
  * out of gas exactly where the uninterrupted execution would (a scheduler's time slices). */
-ri_sandbox_result ri_sandbox_resume_carry(ri_sandbox *sb);
+RI_API ri_sandbox_result ri_sandbox_resume_carry(ri_sandbox *sb);
 /* Drops the pending call: status loaded, memory and globals as the call left them. */
-bool ri_sandbox_abandon(ri_sandbox *sb, ri_sandbox_error *err);
+RI_API bool ri_sandbox_abandon(ri_sandbox *sb, ri_sandbox_error *err);
 
 #ifdef __cplusplus
 }

@@ -13,6 +13,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "ri/api.h"
 #include <stdio.h>
 
 #ifdef __cplusplus
@@ -43,23 +45,23 @@ typedef struct ri_server_config {
     uint64_t output_budget;         /* bytes of output waiting for all clients together: 64 MiB */
 } ri_server_config;
 
-ri_server_config ri_server_config_default(void);
+RI_API ri_server_config ri_server_config_default(void);
 
 typedef struct ri_server ri_server;
 
 /* Binds and prepares (no thread runs yet). NULL with err filled on failure. */
-ri_server *ri_server_new(const ri_server_config *cfg, char *err, size_t errcap);
+RI_API ri_server *ri_server_new(const ri_server_config *cfg, char *err, size_t errcap);
 /* The port it listens on. */
-int ri_server_port(const ri_server *s);
+RI_API int ri_server_port(const ri_server *s);
 /* Serves on the calling thread until ri_server_stop; then checkpoints the live sandboxes
  * that enabled checkpointing, releases leases and returns true; false when a shutdown
  * checkpoint failed (ri_server_error says which sandboxes were not saved) or on an error. */
-bool ri_server_run(ri_server *s);
+RI_API bool ri_server_run(ri_server *s);
 /* Why ri_server_run returned false ("" if it did not). */
-const char *ri_server_error(const ri_server *s);
+RI_API const char *ri_server_error(const ri_server *s);
 /* Async-signal-safe enough for a signal handler: sets a flag and wakes the service thread. */
-void ri_server_stop(ri_server *s);
-void ri_server_free(ri_server *s);
+RI_API void ri_server_stop(ri_server *s);
+RI_API void ri_server_free(ri_server *s);
 
 #ifdef __cplusplus
 }

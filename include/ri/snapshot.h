@@ -26,6 +26,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ri/api.h"
+
 #include "ri/engine.h"
 
 #ifdef __cplusplus
@@ -84,11 +86,11 @@ typedef struct ri_snap_meta {
 } ri_snap_meta;
 
 /* CRC-32C of data (the image checksum, section CSUM); 0 for NULL. */
-uint32_t ri_snap_crc32c(const uint8_t *data, size_t len);
+RI_API uint32_t ri_snap_crc32c(const uint8_t *data, size_t len);
 /* SHA-256 (libcrypto): the module identity. false only if libcrypto fails. */
-bool ri_snap_sha256(const uint8_t *data, size_t len, uint8_t out[RI_SNAP_SHA256_BYTES]);
+RI_API bool ri_snap_sha256(const uint8_t *data, size_t len, uint8_t out[RI_SNAP_SHA256_BYTES]);
 /* 64 lowercase hex digits and a NUL. */
-void ri_snap_hex(const uint8_t digest[RI_SNAP_SHA256_BYTES], char out[2 * RI_SNAP_SHA256_BYTES + 1]);
+RI_API void ri_snap_hex(const uint8_t digest[RI_SNAP_SHA256_BYTES], char out[2 * RI_SNAP_SHA256_BYTES + 1]);
 
 /* ---- writing ------------------------------------------------------------------------ */
 
@@ -109,7 +111,7 @@ typedef struct ri_snap_write_options {
  * opts may be NULL (zstd, no module). *out is malloc'd. Refuses (RI_SNAP_ERR_STATE) a
  * non-null externref (it points at the embedder's data, which no file can hold) and a
  * funcref of a function outside the instance's function index space. */
-bool ri_snap_write(const ri_instance *inst, const ri_snap_meta *meta, const ri_snap_write_options *opts,
+RI_API bool ri_snap_write(const ri_instance *inst, const ri_snap_meta *meta, const ri_snap_write_options *opts,
                    uint8_t **out, size_t *out_len, ri_snap_error *err);
 
 /* ---- reading ------------------------------------------------------------------------ */
@@ -194,23 +196,23 @@ typedef struct ri_snap_image {
  * (FRMS) is RI_SNAP_ERR_UNSUPPORTED "suspended calls are not supported yet". Memory
  * pages are not decompressed here: restore and ri_snap_pages_* do that, and check
  * that the payload holds exactly the stored pages. On failure *out is zeroed. */
-bool ri_snap_read(const uint8_t *data, size_t len, ri_snap_image *out, ri_snap_error *err);
+RI_API bool ri_snap_read(const uint8_t *data, size_t len, ri_snap_image *out, ri_snap_error *err);
 
 /* Describes a WSNP v1 image's contents (parsed by the sandbox library) as an image of
  * version 1: one memory stored flat, no module hash and no instance state. memory_len
  * must be a whole number of pages. The memory stays the caller's. */
-bool ri_snap_image_from_v1(const uint8_t *memory, uint64_t memory_len, uint32_t prng_state, uint64_t gas_used,
+RI_API bool ri_snap_image_from_v1(const uint8_t *memory, uint64_t memory_len, uint32_t prng_state, uint64_t gas_used,
                            int64_t event_timestamp, ri_snap_image *out, ri_snap_error *err);
 
-void ri_snap_image_free(ri_snap_image *img);
+RI_API void ri_snap_image_free(ri_snap_image *img);
 
 /* The stored pages of memory `index`, in page order, one at a time: 1 with *page and
  * *data (64 KiB, valid until the next call), 0 at the end (after checking that the
  * payload held exactly the stored pages), -1 on error. Memory use is constant. */
 typedef struct ri_snap_pages ri_snap_pages;
-ri_snap_pages *ri_snap_pages_open(const ri_snap_image *img, uint32_t index, ri_snap_error *err);
-int ri_snap_pages_next(ri_snap_pages *pages, uint32_t *page, const uint8_t **data, ri_snap_error *err);
-void ri_snap_pages_close(ri_snap_pages *pages);
+RI_API ri_snap_pages *ri_snap_pages_open(const ri_snap_image *img, uint32_t index, ri_snap_error *err);
+RI_API int ri_snap_pages_next(ri_snap_pages *pages, uint32_t *page, const uint8_t **data, ri_snap_error *err);
+RI_API void ri_snap_pages_close(ri_snap_pages *pages);
 
 /* ---- restoring ---------------------------------------------------------------------- */
 
@@ -218,7 +220,7 @@ void ri_snap_pages_close(ri_snap_pages *pages);
  * mutability; immutable ones equal), segments, sizes within the effective maxima,
  * function indices in range. The module identity is the caller's to check (it knows
  * which module the instance runs). Changes nothing. */
-bool ri_snap_check(const ri_instance *inst, const ri_snap_image *img, ri_snap_error *err);
+RI_API bool ri_snap_check(const ri_instance *inst, const ri_snap_image *img, ri_snap_error *err);
 
 /* ri_snap_check, then decompresses every memory (checking each payload) and builds its
  * memory image (ri_memimage_build), then grows what must grow; only then changes the
@@ -227,7 +229,7 @@ bool ri_snap_check(const ri_instance *inst, const ri_snap_image *img, ri_snap_er
  * flags. On failure nothing has changed, with one exception: should the system refuse
  * both the image's mapping and fresh pages at the commit, that memory is left empty and
  * the error (RI_SNAP_ERR_NOMEM, "Restore incomplete ...") says so. */
-bool ri_snap_restore(ri_instance *inst, const ri_snap_image *img, ri_snap_error *err);
+RI_API bool ri_snap_restore(ri_instance *inst, const ri_snap_image *img, ri_snap_error *err);
 
 /* ---- diff ------------------------------------------------------------------------- */
 
@@ -301,18 +303,18 @@ typedef struct ri_snap_diff {
 
 /* What differs from old to new. Both images must be readable to the end (their pages
  * are streamed; a payload that does not decompress is an error). opts may be NULL. */
-bool ri_snap_diff_images(const ri_snap_image *old_img, const ri_snap_image *new_img,
+RI_API bool ri_snap_diff_images(const ri_snap_image *old_img, const ri_snap_image *new_img,
                          const ri_snap_diff_options *opts, ri_snap_diff *out, ri_snap_error *err);
-void ri_snap_diff_free(ri_snap_diff *diff);
+RI_API void ri_snap_diff_free(ri_snap_diff *diff);
 
 /* The diff as JSON text (indented, keys in a fixed order; docs/SNAPSHOT_FORMAT.md),
  * malloc'd (free()); NULL on OOM. */
-char *ri_snap_diff_json(const ri_snap_diff *diff);
+RI_API char *ri_snap_diff_json(const ri_snap_diff *diff);
 
 /* "loaded", "suspended". */
-const char *ri_snap_status_name(ri_snap_status status);
+RI_API const char *ri_snap_status_name(ri_snap_status status);
 /* "i32", "funcref", ... */
-const char *ri_snap_valtype_name(ri_valtype type);
+RI_API const char *ri_snap_valtype_name(ri_valtype type);
 
 /* ---- delta images (issue 5) ----------------------------------------------------------
  * A delta image is a WSNP v2 image with a required section PRNT naming its parent (the
@@ -333,26 +335,26 @@ typedef struct ri_snap_delta_info {
 
 /* Whether data is a well-formed delta image (checksum and sections checked, contents
  * not); info (may be NULL) gets its PRNT. */
-bool ri_snap_is_delta(const uint8_t *data, size_t len, ri_snap_delta_info *info);
+RI_API bool ri_snap_is_delta(const uint8_t *data, size_t len, ri_snap_delta_info *info);
 
 /* A delta's own contents (for describing it, `ri inspect`): PRNT checked (reserved
  * bytes) into info, then the rest read and checked as ri_snap_read reads a full image.
  * The memories' present_pages are the pages the delta stores (those that differ from
  * the parent; such a page may be all zero). *out points into *backing (malloc'd): free
  * it after ri_snap_image_free(out). Not a delta: RI_SNAP_ERR_ARGUMENT. */
-bool ri_snap_delta_read(const uint8_t *data, size_t len, ri_snap_delta_info *info, ri_snap_image *out,
+RI_API bool ri_snap_delta_read(const uint8_t *data, size_t len, ri_snap_delta_info *info, ri_snap_image *out,
                         uint8_t **backing, ri_snap_error *err);
 
 /* The delta from parent (a full v2 image) to image (a full v2 image of the same module
  * with the same memories, written with `compression`): every section of image but MEMS
  * as it is, MEMS with only the pages that differ from parent. *out is malloc'd. */
-bool ri_snap_delta_encode(const uint8_t *parent, size_t parent_len, const uint8_t *image, size_t image_len,
+RI_API bool ri_snap_delta_encode(const uint8_t *parent, size_t parent_len, const uint8_t *image, size_t image_len,
                           ri_snap_compression compression, uint8_t **out, size_t *out_len, ri_snap_error *err);
 
 /* The full image a delta stands for, given its parent: refused (RI_SNAP_ERR_MISMATCH,
  * "parent mismatch") unless SHA-256 and length of parent are the ones PRNT names.
  * *out is malloc'd. */
-bool ri_snap_delta_apply(const uint8_t *parent, size_t parent_len, const uint8_t *delta, size_t delta_len,
+RI_API bool ri_snap_delta_apply(const uint8_t *parent, size_t parent_len, const uint8_t *delta, size_t delta_len,
                          uint8_t **out, size_t *out_len, ri_snap_error *err);
 /* ---- a suspended call: section FRMS (issue 5) -----------------------------------------
  * A snapshot of a sandbox whose call is suspended carries the call: the pending call's
@@ -376,14 +378,14 @@ typedef struct ri_snap_call {
     ri_suspension suspension;        /* reason, called function, frames */
 } ri_snap_call;
 
-void ri_snap_call_free(ri_snap_call *call);
+RI_API void ri_snap_call_free(ri_snap_call *call);
 
 /* ri_snap_write with section FRMS holding `call` (meta->status must be suspended). */
-bool ri_snap_write_call(const ri_instance *inst, const ri_snap_meta *meta, const ri_snap_write_options *opts,
+RI_API bool ri_snap_write_call(const ri_instance *inst, const ri_snap_meta *meta, const ri_snap_write_options *opts,
                         const ri_snap_call *call, uint8_t **out, size_t *out_len, ri_snap_error *err);
 /* The suspended call of an image read by ri_snap_read (img->has_frames). *out is owned:
  * ri_snap_call_free. */
-bool ri_snap_read_call(const ri_snap_image *img, ri_snap_call *out, ri_snap_error *err);
+RI_API bool ri_snap_read_call(const ri_snap_image *img, ri_snap_call *out, ri_snap_error *err);
 
 /* ri_snap_write_call (call NULL: ri_snap_write) into the caller's buffer buf of cap
  * bytes, which it may reuse from one image to the next: a long-lived writer then pays
@@ -392,7 +394,7 @@ bool ri_snap_read_call(const ri_snap_image *img, ri_snap_call *out, ri_snap_erro
  * *out_len the exact length it needs (more than cap), nothing written at or beyond
  * buf + cap, and buf's first cap bytes unspecified; cap 0 (buf may be NULL) asks the
  * length. Other failures: *out_len 0. */
-bool ri_snap_write_into(const ri_instance *inst, const ri_snap_meta *meta, const ri_snap_write_options *opts,
+RI_API bool ri_snap_write_into(const ri_instance *inst, const ri_snap_meta *meta, const ri_snap_write_options *opts,
                         const ri_snap_call *call, uint8_t *buf, size_t cap, size_t *out_len, ri_snap_error *err);
 /* ---- a delta written from the live instance (server checkpoints) ------------------------
  * ri_snap_delta_encode needs a full image first; this writes the delta directly: the
@@ -406,7 +408,7 @@ typedef struct ri_snap_delta_target {
     const uint8_t *const *select; /* one bitmap per memory */
     uint32_t nselect;             /* must be the instance's memory count */
 } ri_snap_delta_target;
-bool ri_snap_write_delta(const ri_instance *inst, const ri_snap_meta *meta, const ri_snap_write_options *opts,
+RI_API bool ri_snap_write_delta(const ri_instance *inst, const ri_snap_meta *meta, const ri_snap_write_options *opts,
                          const ri_snap_call *call, const ri_snap_delta_target *target, uint8_t **out,
                          size_t *out_len, ri_snap_error *err);
 

@@ -28,10 +28,14 @@
 #ifndef RI_STORE_H
 #define RI_STORE_H
 
+#ifndef __cplusplus
 #include <stdatomic.h>
+#endif
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "ri/api.h"
 
 #include "ri/sandbox.h"
 #include "ri/snapshot.h"
@@ -72,7 +76,7 @@ typedef enum ri_snapstore_errcode {
 } ri_snapstore_errcode;
 
 /* "NOT_FOUND", "EXISTS", ... */
-const char *ri_snapstore_errcode_name(ri_snapstore_errcode code);
+RI_API const char *ri_snapstore_errcode_name(ri_snapstore_errcode code);
 
 typedef struct ri_snapstore_error {
     ri_snapstore_errcode code;
@@ -89,7 +93,11 @@ typedef struct ri_snapstore_error {
  * blobs, lock waits) and, when it is set, undo what they started: no partial snapshot
  * is ever visible. */
 typedef struct ri_snapstore_abort {
+#ifdef __cplusplus
+    const void *flag;                /* C++: points to a C11 atomic_bool (std::atomic<bool> has its layout on gcc and clang) */
+#else
     const atomic_bool *flag;         /* may be set from any thread */
+#endif
     bool (*check)(void *user);       /* true: abort */
     void *user;
 } ri_snapstore_abort;
@@ -104,9 +112,9 @@ typedef struct ri_snapstore_options {
 
 /* Opens (or with create, creates) the store in dir. An existing directory must be a
  * store (DIR/store.json) of a format this build reads. opts may be NULL. */
-ri_snapstore *ri_snapstore_open(const char *dir, const ri_snapstore_options *opts, ri_snapstore_error *err);
-void ri_snapstore_close(ri_snapstore *st);
-const char *ri_snapstore_dir(const ri_snapstore *st);
+RI_API ri_snapstore *ri_snapstore_open(const char *dir, const ri_snapstore_options *opts, ri_snapstore_error *err);
+RI_API void ri_snapstore_close(ri_snapstore *st);
+RI_API const char *ri_snapstore_dir(const ri_snapstore *st);
 
 /* What a snapshot is, without its pages: the manifest's metadata. */
 typedef struct ri_snapstore_info {
@@ -132,16 +140,16 @@ typedef struct ri_snapstore_info {
     uint64_t manifest_bytes;                /* its manifest file */
 } ri_snapstore_info;
 
-void ri_snapstore_info_free(ri_snapstore_info *info);   /* frees description and tags; idempotent */
-void ri_snapstore_list_free(ri_snapstore_info *list, size_t n);
+RI_API void ri_snapstore_info_free(ri_snapstore_info *info);   /* frees description and tags; idempotent */
+RI_API void ri_snapstore_list_free(ri_snapstore_info *list, size_t n);
 
 /* The last saved pages of one sandbox: a save compares each page with it and hashes only
  * the pages that changed; a restore takes pages whose hash it knows from it instead of
  * reading their blobs. It holds a copy of the saved non-zero pages (memory for speed);
  * it is always safe (a page's hash is reused only when its bytes are equal). */
 typedef struct ri_snapstore_cache ri_snapstore_cache;
-ri_snapstore_cache *ri_snapstore_cache_new(void);
-void ri_snapstore_cache_free(ri_snapstore_cache *cache);
+RI_API ri_snapstore_cache *ri_snapstore_cache_new(void);
+RI_API void ri_snapstore_cache_free(ri_snapstore_cache *cache);
 
 typedef struct ri_snapstore_put_options {
     const char *description;                /* NULL: none */
@@ -175,7 +183,7 @@ typedef struct ri_snapstore_put_stats {
  * then the manifest (temporary file, fsync, rename: the commit point, fsync of the
  * directory); then, with a size cap, eviction of the oldest other snapshots. info and
  * stats may be NULL. WSNP v1 is refused (it lacks the state a store restores). */
-bool ri_snapstore_put(ri_snapstore *st, const char *name, const uint8_t *image, size_t len,
+RI_API bool ri_snapstore_put(ri_snapstore *st, const char *name, const uint8_t *image, size_t len,
                       const ri_snapstore_put_options *opts, ri_snapstore_info *info, ri_snapstore_put_stats *stats,
                       ri_snapstore_error *err);
 
@@ -191,12 +199,12 @@ typedef struct ri_snapstore_image_options {
  * Without RIMD the bytes are exactly the image put (and what ri_sandbox_snapshot_with
  * writes for that state) with the same options (include_module, compressed or not),
  * every section included (a paused call, unknown ones). opts and info may be NULL. */
-bool ri_snapstore_get_image(ri_snapstore *st, const char *name, const ri_snapstore_image_options *opts,
+RI_API bool ri_snapstore_get_image(ri_snapstore *st, const char *name, const ri_snapstore_image_options *opts,
                             uint8_t **out, size_t *out_len, ri_snapstore_info *info, ri_snapstore_error *err);
 
 /* The metadata of `name` (the manifest is read and verified whole). */
-bool ri_snapstore_get_info(ri_snapstore *st, const char *name, ri_snapstore_info *info, ri_snapstore_error *err);
-bool ri_snapstore_exists(ri_snapstore *st, const char *name, bool *exists, ri_snapstore_error *err);
+RI_API bool ri_snapstore_get_info(ri_snapstore *st, const char *name, ri_snapstore_info *info, ri_snapstore_error *err);
+RI_API bool ri_snapstore_exists(ri_snapstore *st, const char *name, bool *exists, ri_snapstore_error *err);
 
 typedef struct ri_snapstore_list_options {
     const char *origin_session;             /* only this session's; NULL: all */
@@ -207,14 +215,14 @@ typedef struct ri_snapstore_list_options {
 /* The snapshots, newest first (ties by name). Reads the head of each manifest only (its
  * metadata, verified by its own hash). Temporary files are never listed. *out is
  * malloc'd (ri_snapstore_list_free). opts may be NULL. */
-bool ri_snapstore_list(ri_snapstore *st, const ri_snapstore_list_options *opts, ri_snapstore_info **out,
+RI_API bool ri_snapstore_list(ri_snapstore *st, const ri_snapstore_list_options *opts, ri_snapstore_info **out,
                        size_t *n, ri_snapstore_error *err);
 
 /* Removes the manifest (its blobs go at the next gc). *existed (may be NULL) tells
  * whether there was one; a missing name is not an error here. */
-bool ri_snapstore_delete(ri_snapstore *st, const char *name, bool *existed, ri_snapstore_error *err);
+RI_API bool ri_snapstore_delete(ri_snapstore *st, const char *name, bool *existed, ri_snapstore_error *err);
 /* Atomic (one rename): "Snapshot not found: <from>", "Snapshot already exists: <to>". */
-bool ri_snapstore_rename(ri_snapstore *st, const char *from, const char *to, ri_snapstore_error *err);
+RI_API bool ri_snapstore_rename(ri_snapstore *st, const char *from, const char *to, ri_snapstore_error *err);
 
 typedef struct ri_snapstore_usage {
     uint64_t snapshots, manifest_bytes;
@@ -226,7 +234,7 @@ typedef struct ri_snapstore_usage {
 } ri_snapstore_usage;
 
 /* Sizes by walking the store (a shared lock; O(files)). */
-bool ri_snapstore_usage_of(ri_snapstore *st, ri_snapstore_usage *out, ri_snapstore_error *err);
+RI_API bool ri_snapstore_usage_of(ri_snapstore *st, ri_snapstore_usage *out, ri_snapstore_error *err);
 
 typedef struct ri_snapstore_gc_stats {
     uint64_t snapshots;                     /* manifests kept */
@@ -241,17 +249,17 @@ typedef struct ri_snapstore_gc_stats {
  * its blobs cannot be told apart), removes temporary files, evicts the oldest snapshots
  * while the store is over its cap, then removes every blob no manifest refers to.
  * stats may be NULL. */
-bool ri_snapstore_gc(ri_snapstore *st, ri_snapstore_gc_stats *stats, ri_snapstore_error *err);
+RI_API bool ri_snapstore_gc(ri_snapstore *st, ri_snapstore_gc_stats *stats, ri_snapstore_error *err);
 
 /* Sets the store's cap (persisted in store.json; 0: none) and collects at once. */
-bool ri_snapstore_set_max_bytes(ri_snapstore *st, uint64_t max_bytes, ri_snapstore_gc_stats *stats,
+RI_API bool ri_snapstore_set_max_bytes(ri_snapstore *st, uint64_t max_bytes, ri_snapstore_gc_stats *stats,
                                 ri_snapstore_error *err);
 
 /* Reads every manifest and every blob and checks each against its hash, and every
  * reference of a manifest against its blob (it exists and holds the size the manifest
  * implies); *bad counts the problems found, the first one is in first_bad (the call
  * still returns true). */
-bool ri_snapstore_verify(ri_snapstore *st, uint64_t *checked, uint64_t *bad, ri_snapstore_error *first_bad,
+RI_API bool ri_snapstore_verify(ri_snapstore *st, uint64_t *checked, uint64_t *bad, ri_snapstore_error *first_bad,
                          ri_snapstore_error *err);
 
 /* ---- export and import ------------------------------------------------------------------------- */
@@ -266,22 +274,22 @@ typedef enum ri_snapstore_export_format {
     RI_SNAPSTORE_EXPORT_JSON = 1,
 } ri_snapstore_export_format;
 
-bool ri_snapstore_export(ri_snapstore *st, const char *name, ri_snapstore_export_format format, uint8_t **out,
+RI_API bool ri_snapstore_export(ri_snapstore *st, const char *name, ri_snapstore_export_format format, uint8_t **out,
                          size_t *out_len, ri_snapstore_error *err);
 
 /* Imports either export format (told by its first byte), or any WSNP v2 image. name NULL:
  * the export's own name (an image without RIMD then needs one). The description, tags,
  * time and origin come from the export unless opts sets them; a new id is given. opts
  * may be NULL (replace false). */
-bool ri_snapstore_import(ri_snapstore *st, const uint8_t *data, size_t len, const char *name,
+RI_API bool ri_snapstore_import(ri_snapstore *st, const uint8_t *data, size_t len, const char *name,
                          const ri_snapstore_put_options *opts, ri_snapstore_info *info, ri_snapstore_error *err);
 
 /* ---- validation ------------------------------------------------------------------------------- */
 
 /* Whether s is a valid snapshot name; the reason otherwise (err may be NULL). */
-bool ri_snapstore_name_valid(const char *s, ri_snapstore_error *err);
+RI_API bool ri_snapstore_name_valid(const char *s, ri_snapstore_error *err);
 /* Whether s is a valid session or sandbox id. */
-bool ri_snapstore_origin_valid(const char *s, ri_snapstore_error *err);
+RI_API bool ri_snapstore_origin_valid(const char *s, ri_snapstore_error *err);
 
 /* ---- the snapshot manager (seed 003) ------------------------------------------------------------- */
 
@@ -299,40 +307,40 @@ typedef struct ri_snapshots_options {
 
 /* The manager of sandbox sb's snapshots in store st (both must outlive it). Names are
  * the store's: several managers on one store share them. opts may be NULL. */
-ri_snapshots *ri_snapshots_new(ri_snapstore *st, ri_sandbox *sb, const ri_snapshots_options *opts,
+RI_API ri_snapshots *ri_snapshots_new(ri_snapstore *st, ri_sandbox *sb, const ri_snapshots_options *opts,
                                ri_snapstore_error *err);
-void ri_snapshots_free(ri_snapshots *m);
+RI_API void ri_snapshots_free(ri_snapshots *m);
 
 /* Saves the sandbox's full state (WSNP v2 with every memory, global, table, segment,
  * PRNG, gas, and the module) as `name`, replacing a snapshot of that name. The sandbox
  * must be loaded or suspended (a running one: ERR_CONFLICT). info may be NULL. */
-bool ri_snapshots_save(ri_snapshots *m, const char *name, const char *description, const char *const *tags,
+RI_API bool ri_snapshots_save(ri_snapshots *m, const char *name, const char *description, const char *const *tags,
                        uint32_t ntags, ri_snapstore_info *info, ri_snapstore_error *err);
 /* Puts the sandbox back into snapshot `name` (atomically: on failure nothing changed),
  * then calls on_restored. While an execution runs: ERR_CONFLICT. */
-bool ri_snapshots_restore(ri_snapshots *m, const char *name, ri_snapstore_info *info, ri_snapstore_error *err);
-bool ri_snapshots_has(ri_snapshots *m, const char *name, bool *has, ri_snapstore_error *err);
-bool ri_snapshots_get(ri_snapshots *m, const char *name, ri_snapstore_info *info, ri_snapstore_error *err);
+RI_API bool ri_snapshots_restore(ri_snapshots *m, const char *name, ri_snapstore_info *info, ri_snapstore_error *err);
+RI_API bool ri_snapshots_has(ri_snapshots *m, const char *name, bool *has, ri_snapstore_error *err);
+RI_API bool ri_snapshots_get(ri_snapshots *m, const char *name, ri_snapstore_info *info, ri_snapstore_error *err);
 /* Every snapshot in the store, newest first. */
-bool ri_snapshots_list(ri_snapshots *m, ri_snapstore_info **out, size_t *n, ri_snapstore_error *err);
+RI_API bool ri_snapshots_list(ri_snapshots *m, ri_snapstore_info **out, size_t *n, ri_snapstore_error *err);
 /* *deleted: whether there was one (seed 003's boolean). */
-bool ri_snapshots_delete(ri_snapshots *m, const char *name, bool *deleted, ri_snapstore_error *err);
-bool ri_snapshots_rename(ri_snapshots *m, const char *from, const char *to, ri_snapstore_error *err);
+RI_API bool ri_snapshots_delete(ri_snapshots *m, const char *name, bool *deleted, ri_snapstore_error *err);
+RI_API bool ri_snapshots_rename(ri_snapshots *m, const char *from, const char *to, ri_snapstore_error *err);
 /* What differs from a to b (ri/snapshot.h's diff; free with ri_snap_diff_free). opts may be NULL. */
-bool ri_snapshots_diff(ri_snapshots *m, const char *a, const char *b, const ri_snap_diff_options *opts,
+RI_API bool ri_snapshots_diff(ri_snapshots *m, const char *a, const char *b, const ri_snap_diff_options *opts,
                        ri_snap_diff *out, ri_snapstore_error *err);
 /* What differs from snapshot `name` to the live sandbox. */
-bool ri_snapshots_diff_current(ri_snapshots *m, const char *name, const ri_snap_diff_options *opts,
+RI_API bool ri_snapshots_diff_current(ri_snapshots *m, const char *name, const ri_snap_diff_options *opts,
                                ri_snap_diff *out, ri_snapstore_error *err);
-bool ri_snapshots_export(ri_snapshots *m, const char *name, ri_snapstore_export_format format, uint8_t **out,
+RI_API bool ri_snapshots_export(ri_snapshots *m, const char *name, ri_snapstore_export_format format, uint8_t **out,
                          size_t *out_len, ri_snapstore_error *err);
 /* name NULL: the export's name. Replaces nothing: an existing name is ERR_EXISTS. */
-bool ri_snapshots_import(ri_snapshots *m, const uint8_t *data, size_t len, const char *name,
+RI_API bool ri_snapshots_import(ri_snapshots *m, const uint8_t *data, size_t len, const char *name,
                          ri_snapstore_info *info, ri_snapstore_error *err);
 /* The store's total size in bytes (ri_snapstore_usage.total_bytes). */
-bool ri_snapshots_total_size(ri_snapshots *m, uint64_t *bytes, ri_snapstore_error *err);
+RI_API bool ri_snapshots_total_size(ri_snapshots *m, uint64_t *bytes, ri_snapstore_error *err);
 /* The store's cap (0: none); the oldest snapshots go at once while it is exceeded. */
-bool ri_snapshots_set_max_size(ri_snapshots *m, uint64_t bytes, ri_snapstore_error *err);
+RI_API bool ri_snapshots_set_max_size(ri_snapshots *m, uint64_t bytes, ri_snapstore_error *err);
 
 /* ---- the snapshotter (seed 004) ----------------------------------------------------------------- */
 
@@ -350,9 +358,9 @@ typedef struct ri_snapshot_ref {
 /* Strict: a JSON object with exactly "providerId" (a string) and "ref" (an object with
  * exactly "snapshot" and "originSandboxId", valid name and id). Unknown fields, missing
  * ones, other types and malformed ids are ERR_INVALID_REF naming the field. */
-bool ri_snapshot_ref_parse(const char *json, size_t len, ri_snapshot_ref *out, ri_snapstore_error *err);
+RI_API bool ri_snapshot_ref_parse(const char *json, size_t len, ri_snapshot_ref *out, ri_snapstore_error *err);
 /* The ref as compact JSON (malloc'd; NULL on OOM). */
-char *ri_snapshot_ref_json(const ri_snapshot_ref *ref);
+RI_API char *ri_snapshot_ref_json(const ri_snapshot_ref *ref);
 
 /* The audit sink: level is "warning" for every cross-session opt-in. */
 typedef void (*ri_snapstore_audit_fn)(void *user, const char *level, const char *message);
@@ -379,26 +387,26 @@ typedef struct ri_snapshot_call {
 
 typedef struct ri_snapshotter ri_snapshotter;
 
-ri_snapshotter *ri_snapshotter_new(ri_snapstore *st, const ri_snapshotter_config *cfg, ri_snapstore_error *err);
-void ri_snapshotter_free(ri_snapshotter *s);
+RI_API ri_snapshotter *ri_snapshotter_new(ri_snapstore *st, const ri_snapshotter_config *cfg, ri_snapstore_error *err);
+RI_API void ri_snapshotter_free(ri_snapshotter *s);
 
 /* Saves sandbox sb (this session's current sandbox) under a new name "snap-<32 hex>",
  * owned by this session; *out is its ref. call may be NULL. */
-bool ri_snapshotter_snapshot(ri_snapshotter *s, ri_sandbox *sb, const ri_snapshot_call *call, ri_snapshot_ref *out,
+RI_API bool ri_snapshotter_snapshot(ri_snapshotter *s, ri_sandbox *sb, const ri_snapshot_call *call, ri_snapshot_ref *out,
                              ri_snapstore_error *err);
 /* A NEW sandbox (id "<origin>-restored-<8 hex>"), loaded with the snapshot's module and
  * state; no existing sandbox is touched. NULL on failure. The caller frees it. */
-ri_sandbox *ri_snapshotter_restore(ri_snapshotter *s, const ri_snapshot_ref *ref, const ri_snapshot_call *call,
+RI_API ri_sandbox *ri_snapshotter_restore(ri_snapshotter *s, const ri_snapshot_ref *ref, const ri_snapshot_call *call,
                                    ri_snapstore_error *err);
 /* The same, id "<origin>-branch-<8 hex>". */
-ri_sandbox *ri_snapshotter_branch(ri_snapshotter *s, const ri_snapshot_ref *ref, const ri_snapshot_call *call,
+RI_API ri_sandbox *ri_snapshotter_branch(ri_snapshotter *s, const ri_snapshot_ref *ref, const ri_snapshot_call *call,
                                   ri_snapstore_error *err);
 /* This session's snapshots (all sessions' with allow_cross_session), newest first, at
  * most min(limit, max_list_results). *out is malloc'd (free()). */
-bool ri_snapshotter_list(ri_snapshotter *s, const ri_snapshot_call *call, ri_snapshot_ref **out, size_t *n,
+RI_API bool ri_snapshotter_list(ri_snapshotter *s, const ri_snapshot_call *call, ri_snapshot_ref **out, size_t *n,
                          ri_snapstore_error *err);
 /* Idempotent: a ref whose snapshot is gone succeeds. */
-bool ri_snapshotter_delete(ri_snapshotter *s, const ri_snapshot_ref *ref, const ri_snapshot_call *call,
+RI_API bool ri_snapshotter_delete(ri_snapshotter *s, const ri_snapshot_ref *ref, const ri_snapshot_call *call,
                            ri_snapstore_error *err);
 
 #ifdef __cplusplus

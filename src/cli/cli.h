@@ -9,11 +9,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* The project's version: CMakeLists.txt passes project() VERSION as RI_CLI_VERSION. */
-#ifndef RI_CLI_VERSION
-#define RI_CLI_VERSION "unknown"
-#endif
-
 enum ri_exit {
     RI_EXIT_OK = 0,        /* success */
     RI_EXIT_EXEC = 1,      /* the execution failed: trap, gas, timeout, memory, host function,

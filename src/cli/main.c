@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "ri/sandbox.h"
+#include "ri/version.h"
 #include "cli/cli.h"
 #include "cli/output.h"
 
@@ -62,7 +63,7 @@ int main(int argc, char **argv) {
         return ri_finish_output("ri", RI_EXIT_OK);
     }
     if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
-        printf("ri %s (ri-sandbox; snapshots: WSNP v1, v2)\n", RI_CLI_VERSION);
+        printf("ri %s (ri-sandbox; snapshots: WSNP v1, v2)\n", ri_version());
         return ri_finish_output("ri", RI_EXIT_OK);
     }
     /* The subcommand sees itself as argv[0]. */
