@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli/cli.h"
+
 void ri_args_init(ri_args *a, int argc, char **argv) {
     a->argc = argc;
     a->argv = argv;
@@ -132,4 +134,18 @@ int ri_arg_output_mode(const char *cmd, const ri_arg *opt, ri_output_mode *mode,
     if (*mode != RI_OUTPUT_AUTO && *mode != m) return *rc = ri_usage(cmd, "--json and --text exclude each other"), -1;
     *mode = m;
     return 1;
+}
+
+int ri_arg_timeout(const char *cmd, ri_args *a, const ri_arg *opt, uint32_t *ms) {
+    const char *v = ri_args_value(a, opt), *why = NULL;
+    uint64_t n;
+    if (!v) return ri_usage(cmd, "option %s needs a value", opt->name);
+    if (strcmp(v, "none") == 0) {
+        *ms = RI_CLI_NO_TIMEOUT;
+        return RI_EXIT_OK;
+    }
+    if (!ri_parse_u64(v, (uint64_t)RI_CLI_NO_TIMEOUT - 1, &n, &why))
+        return ri_usage(cmd, "%s: '%s' is %s (expected milliseconds, or none)", opt->name, v, why);
+    *ms = (uint32_t)n;
+    return RI_EXIT_OK;
 }

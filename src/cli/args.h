@@ -39,6 +39,10 @@ const char *ri_args_value(ri_args *a, const ri_arg *opt);
 
 bool ri_arg_is(const ri_arg *opt, const char *name);
 
+/* --timeout MS|none: milliseconds, or RI_CLI_NO_TIMEOUT for none. A usage error is printed
+ * and its exit status returned. */
+int ri_arg_timeout(const char *cmd, ri_args *a, const ri_arg *opt, uint32_t *ms);
+
 /* The output-mode options every command takes: --json or --text, each without a value,
  * not both. 1: it was one of them (*mode set); 0: it was not; -1: misused (the usage
  * error is printed and *rc holds the exit code). */

@@ -9,6 +9,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* The command line's defaults, meant for a person at a terminal running real programs (the
+ * library keeps its own, stricter ones): every instruction metered, a gas budget of a
+ * trillion instructions (minutes of work), 1 GiB of memory, and no time limit (Ctrl-C
+ * stops a run). */
+#define RI_CLI_DEFAULT_MAX_GAS 1000000000000ull
+#define RI_CLI_DEFAULT_MAX_MEMORY ((uint64_t)1 << 30)
+#define RI_CLI_NO_TIMEOUT UINT32_MAX /* max_execution_ms meaning "none": about 49 days */
+
 enum ri_exit {
     RI_EXIT_OK = 0,        /* success */
     RI_EXIT_EXEC = 1,      /* the execution failed: trap, gas, timeout, memory, host function,

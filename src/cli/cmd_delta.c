@@ -11,6 +11,7 @@
 #include "cli/cli.h"
 #include "cli/files.h"
 #include "cli/output.h"
+#include "cli/suggest.h"
 #include "ri/sandbox.h"
 
 #define CMD "ri delta"
@@ -86,7 +87,7 @@ int ri_cmd_delta(int argc, char **argv) {
             out = ri_args_value(&a, &arg);
             if (!out) return ri_usage(CMD, "%s needs a FILE", arg.text);
         } else {
-            return ri_usage(CMD, "unknown option '%s'", arg.text);
+            return ri_unknown_option(CMD, arg.text, usage);
         }
     }
     if (!mode) return ri_usage(CMD, "missing the mode: create, apply or info");

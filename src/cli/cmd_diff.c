@@ -11,6 +11,7 @@
 #include "cli/cli.h"
 #include "cli/files.h"
 #include "cli/output.h"
+#include "cli/suggest.h"
 #include "ri/sandbox.h"
 
 #define CMD "ri diff"
@@ -190,7 +191,7 @@ int ri_cmd_diff(int argc, char **argv) {
                                 n == 0 ? "zero" : why);
             opts.max_ranges = opts.max_entries = (size_t)n;
         } else {
-            return ri_usage(CMD, "unknown option '%s'", a.text);
+            return ri_unknown_option(CMD, a.text, usage);
         }
     }
     if (!paths[1]) return ri_usage(CMD, paths[0] ? "missing NEW (two files: OLD NEW)" : "missing OLD and NEW");

@@ -13,6 +13,7 @@
 #include "cli/inspect_v2.h"
 #include "cli/jsonw.h"
 #include "cli/output.h"
+#include "cli/suggest.h"
 #include "ri/sandbox.h"
 
 #define CMD "ri inspect"
@@ -188,7 +189,7 @@ int ri_cmd_inspect(int argc, char **argv) {
         } else if ((handled = ri_arg_output_mode(CMD, &a, &mode, &rc)) != 0) {
             if (handled < 0) return rc;
         } else {
-            return ri_usage(CMD, "unknown option '%s'", a.text);
+            return ri_unknown_option(CMD, a.text, usage);
         }
     }
     if (!path) return ri_usage(CMD, "missing FILE");

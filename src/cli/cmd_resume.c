@@ -13,6 +13,7 @@
 #include "cli/host_builtins.h"
 #include "cli/jsonw.h"
 #include "cli/output.h"
+#include "cli/suggest.h"
 #include "cli/run_report.h"
 
 #define CMD "ri resume"
@@ -54,9 +55,9 @@ static void usage(FILE *f) {
             "                        state\n"
             "  --embed-module        the final image embeds the module too\n"
             "  --uncompressed        store memory pages without zstd\n"
-            "  --max-memory BYTES    the sandbox's memory limit (default 16MiB)\n"
+            "  --max-memory BYTES    the sandbox's memory limit (default 1GiB)\n"
             "  --max-gas N           the config's max_gas (the default --gas)\n"
-            "  --timeout MS          wall-clock limit of this slice (default 50)\n"
+            "  --timeout MS|none     wall-clock limit of this slice (default none)\n"
             "  --max-call-depth N    as for ri run\n"
             "  --host NAME[,NAME..]  built-in host functions the module imports (as for ri run)\n"
             "  --json | --text       output (JSON when stdout is not a terminal)\n"
@@ -113,6 +114,8 @@ static int add_hosts(resume_options *o, const char *list) {
 static int parse(int argc, char **argv, resume_options *o, bool *help) {
     memset(o, 0, sizeof *o);
     o->config = ri_sandbox_config_default();
+    o->config.max_execution_ms = RI_CLI_NO_TIMEOUT;
+    o->config.max_memory_bytes = RI_CLI_DEFAULT_MAX_MEMORY;
     o->snap.format = RI_SNAPSHOT_V2;
     o->mode = RI_OUTPUT_AUTO;
     *help = false;
@@ -144,7 +147,7 @@ static int parse(int argc, char **argv, resume_options *o, bool *help) {
         } else if (ri_arg_is(&a, "--max-gas")) {
             rc = number(&args, &a, UINT64_MAX, &o->config.max_gas);
         } else if (ri_arg_is(&a, "--timeout")) {
-            if ((rc = number(&args, &a, UINT32_MAX, &n)) == RI_EXIT_OK) o->config.max_execution_ms = (uint32_t)n;
+            rc = ri_arg_timeout(CMD, &args, &a, &o->config.max_execution_ms);
         } else if (ri_arg_is(&a, "--max-call-depth")) {
             if ((rc = number(&args, &a, UINT32_MAX, &n)) == RI_EXIT_OK) o->config.max_call_depth = (uint32_t)n;
         } else if (ri_arg_is(&a, "--max-memory")) {
@@ -162,7 +165,7 @@ static int parse(int argc, char **argv, resume_options *o, bool *help) {
             if (!v || !*v) return ri_usage(CMD, "option --snapshot needs a FILE");
             o->snapshot_path = v;
         } else {
-            return ri_usage(CMD, "unknown option '%s'", a.text);
+            return ri_unknown_option(CMD, a.text, usage);
         }
         if (rc != RI_EXIT_OK) return rc;
     }

@@ -15,6 +15,7 @@
 #include "cli/files.h"
 #include "cli/host_builtins.h"
 #include "cli/output.h"
+#include "cli/suggest.h"
 #include "cli/run_report.h"
 
 #define CMD "ri run"
@@ -37,19 +38,19 @@ static void usage(FILE *f) {
             "host functions given with --host.\n"
             "\n"
             "sandbox configuration:\n"
-            "  --timestamp MS|now    the event time __get_time returns, in ms since the epoch.\n"
-            "                        Required (the sandbox never reads the clock), except with\n"
-            "                        --restore, which takes the snapshot's. `now` reads the\n"
-            "                        clock and is therefore NOT deterministic; the value used\n"
-            "                        is printed, so a run can be replayed.\n"
+            "  --timestamp MS|now    the event time __get_time returns, in ms since the epoch\n"
+            "                        (default 0, or the --restore snapshot's: the sandbox\n"
+            "                        never reads the clock). `now` reads the clock and is\n"
+            "                        therefore NOT deterministic; the value used is printed,\n"
+            "                        so a run can be replayed.\n"
             "  --seed N              PRNG seed for __get_random, 0..4294967295 (default 0)\n"
             "  --max-memory BYTES    memory limit; digits, optionally KiB, MiB or GiB\n"
-            "                        (default 16MiB)\n"
-            "  --max-gas N           gas per execution (default 1000000)\n"
-            "  --timeout MS          wall-clock limit per execution in ms (default 50)\n"
-            "  --gas-schedule S      host-calls: each import call costs 1 (the default, as\n"
-            "                        the original); instructions: every instruction costs 1\n"
-            "                        too, so loops without host calls are metered\n"
+            "                        (default 1GiB)\n"
+            "  --max-gas N           gas per execution (default 1000000000000)\n"
+            "  --timeout MS|none     wall-clock limit per execution in ms (default none)\n"
+            "  --gas-schedule S      instructions: every instruction costs 1 and every import\n"
+            "                        call 1 more (the default); host-calls: only import calls\n"
+            "                        cost 1, as in the original sandbox library\n"
             "  --max-call-depth N    call frames before `call stack exhausted` (default: the\n"
             "                        engine's, 10000)\n"
             "  --host NAME[,NAME..]  give the module these built-in host functions, as\n"
@@ -173,6 +174,10 @@ static int timestamp_option(run_options *o) {
 static int parse_options(int argc, char **argv, run_options *o, bool *help) {
     memset(o, 0, sizeof *o);
     o->config = ri_sandbox_config_default();
+    o->config.gas_schedule = RI_GAS_INSTRUCTIONS;
+    o->config.max_gas = RI_CLI_DEFAULT_MAX_GAS;
+    o->config.max_memory_bytes = RI_CLI_DEFAULT_MAX_MEMORY;
+    o->config.max_execution_ms = RI_CLI_NO_TIMEOUT;
     o->repeat = 1;
     o->mode = RI_OUTPUT_AUTO;
     *help = false;
@@ -227,7 +232,7 @@ static int parse_options(int argc, char **argv, run_options *o, bool *help) {
         } else if (ri_arg_is(&a, "--max-gas") || ri_arg_is(&a, "--gas")) {
             rc = number_option(&args, &a, UINT64_MAX, &o->config.max_gas);
         } else if (ri_arg_is(&a, "--timeout")) {
-            if ((rc = number_option(&args, &a, UINT32_MAX, &n)) == RI_EXIT_OK) o->config.max_execution_ms = (uint32_t)n;
+            rc = ri_arg_timeout(CMD, &args, &a, &o->config.max_execution_ms);
         } else if (ri_arg_is(&a, "--seed")) {
             if ((rc = number_option(&args, &a, UINT32_MAX, &n)) == RI_EXIT_OK) o->config.deterministic_seed = (uint32_t)n;
         } else if (ri_arg_is(&a, "--max-call-depth")) {
@@ -258,7 +263,7 @@ static int parse_options(int argc, char **argv, run_options *o, bool *help) {
         } else if (ri_arg_is(&a, "--image-module")) {
             o->image_module = true;
         } else {
-            return ri_usage(CMD, "unknown option '%s'", a.text);
+            return ri_unknown_option(CMD, a.text, usage);
         }
         if (rc != RI_EXIT_OK) return rc;
     }
@@ -302,10 +307,13 @@ static int resolve_timestamp(run_options *o, const uint8_t *snap, size_t snap_le
         *source = strcmp(o->timestamp_arg, "now") == 0 ? "now" : "option";
         return RI_EXIT_OK;
     }
-    if (!snap)
-        return ri_usage(CMD, "--timestamp MS is required: the event time __get_time returns, in ms since the "
-                             "epoch (the sandbox never reads the clock; `--timestamp now` does, "
-                             "non-deterministically)");
+    if (!snap) {
+        /* Deterministic by default: the epoch, said in the output ("default"). */
+        o->config.event_timestamp = 0;
+        o->config.has_event_timestamp = true;
+        *source = "default";
+        return RI_EXIT_OK;
+    }
     ri_sandbox_error err;
     int version = ri_snapshot_version(snap, snap_len, &err);
     if (version == 0) return ri_fail(RI_EXIT_INPUT, CMD, "--restore %s: %s", o->restore_path, err.message);
@@ -339,6 +347,17 @@ static int exit_for(ri_sandbox_errcode code) {
     case RI_SANDBOX_INSTANCE_DESTROYED: return RI_EXIT_INTERNAL; /* ri never destroys early */
     default: return RI_EXIT_EXEC;
     }
+}
+
+/* After a limit was hit: the option that raises it. */
+static void hint_limit(const ri_sandbox_error *e) {
+    const char *how = NULL;
+    if (e->code == RI_SANDBOX_GAS_EXHAUSTED) how = "--max-gas N raises the gas limit";
+    else if (e->code == RI_SANDBOX_TIMEOUT) how = "--timeout MS raises the time limit (--timeout none removes it)";
+    else if (e->code == RI_SANDBOX_MEMORY_EXCEEDED) how = "--max-memory BYTES raises the memory limit";
+    else if (e->code == RI_SANDBOX_WASM_TRAP && strcmp(e->trap_kind, "call_stack_exhausted") == 0)
+        how = "--max-call-depth N allows deeper calls";
+    if (how) ri_fail(0, CMD, "%s", how);
 }
 
 /* After a missing_export trap: name the functions there are, which is what one wants. */
@@ -459,6 +478,7 @@ static int run_sandbox(const run_options *o, const uint8_t *wasm, size_t wasm_le
              : err.code == RI_SANDBOX_INSTANCE_DESTROYED ? RI_EXIT_INTERNAL
                                                          : RI_EXIT_INPUT;
         ri_fail(rc, CMD, "%s: %s", o->module_path, err.message);
+        if (strstr(err.message, "above the memory limit")) ri_fail(0, CMD, "--max-memory BYTES raises the memory limit");
         goto done;
     }
     if (snap && !ri_sandbox_restore(sb, snap, snap_len, &err)) {
@@ -509,6 +529,7 @@ static int run_sandbox(const run_options *o, const uint8_t *wasm, size_t wasm_le
         if (json) ri_fail(exec_rc, CMD, "execution %zu failed: %s", r.nrecords + 1, buf);
         if (r.error.code == RI_SANDBOX_WASM_TRAP && strcmp(r.error.trap_kind, "missing_export") == 0)
             hint_exports(wasm, wasm_len);
+        hint_limit(&r.error);
     }
     if (r.determinism_checked && json) {
         if (!r.determinism_ok) {
@@ -559,7 +580,7 @@ int ri_cmd_run(int argc, char **argv) {
     } else if (rc == RI_EXIT_OK && o.image_module) {
         rc = run_sandbox(&o, NULL, 0, snap, snap_len, ts_source);
     } else if (rc == RI_EXIT_OK) {
-        rc = ri_read_file(o.module_path, RI_MODULE_FILE_MAX, &wasm, &wasm_len, why, sizeof why);
+        rc = ri_read_module(o.module_path, &wasm, &wasm_len, why, sizeof why);
         if (rc != RI_EXIT_OK)
             ri_fail(rc, CMD, "cannot read module '%s': %s", o.module_path, why);
         else

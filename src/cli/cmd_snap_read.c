@@ -8,6 +8,7 @@
 #include "cli/cli.h"
 #include "cli/cmd_snap.h"
 #include "cli/files.h"
+#include "cli/suggest.h"
 
 /* Parses NAME... positionals (up to max) and the common options; extra handles the
  * subcommand's own options (returns 1 when it took one, 0 unknown, -1 with *rc). */
@@ -32,7 +33,7 @@ static int parse(snapcli_ctx *c, int argc, char **argv, const char **pos, int ma
         if (k) continue;
         k = extra ? extra(user, &args, &a, rc) : 0;
         if (k < 0) return -1;
-        if (!k) return *rc = ri_usage(c->cmd, "unknown option '%s'", a.text), -1;
+        if (!k) return *rc = ri_unknown_option(c->cmd, a.text, c->usage), -1;
     }
     return 0;
 }

@@ -9,9 +9,9 @@
 #include "cli/cli.h"
 #include "cli/cmd_snap.h"
 #include "cli/files.h"
+#include "cli/suggest.h"
 
 #define FILE_MAX ((size_t)1 << 34) /* a 4 GiB memory as a raw image, with room */
-#define MODULE_MAX ((size_t)256 << 20)
 
 /* ---- save and import ------------------------------------------------------------------------------ */
 
@@ -126,7 +126,7 @@ int snapcli_save(int argc, char **argv) {
             continue;
         }
         const char *v = ri_args_value(&args, &a);
-        if (!v) return ri_usage(c.cmd, "unknown option '%s'", a.text);
+        if (!v) return ri_unknown_option(c.cmd, a.text, c.usage);
         if (ri_arg_is(&a, "--module")) module_path = v;
         else if (ri_arg_is(&a, "--description")) o.description = v;
         else if (ri_arg_is(&a, "--origin-sandbox")) o.origin_sandbox = v;
@@ -134,7 +134,7 @@ int snapcli_save(int argc, char **argv) {
         else if (ri_arg_is(&a, "--tag")) {
             if (o.ntags == RI_SNAPSTORE_TAGS_MAX) return ri_usage(c.cmd, "at most %d tags", RI_SNAPSTORE_TAGS_MAX);
             tags[o.ntags++] = v;
-        } else return ri_usage(c.cmd, "unknown option '%s'", a.text);
+        } else return ri_unknown_option(c.cmd, a.text, c.usage);
     }
     if (!pos[1]) return ri_usage(c.cmd, pos[0] ? "missing FILE.wsnp" : "missing NAME and FILE.wsnp");
     o.tags = tags;
@@ -146,7 +146,7 @@ int snapcli_save(int argc, char **argv) {
     rc = ri_read_file(pos[1], FILE_MAX, &image, &len, why, sizeof why);
     if (rc != RI_EXIT_OK) return ri_fail(rc, c.cmd, "cannot read snapshot '%s': %s", pos[1], why);
     if (module_path) {
-        rc = ri_read_file(module_path, MODULE_MAX, &module, &o.module_len, why, sizeof why);
+        rc = ri_read_module(module_path, &module, &o.module_len, why, sizeof why);
         if (rc != RI_EXIT_OK) {
             free(image);
             return ri_fail(rc, c.cmd, "cannot read module '%s': %s", module_path, why);
@@ -193,7 +193,7 @@ int snapcli_import(int argc, char **argv) {
         if (ri_arg_is(&a, "--force")) o.replace = true;
         else if (ri_arg_is(&a, "--name")) {
             if (!(name = ri_args_value(&args, &a))) return ri_usage(c.cmd, "option --name needs a value");
-        } else return ri_usage(c.cmd, "unknown option '%s'", a.text);
+        } else return ri_unknown_option(c.cmd, a.text, c.usage);
     }
     if (!file) return ri_usage(c.cmd, "missing FILE");
     ri_snapstore_error err;
@@ -258,7 +258,7 @@ int snapcli_delete(int argc, char **argv) {
         if (k) continue;
         if (ri_arg_is(&a, "--missing-ok")) missing_ok = true;
         else {
-            rc = ri_usage(c.cmd, "unknown option '%s'", a.text);
+            rc = ri_unknown_option(c.cmd, a.text, c.usage);
             goto out;
         }
     }
@@ -336,7 +336,7 @@ int snapcli_rename(int argc, char **argv) {
         }
         int k = snapcli_common(&c, &args, &a, &rc);
         if (k < 0) return rc;
-        if (!k) return ri_usage(c.cmd, "unknown option '%s'", a.text);
+        if (!k) return ri_unknown_option(c.cmd, a.text, c.usage);
     }
     if (!pos[1]) return ri_usage(c.cmd, pos[0] ? "missing NEW" : "missing OLD and NEW");
     ri_snapstore_error err;
@@ -407,7 +407,7 @@ int snapcli_gc(int argc, char **argv) {
             if (strcmp(v, "none") == 0) max = 0;
             else if (!ri_parse_bytes(v, &max, &why) || max == 0 || max > (uint64_t)INT64_MAX)
                 return ri_usage(c.cmd, "--max-size: '%s' is not a size in bytes above 0 (or none)", v);
-        } else return ri_usage(c.cmd, "unknown option '%s'", a.text);
+        } else return ri_unknown_option(c.cmd, a.text, c.usage);
     }
     ri_snapstore *st = snapcli_open(&c, false, &rc);
     if (!st) return rc;

@@ -10,6 +10,7 @@
 #include "cli/files.h"
 #include "cli/jsonw.h"
 #include "cli/output.h"
+#include "cli/suggest.h"
 #include "cli/wasm_types.h"
 
 #define CMD "ri validate"
@@ -140,7 +141,7 @@ int ri_cmd_validate(int argc, char **argv) {
         } else if ((handled = ri_arg_output_mode(CMD, &a, &mode, &rc)) != 0) {
             if (handled < 0) return rc;
         } else {
-            return ri_usage(CMD, "unknown option '%s'", a.text);
+            return ri_unknown_option(CMD, a.text, usage);
         }
     }
     if (!path) return ri_usage(CMD, "missing MODULE.wasm");
@@ -148,7 +149,7 @@ int ri_cmd_validate(int argc, char **argv) {
     uint8_t *bytes;
     size_t size;
     char why[256];
-    rc = ri_read_file(path, RI_MODULE_FILE_MAX, &bytes, &size, why, sizeof why);
+    rc = ri_read_module(path, &bytes, &size, why, sizeof why);
     if (rc != RI_EXIT_OK) return ri_fail(rc, CMD, "cannot read module '%s': %s", path, why);
 
     ri_error err;

@@ -2,6 +2,7 @@
 #include "cli/files.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -196,4 +197,28 @@ out:
     free(dir);
     free(tmp);
     return rc;
+}
+
+/* WebAssembly text starts, after white space, with a comment or "(module" (or any
+ * s-expression); a binary module starts with "\0asm". */
+static bool looks_like_wat(const uint8_t *d, size_t n) {
+    size_t i = 0;
+    while (i < n && (d[i] == ' ' || d[i] == '\t' || d[i] == '\n' || d[i] == '\r')) i++;
+    if (i == n) return false;
+    return d[i] == '(' || (d[i] == ';' && i + 1 < n && d[i + 1] == ';');
+}
+
+int ri_read_module(const char *path, uint8_t **data, size_t *len, char *why, size_t why_cap) {
+    int rc = ri_read_file(path, RI_MODULE_FILE_MAX, data, len, why, why_cap);
+    if (rc != RI_EXIT_OK) return rc;
+    if (looks_like_wat(*data, *len)) {
+        free(*data);
+        *data = NULL;
+        *len = 0;
+        snprintf(why, why_cap,
+                 "it is WebAssembly text, not a binary module: compile it first, e.g. `wat2wasm %s -o module.wasm` "
+                 "(wat2wasm is in the wabt package)", path);
+        return RI_EXIT_INPUT;
+    }
+    return RI_EXIT_OK;
 }

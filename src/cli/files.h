@@ -23,6 +23,10 @@
 int ri_read_file(const char *path, size_t max_len, uint8_t **data, size_t *len,
                  char *why, size_t why_cap);
 
+/* ri_read_file of a module (up to RI_MODULE_FILE_MAX), refusing WebAssembly text with a
+ * message that says how to compile it. */
+int ri_read_module(const char *path, uint8_t **data, size_t *len, char *why, size_t why_cap);
+
 /* Writes data to path atomically. Returns RI_EXIT_OK, or RI_EXIT_INPUT (cannot write) /
  * RI_EXIT_INTERNAL (out of memory) with a message in why; on failure no temporary file
  * is left behind and an existing file at path is untouched. */

@@ -6,6 +6,7 @@
 #include "ri/version.h"
 #include "cli/cli.h"
 #include "cli/output.h"
+#include "cli/suggest.h"
 
 const char ri_exit_codes_help[] =
     "exit status:\n"
@@ -79,6 +80,10 @@ int main(int argc, char **argv) {
 #ifdef RI_HAVE_SERVER
     if (strcmp(cmd, "serve") == 0) return ri_cmd_serve(argc - 1, argv + 1);
 #endif
-    if (cmd[0] == '-') return ri_usage("ri", "unknown option '%s'", cmd);
+    if (cmd[0] == '-') return ri_unknown_option("ri", cmd, usage);
+    static const char *const commands[] = {"run", "snapshot", "restore", "resume", "inspect", "diff",
+                                           "validate", "snap", "delta", "serve"};
+    const char *near = ri_suggest_word(cmd, commands, sizeof commands / sizeof commands[0]);
+    if (near) return ri_usage("ri", "unknown command '%s' (did you mean %s?)", cmd, near);
     return ri_usage("ri", "unknown command '%s' (commands: run, snapshot, restore, resume, inspect, diff, validate, snap, delta, serve)", cmd);
 }

@@ -7,6 +7,7 @@
 
 #include <jansson.h>
 
+#include "cli/cli.h"
 #include "cli/jsonw.h"
 #include "cli/output.h"
 
@@ -109,7 +110,8 @@ static void json_metrics(ri_jsonw *w, const ri_sandbox_metrics *m) {
     ri_jsonw_key(w, "executionMs");
     ri_jsonw_ms(w, m->execution_ms);
     ri_jsonw_key(w, "executionLimitMs");
-    ri_jsonw_u64(w, m->execution_limit_ms);
+    if (m->execution_limit_ms == RI_CLI_NO_TIMEOUT) ri_jsonw_null(w); /* no time limit */
+    else ri_jsonw_u64(w, m->execution_limit_ms);
     ri_jsonw_end(w);
 }
 
@@ -137,7 +139,8 @@ static void json_config(ri_jsonw *w, const ri_run_report *r) {
     ri_jsonw_key(w, "maxGas");
     ri_jsonw_u64(w, c->max_gas);
     ri_jsonw_key(w, "maxExecutionMs");
-    ri_jsonw_u64(w, c->max_execution_ms);
+    if (c->max_execution_ms == RI_CLI_NO_TIMEOUT) ri_jsonw_null(w); /* no time limit */
+    else ri_jsonw_u64(w, c->max_execution_ms);
     ri_jsonw_key(w, "deterministicSeed");
     ri_jsonw_u64(w, c->deterministic_seed);
     ri_jsonw_key(w, "eventTimestamp");
@@ -310,9 +313,12 @@ static void print_text(const ri_run_report *r) {
     char buf[1024];
     ri_printf_safe(stdout, "%s %s%s%s  (%s)\n", r->module_path, r->function, r->payload ? " " : "",
                    r->payload ? r->payload : "", r->sandbox_id);
-    printf("  config     memory %" PRIu64 " bytes, gas %" PRIu64 " (%s), timeout %" PRIu32 " ms, seed %" PRIu32
+    char timeout[32];
+    if (c->max_execution_ms == RI_CLI_NO_TIMEOUT) snprintf(timeout, sizeof timeout, "none");
+    else snprintf(timeout, sizeof timeout, "%" PRIu32 " ms", c->max_execution_ms);
+    printf("  config     memory %" PRIu64 " bytes, gas %" PRIu64 " (%s), timeout %s, seed %" PRIu32
            ", timestamp %" PRId64 " (%s)",
-           c->max_memory_bytes, c->max_gas, ri_gas_schedule_name(c->gas_schedule), c->max_execution_ms,
+           c->max_memory_bytes, c->max_gas, ri_gas_schedule_name(c->gas_schedule), timeout,
            c->deterministic_seed, c->event_timestamp, r->timestamp_source);
     if (c->max_call_depth) printf(", call depth %" PRIu32, c->max_call_depth);
     for (uint32_t i = 0; i < r->nhosts; i++) printf("%s%s", i ? ", " : ", host ", r->host_names[i]);
@@ -341,10 +347,12 @@ static void print_text(const ri_run_report *r) {
         ri_printf_safe(stdout, "  run %-6zu %s  %s\n", r->nrecords + 1, r->paused ? "PAUSED" : "FAILED", buf);
     }
     const ri_sandbox_metrics *m = &r->metrics;
-    printf("  metrics    memory %" PRIu64 " / %" PRIu64 " bytes, gas %" PRIu64 " / %" PRIu64 ", time %.3f / %" PRIu64
-           " ms, status %s\n",
+    if (m->execution_limit_ms == RI_CLI_NO_TIMEOUT) snprintf(timeout, sizeof timeout, "no limit");
+    else snprintf(timeout, sizeof timeout, "%" PRIu64 " ms", m->execution_limit_ms);
+    printf("  metrics    memory %" PRIu64 " / %" PRIu64 " bytes, gas %" PRIu64 " / %" PRIu64 ", time %.3f ms / %s"
+           ", status %s\n",
            m->memory_used_bytes, m->memory_limit_bytes, m->gas_used, m->gas_limit, m->execution_ms,
-           m->execution_limit_ms, ri_sandbox_status_name(r->status));
+           timeout, ri_sandbox_status_name(r->status));
     switch (r->snapshot) {
     case RI_SNAP_NONE:
         break;

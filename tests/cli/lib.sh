@@ -60,9 +60,10 @@ t() {
 }
 
 # Checks on the last command's output (extended regular expressions).
-out_has() { if grep -Eq -- "$1" "$tmp/out"; then pass; else fail "stdout lacks /$1/"; fi; }
+# out_has/err_has [--] PATTERN: an extended regex (the optional -- lets a pattern start with -).
+out_has() { [ "$1" = -- ] && shift; if grep -Eq -- "$1" "$tmp/out"; then pass; else fail "stdout lacks /$1/"; fi; }
 out_lacks() { if grep -Eq -- "$1" "$tmp/out"; then fail "stdout has /$1/"; else pass; fi; }
-err_has() { if grep -Eq -- "$1" "$tmp/err"; then pass; else fail "stderr lacks /$1/"; fi; }
+err_has() { [ "$1" = -- ] && shift; if grep -Eq -- "$1" "$tmp/err"; then pass; else fail "stderr lacks /$1/"; fi; }
 err_is() { if [ "$(cat "$tmp/err")" = "$1" ]; then pass; else fail "stderr is not exactly '$1'"; fi; }
 out_empty() { if [ -s "$tmp/out" ]; then fail "stdout is not empty"; else pass; fi; }
 # The top-level keys of a JSON document from ri, in order, on one line.

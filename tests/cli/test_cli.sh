@@ -36,6 +36,7 @@ wat hostfail '(module
   (import "env" "tick" (func $tick))
   (func (export "go") (call $tick) (call $fail (i32.const 7)))
   (func (export "ticks") (loop $l (call $tick) (br $l))))'
+wat bigmem '(module (memory 2) (func (export "f")))'
 printf 'not wasm' >"$tmp/garbage.wasm"
 : >"$tmp/empty.wasm"
 mkdir "$tmp/adir"
@@ -73,8 +74,28 @@ err_has 'missing MODULE.wasm'
 out_empty
 t "run without FUNCTION" 2 "$ri" run "$SLOW" "$TS" "$counter"
 err_has 'missing FUNCTION'
-t "run without --timestamp" 2 "$ri" run "$SLOW" "$counter" increment
-err_has -- '--timestamp MS is required'
+t "run without --timestamp: the event time is 0" 0 "$ri" run "$counter" increment
+out_has '"eventTimestamp": 0,'
+out_has '"eventTimestampSource": "default"'
+t "newcomer defaults: instructions metered, no time limit, 1 GiB" 0 "$ri" run "$counter" increment
+out_has '"gasSchedule": "instructions"'
+out_has '"maxExecutionMs": null'
+out_has '"maxMemoryBytes": 1073741824'
+out_has '"maxGas": 1000000000000'
+t "--timeout none" 0 "$ri" run --timeout none "$counter" increment
+out_has '"maxExecutionMs": null'
+t "bad --timeout" 2 "$ri" run --timeout soon "$counter" increment
+err_has -- "--timeout: 'soon' is .*\(expected milliseconds, or none\)"
+t "unknown option: the nearest is suggested" 2 "$ri" run --max-gaz 5 "$counter" increment
+err_has -- "unknown option '--max-gaz' \(did you mean --max-gas\?\)"
+t "unknown command: the nearest is suggested" 2 "$ri" rnu "$counter" increment
+err_has -- "unknown command 'rnu' \(did you mean run\?\)"
+t "a .wat module names wat2wasm" 3 "$ri" run "$root/examples/counter.wat" increment
+err_has -- "it is WebAssembly text, not a binary module: compile it first, e.g. .wat2wasm"
+t "gas exhausted names --max-gas" 1 "$ri" run --max-gas 3 "$counter" increment
+err_has -- "--max-gas N raises the gas limit"
+t "a memory above the limit names --max-memory" 3 "$ri" run --max-memory 64KiB "$tmp/bigmem.wasm" f
+err_has -- "--max-memory BYTES raises the memory limit"
 t "bad --max-gas" 2 "$ri" run "$SLOW" "$TS" --max-gas abc "$counter" increment
 err_has -- "--max-gas: 'abc' is not a decimal number"
 t "--seed out of range" 2 "$ri" run "$SLOW" "$TS" --seed 4294967296 "$counter" increment
@@ -135,7 +156,7 @@ t "hostile file name is escaped" 3 "$ri" run "$SLOW" "$TS" "$tmp/$(printf 'a\033
 err_has 'a\\x1B\[31mb'
 
 # ---- running ------------------------------------------------------------------------------
-t "increment" 0 "$ri" run "$TS" "$counter" increment
+t "increment" 0 "$ri" run "$TS" --gas-schedule host-calls --timeout 50 "$counter" increment
 out_has '^  "ok": true,'
 out_has '^  "value": 1,'
 out_has '"sandbox": "sandbox-[0-9]+"'
@@ -189,7 +210,7 @@ t "--timestamp now" 0 "$ri" run "$SLOW" --timestamp now "$counter" increment
 out_has '"eventTimestampSource": "now"'
 
 # ---- execution failures: exit 1, the document on stdout, a line on stderr ---------------------
-t "host-call gas exhausted" 1 "$ri" run "$SLOW" "$TS" --host tick,fail --max-gas 100 --timeout 60000 "$tmp/hostfail.wasm" ticks
+t "host-call gas exhausted" 1 "$ri" run "$SLOW" "$TS" --gas-schedule host-calls --host tick,fail --max-gas 100 --timeout 60000 "$tmp/hostfail.wasm" ticks
 out_has '"code": "GAS_EXHAUSTED"'
 out_has '"gasUsed": 101'
 out_has '"gasLimit": 100'
@@ -228,7 +249,7 @@ if [ "$n" -eq 2 ]; then pass; else fail "expected the failure once in executions
 
 # ---- snapshots (WSNP v1): out, inspect, restore ------------------------------------------------
 snap=$tmp/state.wsnp
-t "snapshot out" 0 "$ri" run "$SLOW" "$TS" --seed 42 --repeat 3 --format v1 --snapshot "$snap" "$counter" increment
+t "snapshot out" 0 "$ri" run "$SLOW" "$TS" --gas-schedule host-calls --seed 42 --repeat 3 --format v1 --snapshot "$snap" "$counter" increment
 out_has '"format": 1,'
 out_has '"written": true'
 [ -f "$snap" ] && pass || fail "no snapshot file"
@@ -266,7 +287,7 @@ third=$(grep -E '^  "value":' "$tmp/out")
 t "two rolls, snapshot" 0 "$ri" run "$SLOW" "$TS" --seed 9 --repeat 2 --snapshot "$tmp/two.wsnp" "$tmp/misc.wasm" rand
 t "restore, one roll" 0 "$ri" run "$SLOW" --restore "$tmp/two.wsnp" "$tmp/misc.wasm" rand
 out_has "^$third\$"
-t "snapshots are byte-identical across runs" 0 "$ri" run "$SLOW" "$TS" --seed 42 --repeat 3 --format=v1 --snapshot "$tmp/again.wsnp" "$counter" increment
+t "snapshots are byte-identical across runs" 0 "$ri" run "$SLOW" "$TS" --gas-schedule host-calls --seed 42 --repeat 3 --format=v1 --snapshot "$tmp/again.wsnp" "$counter" increment
 cmp -s "$snap" "$tmp/again.wsnp" && pass || fail "snapshots differ"
 t "snapshot not written after a failure" 1 "$ri" run "$SLOW" "$TS" --snapshot "$tmp/fail.wsnp" "$tmp/misc.wasm" boom
 out_has '"written": false'

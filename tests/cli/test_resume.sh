@@ -131,7 +131,7 @@ t flipped 3 "$ri" resume "$tmp/flip.wsnp"
 t v1-of-paused 1 "$ri" run "${common[@]}" --pause-on gas --gas 100 --snapshot "$tmp/v1.wsnp" --format v1 --json "$wasm" mix 40
 contains v1-msg err "WSNP v1"
 t bad-pause-on 2 "$ri" run "${common[@]}" --pause-on sleep "$wasm" mix 40
-t pause-gas-host-calls 2 "$ri" run --timestamp 1 --pause-on gas "$wasm" mix 40
+t pause-gas-host-calls 2 "$ri" run --timestamp 1 --gas-schedule host-calls --pause-on gas "$wasm" mix 40
 t no-image 2 "$ri" resume
 t json-and-text 2 "$ri" resume --json --text "$tmp/p.wsnp"
 contains json-and-text-msg err "exclude each other"

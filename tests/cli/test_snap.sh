@@ -80,8 +80,11 @@ printf 'WSNP\002garbage' >"$tmp/garbage.wsnp"
 t "save garbage" 3 "$ri" snap save --store "$st" g "$tmp/garbage.wsnp"
 t "save a missing file" 3 "$ri" snap save --store "$st" g "$tmp/nope.wsnp"
 err_has "cannot read snapshot"
-t "save with the wrong module" 3 "$ri" snap save --store "$tmp/other" --module "$tmp/m.wat" x "$tmp/c.wsnp"
+printf '\000asm\001\000\000\000' >"$tmp/empty-module.wasm"
+t "save with the wrong module" 3 "$ri" snap save --store "$tmp/other" --module "$tmp/empty-module.wasm" x "$tmp/c.wsnp"
 err_has 'not the one the image names'
+t "save with a text module" 3 "$ri" snap save --store "$tmp/other" --module "$tmp/m.wat" x "$tmp/c.wsnp"
+err_has 'it is WebAssembly text, not a binary module'
 mkdir -p "$tmp/notastore" && echo hi >"$tmp/notastore/file"
 t "not a store" 3 "$ri" snap save --store "$tmp/notastore" x "$tmp/a.wsnp"
 err_has 'not a snapshot store'
