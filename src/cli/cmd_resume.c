@@ -49,7 +49,7 @@ static void usage(FILE *f) {
             "\n"
             "options:\n"
             "  --gas N               gas added for this slice (instructions schedule; default\n"
-            "                        --max-gas, 1000000); unspent gas carries over\n"
+            "                        --max-gas, 1000000000000); unspent gas carries over\n"
             "  --snapshot OUT        afterwards, write a WSNP v2 image to OUT (atomically): the\n"
             "                        call again if it paused (module embedded), else the final\n"
             "                        state\n"
@@ -116,6 +116,7 @@ static int parse(int argc, char **argv, resume_options *o, bool *help) {
     o->config = ri_sandbox_config_default();
     o->config.max_execution_ms = RI_CLI_NO_TIMEOUT;
     o->config.max_memory_bytes = RI_CLI_DEFAULT_MAX_MEMORY;
+    o->config.max_gas = RI_CLI_DEFAULT_MAX_GAS;
     o->snap.format = RI_SNAPSHOT_V2;
     o->mode = RI_OUTPUT_AUTO;
     *help = false;
