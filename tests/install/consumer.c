@@ -30,7 +30,7 @@ int main(void) {
     int ok = r.ok && r.value_json && strcmp(r.value_json, "42") == 0;
     printf("ri %s: add(17, 25) = %s\n", ri_version(), r.value_json ? r.value_json : "(none)");
     ri_sandbox_result_free(&r);
-    ri_sandbox_destroy(sb);
+    ri_sandbox_free(sb);
     ri_sandboxes_free(factory);
     return ok ? 0 : 1;
 }

@@ -17,8 +17,8 @@ int main() {
     ri_sandbox_config config = ri_sandbox_config_default();
     config.has_event_timestamp = true;
     ri_sandbox_error err{};
-    std::unique_ptr<ri_sandbox, decltype(&ri_sandbox_destroy)> sb(ri_sandbox_create(factory.get(), &config, &err),
-                                                                  ri_sandbox_destroy);
+    std::unique_ptr<ri_sandbox, decltype(&ri_sandbox_free)> sb(ri_sandbox_create(factory.get(), &config, &err),
+                                                                  ri_sandbox_free);
     if (!sb || !ri_sandbox_load(sb.get(), add_wasm, sizeof add_wasm, &err)) {
         std::cerr << ri_sandbox_errcode_name(err.code) << ": " << err.message << "\n";
         return 1;

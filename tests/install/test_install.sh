@@ -55,6 +55,20 @@ check "pkg-config: C static needs no libri.so" bash -c "! ldd '$tmp/c_static' | 
 # pkg-config, C++
 check "pkg-config: C++, compile" bash -c "g++ -std=c++17 -Wall -Wextra -Werror -o '$tmp/cxx' '$here/consumer.cpp' \$(pkg-config --cflags --libs ri) -Wl,-rpath,'$libdir'"
 run "pkg-config: C++, run" "$tmp/cxx"
+# The guide's embedding example, as the guide builds it.
+if wat2wasm "$src/examples/embed.wat" -o "$tmp/embed.wasm" &&
+    gcc -std=c11 -Wall -Wextra -Werror "$src/examples/embed.c" $(pkg-config --cflags --libs ri) -Wl,-rpath,"$libdir" -o "$tmp/embed" &&
+    "$tmp/embed" "$tmp/embed.wasm" >"$tmp/embed.out" 2>&1 &&
+    grep -q '^sandbox-0 spin failed: GAS_EXHAUSTED' "$tmp/embed.out" &&
+    grep -q '^snapshot: [0-9]* bytes, restored into sandbox-1$' "$tmp/embed.out" &&
+    grep -q '^sandbox-1 step -> 3 (gas 13)$' "$tmp/embed.out" &&
+    grep -q '^sandbox-2 step -> 4 (gas 13)$' "$tmp/embed.out" &&
+    [ "$(tail -n 1 "$tmp/embed.out")" = "sandbox-0 step -> 3 (gas 13)" ]; then
+    ok "examples/embed.c builds with pkg-config and runs as the guide shows"
+else
+    bad "examples/embed.c builds with pkg-config and runs as the guide shows" "$(cat "$tmp/embed.out" 2>/dev/null | tail -n 5)"
+fi
+
 # every public header alone, as C and as C++
 for h in "$p"/include/ri/*.h; do
     name=ri/$(basename "$h")
