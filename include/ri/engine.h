@@ -354,7 +354,7 @@ RI_API ri_val ri_global_get(const ri_global *global);
 /* false if immutable or of another type */
 RI_API bool ri_global_set(ri_global *global, ri_val value);
 
-/* ---- memory images: copy-on-write checkpoints of a memory (issue 5) ----------
+/* ---- memory images: copy-on-write checkpoints of a memory ----------
  * A memory's bytes live in a fixed reservation of its maximum size (data never moves
  * when it grows). An ri_memimage is an immutable, reference-counted image of a
  * memory's contents: a full image, or a delta (the pages written since its parent was
@@ -425,7 +425,7 @@ RI_API ri_module *ri_module_retain(ri_module *module);
  * about to be replaced (a fork), where the start function already ran in the original. */
 RI_API ri_instance *ri_instantiate_nostart(ri_store *store, const ri_module *module, const ri_extern *imports,
                                     uint32_t nimports, ri_error *err);
-/* ---- suspension: pause anywhere, resume anywhere (issue 5) ---------------------
+/* ---- suspension: pause anywhere, resume anywhere ---------------------
  * A call can be suspended instead of failed: when gas runs out, when the interrupt
  * flag is up, or when a host function yields. The store then keeps the suspended
  * call (value stack and frames); ri_store_resume continues it, with new gas, to the

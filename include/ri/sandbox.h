@@ -1,5 +1,5 @@
 /*
- * ri sandbox: deterministic, metered WebAssembly sandboxes (seeds 000 and 001).
+ * ri sandbox: deterministic, metered WebAssembly sandboxes.
  *
  * A sandbox is one WebAssembly instance with resource limits (memory, gas, wall-clock
  * time), deterministic time and randomness, import isolation, and snapshots.
@@ -10,7 +10,7 @@
  *                 independent and may run on separate threads at the same time.
  *                 ri_sandbox_interrupt is the only call allowed from another thread.
  *
- * Lifecycle (seed 001 §4): created --load--> loaded --execute--> running --> loaded;
+ * Lifecycle: created --load--> loaded --execute--> running --> loaded;
  * loaded --suspend--> suspended --restore--> loaded; any --destroy--> destroyed.
  * destroy is idempotent; the handle stays valid (status "destroyed") until
  * ri_sandbox_free.
@@ -217,7 +217,7 @@ RI_API bool ri_sandbox_suspend(ri_sandbox *sb, ri_sandbox_error *err);
 /* Idempotent. */
 RI_API void ri_sandbox_destroy(ri_sandbox *sb);
 
-/* ---- snapshots (WSNP v1, seed 000; WSNP v2, issue 5) --------------------------------- */
+/* ---- snapshots (WSNP v1 and v2) --------------------------------- */
 
 /* Byte-exact WSNP v1 of memory 0, the PRNG state, the timestamp and the gas used.
  * *out is malloc'd. v1 holds no globals and no tables, so a v1 snapshot stands for
@@ -239,7 +239,7 @@ RI_API bool ri_sandbox_restore(ri_sandbox *sb, const uint8_t *snapshot, size_t l
 
 typedef enum ri_snapshot_format {
     RI_SNAPSHOT_DEFAULT = 0,    /* WSNP v2 */
-    RI_SNAPSHOT_V1 = 1,         /* seed 000, byte-exact (what ri_sandbox_snapshot writes) */
+    RI_SNAPSHOT_V1 = 1,         /* the original sandbox library's format, byte-exact (what ri_sandbox_snapshot writes) */
     RI_SNAPSHOT_V2 = 2,
 } ri_snapshot_format;
 
@@ -305,11 +305,11 @@ typedef struct ri_wsnp_view {
     uint64_t gas_used;
     /* For "Invalid snapshot — corrupted state JSON": what is wrong with the state JSON
      * (the JSON parser's message, or the field that is missing or mistyped); else "".
-     * Kept apart so that err->message stays seed 000's text. */
+     * Kept apart so that err->message stays the original format's text. */
     char detail[160];
 } ri_wsnp_view;
 
-/* Seed 000's checks 1 to 6, in its order, with its messages (SNAPSHOT_ERROR):
+/* The v1 format's checks 1 to 6, in the original's order, with its messages (SNAPSHOT_ERROR):
  * "Snapshot too small — missing header", "Invalid snapshot — bad magic bytes",
  * "Unsupported snapshot version: <v> (expected 1)", "Snapshot truncated — missing memory
  * length", "... memory section incomplete", "... missing state length", "... state
@@ -325,7 +325,7 @@ RI_API bool ri_wsnp_parse(const uint8_t *data, size_t len, ri_wsnp_view *out, ri
  * counts as a page). */
 RI_API uint64_t ri_wsnp_nonzero_pages(const ri_wsnp_view *view);
 
-/* Mulberry32 (seed 001): out = next(&state). Exposed for tests and tools. */
+/* Mulberry32 (the original's PRNG): out = next(&state). Exposed for tests and tools. */
 RI_API uint32_t ri_mulberry32_next(uint32_t *state);
 
 /* ---- determinism ---------------------------------------------------------------- */
@@ -335,7 +335,7 @@ RI_API uint32_t ri_mulberry32_next(uint32_t *state);
 RI_API bool ri_sandbox_check_determinism(ri_sandbox *sb, const char *action, const char *payload_json,
                                   bool *deterministic, ri_sandbox_error *err);
 
-/* ---- memory pressure (pure functions, seed 001 §8) ----------------------------------- */
+/* ---- memory pressure (pure functions) ----------------------------------- */
 
 typedef enum ri_pressure_level {
     RI_PRESSURE_NORMAL,
@@ -370,7 +370,7 @@ RI_API ri_pressure_advice ri_advise(ri_pressure_level level, ri_sandbox *const *
                              const char *foreground_id);
 RI_API void ri_pressure_advice_free(ri_pressure_advice *advice);
 
-/* ---- checkpoints, rollback, fork, transactional execution (issue 5) ------------------
+/* ---- checkpoints, rollback, fork, transactional execution ------------------
  * A checkpoint is an in-memory snapshot of a sandbox's complete state: memory (an
  * engine ri_memimage: copy-on-write, see ri/engine.h), globals, tables, dropped
  * segments, PRNG, gas and status, with a reference to its module. The first
@@ -472,7 +472,7 @@ RI_API bool ri_sandbox_restore_delta_known(ri_sandbox *sb, const uint8_t *parent
 RI_API bool ri_sandbox_snapshot_pages(ri_sandbox *sb, const ri_snapshot_options *opts, const uint8_t *select,
                                size_t select_len, const uint8_t parent_sha256[32], uint64_t parent_len, uint8_t **out,
                                size_t *out_len, ri_sandbox_error *err);
-/* ---- pausable executions (issue 5) --------------------------------------------------------
+/* ---- pausable executions --------------------------------------------------------
  * With a pause-on mask (RI_SUSPEND_ON_GAS, _INTERRUPT, _YIELD of ri/engine.h), an
  * execution of the direct convention that runs out of gas (instructions schedule), is
  * interrupted (ri_sandbox_interrupt, or its time slice ends: the timeout), or whose host

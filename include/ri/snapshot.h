@@ -316,7 +316,7 @@ RI_API const char *ri_snap_status_name(ri_snap_status status);
 /* "i32", "funcref", ... */
 RI_API const char *ri_snap_valtype_name(ri_valtype type);
 
-/* ---- delta images (issue 5) ----------------------------------------------------------
+/* ---- delta images ----------------------------------------------------------
  * A delta image is a WSNP v2 image with a required section PRNT naming its parent (the
  * SHA-256 of the parent's full image bytes) whose MEMS stores only the pages that differ
  * from the parent (docs/SNAPSHOT_FORMAT.md). A reader that does not know PRNT refuses it
@@ -356,7 +356,7 @@ RI_API bool ri_snap_delta_encode(const uint8_t *parent, size_t parent_len, const
  * *out is malloc'd. */
 RI_API bool ri_snap_delta_apply(const uint8_t *parent, size_t parent_len, const uint8_t *delta, size_t delta_len,
                          uint8_t **out, size_t *out_len, ri_snap_error *err);
-/* ---- a suspended call: section FRMS (issue 5) -----------------------------------------
+/* ---- a suspended call: section FRMS -----------------------------------------
  * A snapshot of a sandbox whose call is suspended carries the call: the pending call's
  * metadata and its frames in WebAssembly terms (ri_suspension, ri/engine.h). Layout:
  * docs/SNAPSHOT_FORMAT.md "FRMS". ri_snap_read checks the section's form (lengths,

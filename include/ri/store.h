@@ -1,6 +1,6 @@
 /*
  * ri snapshot store: named snapshots, snapshot refs and a durable, content-addressed
- * store of sandbox states in a directory (issue 6, seeds 003 and 004; docs/STORE.md has
+ * store of sandbox states in a directory (docs/STORE.md has
  * the on-disk layout, the commit protocol and its invariants).
  *
  * Three faces of one store:
@@ -10,10 +10,10 @@
  *                    snapshot (memory page hashes plus the small state), so a page is
  *                    stored once across all snapshots; crash-safe commits, garbage
  *                    collection, size accounting, a size cap, locking across processes.
- *   ri_snapshots     the snapshot manager of one sandbox (seed 003): save, restore, has,
+ *   ri_snapshots     the snapshot manager of one sandbox: save, restore, has,
  *                    get, list, delete, rename, diff, diff against the live state,
  *                    export, import, total size, maximum size.
- *   ri_snapshotter   a session's snapshot refs (seed 004): snapshot() returns a ref;
+ *   ri_snapshotter   a session's snapshot refs: snapshot() returns a ref;
  *                    restore and branch create a NEW sandbox; list and delete; every
  *                    operation on another session's snapshot needs an explicit opt-in,
  *                    which is audited; every operation takes an abort signal.
@@ -87,7 +87,7 @@ typedef struct ri_snapstore_error {
 
 /* ---- cancellation ------------------------------------------------------------------------ */
 
-/* An abort signal (seed 004's AbortSignal): either or both may be set. An operation whose
+/* An abort signal (like JavaScript's AbortSignal): either or both may be set. An operation whose
  * signal is already set does nothing and fails with RI_SNAPSTORE_ERR_ABORTED ("Aborted
  * before it started: nothing was done"); long operations check it between chunks (pages,
  * blobs, lock waits) and, when it is set, undo what they started: no partial snapshot
@@ -291,7 +291,7 @@ RI_API bool ri_snapstore_name_valid(const char *s, ri_snapstore_error *err);
 /* Whether s is a valid session or sandbox id. */
 RI_API bool ri_snapstore_origin_valid(const char *s, ri_snapstore_error *err);
 
-/* ---- the snapshot manager (seed 003) ------------------------------------------------------------- */
+/* ---- the snapshot manager ------------------------------------------------------------- */
 
 typedef struct ri_snapshots ri_snapshots;
 
@@ -323,7 +323,7 @@ RI_API bool ri_snapshots_has(ri_snapshots *m, const char *name, bool *has, ri_sn
 RI_API bool ri_snapshots_get(ri_snapshots *m, const char *name, ri_snapstore_info *info, ri_snapstore_error *err);
 /* Every snapshot in the store, newest first. */
 RI_API bool ri_snapshots_list(ri_snapshots *m, ri_snapstore_info **out, size_t *n, ri_snapstore_error *err);
-/* *deleted: whether there was one (seed 003's boolean). */
+/* *deleted: whether there was one (a boolean). */
 RI_API bool ri_snapshots_delete(ri_snapshots *m, const char *name, bool *deleted, ri_snapstore_error *err);
 RI_API bool ri_snapshots_rename(ri_snapshots *m, const char *from, const char *to, ri_snapstore_error *err);
 /* What differs from a to b (ri/snapshot.h's diff; free with ri_snap_diff_free). opts may be NULL. */
@@ -342,7 +342,7 @@ RI_API bool ri_snapshots_total_size(ri_snapshots *m, uint64_t *bytes, ri_snapsto
 /* The store's cap (0: none); the oldest snapshots go at once while it is exceeded. */
 RI_API bool ri_snapshots_set_max_size(ri_snapshots *m, uint64_t bytes, ri_snapstore_error *err);
 
-/* ---- the snapshotter (seed 004) ----------------------------------------------------------------- */
+/* ---- the snapshotter ----------------------------------------------------------------- */
 
 #define RI_SNAPSHOT_PROVIDER_MAX 63
 #define RI_SNAPSHOTTER_DEFAULT_PROVIDER "ri-snapstore"

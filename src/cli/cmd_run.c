@@ -73,7 +73,7 @@ static void usage(FILE *f) {
             "  --snapshot FILE       after the executions, write a WSNP snapshot to FILE\n"
             "                        (atomically; not written when an execution failed)\n"
             "  --format v1|v2        the snapshot's format (default v2: everything, zstd;\n"
-            "                        v1: seed 000's, memory only, byte-exact)\n"
+            "                        v1: the original's, memory only, byte-exact)\n"
             "  --embed-module        v2: put MODULE.wasm into the snapshot, so that the file\n"
             "                        alone can be restored anywhere\n"
             "  --uncompressed        v2: store memory pages without zstd\n"

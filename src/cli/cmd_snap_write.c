@@ -31,7 +31,7 @@ static void save_usage(FILE *f) {
             "  --description TEXT     free text (UTF-8, at most 4096 bytes)\n"
             "  --tag TAG              a tag (repeatable, at most 32)\n"
             "  --origin-sandbox ID    the sandbox the state came from\n"
-            "  --session ID           the session that owns it (seed 004's ownership)\n"
+            "  --session ID           the session that owns it (only that session may restore it)\n"
             "  --force                replace a snapshot of that name (else exit 3)\n"
             "  --json | --text        output format (JSON when stdout is not a terminal)\n"
             "  -h, --help             show this help\n"
