@@ -220,8 +220,8 @@ wsfs_errno wsfs_rmdir(wsfs *fs, uint64_t dir, const char *path, size_t len) {
     if (e) {
     } else if (w.namelen == 1 && w.name[0] == '.') e = WSFS_EINVAL;
     else if (name_is_dot(w.name, w.namelen)) e = WSFS_ENOTEMPTY;
+    else if (w.ino == WSFS_ROOT_INO) e = WSFS_EBUSY;
     else if (c->type != WSFS_FILETYPE_DIRECTORY) e = WSFS_ENOTDIR;
-    else if (c->ino == WSFS_ROOT_INO) e = WSFS_EBUSY;
     else if (c->size) e = WSFS_ENOTEMPTY;
     wsfs_inode *d = e ? NULL : fs_inode_mut(fs, w.dir, &e);
     wsfs_inode *t = d ? fs_inode_mut(fs, w.ino, &e) : NULL;

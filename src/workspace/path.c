@@ -59,10 +59,10 @@ wsfs_errno walk_path(const wsfs *fs, uint64_t dir, const char *path, size_t len,
         size_t clen = pos - s, after = pos;
         while (after < plen && b[after] == '/') after++;
         bool last = after == plen;
-        if (clen == 0) { /* "/" alone: the directory itself */
+        if (clen == 0) { /* "/" alone: the root itself, named "/" (not a removable name) */
             w->dir = cur->ino;
             w->ino = cur->ino;
-            w->name = ".";
+            w->name = "/";
             w->namelen = 1;
             return WSFS_ESUCCESS;
         }
