@@ -97,21 +97,20 @@ uint64_t fs_now(const wsfs *fs) { return fs->clock ? fs->clock(fs->clock_ctx) : 
 wsfs_inode *fs_inode(const wsfs *fs, uint64_t ino) { return (wsfs_inode *)rx_get(&fs->inodes, ino); }
 
 wsfs_inode *fs_inode_mut(wsfs *fs, uint64_t ino, wsfs_errno *e) {
-    wsfs_inode *in = fs_inode(fs, ino);
-    if (!in) {
+    if (!fs_inode(fs, ino)) {
         *e = WSFS_EBADF;
         return NULL;
     }
-    if (!obj_shared(&in->h)) {
-        /* the inode is ours, but the table path to it may be shared: own it too */
-        if (!rx_slot(fs->fam, &fs->inodes, ino)) {
-            *e = WSFS_ENOMEM;
-            return NULL;
-        }
-        return in;
-    }
+    /* own the table path first: copying a shared node adds a reference to each child, so
+     * only then does the inode's count say whether another version still sees it (W1) */
     wsfs_obj **slot = rx_slot(fs->fam, &fs->inodes, ino);
-    wsfs_inode *copy = slot ? inode_clone(fs->fam, in) : NULL;
+    if (!slot) {
+        *e = WSFS_ENOMEM;
+        return NULL;
+    }
+    wsfs_inode *in = (wsfs_inode *)*slot;
+    if (!obj_shared(&in->h)) return in;
+    wsfs_inode *copy = inode_clone(fs->fam, in);
     if (!copy) {
         *e = WSFS_ENOMEM;
         return NULL;
