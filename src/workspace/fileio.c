@@ -50,6 +50,9 @@ wsfs_errno file_set_size(wsfs *fs, wsfs_inode *in, uint64_t size) {
         if (!rx_truncate(fs->fam, &in->blocks, keep)) return WSFS_ENOMEM;
         fs->bytes -= in->size - size;
     } else {
+        const wsfs_block *last = (const wsfs_block *)rx_get(&in->blocks, in->size / WSFS_BLOCK_SIZE);
+        RI_ASSERT(!last || last->data[in->size % WSFS_BLOCK_SIZE] == 0, "W6");
+        (void)last;
         fs->bytes += size - in->size;
     }
     in->size = size;

@@ -274,6 +274,7 @@ wsfs_errno wsfs_rename(wsfs *fs, uint64_t odir, const char *opath, size_t olen, 
     if (isdir) {
         od->nlink--;
         nd->nlink++;
+        RI_ASSERT(od->nlink >= 2 && nd->nlink >= 3, "W5");
     }
     s->parent = nd->ino;
     s->ctim = fs_now(fs);
