@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shift || true
 harnesses=("$@")
-[ ${#harnesses[@]} -eq 0 ] && harnesses=(fuzz_load fuzz_restore fuzz_store fuzz_server)
+[ ${#harnesses[@]} -eq 0 ] && harnesses=(fuzz_load fuzz_restore fuzz_store fuzz_server fuzz_wsfs)
 build=${FUZZ_BUILD:-build-fuzz}
 jobs=${JOBS:-2}
 
@@ -85,10 +85,17 @@ seed_server() {
         "$counter_b64" >"$out/odd"
 }
 
+# the workspace harness writes its own seeds (images of sample trees, operation programs)
+seed_wsfs() {
+    rm -rf "$seeds/fuzz_wsfs" && mkdir -p "$seeds/fuzz_wsfs"
+    RI_WSFS_SEED_DIR=$seeds/fuzz_wsfs "$build/fuzz/fuzz_wsfs" >/dev/null 2>&1
+}
+
 for h in "${harnesses[@]}"; do
     case $h in
     fuzz_load) seed_load ;;
     fuzz_server) seed_server ;;
+    fuzz_wsfs) seed_wsfs ;;
     esac
 done
 "$build/fuzz/fuzz_seeds" "$seeds" || exit 1

@@ -1,5 +1,5 @@
 /*
- * RI_ASSERT: the numbered invariants of docs/ARCHITECTURE.md and docs/STORE.md, checked
+ * RI_ASSERT: the numbered invariants of docs/ARCHITECTURE.md, docs/STORE.md and docs/WORKSPACE.md, checked
  * in debug and sanitizer builds (RI_ASSERTS defined: CMake turns it on for Debug builds,
  * RI_SANITIZE=ON and RI_ASSERTS=ON) and compiled out of release builds, where the
  * condition is not evaluated (so it must have no side effects).
@@ -22,7 +22,8 @@ static inline _Noreturn void ri_assert_fail(const char *invariant, const char *c
     abort();
 }
 
-/* RI_ASSERT(cond, "I<n>"): invariant n (ARCHITECTURE.md) or "S<n>" (STORE.md's I<n>). */
+/* RI_ASSERT(cond, "I<n>"): invariant n (ARCHITECTURE.md), "S<n>" (STORE.md's I<n>) or
+ * "W<n>" (WORKSPACE.md's W<n>). */
 #define RI_ASSERT(cond, invariant) ((cond) ? (void)0 : ri_assert_fail(invariant, #cond, __FILE__, __LINE__))
 #define RI_ASSERTS_ON 1
 #else

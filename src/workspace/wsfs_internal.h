@@ -1,0 +1,181 @@
+/*
+ * The workspace file system's internals (docs/WORKSPACE.md "Copy-on-write structure").
+ * Included by the .c files of src/workspace only.
+ *
+ * Every shared object (radix node, inode, content block) starts with a wsfs_obj: an atomic
+ * reference count and a kind. An object with one reference belongs to one file system and
+ * may be written in place; with more it is shared and is copied before a write (invariant
+ * W1). Radix trees map a 64-bit key to objects: the inode table (ino -> inode) and each
+ * file's blocks (block index -> block).
+ */
+#ifndef RI_WORKSPACE_WSFS_INTERNAL_H
+#define RI_WORKSPACE_WSFS_INTERNAL_H
+
+#include <stdatomic.h>
+
+#include "common/ri_assert.h"
+#include "workspace/wsfs.h"
+
+enum { OBJ_NODE = 1, OBJ_INODE = 2, OBJ_BLOCK = 3 };
+
+typedef struct wsfs_obj {
+    atomic_uint_fast32_t refs;
+    uint8_t kind;
+} wsfs_obj;
+
+/* What an origin and its forks share: counters of live objects (tests, accounting). */
+typedef struct wsfs_family {
+    atomic_uint_fast32_t refs;
+    atomic_int_fast64_t blocks, nodes, inodes;
+} wsfs_family;
+
+#define RX_BITS 6
+#define RX_FAN (1u << RX_BITS)
+#define RX_MAX_HEIGHT 11 /* 66 bits: every uint64_t key */
+
+typedef struct rx_node {
+    wsfs_obj h;
+    wsfs_obj *slot[RX_FAN]; /* level 0: values; above: rx_node children */
+} rx_node;
+
+typedef struct wsfs_radix {
+    rx_node *root; /* NULL: empty */
+    uint8_t height; /* levels; keys < 64^height */
+} wsfs_radix;
+
+typedef struct wsfs_block {
+    wsfs_obj h;
+    uint8_t data[WSFS_BLOCK_SIZE];
+} wsfs_block;
+
+typedef struct wsfs_entry {
+    char *name;
+    uint32_t len;
+    uint64_t ino;
+    uint64_t key; /* readdir cookie; increasing with the name order, > 2 */
+} wsfs_entry;
+
+typedef struct wsfs_inode {
+    wsfs_obj h;
+    uint64_t ino;
+    uint8_t type; /* WSFS_FILETYPE_* */
+    uint32_t nlink;
+    uint32_t pins;
+    uint64_t atim, mtim, ctim;
+    uint64_t parent; /* dirs: the parent (root: itself; removed: 0); others: a dir linking it, or 0 */
+    uint64_t size;   /* files: bytes; symlinks: target bytes; dirs: entries */
+    wsfs_radix blocks; /* files */
+    char *target;      /* symlinks */
+    wsfs_entry *ents;  /* dirs: sorted by name bytes */
+    uint32_t cap;
+} wsfs_inode;
+
+struct wsfs {
+    wsfs_radix inodes;
+    uint64_t next_ino;
+    uint64_t ninodes;
+    uint64_t bytes;
+    wsfs_limits lim;
+    wsfs_clock_fn clock;
+    void *clock_ctx;
+    wsfs_family *fam;
+};
+
+/* ---- objects (object.c) ---- */
+void obj_retain(wsfs_obj *o);
+void obj_release(wsfs_family *fam, wsfs_obj *o);
+bool obj_shared(const wsfs_obj *o);
+wsfs_family *family_new(void);
+void family_release(wsfs_family *fam);
+wsfs_block *block_new(wsfs_family *fam); /* zeroed */
+wsfs_inode *inode_alloc(wsfs_family *fam, uint64_t ino, uint8_t type);
+/* A private copy of a shared inode (dirs: entries copied; files: blocks shared). */
+wsfs_inode *inode_clone(wsfs_family *fam, const wsfs_inode *in);
+
+/* ---- radix trees (radix.c) ---- */
+wsfs_obj *rx_get(const wsfs_radix *t, uint64_t key);
+/* The slot for key in nodes owned by this tree (copying shared ones on the way, growing the
+ * tree); NULL on no memory. The caller replaces the value (releasing the old one). */
+wsfs_obj **rx_slot(wsfs_family *fam, wsfs_radix *t, uint64_t key);
+/* The first key >= from that has a value; false when none. */
+bool rx_next(const wsfs_radix *t, uint64_t from, uint64_t *key, wsfs_obj **val);
+void rx_share(wsfs_radix *dst, const wsfs_radix *src);
+void rx_clear(wsfs_family *fam, wsfs_radix *t);
+/* Drops every key >= from (values released), owning the path. false on no memory. */
+bool rx_truncate(wsfs_family *fam, wsfs_radix *t, uint64_t from);
+/* Calls fn for each key whose values differ (by pointer; NULL = absent), in key order,
+ * skipping subtrees shared by both. fn returns false to stop; rx_diff returns false then. */
+typedef bool (*rx_diff_fn)(void *ctx, uint64_t key, wsfs_obj *a, wsfs_obj *b);
+bool rx_diff(const wsfs_radix *a, const wsfs_radix *b, rx_diff_fn fn, void *ctx);
+
+/* ---- inodes of a file system (fs.c) ---- */
+/* An empty file system (no inodes yet) with cfg's limits and clock; the parser's start. */
+wsfs *fs_alloc(const wsfs_config *cfg);
+wsfs_inode *fs_inode(const wsfs *fs, uint64_t ino);
+/* The inode, made private to fs (invariant W1); NULL if missing or no memory (*e says). */
+wsfs_inode *fs_inode_mut(wsfs *fs, uint64_t ino, wsfs_errno *e);
+/* A new inode numbered from the counter, in the table; checks max_inodes. */
+wsfs_errno fs_inode_create(wsfs *fs, uint8_t type, wsfs_inode **out);
+/* Frees an inode with no links and no pins from the table. */
+void fs_inode_drop(wsfs *fs, uint64_t ino);
+uint64_t fs_now(const wsfs *fs);
+void fs_fill_stat(const wsfs_inode *in, wsfs_filestat *st);
+
+/* ---- file contents (fileio.c) ---- */
+/* Sets a regular file's size (quota checked; W6 kept). */
+wsfs_errno file_set_size(wsfs *fs, wsfs_inode *in, uint64_t size);
+
+/* ---- directories (dir.c) ---- */
+/* Index of name, or -(insertion point) - 1. */
+long dir_find(const wsfs_inode *d, const char *name, size_t len);
+wsfs_errno dir_insert(wsfs_inode *d, const char *name, size_t len, uint64_t ino);
+void dir_remove_at(wsfs_inode *d, size_t idx);
+/* Whether d (a directory) is other or below it. */
+bool dir_is_within(const wsfs *fs, uint64_t d, uint64_t other);
+
+/* ---- path resolution (path.c) ---- */
+typedef struct wsfs_walk {
+    uint64_t dir;   /* the directory holding the last component */
+    uint64_t ino;   /* what the path names; 0 if the last component does not exist */
+    const char *name; /* the last component (in buf) */
+    size_t namelen;
+    bool trailing_slash;
+    char *buf; /* owned: free with walk_done */
+} wsfs_walk;
+/* Resolves all but the last component (and the last too, following it if follow). ENOENT
+ * only for a missing intermediate directory; a missing last leaves ino 0. */
+wsfs_errno walk_path(const wsfs *fs, uint64_t dir, const char *path, size_t len, bool follow, wsfs_walk *w);
+void walk_done(wsfs_walk *w);
+bool name_is_dot(const char *name, size_t len);
+
+/* ---- bytes (little-endian, every host) ---- */
+static inline void put_u16(uint8_t *p, uint16_t v) {
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+}
+static inline void put_u32(uint8_t *p, uint32_t v) {
+    for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+static inline void put_u64(uint8_t *p, uint64_t v) {
+    for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+static inline uint16_t get_u16(const uint8_t *p) { return (uint16_t)(p[0] | (p[1] << 8)); }
+static inline uint32_t get_u32(const uint8_t *p) {
+    uint32_t v = 0;
+    for (int i = 3; i >= 0; i--) v = (v << 8) | p[i];
+    return v;
+}
+static inline uint64_t get_u64(const uint8_t *p) {
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--) v = (v << 8) | p[i];
+    return v;
+}
+
+/* ---- the serialized form (serialize.c, parse.c) ---- */
+#define WSFS_MAGIC "WSFS"
+#define WSFS_VERSION 1u
+#define WSFS_HEADER_SIZE 24u
+#define WSFS_INODE_FIXED 56u /* ino .. parent */
+#define WSFS_ENTRY_FIXED 18u /* key, ino, name length */
+
+#endif
