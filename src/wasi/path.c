@@ -34,6 +34,18 @@ static uint32_t get_path(wasi_call *c, uint32_t ptr, uint32_t len, const char **
     if (!p) return WASI_EFAULT;
     if (len > 0 && p[0] == '/') return WASI_ENOTCAPABLE;
     if (memchr(p, 0, len)) return WASI_EILSEQ;
+    /* ".." may not climb above the directory descriptor (lexically; capabilities). */
+    int64_t depth = 0;
+    for (uint32_t i = 0; i < len;) {
+        uint32_t j = i;
+        while (j < len && p[j] != '/') j++;
+        if (j - i == 2 && p[i] == '.' && p[i + 1] == '.') {
+            if (--depth < 0) return WASI_ENOTCAPABLE;
+        } else if (j > i && !(j - i == 1 && p[i] == '.')) {
+            depth++;
+        }
+        i = j + 1;
+    }
     *out = (const char *)p;
     return WASI_ESUCCESS;
 }
@@ -109,6 +121,7 @@ WASI_HANDLER(path_symlink) {
     if (e) return e;
     const uint8_t *target = wasi_mem_range(&c->mem, wasi_arg32(args, 0), tlen);
     if (!target) return WASI_EFAULT;
+    if (tlen > 0 && target[0] == '/') return WASI_EPERM; /* it could only point outside the capability */
     const char *path;
     uint32_t len = wasi_arg32(args, 4);
     if ((e = get_path(c, wasi_arg32(args, 3), len, &path))) return e;
@@ -151,19 +164,13 @@ WASI_HANDLER(path_open) {
     uint32_t fd_ptr = wasi_arg32(args, 8);
     if (!wasi_mem_range(&c->mem, fd_ptr, 4)) return WASI_EFAULT;
     if (oflags & ~(uint32_t)15 || fdflags & ~(uint32_t)31) return WASI_EINVAL;
+    if ((oflags & O_DIRECTORY_) && (base & WASI_RIGHT(R_FD_WRITE))) return WASI_EINVAL; /* a directory is not written */
     if ((oflags & O_CREAT_) && !(p.dir->rights_base & WASI_RIGHT(R_PATH_CREATE_FILE))) return WASI_ENOTCAPABLE;
     if ((oflags & O_TRUNC_) && !(p.dir->rights_base & WASI_RIGHT(R_PATH_FILESTAT_SET_SIZE))) return WASI_ENOTCAPABLE;
     uint32_t wflags = ((oflags & O_CREAT_) ? WSFS_O_CREAT : 0) | ((oflags & O_EXCL_) ? WSFS_O_EXCL : 0) |
                       ((oflags & O_TRUNC_) ? WSFS_O_TRUNC : 0) | ((oflags & O_DIRECTORY_) ? WSFS_O_DIRECTORY : 0) |
                       ((dirflags & LOOKUP_SYMLINK_FOLLOW) ? 0 : WSFS_O_NOFOLLOW);
-    /* A directory is never opened for writing. */
     uint64_t ino;
-    if (!(oflags & (O_CREAT_ | O_TRUNC_))) {
-        wsfs_filestat st;
-        if (!wsfs_stat_path(FS(c->w), p.dir->ino, p.p, p.len, (dirflags & LOOKUP_SYMLINK_FOLLOW) != 0, &st) &&
-            st.filetype == FT_DIRECTORY && (base & WASI_RIGHT(R_FD_WRITE)) && !(oflags & O_DIRECTORY_))
-            return WASI_EISDIR;
-    }
     if ((e = wsfs_open(FS(c->w), p.dir->ino, p.p, p.len, wflags, &ino))) return e;
     uint32_t fd;
     if (!wasi_fd_alloc(c->w, &fd)) return WASI_ENOMEM;

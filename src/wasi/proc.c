@@ -6,7 +6,7 @@
  *   sched_yield      a stop point: with the sandbox's pause-on-yield the process pauses
  *                    there (after returning 0) until resumed; otherwise it returns 0.
  *   proc_raise       ENOSYS: signals have no deterministic meaning here.
- *   sock_*           ENOSYS: there are no sockets (no descriptor is ever one).
+ *   sock_*           ENOTSOCK (EBADF for a closed descriptor): no descriptor is ever a socket.
  */
 #include "wasi_internal.h"
 
@@ -29,19 +29,11 @@ WASI_HANDLER(proc_raise) {
     (void)c, (void)args;
     return WASI_ENOSYS;
 }
-WASI_HANDLER(sock_accept) {
-    (void)c, (void)args;
-    return WASI_ENOSYS;
+/* No descriptor is a socket: EBADF for a closed one, else ENOTSOCK. */
+static uint32_t not_a_socket(wasi_call *c, const ri_val *args) {
+    return wasi_fd_get(c->w, wasi_arg32(args, 0)) ? WASI_ENOTSOCK : WASI_EBADF;
 }
-WASI_HANDLER(sock_recv) {
-    (void)c, (void)args;
-    return WASI_ENOSYS;
-}
-WASI_HANDLER(sock_send) {
-    (void)c, (void)args;
-    return WASI_ENOSYS;
-}
-WASI_HANDLER(sock_shutdown) {
-    (void)c, (void)args;
-    return WASI_ENOSYS;
-}
+WASI_HANDLER(sock_accept) { return not_a_socket(c, args); }
+WASI_HANDLER(sock_recv) { return not_a_socket(c, args); }
+WASI_HANDLER(sock_send) { return not_a_socket(c, args); }
+WASI_HANDLER(sock_shutdown) { return not_a_socket(c, args); }
