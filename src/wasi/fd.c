@@ -142,7 +142,7 @@ bool wasi_fd_preopen_root(ri_wasi *w) {
     if (!wasi_fd_alloc(w, &fd)) return false;
     char *name = strdup("/");
     if (!name) return false;
-    w->fds[fd] = (wasi_fd){.kind = WASI_FD_PREOPEN, .rights_base = WASI_RIGHTS_ALL, .rights_inheriting = WASI_RIGHTS_ALL,
+    w->fds[fd] = (wasi_fd){.kind = WASI_FD_PREOPEN, .rights_base = wasi_dir_rights(), .rights_inheriting = WASI_RIGHTS_ALL,
                            .ino = 1, .name = name};
     return true;
 }

@@ -149,6 +149,8 @@ WASI_HANDLER(path_rename) {
                          WASI_RIGHT(R_FD_TELL) | WASI_RIGHT(R_FD_ADVISE) | WASI_RIGHT(R_FD_ALLOCATE) |             \
                          WASI_RIGHT(R_FD_FILESTAT_SET_SIZE) | WASI_RIGHT(R_SOCK_SHUTDOWN) |                         \
                          WASI_RIGHT(R_SOCK_ACCEPT)))
+uint64_t wasi_dir_rights(void) { return DIR_RIGHTS; }
+
 #define FILE_RIGHTS                                                                                                 \
     (WASI_RIGHT(R_FD_DATASYNC) | WASI_RIGHT(R_FD_READ) | WASI_RIGHT(R_FD_SEEK) | WASI_RIGHT(R_FD_FDSTAT_SET_FLAGS) | \
      WASI_RIGHT(R_FD_SYNC) | WASI_RIGHT(R_FD_TELL) | WASI_RIGHT(R_FD_WRITE) | WASI_RIGHT(R_FD_ADVISE) |             \
@@ -164,7 +166,6 @@ WASI_HANDLER(path_open) {
     uint32_t fd_ptr = wasi_arg32(args, 8);
     if (!wasi_mem_range(&c->mem, fd_ptr, 4)) return WASI_EFAULT;
     if (oflags & ~(uint32_t)15 || fdflags & ~(uint32_t)31) return WASI_EINVAL;
-    if ((oflags & O_DIRECTORY_) && (base & WASI_RIGHT(R_FD_WRITE))) return WASI_EINVAL; /* a directory is not written */
     if ((oflags & O_CREAT_) && !(p.dir->rights_base & WASI_RIGHT(R_PATH_CREATE_FILE))) return WASI_ENOTCAPABLE;
     if ((oflags & O_TRUNC_) && !(p.dir->rights_base & WASI_RIGHT(R_PATH_FILESTAT_SET_SIZE))) return WASI_ENOTCAPABLE;
     uint32_t wflags = ((oflags & O_CREAT_) ? WSFS_O_CREAT : 0) | ((oflags & O_EXCL_) ? WSFS_O_EXCL : 0) |
@@ -172,6 +173,7 @@ WASI_HANDLER(path_open) {
                       ((dirflags & LOOKUP_SYMLINK_FOLLOW) ? 0 : WSFS_O_NOFOLLOW);
     uint64_t ino;
     if ((e = wsfs_open(FS(c->w), p.dir->ino, p.p, p.len, wflags, &ino))) return e;
+    if (wasi_fs_filetype(c->w, ino) == FT_DIRECTORY && (base & WASI_RIGHT(R_FD_WRITE))) return WASI_EISDIR;
     uint32_t fd;
     if (!wasi_fd_alloc(c->w, &fd)) return WASI_ENOMEM;
     if ((e = wsfs_pin(FS(c->w), ino))) return e;

@@ -152,6 +152,8 @@ bool wasi_fs_attach(ri_wasi *w, void *fs);
 void wasi_fs_free(ri_wasi *w);
 /* Descriptor 3: the workspace's root, preopened as "/". */
 bool wasi_fd_preopen_root(ri_wasi *w);
+/* The rights a directory descriptor can use (path.c). */
+uint64_t wasi_dir_rights(void);
 
 /* ---- standard streams (stdio.c) ----------------------------------------------------------- */
 
