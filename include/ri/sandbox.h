@@ -29,6 +29,7 @@
 
 #include "ri/engine.h"
 #include "ri/snapshot.h"
+#include "ri/wasi.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -82,6 +83,12 @@ typedef struct ri_sandbox_config {
      * entry: "env"); another module than env (not a WASI one) is then admitted for those
      * names only, e.g. the server's ri.write and ri.read. Copied at create. */
     const char *const *host_modules;
+    /* WASI preview1 (docs/WASI.md): false (the default) refuses every wasi_snapshot_preview1
+     * import, as before; true admits them and serves them deterministically. wasi: NULL
+     * (no arguments, no environment, buffered stdio) or the WASI configuration, copied at
+     * create. */
+    bool enable_wasi;
+    const ri_wasi_config *wasi;
 } ri_sandbox_config;
 
 /* The seed's defaults; has_event_timestamp is false (the caller must set it). */
@@ -101,6 +108,8 @@ typedef enum ri_sandbox_errcode {
     RI_SANDBOX_SNAPSHOT_ERROR,       /* message (the reason) */
     RI_SANDBOX_INVALID_CONFIG,       /* message: a config the sandbox cannot honour */
     RI_SANDBOX_SUSPENDED_CALL = 10,  /* "SUSPENDED": the execution paused (ri_sandbox_resume) */
+    RI_SANDBOX_EXIT = 11,            /* "EXIT": a WASI process ended with a non-zero exit code
+                                        (result.exit_code); exit code 0 is success (ok) */
 } ri_sandbox_errcode;
 
 /* "GAS_EXHAUSTED", "MEMORY_EXCEEDED", ... */
@@ -146,6 +155,9 @@ typedef struct ri_sandbox_result {
     uint64_t gas_used;
     double duration_ms;
     ri_sandbox_error error;         /* when !ok */
+    /* A WASI process ended (proc_exit, or _start returned: exit code 0). */
+    bool exited;
+    uint32_t exit_code;
 } ri_sandbox_result;
 
 RI_API void ri_sandbox_result_free(ri_sandbox_result *result);
@@ -506,6 +518,30 @@ RI_API ri_sandbox_result ri_sandbox_resume(ri_sandbox *sb, uint64_t gas);
 RI_API ri_sandbox_result ri_sandbox_resume_carry(ri_sandbox *sb);
 /* Drops the pending call: status loaded, memory and globals as the call left them. */
 RI_API bool ri_sandbox_abandon(ri_sandbox *sb, ri_sandbox_error *err);
+
+/* ---- WASI processes (docs/WASI.md) ---------------------------------------------------------
+ * A sandbox created with enable_wasi runs one WASI program at a time. Load the module with
+ * ri_sandbox_load, then ri_sandbox_wasi_run calls its _start (a command) with a fresh
+ * process state (virtual clock 0, descriptors 0-3); the result has exited and exit_code
+ * (proc_exit(n), or 0 when _start returns) and ok when the code is 0, else error EXIT.
+ * A read of stdin with no input yet pauses the process (RI_SANDBOX_SUSPENDED_CALL, reason
+ * yield) whatever the pause-on mask: push input (or close stdin) and ri_sandbox_resume.
+ * Gas, interrupts and sched_yield pause it as the pause-on mask says. */
+RI_API ri_sandbox_result ri_sandbox_wasi_run(ri_sandbox *sb);
+/* A reactor: calls _initialize (if exported) once; its exports are then called with
+ * ri_sandbox_call / ri_sandbox_execute. */
+RI_API ri_sandbox_result ri_sandbox_wasi_initialize(ri_sandbox *sb);
+/* stdin without a read callback: bytes for the program (false after close or on OOM), and
+ * its end. */
+RI_API bool ri_sandbox_wasi_stdin_push(ri_sandbox *sb, const uint8_t *data, size_t len);
+RI_API void ri_sandbox_wasi_stdin_close(ri_sandbox *sb);
+/* stdout/stderr without a write callback: what the program wrote so far (valid until the
+ * next call into the sandbox), and clearing it. NULL with *len 0 when empty or no WASI. */
+RI_API const uint8_t *ri_sandbox_wasi_output(const ri_sandbox *sb, ri_wasi_stream stream, size_t *len);
+RI_API void ri_sandbox_wasi_output_clear(ri_sandbox *sb, ri_wasi_stream stream);
+/* The workspace file system preopened as "/" (a struct wsfs *, src/workspace/wsfs.h), for
+ * embedders that fill or read it; NULL without WASI. */
+RI_API void *ri_sandbox_wasi_workspace(ri_sandbox *sb);
 
 #ifdef __cplusplus
 }

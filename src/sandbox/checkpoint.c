@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "sandbox_internal.h"
+#include "wasi/wasi.h"
 
 static bool cp_error(ri_sandbox_error *err, const char *fmt, const char *detail) {
     sb_error_set(err, RI_SANDBOX_SNAPSHOT_ERROR, fmt, detail);
@@ -36,6 +37,7 @@ void ri_checkpoint_free(ri_checkpoint *cp) {
     free(cp->elem_dropped);
     free(cp->data_dropped);
     if (cp->has_call) ri_snap_call_free(&cp->call);
+    ri_wasi_free(cp->wasi);
     ri_module_free(cp->module);
     free(cp);
 }
@@ -112,6 +114,10 @@ ri_checkpoint *ri_sandbox_checkpoint(ri_sandbox *sb, const ri_checkpoint_options
     cp->gas_used = sb->metrics.gas_used;
     cp->execution_ms = sb->metrics.execution_ms;
     cp->status = sb_status(sb) == RI_SANDBOX_SUSPENDED ? RI_SANDBOX_SUSPENDED : RI_SANDBOX_LOADED;
+    if (sb->wasi && !(cp->wasi = ri_wasi_copy(sb->wasi, NULL))) {
+        ri_checkpoint_free(cp);
+        return cp_error(err, "%s", "Cannot checkpoint: out of memory for the WASI state"), NULL;
+    }
     if (sb->pending) {
         if (!sb_snapshot_call(sb, &cp->call, err)) {
             ri_checkpoint_free(cp);
@@ -213,7 +219,14 @@ bool ri_sandbox_rollback(ri_sandbox *sb, const ri_checkpoint *cp, ri_sandbox_err
         return cp_error(err, "%s", "Cannot roll back a running instance \u2014 suspend first");
     if (!sb->image || !sb->image->instance)
         return cp_error(err, "%s", "Cannot roll back an instance that has not been loaded");
-    if (!sb_checkpoint_apply(sb->image, cp, err)) return false;
+    ri_wasi *wasi = NULL;
+    if (sb->wasi && cp->wasi && !(wasi = ri_wasi_copy(cp->wasi, NULL)))
+        return cp_error(err, "%s", "Cannot roll back: out of memory for the WASI state");
+    if (!sb_checkpoint_apply(sb->image, cp, err)) {
+        ri_wasi_free(wasi);
+        return false;
+    }
+    if (wasi) sb_wasi_install(sb, wasi);
     sb->prng_state = cp->prng_state;
     sb->metrics.gas_used = cp->gas_used;
     sb->metrics.execution_ms = cp->execution_ms;

@@ -252,6 +252,7 @@ static void call_direct(ri_sandbox *sb, ri_func *func, const char *action, const
             if (rc != RI_OK) fail_run(&x, rc, &e, r);
             else if (memory_within_limit(sb, r)) sb_direct_result(sb, action, results, type.nresults, r);
             execution_record(&x, r);
+            sb_wasi_finish_result(sb, action, r);
         }
     }
     if (results != inline_results) free(results);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "sandbox_internal.h"
+#include "wasi/wasi.h"
 
 static ri_sandbox *fork_fail(ri_sandbox_error *err, const char *fmt, const char *detail) {
     sb_error_set(err, RI_SANDBOX_SNAPSHOT_ERROR, fmt, detail);
@@ -48,6 +49,15 @@ ri_sandbox *ri_sandbox_fork(ri_sandboxes *factory, ri_sandbox *sb, const ri_chec
         sb_error_set(err, RI_SANDBOX_SNAPSHOT_ERROR, "Cannot fork: %s", cause.message);
         return NULL;
     }
+    ri_wasi *wasi = NULL;
+    if (child->wasi && cp->wasi && !(wasi = ri_wasi_copy(cp->wasi, NULL))) {
+        sb_image_free(img);
+        ri_sandbox_free(child);
+        ri_checkpoint_free(own);
+        sb_error_set(err, RI_SANDBOX_SNAPSHOT_ERROR, "Cannot fork: out of memory for the WASI state");
+        return NULL;
+    }
+    if (wasi) sb_wasi_install(child, wasi);
     sb_image_free(child->image); /* the created sandbox's empty image */
     child->image = img;
     child->pending = pending;

@@ -7,11 +7,30 @@
  * HOST_FUNCTION_ERROR {function name, message}.
  */
 #include "sandbox_internal.h"
+#include "wasi/wasi.h"
 
 /* env.__get_time: the configured event timestamp, truncated to i32 as JavaScript's
  * ToInt32 does (1700000000000 arrives as -807049216). */
 static int32_t event_time_i32(const ri_sandbox *sb) {
     return sb_i32_from_bits((uint32_t)(uint64_t)sb->config.event_timestamp);
+}
+
+/* A WASI function (src/wasi/): proc_exit ends the run as EXIT with its code; a stop
+ * point (sched_yield, a read waiting for stdin) pauses after the call when the run can. */
+static int wasi_call(ri_host_call *call, sb_binding *binding, const ri_val *args, ri_val *results) {
+    ri_sandbox *sb = binding->sb;
+    switch (ri_wasi_call(sb->wasi, binding->wasi_index, call, args, results)) {
+    case RI_WASI_DONE: return 0;
+    case RI_WASI_YIELD:
+        if (ri_store_suspend_mode(ri_host_call_store(call)) & RI_SUSPEND_ON_YIELD) return ri_host_yield(call);
+        return 0;
+    case RI_WASI_EXIT: break;
+    }
+    uint32_t code = 0;
+    ri_wasi_exited(sb->wasi, &code);
+    sb->run->failed = true;
+    sb_error_set(&sb->run->failure, RI_SANDBOX_EXIT, "The WASI process exited with code %u", code);
+    return ri_host_fail(call, "proc_exit(%u)", code);
 }
 
 static int bridge_call(ri_host_call *call, void *user, const ri_val *args, ri_val *results) {
@@ -42,6 +61,8 @@ static int bridge_call(ri_host_call *call, void *user, const ri_val *args, ri_va
         return 0;
     case SB_IMPORT_HOST:
         break;
+    case SB_IMPORT_WASI:
+        return wasi_call(call, binding, args, results);
     }
     const ri_host_function *host = binding->host;
     int failed = host->fn(call, host->user, args, results);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "sandbox_internal.h"
+#include "wasi/wasi.h"
 
 static const char *const blocked_namespaces[] = {"wasi_snapshot_preview1", "wasi_unstable", "wasi"};
 
@@ -93,6 +94,32 @@ static bool check_memory_import(const ri_sandbox *sb, const ri_externtype *type,
 
 static const ri_valtype i32_result[] = {RI_I32};
 
+/* With enable_wasi: a function of wasi_snapshot_preview1 with its witx signature. */
+static bool check_wasi_import(const ri_import_info *info, const char *mod, const char *name, char *reason,
+                              size_t cap) {
+    uint32_t index;
+    if (!ri_wasi_lookup(info->name, info->name_len, &index)) {
+        snprintf(reason, cap, "WASM module imports '%s.%s', which is not a %s function.", mod, name, RI_WASI_MODULE);
+        return false;
+    }
+    ri_functype want = ri_wasi_function_type(index);
+    if (info->type.kind == RI_EXTERN_FUNC &&
+        signature_matches(&info->type.of.func, want.nparams, want.params, want.nresults, want.results))
+        return true;
+    char what[400], sig[160], got[160];
+    sb_format_signature(sig, sizeof sig, want.nparams, want.params, want.nresults, want.results);
+    snprintf(what, sizeof what, "'%s.%s'", mod, name);
+    if (info->type.kind != RI_EXTERN_FUNC) {
+        snprintf(reason, cap, "WASM module imports %s as %s, but WASI's %s is a function %s.", what,
+                 kind_phrase(info->type.kind), name, sig);
+        return false;
+    }
+    sb_format_signature(got, sizeof got, info->type.of.func.nparams, info->type.of.func.params,
+                        info->type.of.func.nresults, info->type.of.func.results);
+    snprintf(reason, cap, "WASM module imports %s with type %s, but WASI's %s has type %s.", what, got, name, sig);
+    return false;
+}
+
 bool sb_validate_imports(const ri_sandbox *sb, const ri_module *module, char *reason, size_t cap) {
     uint32_t n = ri_module_import_count(module);
     for (uint32_t i = 0; i < n; i++) {
@@ -101,6 +128,10 @@ bool sb_validate_imports(const ri_sandbox *sb, const ri_module *module, char *re
         sb_printable_name(mod, sizeof mod, info.module, info.module_len);
         sb_printable_name(name, sizeof name, info.name, info.name_len);
 
+        if (sb->config.enable_wasi && name_is(info.module, info.module_len, RI_WASI_MODULE)) {
+            if (!check_wasi_import(&info, mod, name, reason, cap)) return false;
+            continue;
+        }
         for (size_t b = 0; b < sizeof blocked_namespaces / sizeof blocked_namespaces[0]; b++) {
             if (name_is(info.module, info.module_len, blocked_namespaces[b])) {
                 snprintf(reason, cap,

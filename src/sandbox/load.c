@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "sandbox_internal.h"
+#include "wasi/wasi.h"
 
 #define LOAD_FAILED "Failed to load WASM module: "
 
@@ -62,7 +63,12 @@ static bool link_imports(ri_sandbox *sb, sb_image *img, ri_extern *externs, ri_s
         sb_binding *b = &img->bindings[i];
         b->sb = sb;
         bool env = info.module_len == 3 && memcmp(info.module, "env", 3) == 0;
-        if (env && info.name_len == 10 && memcmp(info.name, "__get_time", 10) == 0) {
+        bool wasi = sb->wasi && info.module_len == strlen(RI_WASI_MODULE) &&
+                    memcmp(info.module, RI_WASI_MODULE, info.module_len) == 0;
+        if (wasi) {
+            b->kind = SB_IMPORT_WASI;
+            ri_wasi_lookup(info.name, info.name_len, &b->wasi_index); /* isolation.c checked it */
+        } else if (env && info.name_len == 10 && memcmp(info.name, "__get_time", 10) == 0) {
             b->kind = SB_IMPORT_TIME;
         } else if (env && info.name_len == 12 && memcmp(info.name, "__get_random", 12) == 0) {
             b->kind = SB_IMPORT_RANDOM;

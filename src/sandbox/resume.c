@@ -131,6 +131,10 @@ static ri_sandbox_result resume_call(ri_sandbox *sb, uint64_t gas, bool carry) {
                       ri_sandbox_status_name(sb_status(sb)));
         return r;
     }
+    if (!sb_wasi_ready_to_resume(sb)) { /* still no input for the read it waits in */
+        paused_result(sb, &r);
+        return r;
+    }
     ri_store *store = sb->image->store;
     ri_functype type = ri_func_type(ri_store_suspended_func(store));
     ri_val inline_results[4];
@@ -176,6 +180,7 @@ static ri_sandbox_result resume_call(ri_sandbox *sb, uint64_t gas, bool carry) {
         } else {
             sb_direct_result(sb, p->action, results, type.nresults, &r);
         }
+        sb_wasi_finish_result(sb, p->action, &r);
         sb_pending_free(p);
     }
     sb->metrics.gas_used = total;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "sandbox_internal.h"
+#include "wasi/wasi.h"
 
 /* ---- names ------------------------------------------------------------------------ */
 
@@ -293,6 +294,20 @@ static ri_sandbox *create_sandbox(ri_sandboxes *factory, const ri_sandbox_config
     sb_watchdog_retain(sb->watchdog);
 
     sb->prng_state = config->deterministic_seed;
+    sb->config.wasi = NULL; /* the WASI context holds its own copies */
+    if (config->enable_wasi) {
+        sb->config.wasi = config->wasi;
+        bool made = sb_wasi_create(sb, err);
+        sb->config.wasi = NULL;
+        if (!made) {
+            sb_image_free(sb->image);
+            sb_watchdog_release(sb->watchdog);
+            pthread_mutex_destroy(&sb->interrupt_lock);
+            free_host_copies(sb->host_functions, config->nhost_functions);
+            free(sb);
+            return NULL;
+        }
+    }
     sb->metrics.memory_limit_bytes = config->max_memory_bytes;
     sb->metrics.gas_limit = config->max_gas;
     sb->metrics.execution_limit_ms = config->max_execution_ms;
@@ -320,6 +335,7 @@ void ri_sandbox_free(ri_sandbox *sb) {
     sb_watchdog_release(sb->watchdog);
     pthread_mutex_destroy(&sb->interrupt_lock);
     free_host_copies(sb->host_functions, sb->config.nhost_functions);
+    ri_wasi_free(sb->wasi);
     free(sb);
 }
 

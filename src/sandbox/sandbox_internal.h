@@ -137,6 +137,7 @@ typedef enum sb_import_kind {
     SB_IMPORT_TIME,
     SB_IMPORT_RANDOM,
     SB_IMPORT_HOST,
+    SB_IMPORT_WASI,
 } sb_import_kind;
 
 /* The user pointer of one imported host function. */
@@ -144,6 +145,7 @@ typedef struct sb_binding {
     ri_sandbox *sb;
     sb_import_kind kind;
     const ri_host_function *host; /* SB_IMPORT_HOST: the sandbox's copy */
+    uint32_t wasi_index;          /* SB_IMPORT_WASI: the function (src/wasi/table.c) */
 } sb_binding;
 
 /* Everything one load builds; swapped in whole on success, so a failed load leaves
@@ -216,6 +218,7 @@ struct ri_checkpoint {
     uint64_t gas_used;
     double execution_ms;
     ri_sandbox_status status;        /* loaded or suspended */
+    struct ri_wasi *wasi;            /* a copy of the WASI state, or NULL */
     bool has_call;                   /* the sandbox had a paused call: call describes it */
     ri_snap_call call;
 };
@@ -315,7 +318,23 @@ struct ri_sandbox {
     /* Pausable executions (resume.c). */
     uint32_t pause_on;               /* RI_SUSPEND_ON_* of later executions */
     struct sb_pending *pending;      /* the paused call, or NULL */
+
+    struct ri_wasi *wasi;            /* enable_wasi: the WASI context (src/wasi/), else NULL */
 };
+
+/* ---- WASI (wasi_process.c) ------------------------------------------------------------------ */
+
+/* The sandbox's WASI context with its PRNG as the random source; NULL (and true) without
+ * WASI. false on error (err set). */
+bool sb_wasi_create(ri_sandbox *sb, ri_sandbox_error *err);
+/* A finished run's result: an EXIT failure becomes exited + exit_code (ok when 0); a
+ * returned _start is exit code 0. */
+void sb_wasi_finish_result(ri_sandbox *sb, const char *action, ri_sandbox_result *r);
+/* Replaces the sandbox's WASI context by w (a copy from a checkpoint), its random source
+ * the sandbox's PRNG. */
+void sb_wasi_install(ri_sandbox *sb, struct ri_wasi *w);
+/* Before resuming: a read waiting for stdin is completed, if input came. false: none yet. */
+bool sb_wasi_ready_to_resume(ri_sandbox *sb);
 
 /* ---- paused calls (resume.c) ------------------------------------------------------------- */
 

@@ -1,0 +1,210 @@
+/*
+ * The WASI state a snapshot holds (docs/SNAPSHOT_FORMAT.md "WASI"), little-endian:
+ *   u32 version (1) | u64 virtual clock ns | u8 exited | u32 exit code
+ *   | u8 wait kind | u32 wait a, b, c, d | u8 stdin closed | u64 n | n stdin bytes not yet read
+ *   | u32 descriptors | each: u8 kind, u16 fdflags, u64 rights base, u64 rights inheriting,
+ *     u64 inode, u64 offset, u32 n, n bytes of preopen name
+ *   | u64 n | n bytes: the workspace file system's canonical serialization (empty: none)
+ * Arguments, environment and callbacks are configuration, not state. Reading checks every
+ * length and value before anything of the context changes.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "wasi_internal.h"
+#include "workspace/wsfs.h"
+
+typedef struct wbuf {
+    uint8_t *p;
+    size_t len, cap;
+    bool oom;
+} wbuf;
+
+static void put(wbuf *b, const void *src, size_t n) {
+    if (b->oom) return;
+    if (b->len + n > b->cap) {
+        size_t cap = b->cap ? b->cap : 256;
+        while (cap < b->len + n) cap *= 2;
+        uint8_t *g = realloc(b->p, cap);
+        if (!g) {
+            b->oom = true;
+            return;
+        }
+        b->p = g;
+        b->cap = cap;
+    }
+    if (n) memcpy(b->p + b->len, src, n);
+    b->len += n;
+}
+static void put8(wbuf *b, uint8_t v) { put(b, &v, 1); }
+static void put16(wbuf *b, uint16_t v) {
+    uint8_t t[2];
+    wasi_put_u16(t, v);
+    put(b, t, 2);
+}
+static void put32(wbuf *b, uint32_t v) {
+    uint8_t t[4];
+    wasi_put_u32(t, v);
+    put(b, t, 4);
+}
+static void put64(wbuf *b, uint64_t v) {
+    uint8_t t[8];
+    wasi_put_u64(t, v);
+    put(b, t, 8);
+}
+
+bool ri_wasi_state_write(const ri_wasi *w, uint8_t **out, size_t *len) {
+    wbuf b = {NULL, 0, 0, false};
+    put32(&b, 1);
+    put64(&b, w->monotonic_ns);
+    put8(&b, w->exited);
+    put32(&b, w->exit_code);
+    put8(&b, (uint8_t)w->wait.kind);
+    put32(&b, w->wait.a);
+    put32(&b, w->wait.b);
+    put32(&b, w->wait.c);
+    put32(&b, w->wait.d);
+    put8(&b, w->in_closed);
+    put64(&b, w->in_len);
+    put(&b, w->in, w->in_len);
+    put32(&b, w->nfds);
+    for (uint32_t i = 0; i < w->nfds; i++) {
+        const wasi_fd *f = &w->fds[i];
+        put8(&b, (uint8_t)f->kind);
+        put16(&b, f->fdflags);
+        put64(&b, f->rights_base);
+        put64(&b, f->rights_inheriting);
+        put64(&b, f->ino);
+        put64(&b, f->offset);
+        size_t n = f->name ? strlen(f->name) : 0;
+        put32(&b, (uint32_t)n);
+        put(&b, f->name, n);
+    }
+    uint8_t *fs = NULL;
+    size_t fs_len = 0;
+    wsfs_error e;
+    if (w->fs && wsfs_serialize(w->fs, &fs, &fs_len, &e) != WSFS_OK) b.oom = true;
+    put64(&b, fs_len);
+    put(&b, fs, fs_len);
+    free(fs);
+    if (b.oom) {
+        free(b.p);
+        return false;
+    }
+    *out = b.p;
+    *len = b.len;
+    return true;
+}
+
+typedef struct rbuf {
+    const uint8_t *p;
+    size_t len, at;
+    bool bad;
+} rbuf;
+
+static const uint8_t *take(rbuf *r, uint64_t n) {
+    if (r->bad || n > r->len - r->at) {
+        r->bad = true;
+        return NULL;
+    }
+    const uint8_t *p = r->p + r->at;
+    r->at += (size_t)n;
+    return p;
+}
+static uint8_t get8(rbuf *r) {
+    const uint8_t *p = take(r, 1);
+    return p ? p[0] : 0;
+}
+static uint16_t get16(rbuf *r) {
+    const uint8_t *p = take(r, 2);
+    return p ? wasi_get_u16(p) : 0;
+}
+static uint32_t get32(rbuf *r) {
+    const uint8_t *p = take(r, 4);
+    return p ? wasi_get_u32(p) : 0;
+}
+static uint64_t get64(rbuf *r) {
+    const uint8_t *p = take(r, 8);
+    return p ? wasi_get_u64(p) : 0;
+}
+
+static bool fail(char *why, size_t cap, const char *what) {
+    snprintf(why, cap, "Invalid WASI state: %s", what);
+    return false;
+}
+
+bool ri_wasi_state_read(ri_wasi *w, const uint8_t *data, size_t len, char *why, size_t cap) {
+    rbuf r = {data, len, 0, false};
+    if (get32(&r) != 1) return fail(why, cap, "unknown version");
+    uint64_t clock = get64(&r);
+    uint8_t exited = get8(&r);
+    uint32_t code = get32(&r);
+    wasi_wait wait;
+    wait.kind = (wasi_wait_kind)get8(&r);
+    wait.a = get32(&r);
+    wait.b = get32(&r);
+    wait.c = get32(&r);
+    wait.d = get32(&r);
+    uint8_t closed = get8(&r);
+    uint64_t in_len = get64(&r);
+    const uint8_t *in = take(&r, in_len);
+    uint32_t nfds = get32(&r);
+    if (r.bad) return fail(why, cap, "truncated");
+    if (exited > 1 || closed > 1 || wait.kind > WASI_WAIT_POLL) return fail(why, cap, "a flag out of range");
+    if (nfds > WASI_MAX_FDS) return fail(why, cap, "too many descriptors");
+    wasi_fd *fds = calloc(nfds ? nfds : 1, sizeof *fds);
+    uint8_t *inbuf = in_len ? malloc((size_t)in_len) : NULL;
+    bool ok = fds && (!in_len || inbuf);
+    for (uint32_t i = 0; ok && i < nfds; i++) {
+        wasi_fd *f = &fds[i];
+        uint8_t kind = get8(&r);
+        f->fdflags = get16(&r);
+        f->rights_base = get64(&r);
+        f->rights_inheriting = get64(&r);
+        f->ino = get64(&r);
+        f->offset = get64(&r);
+        uint32_t n = get32(&r);
+        const uint8_t *name = take(&r, n);
+        if (r.bad || kind > WASI_FD_DIR || (kind == WASI_FD_PREOPEN) != (n > 0) || (n && memchr(name, 0, n)) ||
+            (f->fdflags & ~31u)) {
+            ok = false;
+            break;
+        }
+        f->kind = (wasi_fd_kind)kind;
+        if (n && !(f->name = strndup((const char *)name, n))) ok = false;
+    }
+    uint64_t fs_len = ok ? get64(&r) : 0;
+    const uint8_t *fs_bytes = ok ? take(&r, fs_len) : NULL;
+    wsfs *fs = NULL;
+    if (ok && (r.bad || r.at != len)) ok = false;
+    if (ok && fs_len) {
+        wsfs_config cfg;
+        memset(&cfg, 0, sizeof cfg);
+        wsfs_error e;
+        if (wsfs_parse(fs_bytes, (size_t)fs_len, &cfg, &fs, &e) != WSFS_OK) ok = false;
+    }
+    if (!ok) {
+        for (uint32_t i = 0; fds && i < nfds; i++) free(fds[i].name);
+        free(fds);
+        free(inbuf);
+        return fail(why, cap, "malformed descriptors, workspace or trailing bytes");
+    }
+    /* Commit: nothing below fails. */
+    for (uint32_t i = 0; i < w->nfds; i++) free(w->fds[i].name);
+    free(w->fds);
+    w->fds = fds;
+    w->nfds = nfds;
+    wasi_fs_free(w);
+    if (fs) wasi_fs_attach(w, fs);
+    free(w->in);
+    w->in = inbuf;
+    if (in_len) memcpy(inbuf, in, (size_t)in_len);
+    w->in_len = w->in_cap = (size_t)in_len;
+    w->in_closed = closed;
+    w->monotonic_ns = clock;
+    w->exited = exited;
+    w->exit_code = code;
+    w->wait = wait;
+    return true;
+}
