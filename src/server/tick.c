@@ -176,11 +176,8 @@ bool srv_shutdown_sandboxes(srv *s) {
         if (s->checkpoint_path && sb->cfg.enable_checkpoint && sb->lease_held) {
             char why[512];
             srv_ckpt_info info;
-            int64_t t0 = srv_mono_us();
             bool ok = srv_checkpoint_now(sb, &info, why, sizeof why);
             if (ok) {
-                srv_metrics_observe(s, SRV_HIST_CKPT_TIME, (uint64_t)(srv_mono_us() - t0));
-                srv_metrics_observe(s, SRV_HIST_CKPT_BYTES, info.bytes);
                 srv_volume_prune(s->checkpoint_path, sb->id, info.file, s->cfg.keep_checkpoints);
                 atomic_fetch_add(&s->m.checkpoints, 1);
                 srv_log(s, "info", "shutdown: checkpointed", "{s:s}", "sandbox_id", sb->id);
