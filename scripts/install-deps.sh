@@ -18,6 +18,7 @@ packages=(
     libwebsockets-dev             # the server
     jq                            # the CLI tests read ri's JSON output
     python3-websockets            # the server's tests: a real WebSocket client (/usr/bin/python3)
+    openssl                       # the server's TLS tests make a self-signed certificate (openssl req -x509)
     binaryen nodejs               # make fuzz-diff: random modules (wasm-opt -ttf, wasm-reduce) run against V8
 )
 

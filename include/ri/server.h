@@ -43,13 +43,23 @@ typedef struct ri_server_config {
     uint32_t slice_ms;              /* an execution's time slice while others wait for a worker: 100 */
     uint32_t detached_grace_ms;     /* an execution without a client is ended after this: 60000 */
     uint64_t output_budget;         /* bytes of output waiting for all clients together: 64 MiB */
+    const char *tls_cert;           /* PEM certificate (chain) file: serve wss:// and https:// (with tls_key) */
+    const char *tls_key;            /* PEM private key file of tls_cert; NULL with tls_cert NULL: plain ws:// */
 } ri_server_config;
 
 RI_API ri_server_config ri_server_config_default(void);
 
 typedef struct ri_server ri_server;
 
-/* Binds and prepares (no thread runs yet). NULL with err filled on failure. */
+/* Why ri_server_open failed: a config its caller can fix (a TLS certificate or key that is
+ * missing, unreadable, not PEM or not a pair; an invalid server id), or anything else (the
+ * address is in use, out of memory, ...). */
+typedef enum ri_server_errcode { RI_SERVER_OK = 0, RI_SERVER_BAD_CONFIG, RI_SERVER_FAILED } ri_server_errcode;
+
+/* Binds and prepares (no thread runs yet). NULL with err filled (and *code, when not NULL)
+ * on failure. */
+RI_API ri_server *ri_server_open(const ri_server_config *cfg, ri_server_errcode *code, char *err, size_t errcap);
+/* ri_server_open without the error code. */
 RI_API ri_server *ri_server_new(const ri_server_config *cfg, char *err, size_t errcap);
 /* The port it listens on. */
 RI_API int ri_server_port(const ri_server *s);

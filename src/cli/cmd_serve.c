@@ -21,7 +21,8 @@ static void serve_usage(FILE *f) {
     fprintf(f,
             "usage: ri serve [OPTIONS]\n"
             "\n"
-            "Serve sandboxes over WebSocket (/create, /attach/{id}), GET /status and /metrics.\n"
+            "Serve sandboxes over WebSocket (/create, /attach/{id}), GET /status and /metrics;\n"
+            "with --tls-cert and --tls-key the same port serves wss:// and https:// only.\n"
             "The first stdout line is `listening on HOST:PORT`. Logs: JSON lines on stderr.\n"
             "\n"
             "options:\n"
@@ -43,6 +44,8 @@ static void serve_usage(FILE *f) {
             "  --slice-ms N            an execution's time slice while others wait for a worker (100)\n"
             "  --detached-grace-seconds N  end an execution whose client left after N s (60)\n"
             "  --output-budget BYTES   output waiting for all clients together (64 MiB)\n"
+            "  --tls-cert FILE         PEM certificate (chain): serve TLS (needs --tls-key)\n"
+            "  --tls-key FILE          PEM private key of --tls-cert (unencrypted)\n"
             "  -h, --help              show this help\n"
             "\n%s",
             ri_exit_codes_help);
@@ -70,7 +73,8 @@ int ri_cmd_serve(int argc, char **argv) {
                                                  "--max-sandboxes", "--keep-checkpoints", "--memory-budget",
                                                  "--server-id", "--lease-seconds", "--store", "--max-message-bytes",
                                                  "--max-sandbox-memory", "--max-execution-ms", "--max-gas",
-                                                 "--slice-ms", "--detached-grace-seconds", "--output-budget"};
+                                                 "--slice-ms", "--detached-grace-seconds", "--output-budget",
+                                                 "--tls-cert", "--tls-key"};
         bool known = false;
         for (size_t k = 0; k < sizeof with_value / sizeof with_value[0]; k++)
             if (ri_arg_is(&arg, with_value[k])) known = true;
@@ -83,6 +87,8 @@ int ri_cmd_serve(int argc, char **argv) {
         else if (ri_arg_is(&arg, "--checkpoint-path")) cfg.checkpoint_path = v[0] ? v : NULL;
         else if (ri_arg_is(&arg, "--server-id")) cfg.server_id = v;
         else if (ri_arg_is(&arg, "--store")) cfg.store_dir = v;
+        else if (ri_arg_is(&arg, "--tls-cert")) cfg.tls_cert = v;
+        else if (ri_arg_is(&arg, "--tls-key")) cfg.tls_key = v;
         else if (ri_arg_is(&arg, "--memory-budget")) {
             if (!ri_parse_bytes(v, &cfg.memory_budget, &why))
                 return ri_usage("ri serve", "--memory-budget: %s", why);
@@ -124,11 +130,15 @@ int ri_cmd_serve(int argc, char **argv) {
             else cfg.lease_ms = (uint32_t)(n ? n : 1) * 1000u;
         }
     }
-    char err[512];
-    ri_server *s = ri_server_new(&cfg, err, sizeof err);
+    if (!cfg.tls_cert != !cfg.tls_key)
+        return ri_usage("ri serve", "%s needs %s too", cfg.tls_cert ? "--tls-cert" : "--tls-key",
+                        cfg.tls_cert ? "--tls-key" : "--tls-cert");
+    char err[1024];
+    ri_server_errcode code;
+    ri_server *s = ri_server_open(&cfg, &code, err, sizeof err);
     if (!s) {
         fprintf(stderr, "ri serve: %s\n", err);
-        return RI_EXIT_INTERNAL;
+        return code == RI_SERVER_BAD_CONFIG ? RI_EXIT_USAGE : RI_EXIT_INTERNAL;
     }
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);

@@ -69,6 +69,7 @@ static void run_message(srv_sandbox *sb, json_t *msg) {
     if (!json_is_string(lang) || strcmp(json_string_value(lang), "wasm") != 0) {
         char why[200];
         snprintf(why, sizeof why, "Unsupported language: %.100s", json_is_string(lang) ? json_string_value(lang) : "?");
+        atomic_fetch_add(&sb->s->m.executions_refused, 1);
         if (c) {
             srv_conn_send_error(c, "SANDBOX_EXECUTION_UNSUPPORTED_LANGUAGE_ERROR", why);
             srv_conn_send_status(c, "SANDBOX_EXECUTION_DONE");
@@ -76,6 +77,7 @@ static void run_message(srv_sandbox *sb, json_t *msg) {
         return;
     }
     if (!json_is_string(code)) {
+        atomic_fetch_add(&sb->s->m.executions_refused, 1);
         bad_request(sb, "Invalid code: a base64-encoded WebAssembly module was expected.");
         return;
     }
@@ -178,6 +180,7 @@ static bool immediate(srv_sandbox *sb, json_t *msg) {
     }
     if (!action) {
         if (exec_running(sb) && json_object_get(msg, "language")) {
+            atomic_fetch_add(&sb->s->m.executions_refused, 1);
             if (c) srv_conn_send_error(c, "SANDBOX_EXECUTION_ERROR", "An execution is already in progress.");
             return true;
         }
@@ -222,6 +225,7 @@ static bool immediate(srv_sandbox *sb, json_t *msg) {
         return true;
     }
     if (srv_action_known(action)) {
+        if (strcmp(action, "execute") == 0) atomic_fetch_add(&sb->s->m.executions_refused, 1);
         if (c)
             srv_conn_send(c, srv_ev_result_err(action, json_object_get(msg, "request_id"), "EXECUTION_IN_PROGRESS",
                                                "An execution is already in progress.", NULL));

@@ -301,6 +301,9 @@ static void restore_work(srv_job *job) {
         return;
     }
     srv_unmap(img, n);
+    /* a delta was read with its parent (a full image is its own parent) */
+    bool with_parent = sb->delta.parent_known && strcmp(sb->delta.parent_file, latest) != 0;
+    job->restore_bytes = n + (with_parent ? sb->delta.parent_len : 0);
     job->new_sb = rsb;
     job->ok = true;
 }

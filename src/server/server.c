@@ -223,7 +223,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         memset(pss, 0, sizeof *pss);
         const char *uri = in ? (const char *)in : "";
         if (strcmp(uri, "/status") == 0)
-            return http_reply(wsi, pss, HTTP_STATUS_OK, "application/json", strdup("{\"status\":\"ok\"}"));
+            return http_reply(wsi, pss, HTTP_STATUS_OK, "application/json", srv_status_text(s));
         if (strcmp(uri, "/metrics") == 0)
             return http_reply(wsi, pss, HTTP_STATUS_OK, "text/plain; version=0.0.4", srv_metrics_text(s));
         return http_reply(wsi, pss, HTTP_STATUS_NOT_FOUND, "application/json",
@@ -274,6 +274,8 @@ static void tick_cb(lws_sorted_usec_list_t *sul) {
     lws_sul_schedule(s->ctx, 0, &s->tick, tick_cb, SRV_TICK_MS * LWS_US_PER_MS);
 }
 
+static const char bad_server_id[] = "invalid server id (1-63 of A-Z a-z 0-9 . _ -)";
+
 static bool server_id_valid(const char *id) {
     size_t n = strlen(id);
     if (n == 0 || n > 63) return false;
@@ -313,9 +315,10 @@ srv *srv_new_core(const ri_server_config *cfg, char *err, size_t errcap) {
     pthread_cond_init(&s->q_cond, NULL);
     pthread_mutex_init(&s->log_lock, NULL);
     atomic_init(&s->stop, false);
+    s->m.started_us = srv_mono_us();
     if (s->cfg.server_id) {
         if (!server_id_valid(s->cfg.server_id)) {
-            snprintf(err, errcap, "invalid server id (1-63 of A-Z a-z 0-9 . _ -)");
+            snprintf(err, errcap, "%s", bad_server_id);
             ri_server_free(s);
             return NULL;
         }
@@ -372,13 +375,36 @@ srv *srv_new_core(const ri_server_config *cfg, char *err, size_t errcap) {
     return s;
 }
 
+/* What the caller can fix, checked before anything is made: the server id, the TLS files. */
+static bool config_valid(const ri_server_config *cfg, char *err, size_t errcap) {
+    if (!cfg) return true;
+    if (cfg->server_id && !server_id_valid(cfg->server_id))
+        return snprintf(err, errcap, "%s", bad_server_id), false;
+    if (!cfg->tls_cert && !cfg->tls_key) return true;
+#ifndef LWS_WITH_TLS
+    return snprintf(err, errcap, "TLS: this build's libwebsockets has no TLS support"), false;
+#else
+    return srv_tls_check(cfg->tls_cert, cfg->tls_key, err, errcap);
+#endif
+}
+
 ri_server *ri_server_new(const ri_server_config *cfg, char *err, size_t errcap) {
+    return ri_server_open(cfg, NULL, err, errcap);
+}
+
+ri_server *ri_server_open(const ri_server_config *cfg, ri_server_errcode *code, char *err, size_t errcap) {
+    ri_server_errcode unused;
+    if (!code) code = &unused;
+    *code = RI_SERVER_BAD_CONFIG;
+    if (!config_valid(cfg, err, errcap)) return NULL;
+    *code = RI_SERVER_FAILED;
     srv *s = srv_new_core(cfg, err, errcap);
     if (!s) return NULL;
+    bool tls = s->cfg.tls_cert != NULL;
     lws_set_log_level(LLL_ERR, lws_log_sink);
     struct lws_context_creation_info info;
     memset(&info, 0, sizeof info);
-    info.options = LWS_SERVER_OPTION_EXPLICIT_VHOSTS;
+    info.options = LWS_SERVER_OPTION_EXPLICIT_VHOSTS | (tls ? LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT : 0);
     info.user = s;
     info.count_threads = 1;
     info.port = CONTEXT_PORT_NO_LISTEN;
@@ -394,9 +420,16 @@ ri_server *ri_server_new(const ri_server_config *cfg, char *err, size_t errcap) 
     info.protocols = protocols;
     info.vhost_name = "default";
     info.user = s;
+    if (tls) { /* the same port serves wss:// and https://; a plain client's handshake fails */
+        info.options = LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT; /* lws reads it per vhost too */
+        info.ssl_cert_filepath = s->cfg.tls_cert;
+        info.ssl_private_key_filepath = s->cfg.tls_key;
+        info.alpn = "http/1.1"; /* no HTTP/2: WebSocket and /status as over plain ws */
+    }
     s->vhost = lws_create_vhost(s->ctx, &info);
     if (!s->vhost) {
-        snprintf(err, errcap, "cannot listen on %s:%d", s->cfg.host, s->cfg.port);
+        snprintf(err, errcap, "cannot listen on %s:%d%s", s->cfg.host, s->cfg.port,
+                 tls ? " (or the TLS setup with the certificate and key failed)" : "");
         ri_server_free(s);
         return NULL;
     }
@@ -417,8 +450,12 @@ void ri_server_stop(ri_server *s) {
 }
 
 bool ri_server_run(ri_server *s) {
-    srv_log(s, "info", "listening", "{s:s, s:i, s:s?, s:i}", "host", s->cfg.host, "port", s->port, "checkpoint_path",
-            s->checkpoint_path, "workers", (int)s->nthreads);
+    bool tls = s->cfg.tls_cert != NULL;
+    srv_log(s, "info", "listening", "{s:s, s:i, s:s, s:s?, s:i}", "host", s->cfg.host, "port", s->port, "scheme",
+            tls ? "wss" : "ws", "checkpoint_path", s->checkpoint_path, "workers", (int)s->nthreads);
+    if (!tls && !srv_host_is_loopback(s->cfg.host))
+        srv_log(s, "warning", "listening on a non-loopback address without TLS: sandbox tokens and data cross the "
+                "network in clear text (use --tls-cert and --tls-key)", "{s:s}", "host", s->cfg.host);
     lws_sul_schedule(s->ctx, 0, &s->tick, tick_cb, SRV_TICK_MS * LWS_US_PER_MS);
     while (!atomic_load(&s->stop))
         if (lws_service(s->ctx, 0) < 0) break;

@@ -155,11 +155,48 @@ bool srv_handoff_requested(const char *root, const char *id);
 void srv_handoff_clear(const char *root, const char *id);
 
 /* ---- metrics (metrics.c) ---------------------------------------------------------------- */
+/* Histograms: counts per bucket (not cumulative; the last one is above every bound) and the
+ * sum, in microseconds or bytes; atomic, so any thread may observe. */
+#define SRV_HIST_BUCKETS 19
+typedef enum srv_hist_id {
+    SRV_HIST_EXEC_RUN,                  /* a language/code execution: request to end */
+    SRV_HIST_EXEC_ACTION,               /* an execute action: request to result */
+    SRV_HIST_CKPT_TIME,                 /* a checkpoint on its worker (queue wait apart) */
+    SRV_HIST_CKPT_BYTES,                /* the image written (full or delta) */
+    SRV_HIST_RESTORE_TIME,              /* a restore on its worker */
+    SRV_HIST_RESTORE_BYTES,             /* the images read (a delta and its parent) */
+    SRV_HIST_COUNT
+} srv_hist_id;
+typedef struct srv_hist {
+    atomic_uint_fast64_t n[SRV_HIST_BUCKETS + 1];
+    atomic_uint_fast64_t sum;
+} srv_hist;
 typedef struct srv_metrics {
     atomic_uint_fast64_t executions, checkpoints, checkpoint_failures, restores, restore_failures, hibernations,
         messages, bad_messages, connections_total;
+    atomic_uint_fast64_t executions_refused; /* execution requests answered without running */
+    int64_t started_us;                 /* monotonic: the server's uptime */
+    srv_hist hist[SRV_HIST_COUNT];
 } srv_metrics;
+/* The sandboxes of this server by state (service thread). */
+typedef struct srv_counts {
+    uint64_t total, live, attached, hibernated, executing, memory_bytes, paused_for_output;
+} srv_counts;
+void srv_count_sandboxes(srv *s, srv_counts *out);
+void srv_metrics_observe(srv *s, srv_hist_id h, uint64_t value);
+/* A finished job (service thread, before its done callback): its durations and bytes. */
+void srv_metrics_job_done(srv *s, const srv_job *job);
 char *srv_metrics_text(srv *s);
+/* GET /status: {"status":"ok", version, server id, uptime, sandbox counts, ...} (malloc'd). */
+char *srv_status_text(srv *s);
+
+/* ---- TLS (tls.c) ------------------------------------------------------------------------- */
+/* Whether cert and key are a readable PEM certificate (chain) and its unencrypted private
+ * key; why names the file and the reason. */
+bool srv_tls_check(const char *cert, const char *key, char *why, size_t whycap);
+const char *srv_tls_library_version(void);
+/* 127.0.0.0/8, ::1, ::ffff:127.x, localhost. */
+bool srv_host_is_loopback(const char *host);
 
 /* ---- connections ------------------------------------------------------------------------ */
 typedef struct srv_frame {
@@ -333,6 +370,7 @@ struct srv_job {
     bool lease_taken;                   /* the worker took the new sandbox's lease */
     int64_t submitted_us, started_us, ended_us; /* monotonic: queue and work times for the logs */
     srv_ckpt_info ckpt;                 /* a checkpoint job: what it wrote */
+    uint64_t restore_bytes;             /* a restore job: the bytes of the images it read */
     /* Housekeeping the worker runs after posting the job (the job may be freed by then,
      * so it gets its own context, which it frees): a checkpoint's pruning of old images
      * is not on the client's critical path. */

@@ -230,6 +230,7 @@ void srv_drain(srv *s) {
             s->jobs_out--;
             if (sb->job == job) sb->job = NULL;
             srv_sandbox_touch(sb);
+            srv_metrics_job_done(s, job); /* before done: a client told of the end sees it counted */
             if (job->done) job->done(job);
             srv_job_free(job);
             if (sb->sb && !sb->job) sb->mem_bytes = ri_sandbox_get_metrics(sb->sb).memory_used_bytes;

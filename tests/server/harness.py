@@ -13,6 +13,7 @@ import json
 import os
 import re
 import shutil
+import ssl
 import subprocess
 import sys
 import tempfile
@@ -89,10 +90,13 @@ _SERVERS = []
 
 
 class Server:
-    """One `ri serve` process. ckpt=None: no checkpoint path at all (flag and env unset)."""
+    """One `ri serve` process. ckpt=None: no checkpoint path at all (flag and env unset).
+    tls=(CERT, KEY): served with --tls-cert/--tls-key; its url is wss://, http_get uses
+    https://, and the clients trust CERT (client_kw)."""
 
-    def __init__(self, ri, ckpt="new", args=(), env_ckpt=False, start=True):
+    def __init__(self, ri, ckpt="new", args=(), env_ckpt=False, start=True, tls=None):
         self.ri = ri
+        self.tls = tls
         self.dir = tempfile.mkdtemp(prefix="ri-srv-")
         if ckpt == "new":
             ckpt = os.path.join(self.dir, "volume")
@@ -115,6 +119,8 @@ class Server:
                 env["CHECKPOINT_AND_RESTORE_PATH"] = self.ckpt
             else:
                 cmd += ["--checkpoint-path", self.ckpt]
+        if self.tls:
+            cmd += ["--tls-cert", self.tls[0], "--tls-key", self.tls[1]]
         cmd += self.args
         n = len([f for f in os.listdir(self.dir) if f.startswith("out")])
         self.out_path = os.path.join(self.dir, f"out{n}.txt")
@@ -148,15 +154,28 @@ class Server:
 
     @property
     def url(self):
-        return f"ws://127.0.0.1:{self.port}"
+        return f"{'wss' if self.tls else 'ws'}://127.0.0.1:{self.port}"
+
+    def ssl_context(self):
+        """A client context that trusts this server's certificate only (None without TLS)."""
+        if not self.tls:
+            return None
+        ctx = ssl.create_default_context(ssl.Purpose.SERVER_AUTH, cafile=self.tls[0])
+        return ctx
+
+    def client_kw(self):
+        """Keyword arguments of Client.connect for this server."""
+        return {"ssl": self.ssl_context()} if self.tls else {}
 
     def alive(self):
         return self.proc is not None and self.proc.poll() is None
 
     def http_get(self, path, timeout=5.0):
         """(status code, body text) of GET path."""
+        scheme = "https" if self.tls else "http"
         try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{self.port}{path}", timeout=timeout) as r:
+            with urllib.request.urlopen(f"{scheme}://127.0.0.1:{self.port}{path}", timeout=timeout,
+                                        context=self.ssl_context()) as r:
                 return r.status, r.read().decode("utf-8", "replace")
         except urllib.error.HTTPError as e:
             return e.code, e.read().decode("utf-8", "replace")
@@ -423,7 +442,7 @@ class Session:
 
 async def create(server, **kw):
     """Creates a sandbox; checks SANDBOX_CREATING, sandbox_id, SANDBOX_RUNNING in that order."""
-    c = await Client.connect(server.url + "/create")
+    c = await Client.connect(server.url + "/create", **server.client_kw())
     await c.send(init_message(**kw))
     got = await c.until_status("SANDBOX_RUNNING", 10)
     st = [f for f in got if f.get("event") in ("status_update", "sandbox_id")]
@@ -437,7 +456,7 @@ async def attach(server, sid, token):
     url = f"{server.url}/attach/{sid}"
     if token is not None:
         url += f"?sandbox_token={token}"
-    return await Client.connect(url)
+    return await Client.connect(url, **server.client_kw())
 
 
 async def attach_running(server, sid, token, restoring=None):

@@ -69,7 +69,8 @@ static void serve_status_metrics_and_stop(void **state) {
     assert_int_equal(pthread_create(&t, NULL, serve, s), 0);
     char *r = http_get(port, "/status");
     assert_non_null(strstr(r, "200"));
-    assert_non_null(strstr(r, "{\"status\":\"ok\"}"));
+    assert_non_null(strstr(r, "{\"status\":\"ok\","));
+    assert_non_null(strstr(r, "\"sandboxes\":{\"total\":0,"));
     free(r);
     r = http_get(port, "/metrics");
     assert_non_null(strstr(r, "# TYPE ri_server_sandboxes_live gauge"));
@@ -101,14 +102,31 @@ static void refused_configs(void **state) {
     ri_server_config c = ri_server_config_default();
     c.port = 0;
     char err[256] = "";
+    ri_server_errcode code = RI_SERVER_OK;
     c.server_id = "bad id/with slash";
-    assert_null(ri_server_new(&c, err, sizeof err));
+    assert_null(ri_server_open(&c, &code, err, sizeof err));
     assert_non_null(strstr(err, "server id"));
+    assert_int_equal(code, RI_SERVER_BAD_CONFIG); /* the caller's to fix */
     c.server_id = NULL;
+    /* TLS files: named with the reason, before anything is made */
+    c.tls_cert = "/nonexistent/cert.pem";
+    c.tls_key = "/nonexistent/key.pem";
+    assert_null(ri_server_open(&c, &code, err, sizeof err));
+    assert_non_null(strstr(err, "/nonexistent/cert.pem: No such file or directory"));
+    assert_int_equal(code, RI_SERVER_BAD_CONFIG);
+    c.tls_key = NULL;
+    assert_null(ri_server_open(&c, &code, err, sizeof err));
+    assert_non_null(strstr(err, "both a certificate and its private key"));
+    c.tls_cert = "/proc/version"; /* readable, not PEM */
+    c.tls_key = "/proc/version";
+    assert_null(ri_server_open(&c, &code, err, sizeof err));
+    assert_non_null(strstr(err, "/proc/version: not a usable PEM certificate"));
+    c.tls_cert = c.tls_key = NULL;
     c.checkpoint_path = "/proc/version/not-a-dir";
     err[0] = 0;
-    assert_null(ri_server_new(&c, err, sizeof err));
+    assert_null(ri_server_open(&c, &code, err, sizeof err));
     assert_non_null(strstr(err, "checkpoint path"));
+    assert_int_equal(code, RI_SERVER_FAILED);
 }
 
 int main(void) {

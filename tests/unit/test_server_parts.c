@@ -278,8 +278,49 @@ static void host_modules_namespace(void **state) {
     ri_sandboxes_free(f);
 }
 
+static void loopback_addresses(void **state) {
+    (void)state;
+    const char *yes[] = {"127.0.0.1", "127.1.2.3", "::1", "localhost", "LOCALHOST", "::ffff:127.0.0.1"};
+    const char *no[] = {"0.0.0.0", "::", "10.0.0.1", "192.168.1.1", "example.com", "", "::ffff:10.0.0.1", "128.0.0.1"};
+    for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++) assert_true(srv_host_is_loopback(yes[i]));
+    for (size_t i = 0; i < sizeof no / sizeof no[0]; i++) assert_false(srv_host_is_loopback(no[i]));
+    assert_false(srv_host_is_loopback(NULL));
+}
+
+/* A bound belongs to its own bucket (le is "less or equal"); buckets are cumulative; sums exact. */
+static void histogram_buckets(void **state) {
+    (void)state;
+    char err[256];
+    srv *s = srv_new_core(NULL, err, sizeof err);
+    assert_non_null(s);
+    srv_metrics_observe(s, SRV_HIST_CKPT_BYTES, 4096);
+    srv_metrics_observe(s, SRV_HIST_CKPT_BYTES, 4097);
+    srv_metrics_observe(s, SRV_HIST_CKPT_BYTES, 1ull << 40); /* above every bound: +Inf only */
+    srv_metrics_observe(s, SRV_HIST_EXEC_ACTION, 1000);      /* 1 ms */
+    char *t = srv_metrics_text(s);
+    assert_non_null(t);
+    const char *want[] = {
+        "# TYPE ri_server_checkpoint_bytes histogram\n",
+        "ri_server_checkpoint_bytes_bucket{le=\"4096\"} 1\n",
+        "ri_server_checkpoint_bytes_bucket{le=\"16384\"} 2\n",
+        "ri_server_checkpoint_bytes_bucket{le=\"4294967296\"} 2\n",
+        "ri_server_checkpoint_bytes_bucket{le=\"+Inf\"} 3\n",
+        "ri_server_checkpoint_bytes_sum 1099511635969\n",
+        "ri_server_checkpoint_bytes_count 3\n",
+        "ri_server_execution_duration_seconds_bucket{kind=\"execute\",le=\"0.0005\"} 0\n",
+        "ri_server_execution_duration_seconds_bucket{kind=\"execute\",le=\"0.001\"} 1\n",
+        "ri_server_execution_duration_seconds_sum{kind=\"execute\"} 0.001000\n",
+        "ri_server_execution_duration_seconds_count{kind=\"run\"} 0\n",
+        "ri_build_info{version=\"",
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) assert_non_null(strstr(t, want[i]));
+    free(t);
+    ri_server_free(s);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(loopback_addresses),         cmocka_unit_test(histogram_buckets),
         cmocka_unit_test(utf8_split_character_waits), cmocka_unit_test(utf8_invalid_bytes_become_fffd),
         cmocka_unit_test(base64_strict),              cmocka_unit_test(ids_and_tokens),
         cmocka_unit_test(message_limits),             cmocka_unit_test(volume_layout),
