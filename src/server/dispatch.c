@@ -202,9 +202,8 @@ static bool immediate(srv_sandbox *sb, json_t *msg) {
         }
         return true;
     }
-    if (strcmp(action, "reconnect") == 0) {
-        if (c && exec_running(sb))
-            for (srv_replay *r = sb->replay_head; r; r = r->next) srv_conn_send(c, strdup(r->text));
+    if (strcmp(action, "reconnect") == 0) { /* resumes where the last socket's writes ended */
+        if (c) srv_output_reconnect(c, exec_running(sb));
         return true;
     }
     if (!exec_running(sb)) return false;
@@ -319,6 +318,8 @@ void srv_handle_parsed(srv_conn *c, json_t *msg, const char *why) {
     }
     srv_sandbox *sb = c->sb;
     srv_sandbox_touch(sb);
+    const char *action = msg ? str(msg, "action") : NULL;
+    if (c->out_held && !(action && strcmp(action, "reconnect") == 0)) srv_output_release(c, exec_running(sb));
     if (!msg) {
         bad_request(sb, why);
         return;

@@ -1,7 +1,9 @@
 /* Executions of `{"language":"wasm","code":...}`: the module is loaded and its `_start`
  * runs on a worker, with the I/O ABI ri.write / ri.read (docs/SERVER.md). Output goes
- * out as UTF-8 text events (a character split across writes waits for its end); stdin
- * is a buffer the service thread fills; kill_process interrupts the run and wakes a read. */
+ * out as UTF-8 text (a character split across writes waits for its end) through the
+ * sandbox's output log (outlog.c); stdin is a buffer the service thread fills;
+ * kill_process interrupts the run and wakes a read. A program that fails once it runs
+ * reports it as the original does: its error on stderr, then SANDBOX_EXECUTION_DONE. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,8 +28,8 @@ static void emit_output(srv_sandbox *sb, int fd, const uint8_t *data, size_t len
     size_t n;
     char *text = srv_utf8_feed(&sb->out_utf8[fd - 1], data, len, flush, &n);
     if (!text) return;
-    if (n > 0) srv_post(sb->s, sb, srv_ev_output(fd == 1 ? "stdout" : "stderr", text, n), true);
-    free(text);
+    if (n > 0) srv_post_output(sb->s, sb, fd, text, n);
+    else free(text);
 }
 
 static int host_write(ri_host_call *call, void *user, const ri_val *args, ri_val *results) {
@@ -118,11 +120,11 @@ ri_sandbox *srv_sandbox_make(srv_sandbox *sb, ri_sandbox_error *err) {
 
 /* ---- the execution job ------------------------------------------------------------------- */
 
-static void post_status(srv_sandbox *sb, const char *status) { srv_post(sb->s, sb, srv_ev_status(status), false); }
+static void post_status(srv_sandbox *sb, const char *status) { srv_post(sb->s, sb, srv_ev_status(status)); }
 
 static void post_error(srv_sandbox *sb, const char *status, const char *message) {
     post_status(sb, status);
-    srv_post(sb->s, sb, srv_ev_error(message), false);
+    srv_post(sb->s, sb, srv_ev_error(message));
 }
 
 static void format_error(const ri_sandbox_error *e, char *out, size_t cap) {
@@ -132,16 +134,26 @@ static void format_error(const ri_sandbox_error *e, char *out, size_t cap) {
         snprintf(out, cap, "%s: %s", ri_sandbox_errcode_name(e->code), e->message);
 }
 
-/* The call is over: the rest of its output, its error, and back to unpausable calls. */
+/* The call is over: the rest of its output, its error on stderr (a failing program is not
+ * a protocol error), its DONE event (job->event, with exit_code and the typed error), and
+ * back to unpausable calls. */
 static void execution_end(srv_job *job, const ri_sandbox_result *r) {
     srv_sandbox *sb = job->sb;
     ri_sandbox_set_pause_on(sb->sb, 0, NULL);
     emit_output(sb, 1, NULL, 0, true);
     emit_output(sb, 2, NULL, 0, true);
-    if (!r->ok && !atomic_load(&sb->killed)) {
+    if (atomic_load(&sb->killed)) {
+        job->event = srv_ev_done(false, "KILLED", "The execution was stopped.", NULL);
+    } else if (!r->ok) {
         char msg[700];
         format_error(&r->error, msg, sizeof msg);
-        post_error(sb, "SANDBOX_EXECUTION_ERROR", msg);
+        size_t n = strlen(msg);
+        msg[n] = '\n';
+        emit_output(sb, 2, (const uint8_t *)msg, n + 1, true);
+        job->event = srv_ev_done(false, ri_sandbox_errcode_name(r->error.code), r->error.message,
+                                 r->error.code == RI_SANDBOX_WASM_TRAP ? r->error.trap_kind : NULL);
+    } else {
+        job->event = srv_ev_done(true, NULL, NULL, NULL);
     }
 }
 
@@ -232,21 +244,26 @@ static void execution_work(srv_job *job) {
     ri_sandbox_result_free(&r);
 }
 
-/* No stdin, no kill request, no output to replay: the state between executions. */
+/* No stdin, no kill request: the state between executions. */
 static void reset_io(srv_sandbox *sb) {
     pthread_mutex_lock(&sb->io_lock);
     sb->stdin_len = 0;
     sb->stdin_closed = false;
     atomic_store(&sb->killed, false);
     pthread_mutex_unlock(&sb->io_lock);
-    srv_replay_clear(sb);
 }
 
 /* DONE is sent here, on the service thread, once the sandbox is free again: a client that
- * acts on DONE never finds the execution still running. */
+ * acts on DONE never finds the execution still running. It follows the rest of the output
+ * and is kept for a reconnect until written (outlog.c). */
 static void execution_done(srv_job *job) {
     srv_sandbox *sb = job->sb;
-    if (sb->conn) srv_conn_send_status(sb->conn, "SANDBOX_EXECUTION_DONE");
+    if (job->event) { /* it ran (execution_end) */
+        srv_output_done(sb, job->event);
+        job->event = NULL;
+    } else if (sb->conn) { /* refused before it ran: no RUNNING, a plain DONE */
+        srv_conn_send_status(sb->conn, "SANDBOX_EXECUTION_DONE");
+    }
     reset_io(sb);
     sb->detached_since = 0; /* the next execution's grace starts when it runs detached */
     if (sb->detached_ended) { /* ended by the grace period: with checkpointing, saved and freed */
@@ -265,6 +282,7 @@ void srv_start_execution(srv_sandbox *sb, json_t *msg) {
         return;
     }
     reset_io(sb);
+    srv_output_new_execution(sb);
     atomic_fetch_add(&sb->s->m.executions, 1);
     srv_submit(sb->s, job);
 }

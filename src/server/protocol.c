@@ -69,6 +69,17 @@ char *srv_ev_output(const char *stream, const char *text, size_t len) {
     return dump(json_pack("{s:s, s:s%}", "event", stream, "data", text, len));
 }
 
+char *srv_ev_done(bool ok, const char *code, const char *message, const char *trap_kind) {
+    json_t *o = json_pack("{s:s, s:s, s:i}", "event", "status_update", "status", "SANDBOX_EXECUTION_DONE",
+                          "exit_code", ok ? 0 : 1);
+    if (o && !ok) {
+        json_t *e = json_pack("{s:s, s:s}", "code", code, "message", message);
+        if (e && trap_kind && trap_kind[0]) json_object_set_new(e, "trap_kind", json_string(trap_kind));
+        if (e) json_object_set_new(o, "error", e);
+    }
+    return dump(o);
+}
+
 char *srv_ev_sandbox_id(const char *id, const char *token) {
     return dump(json_pack("{s:s, s:s, s:s}", "event", "sandbox_id", "sandbox_id", id, "sandbox_token", token));
 }

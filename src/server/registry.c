@@ -43,17 +43,6 @@ srv_sandbox *srv_sandbox_find(srv *s, const char *id) {
 
 void srv_sandbox_ref(srv_sandbox *sb) { sb->refs++; }
 
-void srv_replay_clear(srv_sandbox *sb) {
-    while (sb->replay_head) {
-        srv_replay *r = sb->replay_head;
-        sb->replay_head = r->next;
-        free(r->text);
-        free(r);
-    }
-    sb->replay_tail = NULL;
-    sb->replay_bytes = 0;
-}
-
 static void free_sandbox(srv_sandbox *sb) {
     if (sb->snapper) ri_snapshotter_free(sb->snapper);
     if (sb->named) ri_snapshots_free(sb->named);
@@ -65,7 +54,7 @@ static void free_sandbox(srv_sandbox *sb) {
         json_decref(p->msg);
         free(p);
     }
-    srv_replay_clear(sb);
+    srv_outlog_clear(sb);
     srv_delta_clear(&sb->delta);
     free(sb->stdin_buf);
     srv_cfg_free(&sb->cfg);

@@ -8,10 +8,11 @@
 
 #include "server_internal.h"
 
-/* Output waits for the client: above the sandbox's low mark or 3/4 of the budget. */
+/* Output waits for the client: above the sandbox's low mark or 3/4 of the budget. With no
+ * client attached it waits too, for a reconnect (or the end of the grace period). */
 static bool output_blocked(srv_sandbox *sb) {
     srv *s = sb->s;
-    if (!sb->conn || sb->removed || atomic_load(&sb->killed)) return false;
+    if (sb->removed || atomic_load(&sb->killed)) return false;
     if (atomic_load(&sb->out_bytes) > SRV_SB_OUT_LOW) return true;
     return s->cfg.output_budget && atomic_load(&s->out_bytes) > s->cfg.output_budget / 4 * 3;
 }

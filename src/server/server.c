@@ -164,33 +164,6 @@ static void on_receive(struct lws *wsi, srv_pss *pss, const void *in, size_t len
     srv_conn_message(c, text, n);
 }
 
-static int on_writeable(struct lws *wsi, srv_pss *pss) {
-    srv_conn *c = pss->c;
-    if (!c) return 0;
-    srv_frame *f = c->head;
-    if (f) {
-        c->head = f->next;
-        if (!c->head) c->tail = NULL;
-        c->queued -= f->len;
-        int w = lws_write(wsi, f->buf + LWS_PRE, f->len, LWS_WRITE_TEXT);
-        srv_sandbox *out_sb = f->out_sb;
-        if (out_sb) srv_sandbox_ref(out_sb);
-        srv_frame_free(c->s, f);
-        if (out_sb) { /* its execution may be waiting for this client to read */
-            if (out_sb->parked) srv_sched_unpark(out_sb);
-            srv_sandbox_unref(out_sb);
-        }
-        if (w < 0) return -1;
-        if (c->head || c->closing) lws_callback_on_writable(wsi);
-        return 0;
-    }
-    if (c->closing) {
-        lws_close_reason(wsi, (enum lws_close_status)c->close_code, NULL, 0);
-        return -1;
-    }
-    return 0;
-}
-
 static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len) {
     srv_pss *pss = user;
     switch (reason) {
@@ -208,7 +181,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         on_receive(wsi, pss, in, len);
         return 0;
     case LWS_CALLBACK_SERVER_WRITEABLE:
-        return on_writeable(wsi, pss);
+        return pss->c ? srv_conn_writeable(pss->c) : 0;
     case LWS_CALLBACK_CLOSED:
         if (pss && pss->c) {
             srv *s = srv_of(wsi);

@@ -20,7 +20,8 @@
 #define SRV_ID_LEN (8 + SRV_ID_HEX)
 #define SRV_TOKEN_HEX 32                /* 128 random bits */
 #define SRV_STDIN_MAX (1u << 20)
-#define SRV_REPLAY_MAX (4u << 20)
+#define SRV_OUT_EVENT_MAX 1024u         /* bytes of data per stdout/stderr event (the original's) */
+#define SRV_OUT_KEEP_MAX (4u << 20)     /* undelivered output kept while no client reads it */
 #define SRV_CONN_QUEUE_MAX (64u << 20)
 #define SRV_PENDING_MAX 256
 #define SRV_TICK_MS 100
@@ -78,6 +79,9 @@ json_t *srv_parse_message(const char *text, size_t len, size_t max_bytes, uint32
 char *srv_ev_status(const char *status);
 char *srv_ev_error(const char *message);
 char *srv_ev_output(const char *stream, const char *text, size_t len);
+/* SANDBOX_EXECUTION_DONE of an execution that ran, with our fields (the original's clients
+ * ignore them): "exit_code" 0 or 1, and on failure "error":{"code","message"[,"trap_kind"]}. */
+char *srv_ev_done(bool ok, const char *code, const char *message, const char *trap_kind);
 char *srv_ev_sandbox_id(const char *id, const char *token);
 /* {"event":"result","action":A,"request_id":R,"ok":true, ...fields} (fields stolen). */
 char *srv_ev_result_ok(const char *action, json_t *request_id, json_t *fields);
@@ -201,7 +205,8 @@ bool srv_host_is_loopback(const char *host);
 /* ---- connections ------------------------------------------------------------------------ */
 typedef struct srv_frame {
     struct srv_frame *next;
-    srv_sandbox *out_sb;                /* execution output: counted in its and the server's budget */
+    uint64_t out_mark;                  /* written once the sandbox's output up to here was */
+    uint64_t done_of;                   /* the DONE of the sandbox's execution number done_of, or 0 */
     size_t len;
     unsigned char buf[]; /* LWS_PRE + len */
 } srv_frame;
@@ -215,6 +220,8 @@ struct srv_conn {
     srv_sandbox *sb;                    /* attached sandbox (a reference), or NULL */
     srv_frame *head, *tail;
     size_t queued;
+    bool out_held;                      /* attached during (or after) an execution: its output
+                                         * waits for reconnect (or another message) */
     bool closing;                       /* close once the queue is sent */
     int close_code;
     bool init_done;
@@ -234,12 +241,15 @@ struct srv_conn {
     srv_conn *prev, *next;
 };
 
-/* Queue a frame (text taken over, freed); false if the connection is closing. */
+/* Queue a frame (text taken over, freed); false if the connection is closing. It goes
+ * out after the output its sandbox had posted by now (outlog.c). */
 bool srv_conn_send(srv_conn *c, char *text);
-/* The same for an execution's output, already counted in the output budget (sched.c). */
-bool srv_conn_send_output(srv_conn *c, char *text, srv_sandbox *sb);
-/* A frame leaves (sent or dropped): its output bytes leave the budget. */
+/* The same, to go out once the sandbox's output up to offset mark was delivered; done_of:
+ * the frame is that execution's SANDBOX_EXECUTION_DONE (written: the sandbox forgets it). */
+bool srv_conn_send_at(srv_conn *c, char *text, uint64_t mark, uint64_t done_of);
 void srv_frame_free(srv *s, srv_frame *f);
+/* LWS_CALLBACK_SERVER_WRITEABLE: writes the next frame or output event (server.c). */
+int srv_conn_writeable(srv_conn *c);
 void srv_conn_send_status(srv_conn *c, const char *status);
 void srv_conn_send_error(srv_conn *c, const char *status, const char *message);
 void srv_conn_close(srv_conn *c, int code);
@@ -263,11 +273,15 @@ typedef enum srv_pause_why { SRV_PAUSE_SLICE, SRV_PAUSE_OUTPUT } srv_pause_why;
 
 typedef enum srv_ckpt_reason { SRV_CKPT_CLIENT, SRV_CKPT_IDLE, SRV_CKPT_HANDOFF, SRV_CKPT_SHUTDOWN } srv_ckpt_reason;
 
-typedef struct srv_replay {
-    struct srv_replay *next;
-    char *text;
-    size_t len;
-} srv_replay;
+/* Output of the sandbox's executions not yet written to a socket (outlog.c). */
+typedef struct srv_outchunk {
+    struct srv_outchunk *next;
+    char *data;                         /* valid UTF-8 */
+    size_t len, pos;                    /* pos: bytes delivered (or dropped) */
+    uint8_t fd;                         /* 1 stdout, 2 stderr */
+    bool notice;                        /* ours: output was dropped here (not counted) */
+    bool in_budget;                     /* counted in the server's output budget */
+} srv_outchunk;
 
 struct srv_pending {
     struct srv_pending *next;
@@ -307,8 +321,14 @@ struct srv_sandbox {
     srv_job *job;                       /* the job on a worker, or NULL */
     srv_pending *pend_head, *pend_tail;
     size_t npending;
-    srv_replay *replay_head, *replay_tail;
-    size_t replay_bytes;
+    /* output not yet written to a socket, in order; offsets count its bytes since the
+     * sandbox was made: posted (appended) and delivered (written, or dropped) */
+    srv_outchunk *out_head, *out_tail;
+    size_t out_kept;                    /* the program's bytes in out_head..out_tail */
+    uint64_t out_posted, out_delivered, out_dropped;
+    uint64_t exec_seq;                  /* executions started (numbers them) */
+    char *done_event;                   /* the DONE of execution done_seq, not yet written */
+    uint64_t done_seq;
     bool kill_pending;                  /* kill_sandbox waits for the job */
     bool handoff_pending;               /* another server asked for it */
     bool lease_held;
@@ -343,8 +363,9 @@ struct srv_sandbox {
 typedef struct srv_item {
     struct srv_item *next;
     srv_sandbox *sb;                    /* events: the sandbox they belong to */
-    char *text;                         /* an event, or NULL for a job */
-    bool output;                        /* stdout/stderr of an execution: replay buffer */
+    char *text;                         /* an event or output, or NULL for a job */
+    uint8_t fd;                         /* output: 1 stdout, 2 stderr (text: len bytes of UTF-8) */
+    size_t len;
     srv_job *job;
 } srv_item;
 
@@ -438,7 +459,10 @@ bool srv_run_queued_job(srv *s);
 void srv_submit(srv *s, srv_job *job);  /* takes a reference on job->sb; sets sb->job */
 void srv_resubmit(srv *s, srv_job *job); /* a paused execution's next slice (no new reference) */
 /* From a worker: an event for the sandbox's connection (text taken over). */
-void srv_post(srv *s, srv_sandbox *sb, char *text, bool output);
+void srv_post(srv *s, srv_sandbox *sb, char *text);
+/* From a worker: output (len bytes of UTF-8 taken over) to fd 1 or 2; counted in the
+ * output budget until delivered (sched.c). */
+void srv_post_output(srv *s, srv_sandbox *sb, int fd, char *text, size_t len);
 void srv_drain(srv *s);                 /* service thread: process what the workers sent */
 srv_job *srv_job_new(srv_job_kind kind, srv_sandbox *sb, json_t *msg, void (*work)(srv_job *),
                      void (*done)(srv_job *));
@@ -456,7 +480,6 @@ ri_sandbox_config srv_sandbox_full_config(srv_sandbox *sb, ri_host_function fns[
 /* Makes the ri_sandbox (worker or service thread). */
 ri_sandbox *srv_sandbox_make(srv_sandbox *sb, ri_sandbox_error *err);
 void srv_sandbox_touch(srv_sandbox *sb);
-void srv_replay_clear(srv_sandbox *sb);
 json_t *srv_sandbox_metadata(srv_sandbox *sb);
 
 /* ---- executions and jobs (exec.c, jobs.c, snapshots.c) ----------------------------------- */
@@ -516,6 +539,37 @@ void srv_sched_unpark(srv_sandbox *sb);
 /* ---- stale temporary files (tmpclean.c) ------------------------------------------------------ */
 /* Removes temporary files a dead writer left in ROOT/{id} (every id when id is NULL). */
 void srv_clean_temps(srv *s, const char *id);
+
+/* ---- output on its way to the client (outlog.c) ------------------------------------------------ */
+/* Appends output (text taken over) and wakes the connection that reads it. */
+void srv_outlog_append(srv_sandbox *sb, int fd, char *text, size_t len);
+/* The next stdout/stderr event (at most SRV_OUT_EVENT_MAX bytes of data, whole characters),
+ * malloc'd, or NULL (nothing, or out of memory); *n: the bytes it carries. */
+char *srv_outlog_event(srv_sandbox *sb, size_t *n);
+/* n bytes of the head were written to a socket (or are given up). */
+void srv_outlog_delivered(srv_sandbox *sb, size_t n);
+/* Drops all of it (the sandbox goes, or no reconnect will ask for it). */
+void srv_outlog_clear(srv_sandbox *sb);
+/* A new execution starts: the rest of the last one still goes to a client reading it; for
+ * a reconnect only the new one counts. */
+void srv_output_new_execution(srv_sandbox *sb);
+/* Nobody reads it now: keep at most SRV_OUT_KEEP_MAX (the oldest dropped, one notice). */
+void srv_outlog_bound(srv_sandbox *sb);
+/* Whether output waits for c: its sandbox's, not held back. */
+bool srv_output_pending(srv_conn *c);
+/* Its client went: what is left waits for a reconnect, bounded. */
+void srv_output_detach(srv_sandbox *sb);
+/* Attach: a sandbox with an execution running or undelivered output holds its output
+ * back until the client says where it is (reconnect) or sends anything else. */
+void srv_output_attach(srv_conn *c, bool running);
+/* {"action":"reconnect"}: SANDBOX_EXECUTION_RUNNING, then what no socket got yet (and the
+ * DONE of an execution that ended meanwhile). */
+void srv_output_reconnect(srv_conn *c, bool running);
+/* Another message on a held connection: output flows (an ended execution's rest is dropped). */
+void srv_output_release(srv_conn *c, bool running);
+/* An execution that ran has ended: its DONE (event taken over) after the rest of its output,
+ * kept for a reconnect until written. */
+void srv_output_done(srv_sandbox *sb, char *done_event);
 
 /* ---- large messages (parse.c) -------------------------------------------------------------------- */
 /* Handles a complete client message (text taken over, malloc'd), parsing large ones on a worker. */

@@ -162,7 +162,7 @@ void srv_submit(srv *s, srv_job *job) {
 
 void srv_resubmit(srv *s, srv_job *job) { enqueue_job(s, job); }
 
-void srv_post(srv *s, srv_sandbox *sb, char *text, bool output) {
+void srv_post(srv *s, srv_sandbox *sb, char *text) {
     if (!text) return;
     srv_item *it = calloc(1, sizeof *it);
     if (!it) {
@@ -171,37 +171,23 @@ void srv_post(srv *s, srv_sandbox *sb, char *text, bool output) {
     }
     it->sb = sb;
     it->text = text;
-    it->output = output;
-    if (output) { /* counted until sent or dropped: the output budget (sched.c) */
-        size_t n = strlen(text);
-        atomic_fetch_add(&sb->out_bytes, n);
-        atomic_fetch_add(&s->out_bytes, n);
-    }
     post_item(s, it);
 }
 
-static void replay_add(srv_sandbox *sb, const char *text) {
-    srv_replay *r = malloc(sizeof *r);
-    if (!r) return;
-    r->text = strdup(text);
-    if (!r->text) {
-        free(r);
+void srv_post_output(srv *s, srv_sandbox *sb, int fd, char *text, size_t len) {
+    srv_item *it = text ? calloc(1, sizeof *it) : NULL;
+    if (!it) {
+        free(text);
         return;
     }
-    r->len = strlen(text);
-    r->next = NULL;
-    if (sb->replay_tail) sb->replay_tail->next = r;
-    else sb->replay_head = r;
-    sb->replay_tail = r;
-    sb->replay_bytes += r->len;
-    while (sb->replay_bytes > SRV_REPLAY_MAX && sb->replay_head) { /* keep the newest output */
-        srv_replay *old = sb->replay_head;
-        sb->replay_head = old->next;
-        if (!sb->replay_head) sb->replay_tail = NULL;
-        sb->replay_bytes -= old->len;
-        free(old->text);
-        free(old);
-    }
+    it->sb = sb;
+    it->text = text;
+    it->fd = (uint8_t)fd;
+    it->len = len;
+    /* counted until delivered or dropped: the output budget (sched.c) */
+    atomic_fetch_add(&sb->out_bytes, len);
+    atomic_fetch_add(&s->out_bytes, len);
+    post_item(s, it);
 }
 
 void srv_drain(srv *s) {
@@ -240,14 +226,8 @@ void srv_drain(srv *s) {
             continue; /* the item was the job's own */
         } else {
             srv_sandbox_touch(sb);
-            if (it->output) replay_add(sb, it->text);
-            if (it->output && sb->conn) {
-                srv_conn_send_output(sb->conn, it->text, sb);
-            } else if (it->output) { /* nobody to send it to: it leaves the budget now */
-                size_t n = strlen(it->text);
-                atomic_fetch_sub(&sb->out_bytes, n);
-                atomic_fetch_sub(&s->out_bytes, n);
-                free(it->text);
+            if (it->fd) { /* kept on the sandbox until written to a socket (outlog.c) */
+                srv_outlog_append(sb, it->fd, it->text, it->len);
             } else if (sb->conn) {
                 srv_conn_send(sb->conn, it->text);
             } else {

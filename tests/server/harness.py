@@ -291,8 +291,10 @@ class Client:
         self.close_reason = None
 
     @classmethod
-    async def connect(cls, url, **kw):
-        ws = await websockets.connect(url, max_size=None, open_timeout=10, ping_interval=None,
+    async def connect(cls, url, max_size=2**20, **kw):
+        """max_size: the largest message accepted, 1 MiB by default as in the original's
+        Python client (websockets' default); a larger one fails the connection (1009)."""
+        ws = await websockets.connect(url, max_size=max_size, open_timeout=10, ping_interval=None,
                                       close_timeout=2, **kw)
         c = cls(ws)
         _CLIENTS.append(c)

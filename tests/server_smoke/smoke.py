@@ -43,7 +43,8 @@ async def main():
     check(m == {"event": "stdout", "data": "ping\n"}, "stdin echoed: %r" % m)
     await ws.send(json.dumps({"action": "reconnect"}))
     m = await recv(ws)
-    check(m == {"event": "stdout", "data": "ping\n"}, "reconnect replays")
+    check(m == {"event": "status_update", "status": "SANDBOX_EXECUTION_RUNNING"},
+          "reconnect: RUNNING, and nothing this socket got already: %r" % m)
     await ws.send(json.dumps({"event": "stdin_close"}))
     await until(ws, st("SANDBOX_EXECUTION_DONE"))
     await ws.send(json.dumps({"event": "stdin", "data": "x"}))
