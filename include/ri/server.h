@@ -52,8 +52,9 @@ RI_API ri_server_config ri_server_config_default(void);
 typedef struct ri_server ri_server;
 
 /* Why ri_server_open failed: a config its caller can fix (a TLS certificate or key that is
- * missing, unreadable, not PEM or not a pair; an invalid server id), or anything else (the
- * address is in use, out of memory, ...). */
+ * missing, unreadable, not PEM or not a pair; an invalid server id; an address that cannot
+ * be listened on: in use, not this machine's, a host that does not resolve), or anything
+ * else (out of memory, threads, ...). */
 typedef enum ri_server_errcode { RI_SERVER_OK = 0, RI_SERVER_BAD_CONFIG, RI_SERVER_FAILED } ri_server_errcode;
 
 /* Binds and prepares (no thread runs yet). NULL with err filled (and *code, when not NULL)

@@ -387,6 +387,13 @@ ri_server *ri_server_open(const ri_server_config *cfg, ri_server_errcode *code, 
         ri_server_free(s);
         return NULL;
     }
+    char why[256];
+    if (!srv_probe_listen(s->cfg.host, s->cfg.port, why, sizeof why)) {
+        snprintf(err, errcap, "cannot listen on %s:%d: %s", s->cfg.host, s->cfg.port, why);
+        *code = RI_SERVER_BAD_CONFIG; /* the caller picks another address or port */
+        ri_server_free(s);
+        return NULL;
+    }
     memset(&info, 0, sizeof info);
     info.port = s->cfg.port;
     info.iface = s->cfg.host;

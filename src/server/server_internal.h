@@ -49,6 +49,9 @@ typedef struct srv_ckpt_info {
 void srv_log(srv *s, const char *level, const char *msg, const char *fmt, ...);
 
 /* ---- ids, tokens (ids.c) -------------------------------------------------------------- */
+/* Whether host:port can be listened on (tried and closed at once); else why, from errno
+ * or the resolver (listen_probe.c). */
+bool srv_probe_listen(const char *host, int port, char *why, size_t cap);
 bool srv_random_hex(char *out, size_t nhex);            /* getrandom; out has nhex+1 bytes */
 bool srv_new_sandbox_id(char out[SRV_ID_LEN + 1]);
 bool srv_id_valid(const char *id);                      /* ^sandbox-[0-9a-f]{24}$ */

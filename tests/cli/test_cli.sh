@@ -528,4 +528,18 @@ if [ -w /dev/full ]; then
     err_has 'error writing standard output'
 fi
 
+# ---- ri serve: why it cannot listen -------------------------------------------------------
+if "$ri" serve --help >/dev/null 2>&1; then
+    "$ri" serve --port 0 >"$tmp/serve.out" 2>/dev/null &
+    serve_pid=$!
+    for _ in $(seq 1 100); do grep -q '^listening on' "$tmp/serve.out" && break; sleep 0.1; done
+    port=$(sed -n 's/^listening on .*:\([0-9]*\)$/\1/p' "$tmp/serve.out")
+    t "serve on a port in use" 2 "$ri" serve --port "$port"
+    err_has "cannot listen on 127.0.0.1:$port: Address already in use"
+    kill "$serve_pid" 2>/dev/null
+    wait "$serve_pid" 2>/dev/null
+    t "serve on a host that does not resolve" 2 "$ri" serve --host no.such.host.invalid --port 0
+    err_has "cannot listen on no.such.host.invalid:0: the host 'no.such.host.invalid' does not resolve"
+fi
+
 cli_done
