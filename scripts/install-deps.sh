@@ -18,6 +18,8 @@ packages=(
     libwebsockets-dev             # the server
     jq                            # the CLI tests read ri's JSON output
     python3-websockets            # the server's tests: a real WebSocket client (/usr/bin/python3)
+    python3-pytest                # the Python binding's tests (bindings/python/tests)
+    python3-pip python3-setuptools  # the Python binding's install test: pip install --no-build-isolation, offline
     binaryen nodejs               # make fuzz-diff: random modules (wasm-opt -ttf, wasm-reduce) run against V8
 )
 
