@@ -147,10 +147,9 @@ def _bad_config(message):
     return errors.InvalidConfig(message)
 
 
-def _uint(config, name, bits):
-    v = getattr(config, name)
+def _uint(v, name, bits, error=_bad_config):
     if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v < (1 << bits):
-        raise _bad_config(f"{name} must be an int in [0, 2**{bits}), got {v!r}")
+        raise error(f"{name} must be an int in [0, 2**{bits}), got {v!r}")
     return v
 
 
@@ -158,11 +157,11 @@ def _config_to_c(config):
     """The C config, and what must stay alive: the C arrays until create has copied them, the
     trampolines as long as any sandbox (or fork) created with them exists."""
     c = _lib.RiSandboxConfig()
-    c.max_memory_bytes = _uint(config, "max_memory_bytes", 64)
-    c.max_gas = _uint(config, "max_gas", 64)
-    c.max_execution_ms = _uint(config, "max_execution_ms", 32)
-    c.deterministic_seed = _uint(config, "seed", 32)
-    c.max_call_depth = _uint(config, "max_call_depth", 32)
+    c.max_memory_bytes = _uint(config.max_memory_bytes, "max_memory_bytes", 64)
+    c.max_gas = _uint(config.max_gas, "max_gas", 64)
+    c.max_execution_ms = _uint(config.max_execution_ms, "max_execution_ms", 32)
+    c.deterministic_seed = _uint(config.seed, "seed", 32)
+    c.max_call_depth = _uint(config.max_call_depth, "max_call_depth", 32)
     ts = config.event_timestamp
     if isinstance(ts, bool) or not isinstance(ts, int) or not -(1 << 63) <= ts < (1 << 63):
         raise _bad_config(f"event_timestamp must be an int in int64's range, got {ts!r}")
@@ -209,10 +208,14 @@ def _payload(payload):
         raise TypeError(f"the payload is not JSON-serialisable: {exc}") from None
 
 
-def _raise(error, parked):
-    """Raises error, or what a host function raised (parked) that caused it."""
+def _raise_for(error, parked):
+    """Raises error (None: none), or what a host function raised (parked) during the call:
+    KeyboardInterrupt or SystemExit as they were, an Exception as the HostFunctionError's
+    cause."""
     if parked is not None and not isinstance(parked, Exception):
-        raise parked  # KeyboardInterrupt, SystemExit: the user's, as it was
+        raise parked
+    if error is None:
+        return
     if parked is not None and isinstance(error, errors.HostFunctionError):
         raise error from parked
     raise error
@@ -280,16 +283,14 @@ class Sandbox:
             try:
                 yield h
             finally:
+                host.take_parked()  # taken already unless the body failed before it could
                 self._depth -= 1
                 if self._depth == 0 and self._free_pending:
                     self._free()
 
-    def _check(self, ok, err):
-        parked = host.take_parked()
-        if not ok:
-            _raise(errors.from_c(err), parked)
-        if parked is not None and not isinstance(parked, Exception):
-            raise parked
+    @staticmethod
+    def _check(ok, err):
+        _raise_for(None if ok else errors.from_c(err), host.take_parked())
 
     def _finish(self, r):
         """The Result of a C result (freed here), raising its error."""
@@ -310,11 +311,7 @@ class Sandbox:
         finally:
             lib.ri_sandbox_result_free(ctypes.byref(r))
         self.last_result = result
-        parked = host.take_parked()
-        if result.error is not None:
-            _raise(result.error, parked)
-        if parked is not None and not isinstance(parked, Exception):
-            raise parked
+        _raise_for(result.error, host.take_parked())
         return result
 
     def _free(self):
@@ -560,7 +557,7 @@ class Sandbox:
             if carry:
                 r = lib.ri_sandbox_resume_carry(h)
             else:
-                r = lib.ri_sandbox_resume(h, 0 if gas is None else _uint_arg(gas, "gas"))
+                r = lib.ri_sandbox_resume(h, 0 if gas is None else _uint(gas, "gas", 64, ValueError))
             return self._finish(r).value
 
     def abandon(self):
@@ -569,8 +566,3 @@ class Sandbox:
         with self._lock:
             self._check(_lib.lib().ri_sandbox_abandon(self._handle(), ctypes.byref(err)), err)
 
-
-def _uint_arg(v, name):
-    if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v < (1 << 64):
-        raise ValueError(f"{name} must be an int in [0, 2**64), got {v!r}")
-    return v
