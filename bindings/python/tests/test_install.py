@@ -20,7 +20,7 @@ def test_pip_install_target(tmp_path, wasm):
     target = tmp_path / "site"
     subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-build-isolation", "--no-index",
                     "--no-deps", "--disable-pip-version-check", "--target", str(target), str(src)],
-                   check=True, env={**os.environ, "PIP_NO_CACHE_DIR": "1"})
+                   check=True, env={**os.environ, "PIP_NO_CACHE_DIR": "1", "PIP_ROOT_USER_ACTION": "ignore"})
     assert (target / "ri" / "__init__.py").exists() and (target / "ri" / "py.typed").exists()
     (tmp_path / "add.wasm").write_bytes(wasm("basic"))
     code = ("import ri, sys\n"
@@ -30,6 +30,9 @@ def test_pip_install_target(tmp_path, wasm):
             "    print(ri.version(), sb.execute('add', [40, 2]))\n")
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONPATH": str(target),
            "RI_LIBRARY": os.environ["RI_LIBRARY"], "PYTHONDONTWRITEBYTECODE": "1"}
+    for name in ("LD_PRELOAD", "ASAN_OPTIONS", "UBSAN_OPTIONS"):  # a sanitizer build's runtime
+        if name in os.environ:
+            env[name] = os.environ[name]
     out = subprocess.run([sys.executable, "-c", code, str(target), str(tmp_path / "add.wasm")], env=env,
                          cwd=tmp_path, check=True, capture_output=True, text=True).stdout
     assert out.split() == [__import__("ri").version(), "42"]

@@ -225,7 +225,8 @@ class Sandbox:
     """A WebAssembly sandbox: ``Sandbox(max_gas=10_000, ...)`` or ``Sandbox(Config(...))``
     (keywords then replace the Config's fields). See :class:`ri.Config` for the options.
 
-    Use it from one thread at a time; ``interrupt()`` is the exception (any thread). A context
+    Use it from one thread at a time: another thread's call waits for a running execution to
+    end; ``interrupt()`` is the exception (any thread, at once). A context
     manager: ``with Sandbox() as sb:`` closes it at the end.
 
     ``execute`` and ``call`` return the value and keep the whole :class:`ri.Result` (gas,
@@ -335,15 +336,17 @@ class Sandbox:
     @property
     def status(self):
         """"created", "loaded", "running", "suspended", "destroyed", or "closed" after close()."""
-        if self._h is None:
-            return "closed"
-        lib = _lib.lib()
-        return _lib.text(lib.ri_sandbox_status_name(lib.ri_sandbox_status_of(self._h)))
+        with self._lock:
+            if self._h is None:
+                return "closed"
+            lib = _lib.lib()
+            return _lib.text(lib.ri_sandbox_status_name(lib.ri_sandbox_status_of(self._h)))
 
     @property
     def metrics(self):
         """Live :class:`ri.Metrics`: memory, and the gas and time of the last execution."""
-        return Metrics._from_c(_lib.lib().ri_sandbox_get_metrics(self._handle()))
+        with self._lock:  # another thread waits for a running execution (a host function may ask)
+            return Metrics._from_c(_lib.lib().ri_sandbox_get_metrics(self._handle()))
 
     # ---- load and execute ------------------------------------------------------------------
 
@@ -449,7 +452,12 @@ class Sandbox:
                 self._free()
 
     def __repr__(self):
-        return f"<ri.Sandbox {self._id} {self.status}>"
+        if not self._lock.acquire(blocking=False):  # never wait in a repr
+            return f"<ri.Sandbox {self._id} busy>"
+        try:
+            return f"<ri.Sandbox {self._id} {self.status}>"
+        finally:
+            self._lock.release()
 
     # ---- snapshots, checkpoints, fork ------------------------------------------------------------
 
@@ -527,7 +535,8 @@ class Sandbox:
         """When later executions pause instead of failing: a subset of {"gas", "interrupt",
         "yield"} (gas needs the "instructions" schedule). A paused execution raises Suspended;
         resume() continues it."""
-        mask = _lib.lib().ri_sandbox_pause_on(self._handle())
+        with self._lock:
+            mask = _lib.lib().ri_sandbox_pause_on(self._handle())
         return frozenset(k for k, bit in _PAUSE_FLAGS.items() if mask & bit)
 
     @pause_on.setter
@@ -545,8 +554,9 @@ class Sandbox:
     def pending_call(self):
         """The export name of the paused call, or None."""
         lib = _lib.lib()
-        h = self._handle()
-        return _lib.text(lib.ri_sandbox_pending_action(h)) if lib.ri_sandbox_has_pending_call(h) else None
+        with self._lock:
+            h = self._handle()
+            return _lib.text(lib.ri_sandbox_pending_action(h)) if lib.ri_sandbox_has_pending_call(h) else None
 
     def resume(self, gas=None, *, carry=False):
         """Continues the paused call and returns its value (or raises Suspended again). gas:
