@@ -19,6 +19,8 @@ packages=(
     jq                            # the CLI tests read ri's JSON output
     python3-websockets            # the server's tests: a real WebSocket client (/usr/bin/python3)
     openssl                       # the server's TLS tests make a self-signed certificate (openssl req -x509)
+    python3-pytest                # the Python binding's tests (bindings/python/tests)
+    python3-pip python3-setuptools  # the Python binding's install test: pip install --no-build-isolation, offline
     binaryen nodejs               # make fuzz-diff: random modules (wasm-opt -ttf, wasm-reduce) run against V8
 )
 

@@ -162,6 +162,12 @@ typedef struct ri_sandbox_result {
 
 RI_API void ri_sandbox_result_free(ri_sandbox_result *result);
 
+/* Frees a buffer the library allocated and handed to the caller (a snapshot's *out, a diff's
+ * JSON text, ...) with the library's own allocator: what a caller that is not linked to the
+ * same C runtime (a foreign-function binding, another language) must use instead of free().
+ * NULL is a no-op. */
+RI_API void ri_free(void *p);
+
 /* ---- the factory and the sandbox ------------------------------------------------- */
 
 typedef struct ri_sandboxes ri_sandboxes;

@@ -412,3 +412,5 @@ void ri_sandbox_result_free(ri_sandbox_result *result) {
     free(result->value_json);
     result->value_json = NULL;
 }
+
+void ri_free(void *p) { free(p); }

@@ -1,0 +1,37 @@
+;; The Python binding's tests: arithmetic of every value type, state in memory and in a
+;; global, the system imports, traps, memory growth and loops.
+(module
+  (import "env" "__get_random" (func $random (result i32)))
+  (import "env" "__get_time" (func $time (result i32)))
+  (memory (export "memory") 1)
+  (global $counter (mut i32) (i32.const 0))
+  (func (export "add") (param i32 i32) (result i32) (i32.add (local.get 0) (local.get 1)))
+  (func (export "add64") (param i64 i64) (result i64) (i64.add (local.get 0) (local.get 1)))
+  (func (export "mul32") (param f32 f32) (result f32) (f32.mul (local.get 0) (local.get 1)))
+  (func (export "mul64") (param f64 f64) (result f64) (f64.mul (local.get 0) (local.get 1)))
+  (func (export "pair") (param i32) (result i32 i64) (local.get 0) (i64.extend_i32_s (local.get 0)))
+  (func (export "nothing"))
+  ;; a counter in memory at address 0
+  (func (export "incr") (result i32)
+    (i32.store (i32.const 0) (i32.add (i32.load (i32.const 0)) (i32.const 1)))
+    (i32.load (i32.const 0)))
+  (func (export "get") (result i32) (i32.load (i32.const 0)))
+  (func (export "write_then_trap") (i32.store (i32.const 0) (i32.const 99)) unreachable)
+  (func (export "bump_global") (result i32)
+    (global.set $counter (i32.add (global.get $counter) (i32.const 1)))
+    (global.get $counter))
+  (func (export "random") (result i32) (call $random))
+  (func (export "time") (result i32) (call $time))
+  (func (export "div") (param i32 i32) (result i32) (i32.div_s (local.get 0) (local.get 1)))
+  (func (export "crash") unreachable)
+  (func (export "grow") (param i32) (result i32) (memory.grow (local.get 0)))
+  (func (export "spin") (loop $l (br $l)))
+  ;; n + (n - 1) + ... + 1, in a loop (gas grows with n)
+  (func (export "sum") (param $n i32) (result i32) (local $s i32)
+    (block $done
+      (loop $l
+        (br_if $done (i32.eqz (local.get $n)))
+        (local.set $s (i32.add (local.get $s) (local.get $n)))
+        (local.set $n (i32.sub (local.get $n) (i32.const 1)))
+        (br $l)))
+    (local.get $s)))
