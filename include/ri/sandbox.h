@@ -89,6 +89,9 @@ typedef struct ri_sandbox_config {
      * create. */
     bool enable_wasi;
     const ri_wasi_config *wasi;
+    /* Room for fields of later versions, so the struct's size never changes within a major
+     * version (see RI_API in ri/api.h): keep it zero (ri_sandbox_config_default does). */
+    uint64_t reserved[8];
 } ri_sandbox_config;
 
 /* The seed's defaults; has_event_timestamp is false (the caller must set it). */
@@ -129,6 +132,7 @@ typedef struct ri_sandbox_error {
     char function_name[128];
     char instance_id[64];
     char message[512];
+    uint64_t reserved[4];           /* room for later fields (the library writes them zero) */
 } ri_sandbox_error;
 
 /* ---- metrics and results ----------------------------------------------------- */
@@ -140,6 +144,7 @@ typedef struct ri_sandbox_metrics {
     uint64_t gas_limit;
     double execution_ms;            /* of the last (or current) execution */
     uint64_t execution_limit_ms;
+    uint64_t reserved[4];           /* room for later fields (the library writes them zero) */
 } ri_sandbox_metrics;
 
 typedef struct ri_sandbox_result {
@@ -158,6 +163,7 @@ typedef struct ri_sandbox_result {
     /* A WASI process ended (proc_exit, or _start returned: exit code 0). */
     bool exited;
     uint32_t exit_code;
+    uint64_t reserved[8];           /* room for later fields (the library writes them zero) */
 } ri_sandbox_result;
 
 RI_API void ri_sandbox_result_free(ri_sandbox_result *result);

@@ -76,6 +76,9 @@ class RiSandboxConfig(ctypes.Structure):
         ("gas_schedule", c_int),
         ("max_call_depth", ctypes.c_uint32),
         ("host_modules", ctypes.POINTER(ctypes.c_char_p)),
+        ("enable_wasi", c_bool),
+        ("wasi", ctypes.c_void_p),
+        ("reserved", ctypes.c_uint64 * 8),
     ]
 
 
@@ -92,6 +95,7 @@ class RiSandboxError(ctypes.Structure):
         ("function_name", ctypes.c_char * 128),
         ("instance_id", ctypes.c_char * 64),
         ("message", ctypes.c_char * 512),
+        ("reserved", ctypes.c_uint64 * 4),
     ]
 
 
@@ -103,6 +107,7 @@ class RiSandboxMetrics(ctypes.Structure):
         ("gas_limit", ctypes.c_uint64),
         ("execution_ms", ctypes.c_double),
         ("execution_limit_ms", ctypes.c_uint64),
+        ("reserved", ctypes.c_uint64 * 4),
     ]
 
 
@@ -117,6 +122,9 @@ class RiSandboxResult(ctypes.Structure):
         ("gas_used", ctypes.c_uint64),
         ("duration_ms", ctypes.c_double),
         ("error", RiSandboxError),
+        ("exited", c_bool),
+        ("exit_code", ctypes.c_uint32),
+        ("reserved", ctypes.c_uint64 * 8),
     ]
 
 
