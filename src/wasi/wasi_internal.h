@@ -198,8 +198,9 @@ bool wasi_poll_complete(wasi_call *c, uint32_t in, uint32_t out, uint32_t nsubs,
 /* ---- the virtual clock (clock.c) ---------------------------------------------------------- */
 uint64_t wasi_clock_now(const ri_wasi *w, uint32_t id); /* without advancing */
 void wasi_clock_advance_to(ri_wasi *w, uint64_t monotonic_ns);
-/* A subscription's deadline (absolute or relative, on clock id) as a monotonic time. */
-uint64_t wasi_clock_deadline(const ri_wasi *w, uint32_t id, uint64_t timeout, bool absolute);
+/* A subscription's deadline (absolute, or relative to the monotonic time `start`, on clock
+ * id) as a monotonic time. */
+uint64_t wasi_clock_deadline(const ri_wasi *w, uint32_t id, uint64_t timeout, bool absolute, uint64_t start);
 
 /* ---- the context ----------------------------------------------------------------------------- */
 
