@@ -105,6 +105,14 @@ typedef struct ri_snap_write_options {
      * meta's), so that the file alone can be restored anywhere; NULL: not embedded. */
     const uint8_t *module;
     size_t module_len;
+    /* A WASI process (sections WSFS and WASI, both required): the workspace's canonical
+     * serialization (compressed as `compression` says) and the process state, both as
+     * the sandbox gives them; has_wasi false: neither section. */
+    bool has_wasi;
+    const uint8_t *workspace;
+    size_t workspace_len;
+    const uint8_t *wasi_state;
+    size_t wasi_state_len;
 } ri_snap_write_options;
 
 /* The instance's memories, tables, globals and segment flags plus meta, as WSNP v2.
@@ -188,6 +196,14 @@ typedef struct ri_snap_image {
     uint32_t checksum;               /* CRC-32C of every byte before the CSUM section */
     const uint8_t *frames;           /* FRMS content (checked by ri_snap_read), or NULL */
     uint64_t frames_len;
+    /* WSFS and WASI: a WASI process (ri_snap_workspace gives the workspace's bytes). */
+    bool has_wasi;
+    ri_snap_encoding workspace_encoding;
+    uint64_t workspace_len;          /* of the canonical serialization */
+    const uint8_t *workspace_payload; /* raw bytes or one zstd frame */
+    uint64_t workspace_payload_len;
+    const uint8_t *wasi_state;       /* WASI content, the sandbox's to parse */
+    uint64_t wasi_state_len;
 } ri_snap_image;
 
 /* Reads a WSNP v2 image: header, the checksum (before anything else is believed), the
@@ -205,6 +221,10 @@ RI_API bool ri_snap_image_from_v1(const uint8_t *memory, uint64_t memory_len, ui
                            int64_t event_timestamp, ri_snap_image *out, ri_snap_error *err);
 
 RI_API void ri_snap_image_free(ri_snap_image *img);
+
+/* The workspace's canonical bytes of an image with has_wasi (decompressed and checked:
+ * one zstd frame of exactly the declared length): *out malloc'd (NULL when empty). */
+RI_API bool ri_snap_workspace(const ri_snap_image *img, uint8_t **out, size_t *len, ri_snap_error *err);
 
 /* The stored pages of memory `index`, in page order, one at a time: 1 with *page and
  * *data (64 KiB, valid until the next call), 0 at the end (after checking that the

@@ -58,6 +58,9 @@ typedef struct ri_wasi_config {
     uint64_t clock_step_ns;
     /* The buffers' cap per stream (0: the default); a write beyond it fails with ENOSPC. */
     uint64_t max_output_bytes;
+    /* true: no preopened directory (descriptor 3 is not open; the workspace still exists
+     * for the embedder). false (the default): the workspace is preopened as "/" at 3. */
+    bool no_preopen;
 } ri_wasi_config;
 
 /* WASI errno values the embedder may meet in messages and tests (typenames.witx). */
@@ -66,6 +69,7 @@ typedef struct ri_wasi_config {
 #define RI_WASI_EBADF 8
 #define RI_WASI_EFAULT 21
 #define RI_WASI_EINVAL 28
+#define RI_WASI_EMFILE 33
 #define RI_WASI_EIO 29
 #define RI_WASI_ENOSPC 51
 #define RI_WASI_ENOSYS 52

@@ -13,6 +13,29 @@
 #include "cli/inspect_v2.h"
 #include "cli/jsonw.h"
 #include "cli/output.h"
+#include "workspace/wsfs.h"
+
+/* A WASI image's workspace: its inodes (the root excluded) and file bytes; false when it
+ * does not decompress or parse. */
+static bool workspace_usage(const ri_snap_image *img, uint64_t *files, uint64_t *bytes) {
+    uint8_t *raw = NULL;
+    size_t len = 0;
+    ri_snap_error e;
+    if (!ri_snap_workspace(img, &raw, &len, &e)) return false;
+    wsfs_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    wsfs *fs = NULL;
+    wsfs_error we;
+    bool ok = wsfs_parse(raw, len, &cfg, &fs, &we) == WSFS_OK;
+    free(raw);
+    if (!ok) return false;
+    wsfs_usage u;
+    wsfs_get_usage(fs, &u);
+    wsfs_free(fs);
+    *files = u.inodes ? u.inodes - 1 : 0;
+    *bytes = u.bytes;
+    return true;
+}
 
 #define SHOWN_GLOBALS 16
 
@@ -259,6 +282,25 @@ static void print_json(const char *path, const ri_snap_image *img) {
     ri_jsonw_end(&jw);
     ri_jsonw_end(&jw);
 
+    if (img->has_wasi) { /* only then: a WASI process (WSFS, WASI) */
+        uint64_t files = 0, bytes = 0;
+        bool parsed = workspace_usage(img, &files, &bytes);
+        ri_jsonw_key(&jw, "workspace");
+        ri_jsonw_object(&jw);
+        ri_jsonw_key(&jw, "files");
+        if (parsed) ri_jsonw_u64(&jw, files);
+        else ri_jsonw_null(&jw);
+        ri_jsonw_key(&jw, "bytes");
+        if (parsed) ri_jsonw_u64(&jw, bytes);
+        else ri_jsonw_null(&jw);
+        ri_jsonw_key(&jw, "serializedBytes");
+        ri_jsonw_u64(&jw, img->workspace_len);
+        ri_jsonw_key(&jw, "storedBytes");
+        ri_jsonw_u64(&jw, img->workspace_payload_len);
+        ri_jsonw_key(&jw, "wasiStateBytes");
+        ri_jsonw_u64(&jw, img->wasi_state_len);
+        ri_jsonw_end(&jw);
+    }
     if (img->has_frames) { /* only then: a paused call (FRMS) */
         ri_snap_call call;
         ri_snap_error e;
@@ -367,6 +409,16 @@ static void print_text(const char *path, const ri_snap_image *img) {
         printf("  segments   %" PRIu32 " of %" PRIu32 " element and %" PRIu32 " of %" PRIu32 " data segments dropped\n",
                count_set(img->elem_dropped, img->nelems), img->nelems, count_set(img->data_dropped, img->ndatas),
                img->ndatas);
+    if (img->has_wasi) {
+        uint64_t files = 0, bytes = 0;
+        if (workspace_usage(img, &files, &bytes))
+            printf("  workspace  %" PRIu64 " files and directories, %" PRIu64 " bytes of content", files, bytes);
+        else
+            printf("  workspace  (does not parse)");
+        printf("; %s %" PRIu64 " -> %" PRIu64 " bytes; WASI state %" PRIu64 " bytes\n",
+               encoding_name(img->workspace_encoding), img->workspace_len, img->workspace_payload_len,
+               img->wasi_state_len);
+    }
     ri_snap_call call;
     ri_snap_error e;
     if (img->has_frames && ri_snap_read_call(img, &call, &e)) {

@@ -336,6 +336,20 @@ void sb_wasi_install(ri_sandbox *sb, struct ri_wasi *w);
 /* Before resuming: a read waiting for stdin is completed, if input came. false: none yet. */
 bool sb_wasi_ready_to_resume(ri_sandbox *sb);
 
+/* ---- WASI in snapshot files (wasi_snapshot.c) ------------------------------------------------ */
+typedef struct sb_wasi_bytes {
+    uint8_t *state, *workspace;
+} sb_wasi_bytes;
+/* Sets w's WASI sections from the sandbox's process (nothing without WASI); owned holds
+ * the bytes until the image is written (sb_wasi_bytes_free). */
+bool sb_wasi_snapshot_options(ri_sandbox *sb, ri_snap_write_options *w, sb_wasi_bytes *owned,
+                              ri_sandbox_error *err);
+void sb_wasi_bytes_free(sb_wasi_bytes *b);
+/* The process img's sections describe, built and checked beside the sandbox's (*out NULL
+ * when the image holds none); sb_wasi_commit installs it (NULL: nothing changes). */
+bool sb_wasi_from_image(ri_sandbox *sb, const ri_snap_image *img, struct ri_wasi **out, ri_sandbox_error *err);
+void sb_wasi_commit(ri_sandbox *sb, struct ri_wasi *w);
+
 /* ---- paused calls (resume.c) ------------------------------------------------------------- */
 
 typedef struct sb_pending {

@@ -81,13 +81,19 @@ bool ri_sandbox_snapshot_pages(ri_sandbox *sb, const ri_snapshot_options *opts, 
     const uint8_t *sets[1] = {select};
     target.select = sets;
     target.nselect = 1;
+    sb_wasi_bytes wasi; /* a delta carries the whole workspace and process state */
+    if (!sb_wasi_snapshot_options(sb, &w, &wasi, err)) return false;
     ri_snap_call call;
     memset(&call, 0, sizeof call);
-    if (sb->pending && !sb_snapshot_call(sb, &call, err)) return false;
+    if (sb->pending && !sb_snapshot_call(sb, &call, err)) {
+        sb_wasi_bytes_free(&wasi);
+        return false;
+    }
     ri_snap_error e;
     bool ok = ri_snap_write_delta(sb->image->instance, &meta, &w, sb->pending ? &call : NULL, &target, out, out_len,
                                   &e);
     ri_snap_call_free(&call);
+    sb_wasi_bytes_free(&wasi);
     if (!ok) sb_error_set(err, RI_SANDBOX_SNAPSHOT_ERROR, "Cannot snapshot: %s", e.message);
     return ok;
 }

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "sandbox_internal.h"
+#include "wasi/wasi.h"
 
 static bool snapshot_error(ri_sandbox_error *err, const char *reason) {
     sb_error_set(err, RI_SANDBOX_SNAPSHOT_ERROR, "%s", reason);
@@ -67,13 +68,19 @@ static bool snapshot_v2(ri_sandbox *sb, const ri_snapshot_options *opts, uint8_t
     w.compression = opts->uncompressed ? RI_SNAP_COMPRESS_NONE : RI_SNAP_COMPRESS_ZSTD;
     if (opts->include_module) w.module = ri_module_bytes(sb->image->module, &w.module_len);
     ri_snap_error e;
+    sb_wasi_bytes wasi;
+    if (!sb_wasi_snapshot_options(sb, &w, &wasi, err)) return false;
     ri_snap_call call;
     memset(&call, 0, sizeof call);
-    if (sb->pending && !sb_snapshot_call(sb, &call, err)) return false;
+    if (sb->pending && !sb_snapshot_call(sb, &call, err)) {
+        sb_wasi_bytes_free(&wasi);
+        return false;
+    }
     const ri_snap_call *c = sb->pending ? &call : NULL;
     bool written = out ? ri_snap_write_call(sb->image->instance, &meta, &w, c, out, out_len, &e)
                        : ri_snap_write_into(sb->image->instance, &meta, &w, c, buf, cap, out_len, &e);
     ri_snap_call_free(&call);
+    sb_wasi_bytes_free(&wasi);
     if (!written) {
         sb_error_set(err, RI_SANDBOX_SNAPSHOT_ERROR, "Cannot snapshot: %s", e.message);
         return false;
@@ -149,11 +156,19 @@ bool sb_restore_v2(ri_sandbox *sb, const uint8_t *snapshot, size_t len, const ri
         return false;
     }
 
+    /* The WASI process (workspace and state) is parsed and checked first, installed last. */
+    struct ri_wasi *wasi = NULL;
+    if (!sb_wasi_from_image(sb, &img, &wasi, err)) {
+        ri_snap_image_free(&img);
+        return false;
+    }
     if (img.has_frames) { /* a paused call: always into a fresh image (resume.c) */
         const uint8_t *module = img.module;
         size_t module_len = img.module_len;
         if (!module) module = ri_module_bytes(sb->image->module, &module_len);
         bool ok = sb_restore_call(sb, &img, module, module_len, err);
+        if (ok) sb_wasi_commit(sb, wasi);
+        else ri_wasi_free(wasi);
         ri_snap_image_free(&img);
         return ok;
     }
@@ -167,6 +182,7 @@ bool sb_restore_v2(ri_sandbox *sb, const uint8_t *snapshot, size_t len, const ri
                 err->code = RI_SANDBOX_SNAPSHOT_ERROR;
                 sb_error_prefix(err, "Cannot restore: the module the image embeds does not load: ");
             }
+            ri_wasi_free(wasi);
             ri_snap_image_free(&img);
             return false;
         }
@@ -178,9 +194,11 @@ bool sb_restore_v2(ri_sandbox *sb, const uint8_t *snapshot, size_t len, const ri
         sb_image_free(fresh);
         sb->prng_state = prng_before;
         sb_error_set(err, RI_SANDBOX_SNAPSHOT_ERROR, "%s", e.message);
+        ri_wasi_free(wasi);
         ri_snap_image_free(&img);
         return false;
     }
+    sb_wasi_commit(sb, wasi);
     if (fresh) {
         sb_image_free(sb->image);
         sb->image = fresh;

@@ -12,7 +12,8 @@ const char snap_tags[SNAP_TAG_COUNT][4] = {
     [SNAP_TAG_META] = {'M', 'E', 'T', 'A'}, [SNAP_TAG_MODL] = {'M', 'O', 'D', 'L'},
     [SNAP_TAG_MEMS] = {'M', 'E', 'M', 'S'}, [SNAP_TAG_TBLS] = {'T', 'B', 'L', 'S'},
     [SNAP_TAG_GLBS] = {'G', 'L', 'B', 'S'}, [SNAP_TAG_SEGS] = {'S', 'E', 'G', 'S'},
-    [SNAP_TAG_FRMS] = {'F', 'R', 'M', 'S'}, [SNAP_TAG_CSUM] = {'C', 'S', 'U', 'M'},
+    [SNAP_TAG_FRMS] = {'F', 'R', 'M', 'S'}, [SNAP_TAG_WSFS] = {'W', 'S', 'F', 'S'},
+    [SNAP_TAG_WASI] = {'W', 'A', 'S', 'I'}, [SNAP_TAG_CSUM] = {'C', 'S', 'U', 'M'},
 };
 
 snap_tag_id snap_tag_lookup(const uint8_t tag[4]) {

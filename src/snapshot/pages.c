@@ -32,7 +32,8 @@ bool snap_page_is_zero(const uint8_t *page) {
 
 /* ---- writing -------------------------------------------------------------------------------- */
 
-static bool set_zstd_params(ZSTD_CCtx *cctx, uint64_t content) {
+bool snap_zstd_params(void *cctx_, uint64_t content) {
+    ZSTD_CCtx *cctx = cctx_;
     /* Every parameter that shapes the frame, set explicitly: the output must not depend
      * on a library default. Our CSUM covers the bytes, so no zstd checksum. */
     return !ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, RI_SNAP_ZSTD_LEVEL)) &&
@@ -51,7 +52,7 @@ static size_t compress_pages(snap_buf *b, const uint8_t *data, size_t bitmap_at,
     ZSTD_CCtx *cctx = ZSTD_createCCtx();
     if (!cctx) return snap_fail(err, RI_SNAP_ERR_NOMEM, "out of memory creating a zstd context"), 0;
     size_t start = b->len, out_chunk = ZSTD_CStreamOutSize();
-    bool ok = set_zstd_params(cctx, content);
+    bool ok = snap_zstd_params(cctx, content);
     for (uint32_t i = 0; ok && i <= pages; i++) {
         bool last = i == pages;
         if (!last && !snap_bit(b->data + bitmap_at, i)) continue;

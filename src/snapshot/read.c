@@ -113,7 +113,7 @@ static bool read_sections(const uint8_t *data, size_t len, ri_snap_image *img, r
         }
         if ((int)id <= last_known)
             return CORRUPT("Invalid snapshot — section '%s' at offset %llu is repeated or out of order (the order is "
-                           "META, MODL, MEMS, TBLS, GLBS, SEGS, FRMS, CSUM)",
+                           "META, MODL, MEMS, TBLS, GLBS, SEGS, FRMS, WSFS, WASI, CSUM)",
                            tag, (unsigned long long)s->offset);
         last_known = (int)id;
         s->known = true;
@@ -366,7 +366,8 @@ bool ri_snap_read(const uint8_t *data, size_t len, ri_snap_image *out, ri_snap_e
     counts k = {0, 0, 0, 0, 0};
     bool ok = check_header_and_checksum(data, len, out, err) && read_sections(data, len, out, err) &&
               read_meta(data, out, &k, err) && read_module(data, out, err) && read_memories(data, out, &k, err) &&
-              read_tables(data, out, &k, err) && read_globals(data, out, &k, err) && read_segments(data, out, &k, err);
+              read_tables(data, out, &k, err) && read_globals(data, out, &k, err) && read_segments(data, out, &k, err) &&
+              snap_read_wasi(data, out, err);
     const ri_snap_section *frms = ok ? find(out, SNAP_TAG_FRMS) : NULL;
     if (frms) { /* a suspended call: its form is checked here, before anyone believes it */
         out->has_frames = true;

@@ -14,6 +14,7 @@
  *   diff.c       ri_snap_diff_images
  *   diff_json.c  ri_snap_diff_json
  *   frames.c     section FRMS: a suspended call (write, read)
+ *   wasi.c       sections WSFS and WASI: a WASI process's workspace and state (write, read)
  */
 #ifndef RI_SNAPSHOT_INTERNAL_H
 #define RI_SNAPSHOT_INTERNAL_H
@@ -48,6 +49,8 @@ typedef enum snap_tag_id {
     SNAP_TAG_GLBS,
     SNAP_TAG_SEGS,
     SNAP_TAG_FRMS,
+    SNAP_TAG_WSFS,
+    SNAP_TAG_WASI,
     SNAP_TAG_CSUM,
     SNAP_TAG_COUNT,
     SNAP_TAG_UNKNOWN = SNAP_TAG_COUNT,
@@ -161,5 +164,15 @@ bool snap_inflate(const ri_snap_memory *m, uint32_t index, const uint8_t **conte
 
 /* Appends section FRMS for `call` (func_count: the instance's function space). */
 bool snap_write_frames(snap_buf *b, const ri_snap_call *call, uint32_t func_count, ri_snap_error *err);
+
+/* ---- the WASI process (wasi.c) --------------------------------------------------------------- */
+
+#define SNAP_WSFS_HEADER_BYTES 16u /* u8 encoding, 7 zero bytes, u64 content length */
+/* Appends sections WSFS and WASI from opts (nothing without opts->has_wasi). */
+bool snap_write_wasi(snap_buf *b, const ri_snap_write_options *opts, ri_snap_error *err);
+/* Reads them into img (both or neither, their headers checked). */
+bool snap_read_wasi(const uint8_t *data, ri_snap_image *img, ri_snap_error *err);
+/* The zstd frame parameters every writer sets (pages.c); cctx is a ZSTD_CCtx *. */
+bool snap_zstd_params(void *cctx, uint64_t content);
 
 #endif

@@ -31,9 +31,9 @@ void wasi_clock_advance_to(ri_wasi *w, uint64_t monotonic_ns) {
     if (monotonic_ns > w->monotonic_ns) w->monotonic_ns = monotonic_ns;
 }
 
-/* A deadline on clock id (absolute or relative) as a monotonic time. */
-uint64_t wasi_clock_deadline(const ri_wasi *w, uint32_t id, uint64_t timeout, bool absolute) {
-    if (!absolute) return sat_add(w->monotonic_ns, timeout);
+/* A deadline on clock id (absolute, or relative to `start`) as a monotonic time. */
+uint64_t wasi_clock_deadline(const ri_wasi *w, uint32_t id, uint64_t timeout, bool absolute, uint64_t start) {
+    if (!absolute) return sat_add(start, timeout);
     if (id != CLOCK_REALTIME_ID) return timeout;
     uint64_t base = realtime_base(w);
     return timeout > base ? timeout - base : 0;

@@ -56,7 +56,7 @@ static bool init_fds(ri_wasi *w) {
     w->fds[0] = (wasi_fd){.kind = WASI_FD_STDIN, .rights_base = in_rights};
     w->fds[1] = (wasi_fd){.kind = WASI_FD_STDOUT, .rights_base = out_rights};
     w->fds[2] = (wasi_fd){.kind = WASI_FD_STDERR, .rights_base = out_rights};
-    return w->fs ? wasi_fd_preopen_root(w) : true;
+    return w->fs && !w->no_preopen ? wasi_fd_preopen_root(w) : true;
 }
 
 ri_wasi *ri_wasi_new(const ri_wasi_config *cfg, int64_t event_timestamp_ms, const ri_wasi_services *svc, char *why,
@@ -76,6 +76,7 @@ ri_wasi *ri_wasi_new(const ri_wasi_config *cfg, int64_t event_timestamp_ms, cons
     ri_wasi *w = calloc(1, sizeof *w);
     if (w) {
         w->argc = cfg->argc;
+        w->no_preopen = cfg->no_preopen;
         w->nenv = cfg->nenv;
         w->argv = copy_strings(cfg->argv, cfg->argc);
         w->env = copy_strings(cfg->env, cfg->nenv);

@@ -27,20 +27,20 @@ wasi_fd *wasi_fd_check(ri_wasi *w, uint32_t fd, uint64_t rights, uint32_t *e) {
     return f;
 }
 
-bool wasi_fd_alloc(ri_wasi *w, uint32_t *fd) {
+uint32_t wasi_fd_alloc(ri_wasi *w, uint32_t *fd) {
     for (uint32_t i = 0; i < w->nfds; i++) {
         if (w->fds[i].kind == WASI_FD_FREE) {
             *fd = i;
-            return true;
+            return WASI_ESUCCESS;
         }
     }
-    if (w->nfds >= WASI_MAX_FDS) return false;
+    if (w->nfds >= WASI_MAX_FDS) return WASI_EMFILE; /* the process's limit, not the host's memory */
     wasi_fd *grown = realloc(w->fds, (size_t)(w->nfds + 1) * sizeof *grown);
-    if (!grown) return false;
+    if (!grown) return WASI_ENOMEM;
     w->fds = grown;
     memset(&w->fds[w->nfds], 0, sizeof w->fds[w->nfds]);
     *fd = w->nfds++;
-    return true;
+    return WASI_ESUCCESS;
 }
 
 void wasi_fd_release(ri_wasi *w, wasi_fd *f) {
@@ -139,7 +139,7 @@ WASI_HANDLER(fd_prestat_dir_name) {
 
 bool wasi_fd_preopen_root(ri_wasi *w) {
     uint32_t fd;
-    if (!wasi_fd_alloc(w, &fd)) return false;
+    if (wasi_fd_alloc(w, &fd)) return false;
     char *name = strdup("/");
     if (!name) return false;
     w->fds[fd] = (wasi_fd){.kind = WASI_FD_PREOPEN, .rights_base = wasi_dir_rights(), .rights_inheriting = WASI_RIGHTS_ALL,

@@ -171,14 +171,15 @@ WASI_HANDLER(path_open) {
     uint32_t wflags = ((oflags & O_CREAT_) ? WSFS_O_CREAT : 0) | ((oflags & O_EXCL_) ? WSFS_O_EXCL : 0) |
                       ((oflags & O_TRUNC_) ? WSFS_O_TRUNC : 0) | ((oflags & O_DIRECTORY_) ? WSFS_O_DIRECTORY : 0) |
                       ((dirflags & LOOKUP_SYMLINK_FOLLOW) ? 0 : WSFS_O_NOFOLLOW);
+    /* The descriptor first: a full table (EMFILE) creates nothing. */
+    uint32_t fd;
+    if ((e = wasi_fd_alloc(c->w, &fd))) return e;
+    p.dir = wasi_fd_get(c->w, wasi_arg32(args, 0)); /* (the table may have moved) */
     uint64_t ino;
     if ((e = wsfs_open(FS(c->w), p.dir->ino, p.p, p.len, wflags, &ino))) return e;
     if (wasi_fs_filetype(c->w, ino) == FT_DIRECTORY && (base & WASI_RIGHT(R_FD_WRITE))) return WASI_EISDIR;
-    uint32_t fd;
-    if (!wasi_fd_alloc(c->w, &fd)) return WASI_ENOMEM;
     if ((e = wsfs_pin(FS(c->w), ino))) return e;
     wasi_fd *f = &c->w->fds[fd];
-    p.dir = NULL; /* (the table may have moved) */
     bool dir = wasi_fs_filetype(c->w, ino) == FT_DIRECTORY;
     memset(f, 0, sizeof *f);
     f->kind = dir ? WASI_FD_DIR : WASI_FD_FILE;

@@ -82,6 +82,8 @@ static uint32_t poll_run(wasi_call *c, uint32_t in, uint32_t out, uint32_t n, ui
     /* 1: descriptors ready now, and clocks already due */
     uint32_t nev = 0;
     bool any_clock = false;
+    /* Relative timeouts count from the call, not from the advance (else never due). */
+    const uint64_t start = c->w->monotonic_ns;
     uint64_t earliest = UINT64_MAX;
     for (uint32_t pass = 0; pass < 2 && nev == 0; pass++) {
         for (uint32_t i = 0; i < n; i++) {
@@ -91,7 +93,8 @@ static uint32_t poll_run(wasi_call *c, uint32_t in, uint32_t out, uint32_t n, ui
             if (type == EV_CLOCK) {
                 uint32_t id = wasi_get_u32(s + 16);
                 uint64_t deadline =
-                    wasi_clock_deadline(c->w, id, wasi_get_u64(s + 24), (wasi_get_u16(s + 40) & SUBCLOCK_ABSTIME) != 0);
+                    wasi_clock_deadline(c->w, id, wasi_get_u64(s + 24), (wasi_get_u16(s + 40) & SUBCLOCK_ABSTIME) != 0,
+                                        start);
                 if (id > CLOCK_THREAD_CPUTIME_ID) {
                     if (pass == 0) put_event(events + (size_t)nev++ * EVENT_BYTES, userdata, WASI_EINVAL, type, 0, 0);
                     continue;

@@ -4,9 +4,10 @@
  *   | u8 wait kind | u32 wait a, b, c, d | u8 stdin closed | u64 n | n stdin bytes not yet read
  *   | u32 descriptors | each: u8 kind, u16 fdflags, u64 rights base, u64 rights inheriting,
  *     u64 inode, u64 offset, u32 n, n bytes of preopen name
- *   | u64 n | n bytes: the workspace file system's canonical serialization (empty: none)
+ * The workspace travels beside it (its canonical serialization, section WSFS).
  * Arguments, environment and callbacks are configuration, not state. Reading checks every
- * length and value before anything of the context changes.
+ * length and value, the workspace and the descriptors' inodes in it before anything of
+ * the context changes.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,13 +82,6 @@ bool ri_wasi_state_write(const ri_wasi *w, uint8_t **out, size_t *len) {
         put32(&b, (uint32_t)n);
         put(&b, f->name, n);
     }
-    uint8_t *fs = NULL;
-    size_t fs_len = 0;
-    wsfs_error e;
-    if (w->fs && wsfs_serialize(w->fs, &fs, &fs_len, &e) != WSFS_OK) b.oom = true;
-    put64(&b, fs_len);
-    put(&b, fs, fs_len);
-    free(fs);
     if (b.oom) {
         free(b.p);
         return false;
@@ -134,7 +128,27 @@ static bool fail(char *why, size_t cap, const char *what) {
     return false;
 }
 
-bool ri_wasi_state_read(ri_wasi *w, const uint8_t *data, size_t len, char *why, size_t cap) {
+bool ri_wasi_workspace_write(const ri_wasi *w, uint8_t **out, size_t *len) {
+    *out = NULL;
+    *len = 0;
+    wsfs_error e;
+    return !w->fs || wsfs_serialize(w->fs, out, len, &e) == WSFS_OK;
+}
+
+/* Every descriptor of the workspace names an inode of the right kind in fs. */
+static bool fds_in(const wasi_fd *fds, uint32_t nfds, const wsfs *fs) {
+    for (uint32_t i = 0; i < nfds; i++) {
+        const wasi_fd *f = &fds[i];
+        if (f->kind != WASI_FD_PREOPEN && f->kind != WASI_FD_DIR && f->kind != WASI_FD_FILE) continue;
+        wsfs_filestat st;
+        if (!fs || wsfs_stat(fs, f->ino, &st)) return false;
+        if ((f->kind != WASI_FD_FILE) != (st.filetype == WSFS_FILETYPE_DIRECTORY)) return false;
+    }
+    return true;
+}
+
+bool ri_wasi_state_read(ri_wasi *w, const uint8_t *data, size_t len, const uint8_t *ws, size_t ws_len, char *why,
+                        size_t cap) {
     rbuf r = {data, len, 0, false};
     if (get32(&r) != 1) return fail(why, cap, "unknown version");
     uint64_t clock = get64(&r);
@@ -174,15 +188,18 @@ bool ri_wasi_state_read(ri_wasi *w, const uint8_t *data, size_t len, char *why, 
         f->kind = (wasi_fd_kind)kind;
         if (n && !(f->name = strndup((const char *)name, n))) ok = false;
     }
-    uint64_t fs_len = ok ? get64(&r) : 0;
-    const uint8_t *fs_bytes = ok ? take(&r, fs_len) : NULL;
     wsfs *fs = NULL;
     if (ok && (r.bad || r.at != len)) ok = false;
-    if (ok && fs_len) {
+    if (ok && ws_len) {
         wsfs_config cfg;
         memset(&cfg, 0, sizeof cfg);
         wsfs_error e;
-        if (wsfs_parse(fs_bytes, (size_t)fs_len, &cfg, &fs, &e) != WSFS_OK) ok = false;
+        if (wsfs_parse(ws, ws_len, &cfg, &fs, &e) != WSFS_OK) ok = false;
+    }
+    if (ok && !fds_in(fds, nfds, fs)) {
+        ok = false;
+        if (fs) wsfs_free(fs);
+        fs = NULL;
     }
     if (!ok) {
         for (uint32_t i = 0; fds && i < nfds; i++) free(fds[i].name);

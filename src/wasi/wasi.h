@@ -72,9 +72,13 @@ const uint8_t *ri_wasi_output(const ri_wasi *w, ri_wasi_stream stream, size_t *l
 void ri_wasi_output_clear(ri_wasi *w, ri_wasi_stream stream);
 
 /* ---- the state a snapshot holds (state.c; docs/SNAPSHOT_FORMAT.md "WASI") ------------------ */
-/* *out malloc'd. */
+/* The process state (section WASI) and the workspace's canonical bytes (section WSFS);
+ * *out malloc'd (the workspace: NULL when w has none). false: out of memory. */
 bool ri_wasi_state_write(const ri_wasi *w, uint8_t **out, size_t *len);
-/* Replaces w's state by the bytes' (checked completely first: false with why, w unchanged). */
-bool ri_wasi_state_read(ri_wasi *w, const uint8_t *data, size_t len, char *why, size_t cap);
+bool ri_wasi_workspace_write(const ri_wasi *w, uint8_t **out, size_t *len);
+/* Replaces w's state and workspace by the bytes' (checked completely first, the
+ * descriptors' inodes against the workspace: false with why, w unchanged). */
+bool ri_wasi_state_read(ri_wasi *w, const uint8_t *data, size_t len, const uint8_t *ws, size_t ws_len, char *why,
+                        size_t cap);
 
 #endif

@@ -35,7 +35,7 @@
 enum {
     WASI_ESUCCESS = 0, WASI_E2BIG = 1, WASI_EACCES = 2, WASI_EAGAIN = 6, WASI_EBADF = 8, WASI_EBUSY = 10,
     WASI_EEXIST = 20, WASI_EFAULT = 21, WASI_EFBIG = 22, WASI_EILSEQ = 25, WASI_EINVAL = 28, WASI_EIO = 29,
-    WASI_EISDIR = 31, WASI_ELOOP = 32, WASI_ENAMETOOLONG = 37, WASI_ENOENT = 44, WASI_ENOMEM = 48,
+    WASI_EISDIR = 31, WASI_ELOOP = 32, WASI_EMFILE = 33, WASI_ENAMETOOLONG = 37, WASI_ENOENT = 44, WASI_ENOMEM = 48,
     WASI_ENOSPC = 51, WASI_ENOSYS = 52, WASI_ENOTDIR = 54, WASI_ENOTEMPTY = 55, WASI_ENOTSOCK = 57,
     WASI_ENOTSUP = 58, WASI_EOVERFLOW = 61, WASI_EPERM = 63, WASI_ESPIPE = 70, WASI_EXDEV = 75,
     WASI_ENOTCAPABLE = 76,
@@ -124,8 +124,9 @@ typedef struct wasi_fd {
 wasi_fd *wasi_fd_get(ri_wasi *w, uint32_t fd);
 /* The descriptor fd if open and holding every right in `rights`: errno via *e. */
 wasi_fd *wasi_fd_check(ri_wasi *w, uint32_t fd, uint64_t rights, uint32_t *e);
-/* A free descriptor number (the lowest), the table grown if needed; false: EMFILE/ENOMEM. */
-bool wasi_fd_alloc(ri_wasi *w, uint32_t *fd);
+/* A free descriptor number (the lowest), the table grown if needed: errno (EMFILE when
+ * WASI_MAX_FDS are open, ENOMEM). */
+uint32_t wasi_fd_alloc(ri_wasi *w, uint32_t *fd);
 void wasi_fd_release(ri_wasi *w, wasi_fd *f);
 #define WASI_MAX_FDS 1024u
 
@@ -197,8 +198,9 @@ bool wasi_poll_complete(wasi_call *c, uint32_t in, uint32_t out, uint32_t nsubs,
 /* ---- the virtual clock (clock.c) ---------------------------------------------------------- */
 uint64_t wasi_clock_now(const ri_wasi *w, uint32_t id); /* without advancing */
 void wasi_clock_advance_to(ri_wasi *w, uint64_t monotonic_ns);
-/* A subscription's deadline (absolute or relative, on clock id) as a monotonic time. */
-uint64_t wasi_clock_deadline(const ri_wasi *w, uint32_t id, uint64_t timeout, bool absolute);
+/* A subscription's deadline (absolute, or relative to the monotonic time `start`, on clock
+ * id) as a monotonic time. */
+uint64_t wasi_clock_deadline(const ri_wasi *w, uint32_t id, uint64_t timeout, bool absolute, uint64_t start);
 
 /* ---- the context ----------------------------------------------------------------------------- */
 
@@ -232,6 +234,7 @@ struct ri_wasi {
     wasi_wait wait;
     void *fs;                 /* the workspace file system (not yet wired) */
     bool yield_pauses;        /* sched_yield is a stop point */
+    bool no_preopen;          /* configuration: descriptor 3 is not the workspace */
 };
 
 /* Handlers, one per function (table.c lists them). */

@@ -88,7 +88,7 @@ typedef struct blob {
 
 static blob write_image(const world *w, ri_snap_compression c) {
     ri_snap_meta m = meta_of(w);
-    ri_snap_write_options o = {c, NULL, 0};
+    ri_snap_write_options o = {.compression = c};
     blob b;
     ri_snap_error err;
     if (!ri_snap_write(w->inst, &m, &o, &b.data, &b.len, &err)) {

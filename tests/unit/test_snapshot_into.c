@@ -100,7 +100,7 @@ static uint8_t *page_of(world *w, uint32_t i) {
 
 /* Everything ri_snap_write_into must do for one state, against ri_snap_write. */
 static void check_into(world *w, ri_snap_compression c, bool module, bool every_cap) {
-    ri_snap_write_options o = {c, module ? w->wasm : NULL, module ? w->wasm_len : 0};
+    ri_snap_write_options o = {.compression = c, .module = module ? w->wasm : NULL, .module_len = module ? w->wasm_len : 0};
     ri_snap_error err;
     uint8_t *ref = NULL;
     size_t ref_len = 0;
@@ -190,7 +190,7 @@ static void engine_incompressible_memory(void **state) {
     grow_to(&w, 4);
     for (uint32_t i = 0; i < 4; i++) random_page(page_of(&w, i), i + 1);
     /* zstd does not make them smaller: the image stores them raw, in a fixed buffer too. */
-    ri_snap_write_options o = {RI_SNAP_COMPRESS_ZSTD, NULL, 0};
+    ri_snap_write_options o = {.compression = RI_SNAP_COMPRESS_ZSTD};
     ri_snap_image img;
     ri_snap_error err;
     uint8_t *ref = NULL;
@@ -220,7 +220,7 @@ static void engine_buffer_reused(void **state) {
             else memset(p, round + 1, PAGE / 2);
         }
         for (int c = 0; c < 2; c++) {
-            ri_snap_write_options o = {c ? RI_SNAP_COMPRESS_NONE : RI_SNAP_COMPRESS_ZSTD, NULL, 0};
+            ri_snap_write_options o = {.compression = c ? RI_SNAP_COMPRESS_NONE : RI_SNAP_COMPRESS_ZSTD};
             ri_snap_error err;
             uint8_t *ref = NULL;
             size_t ref_len = 0, len = 0;
@@ -249,7 +249,7 @@ static void engine_bad_arguments(void **state) {
     assert_int_equal(len, 0);
     assert_false(ri_snap_write_into(w.inst, &w.meta, NULL, NULL, buf, sizeof buf, NULL, &err));
     assert_int_equal(err.code, RI_SNAP_ERR_ARGUMENT);
-    ri_snap_write_options bad = {(ri_snap_compression)9, NULL, 0};
+    ri_snap_write_options bad = {.compression = (ri_snap_compression)9};
     assert_false(ri_snap_write_into(w.inst, &w.meta, &bad, NULL, buf, sizeof buf, &len, &err));
     assert_int_equal(err.code, RI_SNAP_ERR_ARGUMENT);
     close_world(&w);
