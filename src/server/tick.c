@@ -134,20 +134,21 @@ void srv_tick(srv *s) {
             if (srv_handoff_requested(s->checkpoint_path, sb->id)) {
                 srv_log(s, "info", "handoff: releasing", "{s:s}", "sandbox_id", sb->id);
                 sb->handoff_pending = true;
-                if (sb->conn) srv_conn_send_status(sb->conn, "SANDBOX_LOCK_RELEASING");
+                /* the original's order: the request, the checkpoint, a running execution
+                 * stopped (its DONE follows); the deletion and the lock's release come
+                 * with the checkpoint's end (jobs.c) */
+                if (sb->conn) {
+                    srv_conn_send_status(sb->conn, "SANDBOX_LOCK_RELEASE_REQUESTED");
+                    srv_conn_send_status(sb->conn, "SANDBOX_CHECKPOINTING");
+                }
                 if (sb->job && sb->job->kind == SRV_JOB_EXECUTION) {
-                    /* the handoff stops a running execution, and says so */
                     if (sb->conn) srv_conn_send_status(sb->conn, "SANDBOX_EXECUTION_FORCE_KILLED");
                     srv_kill_process(sb);
                 }
             }
         }
-        if (sb->handoff_pending && !sb->job && !sb->removed) {
-            if (sb->sb || sb->hibernated) {
-                if (sb->conn) srv_conn_send_status(sb->conn, "SANDBOX_CHECKPOINTING");
-                srv_start_checkpoint(sb, SRV_CKPT_HANDOFF);
-            }
-        }
+        if (sb->handoff_pending && !sb->job && !sb->removed && (sb->sb || sb->hibernated))
+            srv_start_checkpoint(sb, SRV_CKPT_HANDOFF);
         if (!sb->removed && sb->cfg.idle_timeout_s > 0 && !sb->job && !sb->pend_head && sb->sb &&
             now - sb->last_activity > sb->cfg.idle_timeout_s * 1000)
             idle_expired(sb);
