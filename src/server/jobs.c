@@ -275,12 +275,8 @@ static void checkpoint_done(srv_job *job) {
      * The original's order: the live copy is deleted (its lock released on the way),
      * then CHECKPOINTED. */
     if (c) srv_conn_send_status(c, "SANDBOX_DELETING");
-    bool lock = sb->cfg.handoff && sb->lease_held;
-    if (c && lock) srv_conn_send_status(c, "SANDBOX_LOCK_RELEASING");
-    if (sb->lease_held) srv_lease_release(s->checkpoint_path, sb->id, s->server_id);
-    sb->lease_held = false;
+    srv_release_lease_announced(sb);
     if (c) {
-        if (lock) srv_conn_send_status(c, "SANDBOX_LOCK_RELEASED");
         srv_conn_send_status(c, "SANDBOX_DELETED");
         srv_conn_send_status(c, "SANDBOX_CHECKPOINTED");
         srv_conn_close(c, 1000);
@@ -460,14 +456,23 @@ void srv_start_wake(srv_sandbox *sb) {
 
 /* ---- kill_sandbox --------------------------------------------------------------------------- */
 
+void srv_release_lease_announced(srv_sandbox *sb) {
+    srv *s = sb->s;
+    if (!sb->lease_held || !s->checkpoint_path) return;
+    bool tell = sb->conn && sb->cfg.handoff;
+    if (tell) srv_conn_send_status(sb->conn, "SANDBOX_LOCK_RELEASING");
+    srv_lease_release(s->checkpoint_path, sb->id, s->server_id);
+    sb->lease_held = false;
+    if (tell) srv_conn_send_status(sb->conn, "SANDBOX_LOCK_RELEASED");
+}
+
 void srv_finish_kill(srv_sandbox *sb) {
     srv *s = sb->s;
     srv_conn *c = sb->conn;
     sb->kill_pending = false;
     if (c) srv_conn_send_status(c, "SANDBOX_DELETING");
     if (s->checkpoint_path && sb->cfg.enable_checkpoint) {
-        srv_lease_release(s->checkpoint_path, sb->id, s->server_id);
-        sb->lease_held = false;
+        srv_release_lease_announced(sb);
         if (!srv_volume_remove(s->checkpoint_path, sb->id)) {
             srv_log(s, "error", "kill: cannot delete the files", "{s:s}", "sandbox_id", sb->id);
             if (c) {

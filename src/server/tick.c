@@ -18,8 +18,7 @@ static void idle_expired(srv_sandbox *sb) {
     srv_log(s, "info", "idle timeout: deleting", "{s:s}", "sandbox_id", sb->id);
     if (c) srv_conn_send_status(c, "SANDBOX_DELETING");
     if (s->checkpoint_path && sb->cfg.enable_checkpoint) {
-        srv_lease_release(s->checkpoint_path, sb->id, s->server_id);
-        sb->lease_held = false;
+        srv_release_lease_announced(sb); /* the original's lock statuses (handoff) */
         srv_volume_remove(s->checkpoint_path, sb->id);
     }
     if (c) {

@@ -65,6 +65,27 @@ async def checkpoint_with_handoff_releases_the_lock(ri):
 
 
 @test()
+async def kill_and_idle_delete_with_handoff_release_the_lock(ri):
+    s = Server(ri)
+    lock = ["SANDBOX_LOCK_RELEASING", "SANDBOX_LOCK_RELEASED"]
+    sess = await create(s, enable_checkpoint=True, enable_sandbox_handoff=True)
+    await sess.client.send({"action": "kill_sandbox"})
+    got = await sess.client.until_closed(10)
+    check_eq(kinds(got), ["SANDBOX_KILLING", "SANDBOX_DELETING"] + lock + ["SANDBOX_DELETED", "SANDBOX_KILLED"],
+             "kill_sandbox of a sandbox with handoff")
+    check_eq(sess.client.close_code, 1000, "close code after kill_sandbox")
+    check(not os.path.exists(os.path.join(s.ckpt, sess.id)), "sandbox directory left after the kill")
+    sess = await create(s, idle_timeout=1, enable_checkpoint=True, enable_sandbox_handoff=True)
+    got = await sess.client.until_closed(10)
+    check_eq(kinds(got), ["SANDBOX_DELETING"] + lock + ["SANDBOX_DELETED"], "idle delete with handoff")
+    sess = await create(s, idle_timeout=1, enable_checkpoint=True, enable_sandbox_handoff=True,
+                        enable_idle_timeout_auto_checkpoint=True)
+    got = await sess.client.until_closed(10)
+    check_eq(kinds(got), HANDOFF_CHECKPOINT_STATUSES, "idle checkpoint with handoff")
+    check_eq(sess.client.close_code, 1000, "close code after the idle checkpoint")
+
+
+@test()
 async def restore_with_checkpoint_directory_gone(ri):
     s = Server(ri)
     sess = await create(s, module="counter", enable_checkpoint=True)
