@@ -5,8 +5,10 @@ directory is gone while the metadata stays is RESTORE_ERROR + 4000, an unknown s
 NOT_FOUND + 1011; create with handoff takes the lock before the id, handoff without
 checkpointing is refused; the owner's side of a handoff; an unknown filesystem snapshot."""
 import hashlib
+import json
 import os
 import shutil
+import time
 
 from harness import (CHECKPOINT_STATUSES, HANDOFF_CHECKPOINT_STATUSES, Client, Server, attach,
                      attach_running, check, check_eq, create, init_message, main, tempdir, test,
@@ -177,6 +179,25 @@ async def handoff_owner_sees_the_originals_order(ri):
     check_eq(sess.client.close_code, 1000, "close code of the owner's socket")
     check_eq(live_sandboxes(a), 0.0, "live sandboxes on the old owner")
     check_eq(await value_of(c, "increment"), 3, "state moved to the new owner")
+
+
+@test(60)
+async def handoff_owner_that_never_lets_go(ri):
+    s = Server(ri, args=["--lease-seconds", "1"])
+    sess = await create(s, module="counter", enable_checkpoint=True, enable_sandbox_handoff=True)
+    await sess.client.send({"action": "checkpoint"})
+    await sess.client.until_closed(20)
+    # An owner that holds the lease and never answers the request (no such server runs).
+    with open(os.path.join(s.ckpt, sess.id, "lease"), "w") as f:
+        json.dump({"owner": "srv-ghost", "expires_ms": int(time.time() * 1000) + 600000, "pid": 1}, f)
+    c = await attach(s, sess.id, sess.token)
+    got = await c.until_closed(30)  # the lease time (1 s) + 10 s
+    check_eq(kinds(got), ["SANDBOX_RESTORING", "SANDBOX_LOCK_ACQUIRING", "SANDBOX_RESTORE_ERROR", "error"],
+             "attach while an owner never lets go")
+    check_eq(got[-1].get("message"), "Timed out waiting for the owning server to release the sandbox.",
+             "error message")
+    check_eq(c.close_code, 4000, "close code")
+    check(os.path.isfile(os.path.join(s.ckpt, sess.id, "handoff")), "no release request written")
 
 
 @test()
