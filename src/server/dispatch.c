@@ -266,6 +266,9 @@ static void handle_init(srv_conn *c, json_t *init, const char *parse_why) {
     } else if (cfg.enable_checkpoint && !s->checkpoint_path) {
         fail = "Checkpointing is not enabled on the server.";
         srv_cfg_free(&cfg);
+    } else if (cfg.handoff && !cfg.enable_checkpoint) {
+        fail = "Sandbox handoff requires checkpointing to be enabled.";
+        srv_cfg_free(&cfg);
     } else if (cfg.auto_checkpoint && !cfg.enable_checkpoint) {
         fail = "enable_idle_timeout_auto_checkpoint requires enable_checkpoint.";
         srv_cfg_free(&cfg);

@@ -53,7 +53,7 @@ static void create_work(srv_job *job) {
     if (sb->cfg.fs_snapshot_name) {
         ri_snapstore_error serr;
         if (!s->store_dir) {
-            snprintf(job->message, sizeof job->message, "Snapshots are not enabled on the server.");
+            snprintf(job->message, sizeof job->message, "Filesystem snapshot is not enabled on the server.");
             ri_sandbox_free(rsb);
             return;
         }
@@ -65,7 +65,12 @@ static void create_work(srv_job *job) {
         bool ok = st && ri_snapstore_get_image(st, sb->cfg.fs_snapshot_name, &io, &img, &n, NULL, &serr);
         if (st) ri_snapstore_close(st);
         if (!ok) {
-            snprintf(job->message, sizeof job->message, "%s", serr.message);
+            /* the original's words for an unknown name */
+            if (serr.code == RI_SNAPSTORE_ERR_NOT_FOUND)
+                snprintf(job->message, sizeof job->message, "Filesystem snapshot not found: %s",
+                         sb->cfg.fs_snapshot_name);
+            else
+                snprintf(job->message, sizeof job->message, "%s", serr.message);
             ri_sandbox_free(rsb);
             return;
         }
@@ -122,6 +127,8 @@ static void create_done(srv_job *job) {
     srv_log(sb->s, "info", "sandbox created", "{s:s, s:b}", "sandbox_id", sb->id, "checkpoint",
             sb->cfg.enable_checkpoint);
     if (c) {
+        /* the lease is the original's lock: taken before the id is told */
+        if (job->lease_taken && sb->cfg.handoff) srv_conn_send_status(c, "SANDBOX_LOCK_ACQUIRED");
         srv_conn_send(c, srv_ev_sandbox_id(sb->id, sb->token));
         srv_conn_send_status(c, "SANDBOX_RUNNING");
     }
@@ -137,6 +144,9 @@ void srv_start_create(srv_sandbox *sb, json_t *init) {
         srv_sandbox_remove(sb);
         return;
     }
+    /* a sandbox that may be handed over holds the original's lock (our lease) */
+    if (sb->cfg.handoff && sb->cfg.enable_checkpoint && sb->conn)
+        srv_conn_send_status(sb->conn, "SANDBOX_LOCK_ACQUIRING");
     srv_submit(sb->s, job);
 }
 
@@ -246,6 +256,12 @@ static void checkpoint_done(srv_job *job) {
             srv_conn_send_error(c, "SANDBOX_CHECKPOINT_ERROR", job->message);
             srv_conn_close(c, 4000);
         }
+        if (job->reason == SRV_CKPT_HANDOFF) {
+            /* the asker times out (SANDBOX_RESTORE_ERROR); the owner's client, told
+             * CHECKPOINTING, hears why, and keeps its sandbox here */
+            if (c) srv_conn_send_error(c, "SANDBOX_CHECKPOINT_ERROR", job->message);
+            srv_handoff_clear(s->checkpoint_path, sb->id);
+        }
         sb->handoff_pending = false;
         return;
     }
@@ -254,13 +270,17 @@ static void checkpoint_done(srv_job *job) {
             (int)job->reason, "file", job->ckpt.file, "kind", job->ckpt.delta ? "delta" : "full", "bytes",
             (json_int_t)job->ckpt.bytes, "queued_us", (json_int_t)(job->started_us - job->submitted_us),
             "snapshot_us", (json_int_t)job->ckpt.snapshot_us, "write_us", (json_int_t)job->ckpt.write_us);
+    if (job->reason == SRV_CKPT_HANDOFF) srv_handoff_clear(s->checkpoint_path, sb->id);
+    /* A checkpoint ends the sandbox's life here; attach restores it (here or elsewhere).
+     * The original's order: the live copy is deleted (its lock released on the way),
+     * then CHECKPOINTED. */
+    if (c) srv_conn_send_status(c, "SANDBOX_DELETING");
+    srv_release_lease_announced(sb);
     if (c) {
+        srv_conn_send_status(c, "SANDBOX_DELETED");
         srv_conn_send_status(c, "SANDBOX_CHECKPOINTED");
-        if (job->reason == SRV_CKPT_HANDOFF) srv_conn_send_status(c, "SANDBOX_LOCK_RELEASED");
         srv_conn_close(c, 1000);
     }
-    if (job->reason == SRV_CKPT_HANDOFF) srv_handoff_clear(s->checkpoint_path, sb->id);
-    /* a checkpoint ends the sandbox's life here; attach restores it (here or elsewhere) */
     srv_sandbox_remove(sb);
 }
 
@@ -282,7 +302,15 @@ static void restore_work(srv_job *job) {
     int r = srv_volume_map_latest(sb->s->checkpoint_path, sb->id, &img, &n, latest, sizeof latest, job->message,
                                   sizeof job->message);
     if (r == 1) {
-        job->not_found = true;
+        /* The metadata was there at attach: a sandbox whose images are gone is a restore
+         * error (the original's), unless it was deleted meanwhile (kill_sandbox elsewhere). */
+        json_t *meta = NULL;
+        char mwhy[256];
+        if (srv_volume_read_metadata(sb->s->checkpoint_path, sb->id, &meta, mwhy, sizeof mwhy) == 1)
+            job->not_found = true;
+        else
+            snprintf(job->message, sizeof job->message, "Latest checkpoint not found for sandbox %s.", sb->id);
+        json_decref(meta);
         return;
     }
     if (r != 0) return;
@@ -431,14 +459,23 @@ void srv_start_wake(srv_sandbox *sb) {
 
 /* ---- kill_sandbox --------------------------------------------------------------------------- */
 
+void srv_release_lease_announced(srv_sandbox *sb) {
+    srv *s = sb->s;
+    if (!sb->lease_held || !s->checkpoint_path) return;
+    bool tell = sb->conn && sb->cfg.handoff;
+    if (tell) srv_conn_send_status(sb->conn, "SANDBOX_LOCK_RELEASING");
+    srv_lease_release(s->checkpoint_path, sb->id, s->server_id);
+    sb->lease_held = false;
+    if (tell) srv_conn_send_status(sb->conn, "SANDBOX_LOCK_RELEASED");
+}
+
 void srv_finish_kill(srv_sandbox *sb) {
     srv *s = sb->s;
     srv_conn *c = sb->conn;
     sb->kill_pending = false;
     if (c) srv_conn_send_status(c, "SANDBOX_DELETING");
     if (s->checkpoint_path && sb->cfg.enable_checkpoint) {
-        srv_lease_release(s->checkpoint_path, sb->id, s->server_id);
-        sb->lease_held = false;
+        srv_release_lease_announced(sb);
         if (!srv_volume_remove(s->checkpoint_path, sb->id)) {
             srv_log(s, "error", "kill: cannot delete the files", "{s:s}", "sandbox_id", sb->id);
             if (c) {

@@ -497,6 +497,9 @@ void srv_start_action(srv_sandbox *sb, json_t *msg);
 void srv_start_fs_snapshot(srv_sandbox *sb, json_t *msg);
 bool srv_action_known(const char *action);
 void srv_finish_kill(srv_sandbox *sb);
+/* Releases the sandbox's lease; for a sandbox with handoff (whose lease is the original's
+ * lock) its socket hears SANDBOX_LOCK_RELEASING and SANDBOX_LOCK_RELEASED around it. */
+void srv_release_lease_announced(srv_sandbox *sb);
 /* Runs queued messages while nothing runs (service thread). */
 void srv_pump(srv_sandbox *sb);
 /* A parsed client message (taken over), or NULL with why (dispatch.c). */

@@ -18,8 +18,7 @@ static void idle_expired(srv_sandbox *sb) {
     srv_log(s, "info", "idle timeout: deleting", "{s:s}", "sandbox_id", sb->id);
     if (c) srv_conn_send_status(c, "SANDBOX_DELETING");
     if (s->checkpoint_path && sb->cfg.enable_checkpoint) {
-        srv_lease_release(s->checkpoint_path, sb->id, s->server_id);
-        sb->lease_held = false;
+        srv_release_lease_announced(sb); /* the original's lock statuses (handoff) */
         srv_volume_remove(s->checkpoint_path, sb->id);
     }
     if (c) {
@@ -134,20 +133,21 @@ void srv_tick(srv *s) {
             if (srv_handoff_requested(s->checkpoint_path, sb->id)) {
                 srv_log(s, "info", "handoff: releasing", "{s:s}", "sandbox_id", sb->id);
                 sb->handoff_pending = true;
-                if (sb->conn) srv_conn_send_status(sb->conn, "SANDBOX_LOCK_RELEASING");
+                /* the original's order: the request, the checkpoint, a running execution
+                 * stopped (its DONE follows); the deletion and the lock's release come
+                 * with the checkpoint's end (jobs.c) */
+                if (sb->conn) {
+                    srv_conn_send_status(sb->conn, "SANDBOX_LOCK_RELEASE_REQUESTED");
+                    srv_conn_send_status(sb->conn, "SANDBOX_CHECKPOINTING");
+                }
                 if (sb->job && sb->job->kind == SRV_JOB_EXECUTION) {
-                    /* the handoff stops a running execution, and says so */
                     if (sb->conn) srv_conn_send_status(sb->conn, "SANDBOX_EXECUTION_FORCE_KILLED");
                     srv_kill_process(sb);
                 }
             }
         }
-        if (sb->handoff_pending && !sb->job && !sb->removed) {
-            if (sb->sb || sb->hibernated) {
-                if (sb->conn) srv_conn_send_status(sb->conn, "SANDBOX_CHECKPOINTING");
-                srv_start_checkpoint(sb, SRV_CKPT_HANDOFF);
-            }
-        }
+        if (sb->handoff_pending && !sb->job && !sb->removed && (sb->sb || sb->hibernated))
+            srv_start_checkpoint(sb, SRV_CKPT_HANDOFF);
         if (!sb->removed && sb->cfg.idle_timeout_s > 0 && !sb->job && !sb->pend_head && sb->sb &&
             now - sb->last_activity > sb->cfg.idle_timeout_s * 1000)
             idle_expired(sb);

@@ -44,6 +44,15 @@ STATUSES = {
 }
 
 
+# The original's sequences (github.com/GoogleCloudPlatform/cloud-run-sandbox: its tests and
+# src/sandbox/manager.py, handle.py). A checkpoint deletes the live copy: DELETING and
+# DELETED come before CHECKPOINTED; a sandbox with handoff holds a lock, released within.
+CHECKPOINT_STATUSES = ["SANDBOX_CHECKPOINTING", "SANDBOX_DELETING", "SANDBOX_DELETED",
+                       "SANDBOX_CHECKPOINTED"]
+HANDOFF_CHECKPOINT_STATUSES = ["SANDBOX_CHECKPOINTING", "SANDBOX_DELETING", "SANDBOX_LOCK_RELEASING",
+                               "SANDBOX_LOCK_RELEASED", "SANDBOX_DELETED", "SANDBOX_CHECKPOINTED"]
+
+
 class TestFailure(AssertionError):
     pass
 
@@ -443,14 +452,16 @@ class Session:
 
 
 async def create(server, **kw):
-    """Creates a sandbox; checks SANDBOX_CREATING, sandbox_id, SANDBOX_RUNNING in that order."""
+    """Creates a sandbox; checks SANDBOX_CREATING, sandbox_id, SANDBOX_RUNNING in that order
+    (with enable_sandbox_handoff: the lock statuses before the id)."""
     c = await Client.connect(server.url + "/create", **server.client_kw())
     await c.send(init_message(**kw))
     got = await c.until_status("SANDBOX_RUNNING", 10)
     st = [f for f in got if f.get("event") in ("status_update", "sandbox_id")]
     kinds = [f.get("status") or f.get("event") for f in st]
-    check_eq(kinds, ["SANDBOX_CREATING", "sandbox_id", "SANDBOX_RUNNING"], "create sequence")
-    idf = st[1]
+    lock = ["SANDBOX_LOCK_ACQUIRING", "SANDBOX_LOCK_ACQUIRED"] if kw.get("enable_sandbox_handoff") else []
+    check_eq(kinds, ["SANDBOX_CREATING"] + lock + ["sandbox_id", "SANDBOX_RUNNING"], "create sequence")
+    idf = [f for f in st if f.get("event") == "sandbox_id"][0]
     return Session(c, idf.get("sandbox_id"), idf.get("sandbox_token"), got)
 
 
@@ -461,13 +472,15 @@ async def attach(server, sid, token):
     return await Client.connect(url, **server.client_kw())
 
 
-async def attach_running(server, sid, token, restoring=None):
-    """Attaches and reads up to SANDBOX_RUNNING; restoring=True/False checks RESTORING came."""
+async def attach_running(server, sid, token, restoring=None, handoff=False):
+    """Attaches and reads up to SANDBOX_RUNNING; restoring=True/False checks RESTORING came
+    (handoff: a sandbox with enable_sandbox_handoff, whose lock is taken while restoring)."""
     c = await attach(server, sid, token)
     got = await c.until_status("SANDBOX_RUNNING", 20)
     st = statuses(got)
     if restoring is True:
-        check_eq(st, ["SANDBOX_RESTORING", "SANDBOX_RUNNING"], "attach with restore")
+        lock = ["SANDBOX_LOCK_ACQUIRING", "SANDBOX_LOCK_ACQUIRED"] if handoff else []
+        check_eq(st, ["SANDBOX_RESTORING"] + lock + ["SANDBOX_RUNNING"], "attach with restore")
     elif restoring is False:
         check_eq(st, ["SANDBOX_RUNNING"], "attach to a live sandbox")
     return c
@@ -509,11 +522,12 @@ async def load(client, module_name, timeout=15.0):
     return await ok_action(client, "load", timeout, module=b64(module_name))
 
 
-async def checkpoint(client, timeout=20.0):
-    """Checkpoints; checks CHECKPOINTING, CHECKPOINTED, close 1000."""
+async def checkpoint(client, timeout=20.0, handoff=False):
+    """Checkpoints; checks CHECKPOINTING, DELETING, DELETED, CHECKPOINTED (handoff: the lock's
+    release between the deletion statuses), close 1000."""
     await client.send({"action": "checkpoint"})
     got = await client.until_closed(timeout)
-    check_eq(statuses(got), ["SANDBOX_CHECKPOINTING", "SANDBOX_CHECKPOINTED"],
+    check_eq(statuses(got), HANDOFF_CHECKPOINT_STATUSES if handoff else CHECKPOINT_STATUSES,
              "checkpoint statuses")
     check_eq(client.close_code, 1000, "close code after checkpoint")
     return got

@@ -4,8 +4,8 @@ clients/ts) send, in the order they send it, against our server: init messages w
 the new socket is open, before SANDBOX_RUNNING has arrived."""
 import asyncio
 
-from harness import (Client, Server, attach, b64, check, check_eq, main, statuses, test, texts,
-                     value_of)
+from harness import (HANDOFF_CHECKPOINT_STATUSES, Client, Server, attach, b64, check, check_eq, main,
+                     statuses, test, texts, value_of)
 
 
 async def their_create(server, **params):
@@ -17,7 +17,8 @@ async def their_create(server, **params):
     got = await c.until_status("SANDBOX_RUNNING", 10)
     ids = [f for f in got if f.get("event") == "sandbox_id"]
     check_eq(len(ids), 1, "sandbox_id events")
-    check_eq(statuses(got), ["SANDBOX_CREATING", "SANDBOX_RUNNING"], "create statuses")
+    lock = ["SANDBOX_LOCK_ACQUIRING", "SANDBOX_LOCK_ACQUIRED"] if params.get("enable_sandbox_handoff") else []
+    check_eq(statuses(got), ["SANDBOX_CREATING"] + lock + ["SANDBOX_RUNNING"], "create statuses")
     return c, ids[0]["sandbox_id"], ids[0]["sandbox_token"]
 
 
@@ -32,7 +33,7 @@ async def their_init_messages(ri):
                                      enable_sandbox_handoff=True)
     await c.send({"action": "checkpoint"})
     got = await c.until_closed(10)
-    check_eq(statuses(got), ["SANDBOX_CHECKPOINTING", "SANDBOX_CHECKPOINTED"], "their checkpoint")
+    check_eq(statuses(got), HANDOFF_CHECKPOINT_STATUSES, "their checkpoint")
     check_eq(c.close_code, 1000, "close code")
 
 

@@ -4,8 +4,8 @@ import os
 import re
 import subprocess
 
-from harness import (Client, Server, check, check_eq, create, init_message, main, statuses,
-                     test, value_of)
+from harness import (CHECKPOINT_STATUSES, Client, Server, check, check_eq, create, init_message,
+                     main, statuses, test, value_of)
 
 ID_RE = re.compile(r"^sandbox-[0-9a-f]{24}$")     # docs/SERVER.md: 96 random bits
 TOKEN_RE = re.compile(r"^[0-9a-f]{32}$")          # 128 random bits
@@ -100,7 +100,7 @@ async def checkpoint_path_from_environment(ri):
     await value_of(sess.client, "increment")
     await sess.client.send({"action": "checkpoint"})
     got = await sess.client.until_closed(10)
-    check_eq(statuses(got), ["SANDBOX_CHECKPOINTING", "SANDBOX_CHECKPOINTED"], "checkpoint")
+    check_eq(statuses(got), CHECKPOINT_STATUSES, "checkpoint")
     check(os.path.isfile(os.path.join(s.ckpt, sess.id, "checkpoints", "latest")),
           "no checkpoints/latest under CHECKPOINT_AND_RESTORE_PATH")
 

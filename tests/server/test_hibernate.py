@@ -4,8 +4,8 @@ Also many sandboxes executing at once, and --max-sandboxes."""
 import asyncio
 import os
 
-from harness import (Client, Server, attach, attach_running, check, check_eq, checkpoint, create,
-                     init_message, main, statuses, test, value_of)
+from harness import (CHECKPOINT_STATUSES, Client, Server, attach, attach_running, check, check_eq,
+                     checkpoint, create, init_message, main, statuses, test, value_of)
 
 BUDGET = 3 << 20
 
@@ -82,8 +82,7 @@ async def idle_timeout_of_hibernated_sandbox(ri):
     # All go idle: each is checkpointed (hibernated or not) and leaves memory.
     for sess, _ in sessions:
         got = await sess.client.until_closed(15)
-        check_eq(statuses(got), ["SANDBOX_CHECKPOINTING", "SANDBOX_CHECKPOINTED"],
-                 f"idle checkpoint of {sess.id}")
+        check_eq(statuses(got), CHECKPOINT_STATUSES, f"idle checkpoint of {sess.id}")
     check_eq(images(s), [], "hibernation images left after the idle checkpoints")
     for sess, want in sessions:
         c = await attach_running(s, sess.id, sess.token, restoring=True)

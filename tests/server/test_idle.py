@@ -2,8 +2,8 @@
 import asyncio
 import os
 
-from harness import (Server, attach, attach_running, b64, check, check_eq, create, main, statuses,
-                     test, texts, value_of)
+from harness import (CHECKPOINT_STATUSES, Server, attach, attach_running, b64, check, check_eq,
+                     create, main, statuses, test, texts, value_of)
 
 
 @test()
@@ -35,8 +35,7 @@ async def idle_timeout_auto_checkpoint(ri):
                         enable_idle_timeout_auto_checkpoint=True)
     await value_of(sess.client, "add", [2])
     got = await sess.client.until_closed(5)
-    check_eq(statuses(got), ["SANDBOX_CHECKPOINTING", "SANDBOX_CHECKPOINTED"],
-             "statuses on idle checkpoint")
+    check_eq(statuses(got), CHECKPOINT_STATUSES, "statuses on idle checkpoint")
     check_eq(sess.client.close_code, 1000, "close code on idle checkpoint")
     check(os.path.isfile(os.path.join(s.ckpt, sess.id, "checkpoints", "latest")), "no image")
     c = await attach_running(s, sess.id, sess.token, restoring=True)

@@ -9,6 +9,14 @@ import signal
 from harness import (Server, tempdir, attach, attach_running, b64, check, check_eq, checkpoint, create,
                      main, statuses, test, texts, value_of)
 
+# The original's order (cloud-run-sandbox: src/sandbox/manager.py _on_release_requested,
+# checkpoint_sandbox, delete_sandbox; handle.py attach_persistent, release_lock; its
+# examples/js/output/handoff.ts.output). The asking side: RESTORING, then the lock.
+ASKER = ["SANDBOX_RESTORING", "SANDBOX_LOCK_ACQUIRING", "SANDBOX_LOCK_ACQUIRED", "SANDBOX_RUNNING"]
+# The owner's side: the request, the checkpoint, the deletion with the lock's release in it.
+OWNER = ["SANDBOX_LOCK_RELEASE_REQUESTED", "SANDBOX_CHECKPOINTING", "SANDBOX_DELETING",
+         "SANDBOX_LOCK_RELEASING", "SANDBOX_LOCK_RELEASED", "SANDBOX_DELETED", "SANDBOX_CHECKPOINTED"]
+
 
 def pair(ri, args_a=(), args_b=()):
     vol = tempdir()
@@ -101,13 +109,11 @@ async def handoff_detached(ri):
     await sess.client.close()
     c = await attach(b, sess.id, sess.token)
     got = await c.until_status("SANDBOX_RUNNING", 30)
-    check_eq(statuses(got), ["SANDBOX_LOCK_ACQUIRING", "SANDBOX_LOCK_RELEASE_REQUESTED",
-                             "SANDBOX_LOCK_ACQUIRED", "SANDBOX_RESTORING", "SANDBOX_RUNNING"],
-             "handoff statuses")
+    check_eq(statuses(got), ASKER, "handoff statuses")
     check_eq(await value_of(c, "increment"), 6, "state moved from A to B")
-    # A no longer has it live: attaching on A now asks B to hand it back.
-    await checkpoint(c)
-    c = await attach_running(a, sess.id, sess.token, restoring=True)
+    # A no longer has it live: attaching on A restores B's checkpoint (the lock is free).
+    await checkpoint(c, handoff=True)
+    c = await attach_running(a, sess.id, sess.token, restoring=True, handoff=True)
     check_eq(await value_of(c, "get"), 6, "back on A")
 
 
@@ -118,11 +124,9 @@ async def handoff_attached(ri):
     await value_of(sess.client, "add", [8])
     c = await attach(b, sess.id, sess.token)
     got = await c.until_status("SANDBOX_RUNNING", 30)
-    check_eq(statuses(got)[-2:], ["SANDBOX_RESTORING", "SANDBOX_RUNNING"], "handoff statuses")
+    check_eq(statuses(got), ASKER, "handoff statuses")
     old = await sess.client.until_closed(10)
-    check_eq(statuses(old), ["SANDBOX_LOCK_RELEASING", "SANDBOX_CHECKPOINTING",
-                             "SANDBOX_CHECKPOINTED", "SANDBOX_LOCK_RELEASED"],
-             "the owner's socket during the handoff")
+    check_eq(statuses(old), OWNER, "the owner's socket during the handoff")
     check_eq(sess.client.close_code, 1000, "close code of A's socket after the handoff")
     check_eq(await value_of(c, "increment"), 9, "state moved from A to B")
 
@@ -135,12 +139,10 @@ async def handoff_during_execution(ri):
     await sess.client.until(lambda f: f.get("event") == "stdout", 10, "ready")
     c = await attach(b, sess.id, sess.token)
     got = await c.until_status("SANDBOX_RUNNING", 30)
-    check_eq(statuses(got)[-2:], ["SANDBOX_RESTORING", "SANDBOX_RUNNING"], "handoff statuses")
+    check_eq(statuses(got), ASKER, "handoff statuses")
     old = await sess.client.until_closed(10)
-    check_eq(statuses(old), ["SANDBOX_LOCK_RELEASING", "SANDBOX_EXECUTION_FORCE_KILLED",
-                             "SANDBOX_EXECUTION_DONE", "SANDBOX_CHECKPOINTING",
-                             "SANDBOX_CHECKPOINTED", "SANDBOX_LOCK_RELEASED"],
-             "the owner's socket during a handoff with a running execution")
+    check_eq(statuses(old), OWNER[:2] + ["SANDBOX_EXECUTION_FORCE_KILLED", "SANDBOX_EXECUTION_DONE"] +
+             OWNER[2:], "the owner's socket during a handoff with a running execution")
     check_eq(sess.client.close_code, 1000, "close code of A's socket after the handoff")
     # B's copy works (the running execution was not part of the image).
     await c.send({"language": "wasm", "code": b64("echo")})

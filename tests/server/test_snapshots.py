@@ -38,7 +38,8 @@ async def snapshot_filesystem_and_create_from_it(ri):
     await cc.send(init_message(filesystem_snapshot_name="no-such-snapshot"))
     got = await cc.until_closed(10)
     check_eq(statuses(got), ["SANDBOX_CREATING", "SANDBOX_CREATION_ERROR"], "unknown snapshot name")
-    check_eq(got[-1].get("message"), "Snapshot not found: no-such-snapshot", "error message")
+    check_eq(got[-1].get("message"), "Filesystem snapshot not found: no-such-snapshot",
+             "error message (the original's words)")
     check_eq(cc.close_code, 4000, "close code")
 
 

@@ -115,7 +115,7 @@ async def main():
         while True: seen.append(await recv(ws))
     except websockets.ConnectionClosed as e:
         check(e.code == 1000, "checkpoint close 1000")
-    check([m.get("status") for m in seen] == ["SANDBOX_CHECKPOINTING", "SANDBOX_CHECKPOINTED"], "checkpoint statuses %s" % seen)
+    check([m.get("status") for m in seen] == ["SANDBOX_CHECKPOINTING", "SANDBOX_DELETING", "SANDBOX_DELETED", "SANDBOX_CHECKPOINTED"], "checkpoint statuses %s" % seen)
     latest = open(os.path.join(ckpt, sid, "checkpoints", "latest")).read()
     check(latest.startswith("checkpoint_") and os.path.exists(os.path.join(ckpt, sid, "checkpoints", latest)), "layout: latest -> image")
     meta = json.load(open(os.path.join(ckpt, sid, "metadata.json")))

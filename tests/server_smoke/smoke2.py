@@ -20,7 +20,8 @@ async def main():
     ws = await websockets.connect("ws://%s/create" % addr_a)
     await ws.send(json.dumps({"enable_checkpoint": True, "enable_sandbox_handoff": True,
                               "sandbox": {"module": counter}}))
-    await recv(ws); ids = await recv(ws); await recv(ws)
+    made = await until(ws, st("SANDBOX_RUNNING"), 20)  # the lock statuses come before the id
+    ids = [m for m in made if m.get("event") == "sandbox_id"][0]
     sid, tok = ids["sandbox_id"], ids["sandbox_token"]
     await ws.send(json.dumps({"action": "execute", "function": "inc"}))
     await recv(ws)
@@ -28,10 +29,11 @@ async def main():
     check(lease["owner"] == "A", "lease owned by A")
     wb = await websockets.connect("ws://%s/attach/%s?sandbox_token=%s" % (addr_b, sid, tok))
     seen_b = await until(wb, st("SANDBOX_RUNNING"), 20)
-    check([m["status"] for m in seen_b] == ["SANDBOX_LOCK_ACQUIRING", "SANDBOX_LOCK_RELEASE_REQUESTED",
-          "SANDBOX_LOCK_ACQUIRED", "SANDBOX_RESTORING", "SANDBOX_RUNNING"], "handoff on B: %s" % seen_b)
+    check([m["status"] for m in seen_b] == ["SANDBOX_RESTORING", "SANDBOX_LOCK_ACQUIRING",
+          "SANDBOX_LOCK_ACQUIRED", "SANDBOX_RUNNING"], "handoff on B: %s" % seen_b)
     seen_a, code = await drain_close(ws)
-    check([m["status"] for m in seen_a] == ["SANDBOX_LOCK_RELEASING", "SANDBOX_CHECKPOINTING", "SANDBOX_CHECKPOINTED", "SANDBOX_LOCK_RELEASED"] and code == 1000,
+    check([m["status"] for m in seen_a] == ["SANDBOX_LOCK_RELEASE_REQUESTED", "SANDBOX_CHECKPOINTING", "SANDBOX_DELETING",
+          "SANDBOX_LOCK_RELEASING", "SANDBOX_LOCK_RELEASED", "SANDBOX_DELETED", "SANDBOX_CHECKPOINTED"] and code == 1000,
           "A released: %s %s" % (seen_a, code))
     await wb.send(json.dumps({"action": "execute", "function": "inc"}))
     m = await recv(wb)
@@ -61,8 +63,8 @@ async def main():
     await recv(ws); ids = await recv(ws); await recv(ws)
     t0 = time.time()
     seen, code = await drain_close(ws)
-    check([m["status"] for m in seen] == ["SANDBOX_CHECKPOINTING", "SANDBOX_CHECKPOINTED"] and code == 1000,
-          "idle auto-checkpoint after %.1fs: %s" % (time.time() - t0, seen))
+    check([m["status"] for m in seen] == ["SANDBOX_CHECKPOINTING", "SANDBOX_DELETING", "SANDBOX_DELETED",
+          "SANDBOX_CHECKPOINTED"] and code == 1000, "idle auto-checkpoint after %.1fs: %s" % (time.time() - t0, seen))
     ws = await websockets.connect("ws://%s/create" % addr_c)
     await ws.send(json.dumps({"idle_timeout": 1}))
     await recv(ws); ids = await recv(ws); await recv(ws)
