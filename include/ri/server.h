@@ -21,6 +21,14 @@
 extern "C" {
 #endif
 
+/* How much the server logs: each level includes the more severe ones. */
+typedef enum ri_server_log_level {
+    RI_SERVER_LOG_ERROR = 0,
+    RI_SERVER_LOG_WARNING = 1,
+    RI_SERVER_LOG_INFO = 2,
+    RI_SERVER_LOG_DEBUG = 3,
+} ri_server_log_level;
+
 typedef struct ri_server_config {
     const char *host;               /* "127.0.0.1" */
     int port;                       /* 0: a free port (ri_server_port tells which) */
@@ -45,6 +53,8 @@ typedef struct ri_server_config {
     uint64_t output_budget;         /* bytes of output waiting for all clients together: 64 MiB */
     const char *tls_cert;           /* PEM certificate (chain) file: serve wss:// and https:// (with tls_key) */
     const char *tls_key;            /* PEM private key file of tls_cert; NULL with tls_cert NULL: plain ws:// */
+    ri_server_log_level log_level;  /* the least severe level logged: RI_SERVER_LOG_INFO */
+    bool log_text;                  /* one readable line per event instead of JSON */
 } ri_server_config;
 
 RI_API ri_server_config ri_server_config_default(void);

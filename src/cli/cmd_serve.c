@@ -8,6 +8,7 @@
 #include "cli/args.h"
 #include "cli/cli.h"
 #include "cli/output.h"
+#include "cli/suggest.h"
 #include "ri/server.h"
 
 static ri_server *volatile running_server;
@@ -46,6 +47,8 @@ static void serve_usage(FILE *f) {
             "  --output-budget BYTES   output waiting for all clients together (64 MiB)\n"
             "  --tls-cert FILE         PEM certificate (chain): serve TLS (needs --tls-key)\n"
             "  --tls-key FILE          PEM private key of --tls-cert (unencrypted)\n"
+            "  --log-level L           error, warning, info or debug: the least severe logged (info)\n"
+            "  --log-format F          json (one object per line, the default) or text\n"
             "  -h, --help              show this help\n"
             "\n%s",
             ri_exit_codes_help);
@@ -74,11 +77,11 @@ int ri_cmd_serve(int argc, char **argv) {
                                                  "--server-id", "--lease-seconds", "--store", "--max-message-bytes",
                                                  "--max-sandbox-memory", "--max-execution-ms", "--max-gas",
                                                  "--slice-ms", "--detached-grace-seconds", "--output-budget",
-                                                 "--tls-cert", "--tls-key"};
+                                                 "--tls-cert", "--tls-key", "--log-level", "--log-format"};
         bool known = false;
         for (size_t k = 0; k < sizeof with_value / sizeof with_value[0]; k++)
             if (ri_arg_is(&arg, with_value[k])) known = true;
-        if (!known) return ri_usage("ri serve", "unknown option '%s'", arg.text);
+        if (!known) return ri_unknown_option("ri serve", arg.text, serve_usage);
         const char *v = ri_args_value(&a, &arg);
         if (!v) return ri_usage("ri serve", "option %s needs a value", arg.text);
         const char *why = NULL;
@@ -89,6 +92,17 @@ int ri_cmd_serve(int argc, char **argv) {
         else if (ri_arg_is(&arg, "--store")) cfg.store_dir = v;
         else if (ri_arg_is(&arg, "--tls-cert")) cfg.tls_cert = v;
         else if (ri_arg_is(&arg, "--tls-key")) cfg.tls_key = v;
+        else if (ri_arg_is(&arg, "--log-level")) {
+            static const char *const levels[] = {"error", "warning", "info", "debug"};
+            size_t k = 0;
+            while (k < 4 && strcmp(v, levels[k]) != 0) k++;
+            if (k == 4) return ri_usage("ri serve", "--log-level: '%s' is not error, warning, info or debug", v);
+            cfg.log_level = (ri_server_log_level)k;
+        } else if (ri_arg_is(&arg, "--log-format")) {
+            if (strcmp(v, "json") != 0 && strcmp(v, "text") != 0)
+                return ri_usage("ri serve", "--log-format: '%s' is not json or text", v);
+            cfg.log_text = strcmp(v, "text") == 0;
+        }
         else if (ri_arg_is(&arg, "--memory-budget")) {
             if (!ri_parse_bytes(v, &cfg.memory_budget, &why))
                 return ri_usage("ri serve", "--memory-budget: %s", why);
@@ -118,7 +132,7 @@ int ri_cmd_serve(int argc, char **argv) {
             else if (ri_arg_is(&arg, "--max-execution-ms")) max = 86400000;
             else if (ri_arg_is(&arg, "--slice-ms")) max = 60000;
             else if (ri_arg_is(&arg, "--detached-grace-seconds")) max = 86400;
-            else return ri_usage("ri serve", "unknown option '%s'", arg.text);
+            else return ri_unknown_option("ri serve", arg.text, serve_usage);
             if (!ri_parse_u64(v, max, &n, &why)) return ri_usage("ri serve", "%s: %s", arg.text, why);
             if (ri_arg_is(&arg, "--port")) cfg.port = (int)n;
             else if (ri_arg_is(&arg, "--workers")) cfg.workers = (uint32_t)(n ? n : 1);

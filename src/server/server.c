@@ -24,6 +24,7 @@ ri_server_config ri_server_config_default(void) {
     c.max_sandboxes = 1024;
     c.keep_checkpoints = 3;
     c.lease_ms = 60000;
+    c.log_level = RI_SERVER_LOG_INFO;
     c.max_message_bytes = 16u << 20;
     c.max_json_depth = 32;
     c.snapshot_rate = 10;
