@@ -51,7 +51,7 @@ static void op(const char *name, int words) {
 #define B4(s, w) op(s, w); op(s "_FG", w); op(s "_BG", w); op(s "_BU", w);
 
 static void init_ops(void) {
-#define RI_X_CTRL(name, words) op(#name, words);
+#define RI_X_CTRL(name, words, flags) op(#name, words);
 #define RI_X_BR(name, words) B4(#name, words)
 #define RI_X_CMPBR(cmp, neg) B4("BR_IF_" #cmp, 4) B4("BR_IF_" #cmp "_I", 4)
 #define RI_X_FCMPBR(cmp) B4("BR_IF_" #cmp, 4) B4("BR_IFNOT_" #cmp, 4)

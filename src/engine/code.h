@@ -110,104 +110,105 @@
 
 #include "opcodes.h"
 
-/* Operations that are not plain numeric ones: X(NAME, WORDS), WORDS = the
- * instruction's size, 0 if variable (ENTRY, BR_TABLE). */
+/* Operations that are not plain numeric ones: X(NAME, WORDS, FLAGS), WORDS = the
+ * instruction's size, 0 if variable (ENTRY, BR_TABLE); FLAGS = 0 or one RI_OPF_<FLAGS>
+ * (see "Properties" below: CALL, ACC_INT, ACC_MOVE, ACC_ADD_M). */
 #define RI_CODE_CONTROL_OPS(X) \
-    X(ENTRY, 0)          /* gas, first_local, ndeclared, nconsts, consts (2 words each) */ \
-    X(ENTRY_Z, 5)        /* the same without constants, ndeclared <= 8: zeroes 8 slots */ \
-    X(ENTRY_Z4, 5)       /* ... ndeclared <= 4: zeroes 4 slots */ \
-    X(ENTRY_Z0, 5)       /* ... no declared locals */ \
-    X(ENTRY_ZU, 5)       /* ENTRY_Z, ENTRY_Z4, ENTRY_Z0 of unmetered code: charge nothing */ \
-    X(ENTRY_Z4U, 5) \
-    X(ENTRY_Z0U, 5) \
-    X(GAS, 2)            /* cost */ \
-    X(LOOP, 2)           /* cost */ \
-    X(LOOP_U, 2)         /* LOOP of unmetered code: polls the interrupt flag (cost 0) */ \
-    X(BR_TABLE, 0)       /* index, count, count + 1 offsets */ \
-    X(BR_TABLE_G, 0)     /* the same, every target a GAS or LOOP (metered): the taken entry charges it, skips it */ \
-    X(BR_TABLE_BU, 0)    /* the same, every target a LOOP_U (unmetered): the taken entry polls, skips it */ \
-    X(RETURN0, 1) \
-    X(RETURN1, 2)        /* src */ \
-    X(RETURN_N, 3)       /* first src, count (contiguous) */ \
-    X(I32_ADD_RET, 3)    /* a, b: return a + b (an I32_ADD whose result RETURN1 returns) */ \
-    X(UNREACHABLE, 1) \
-    X(CALL_LOCAL, 3)     /* body index, frame base */ \
-    X(CALL_LOCAL_M1, 5)  /* body index, frame base, d, s: one MOVE first, then the call */ \
-    X(CALL_LOCAL_M2, 7)  /* body index, frame base, d1, s1, d2, s2: MOVE2 first */ \
-    X(CALL_LOCAL_AI, 6)  /* body index, frame base, d, a, imm: I32_ADD_I (d an argument) first */ \
-    X(CALL, 3)           /* function index (an import), frame base */ \
-    X(CALL_INDIRECT, 5)  /* type index, table index, element index slot, frame base */ \
-    X(CALL_INDIRECT_M1, 7) /* the same, then d, s: one MOVE first */ \
-    X(CALL_INDIRECT_M2, 9) /* the same, then d1, s1, d2, s2: MOVE2 first */ \
-    X(MOVE, 3)           /* dst, src */ \
-    X(MOVE2, 5)          /* dst1, src1, dst2, src2: two MOVEs, in order */ \
-    X(MOVE3, 7)          /* three MOVEs, in order */ \
-    X(MOVE4, 9)          /* four MOVEs, in order */ \
-    X(I32_ADD_I2, 7)     /* d1, a1, imm1, d2, a2, imm2: two I32_ADD_I, in order */ \
-    X(I32_ADD_2D, 5)     /* d, a, b, d2: d = a + b, then d2 = d (local.tee d; local.set d2) */ \
-    X(I32_ADD_I_2D, 5)   /* d, a, imm, d2: the same with an immediate */ \
-    X(I32_ADD_M1, 6)     /* d, a, b, then d1, s1: I32_ADD, then one MOVE (the moves after it, in order) */ \
-    X(I32_ADD_M2, 8)     /* d, a, b, then two MOVEs */ \
-    X(I32_ADD_M3, 10)    /* d, a, b, then three MOVEs */ \
-    X(I32_ADD_M4, 12)    /* d, a, b, then four MOVEs */ \
-    X(I32_XOR_ROTL2, 6)  /* d, x, k1, y, k2: d = rotl(x, k1) ^ rotl(y, k2), k1 and k2 immediates */ \
-    X(I32_XOR_ROTL3, 8)  /* d, x, k1, y, k2, z, k3: d = rotl(x, k1) ^ rotl(y, k2) ^ rotl(z, k3) */ \
-    X(I32_XOR_ROTL2_SHR_U, 8) /* d, x, k1, y, k2, z, k3: d = rotl(x, k1) ^ rotl(y, k2) ^ (z >> k3) */ \
-    X(I32_MAJ, 5)        /* d, a, x, y: d = (a & (x ^ y)) ^ (x & y) (I32_AND_XOR, then I32_XOR_AND on it: \
+    X(ENTRY, 0, 0)          /* gas, first_local, ndeclared, nconsts, consts (2 words each) */ \
+    X(ENTRY_Z, 5, 0)        /* the same without constants, ndeclared <= 8: zeroes 8 slots */ \
+    X(ENTRY_Z4, 5, 0)       /* ... ndeclared <= 4: zeroes 4 slots */ \
+    X(ENTRY_Z0, 5, 0)       /* ... no declared locals */ \
+    X(ENTRY_ZU, 5, 0)       /* ENTRY_Z, ENTRY_Z4, ENTRY_Z0 of unmetered code: charge nothing */ \
+    X(ENTRY_Z4U, 5, 0) \
+    X(ENTRY_Z0U, 5, 0) \
+    X(GAS, 2, 0)            /* cost */ \
+    X(LOOP, 2, 0)           /* cost */ \
+    X(LOOP_U, 2, 0)         /* LOOP of unmetered code: polls the interrupt flag (cost 0) */ \
+    X(BR_TABLE, 0, 0)       /* index, count, count + 1 offsets */ \
+    X(BR_TABLE_G, 0, 0)     /* the same, every target a GAS or LOOP (metered): the taken entry charges it, skips it */ \
+    X(BR_TABLE_BU, 0, 0)    /* the same, every target a LOOP_U (unmetered): the taken entry polls, skips it */ \
+    X(RETURN0, 1, 0) \
+    X(RETURN1, 2, 0)        /* src */ \
+    X(RETURN_N, 3, 0)       /* first src, count (contiguous) */ \
+    X(I32_ADD_RET, 3, 0)    /* a, b: return a + b (an I32_ADD whose result RETURN1 returns) */ \
+    X(UNREACHABLE, 1, 0) \
+    X(CALL_LOCAL, 3, CALL)     /* body index, frame base */ \
+    X(CALL_LOCAL_M1, 5, CALL)  /* body index, frame base, d, s: one MOVE first, then the call */ \
+    X(CALL_LOCAL_M2, 7, CALL)  /* body index, frame base, d1, s1, d2, s2: MOVE2 first */ \
+    X(CALL_LOCAL_AI, 6, CALL)  /* body index, frame base, d, a, imm: I32_ADD_I (d an argument) first */ \
+    X(CALL, 3, CALL)           /* function index (an import), frame base */ \
+    X(CALL_INDIRECT, 5, CALL)  /* type index, table index, element index slot, frame base */ \
+    X(CALL_INDIRECT_M1, 7, CALL) /* the same, then d, s: one MOVE first */ \
+    X(CALL_INDIRECT_M2, 9, CALL) /* the same, then d1, s1, d2, s2: MOVE2 first */ \
+    X(MOVE, 3, ACC_MOVE)           /* dst, src */ \
+    X(MOVE2, 5, ACC_MOVE)          /* dst1, src1, dst2, src2: two MOVEs, in order */ \
+    X(MOVE3, 7, ACC_MOVE)          /* three MOVEs, in order */ \
+    X(MOVE4, 9, ACC_MOVE)          /* four MOVEs, in order */ \
+    X(I32_ADD_I2, 7, 0)     /* d1, a1, imm1, d2, a2, imm2: two I32_ADD_I, in order */ \
+    X(I32_ADD_2D, 5, 0)     /* d, a, b, d2: d = a + b, then d2 = d (local.tee d; local.set d2) */ \
+    X(I32_ADD_I_2D, 5, 0)   /* d, a, imm, d2: the same with an immediate */ \
+    X(I32_ADD_M1, 6, ACC_ADD_M)     /* d, a, b, then d1, s1: I32_ADD, then one MOVE (the moves after it, in order) */ \
+    X(I32_ADD_M2, 8, ACC_ADD_M)     /* d, a, b, then two MOVEs */ \
+    X(I32_ADD_M3, 10, ACC_ADD_M)    /* d, a, b, then three MOVEs */ \
+    X(I32_ADD_M4, 12, ACC_ADD_M)    /* d, a, b, then four MOVEs */ \
+    X(I32_XOR_ROTL2, 6, ACC_INT)  /* d, x, k1, y, k2: d = rotl(x, k1) ^ rotl(y, k2), k1 and k2 immediates */ \
+    X(I32_XOR_ROTL3, 8, ACC_INT)  /* d, x, k1, y, k2, z, k3: d = rotl(x, k1) ^ rotl(y, k2) ^ rotl(z, k3) */ \
+    X(I32_XOR_ROTL2_SHR_U, 8, ACC_INT) /* d, x, k1, y, k2, z, k3: d = rotl(x, k1) ^ rotl(y, k2) ^ (z >> k3) */ \
+    X(I32_MAJ, 5, ACC_INT)        /* d, a, x, y: d = (a & (x ^ y)) ^ (x & y) (I32_AND_XOR, then I32_XOR_AND on it: \
                             SHA-2's majority) */ \
-    X(I32_CH, 7)         /* d, a, x, k, p, q: d = (a & (x ^ k)) | (p & q), k an immediate (I32_AND_XOR_I, then \
+    X(I32_CH, 7, ACC_INT)         /* d, a, x, k, p, q: d = (a & (x ^ k)) | (p & q), k an immediate (I32_AND_XOR_I, then \
                             I32_OR_AND on it: SHA-2's choice, k = -1) */ \
-    X(I32_CH_ADD, 8)     /* d, a, x, k, p, q, b: d = ((a & (x ^ k)) | (p & q)) + b (I32_CH, then I32_ADD on it) */ \
-    X(F64_AXPY, 6)       /* p, off, a, q, qoff: mem64[p + off] = a * mem64[q + qoff] + mem64[p + off]; \
+    X(I32_CH_ADD, 8, ACC_INT)     /* d, a, x, k, p, q, b: d = ((a & (x ^ k)) | (p & q)) + b (I32_CH, then I32_ADD on it) */ \
+    X(F64_AXPY, 6, 0)       /* p, off, a, q, qoff: mem64[p + off] = a * mem64[q + qoff] + mem64[p + off]; \
                             the second load's stop point is at position + 3 */ \
-    X(F64_AXPY_XI, 7)    /* p, off, a, q, imm, qoff: the same, q's address (u32)(q + imm) + qoff */ \
-    X(F64_ADD_MM_MA, 6)  /* p, b, x, y, off: mem64[p + off] = mem64[p + off] + (x * y) * b */ \
-    X(F64_ADD_MM_MB, 6)  /* p, b, x, y, off: mem64[p + off] = (x * y) * b + mem64[p + off] */ \
-    X(F64_SUB_MM_MA, 6)  /* p, b, x, y, off: mem64[p + off] = mem64[p + off] - (x * y) * b */ \
-    X(F64_SUB_MM_MB, 6)  /* p, b, x, y, off: mem64[p + off] = (x * y) * b - mem64[p + off] */ \
-    X(F64_AXPY_XI_P, 9)  /* k, x, kimm, off, a, q, imm, qoff: k = x + kimm (an I32_ADD_I), then F64_AXPY_XI \
+    X(F64_AXPY_XI, 7, 0)    /* p, off, a, q, imm, qoff: the same, q's address (u32)(q + imm) + qoff */ \
+    X(F64_ADD_MM_MA, 6, 0)  /* p, b, x, y, off: mem64[p + off] = mem64[p + off] + (x * y) * b */ \
+    X(F64_ADD_MM_MB, 6, 0)  /* p, b, x, y, off: mem64[p + off] = (x * y) * b + mem64[p + off] */ \
+    X(F64_SUB_MM_MA, 6, 0)  /* p, b, x, y, off: mem64[p + off] = mem64[p + off] - (x * y) * b */ \
+    X(F64_SUB_MM_MB, 6, 0)  /* p, b, x, y, off: mem64[p + off] = (x * y) * b - mem64[p + off] */ \
+    X(F64_AXPY_XI_P, 9, ACC_INT)  /* k, x, kimm, off, a, q, imm, qoff: k = x + kimm (an I32_ADD_I), then F64_AXPY_XI \
                             with p = k; the second load's stop point is at position + 3 */ \
-    X(F64_ADD_MM_MA_P, 8) /* k, x, kimm, b, x2, y2, off: k = x + kimm (an I32_ADD_I), then F64_ADD_MM_MA \
+    X(F64_ADD_MM_MA_P, 8, ACC_INT) /* k, x, kimm, b, x2, y2, off: k = x + kimm (an I32_ADD_I), then F64_ADD_MM_MA \
                             with p = k */ \
-    X(F64_ADD_MM_MB_P, 8) /* the same for F64_ADD_MM_MB */ \
-    X(F64_SUB_MM_MA_P, 8) /* ... F64_SUB_MM_MA */ \
-    X(F64_SUB_MM_MB_P, 8) /* ... F64_SUB_MM_MB */ \
-    X(I32_CMP3_S_L2, 8)  /* d1, a1, off1, d2, a2, off2, d: I32_LOAD2, then d = (v1 > v2) - (v1 < v2) of the \
+    X(F64_ADD_MM_MB_P, 8, ACC_INT) /* the same for F64_ADD_MM_MB */ \
+    X(F64_SUB_MM_MA_P, 8, ACC_INT) /* ... F64_SUB_MM_MA */ \
+    X(F64_SUB_MM_MB_P, 8, ACC_INT) /* ... F64_SUB_MM_MB */ \
+    X(I32_CMP3_S_L2, 8, 0)  /* d1, a1, off1, d2, a2, off2, d: I32_LOAD2, then d = (v1 > v2) - (v1 < v2) of the \
                             two loaded values (a C comparator); the second load's stop point is at + 3 */ \
-    X(I32_CMP3_U_L2, 8)  /* the same, unsigned */ \
-    X(I32_XOR_ROTL2_SHR_U_ADD, 9) /* d, x, k1, y, k2, z, k3, a: d = (rotl(x, k1) ^ rotl(y, k2) ^ (z >> k3)) + a \
+    X(I32_CMP3_U_L2, 8, 0)  /* the same, unsigned */ \
+    X(I32_XOR_ROTL2_SHR_U_ADD, 9, ACC_INT) /* d, x, k1, y, k2, z, k3, a: d = (rotl(x, k1) ^ rotl(y, k2) ^ (z >> k3)) + a \
                             (SHA-2's message schedule) */ \
-    X(I32_LOAD2, 7)      /* d1, a1, off1, d2, a2, off2: two I32_LOAD, in order; the second's \
+    X(I32_LOAD2, 7, 0)      /* d1, a1, off1, d2, a2, off2: two I32_LOAD, in order; the second's \
                             stop point is at position + 3 */ \
-    X(I32_LOAD_SX, 6)    /* d, a, x, k, off: I32_LOAD at (u32)(a + (x << k)) + off (the address an I32_ADD_SHL_I \
+    X(I32_LOAD_SX, 6, ACC_INT)    /* d, a, x, k, off: I32_LOAD at (u32)(a + (x << k)) + off (the address an I32_ADD_SHL_I \
                             computed into a temporary; k < 32): an element of an array at a */ \
-    X(I32_LOAD_SXI, 6)   /* d, x, k, base, off: I32_LOAD at (u32)((x << k) + base) + off (I32_ADDI_SHLI's): an \
+    X(I32_LOAD_SXI, 6, ACC_INT)   /* d, x, k, base, off: I32_LOAD at (u32)((x << k) + base) + off (I32_ADDI_SHLI's): an \
                             element of an array at a constant address */ \
-    X(I32_LOAD_MSXI, 7)  /* d, x, mask, k, base, off: I32_LOAD at (u32)(((x & mask) << k) + base) + off (an \
+    X(I32_LOAD_MSXI, 7, ACC_INT)  /* d, x, mask, k, base, off: I32_LOAD at (u32)(((x & mask) << k) + base) + off (an \
                             I32_SHLI_ANDI into a temporary, then I32_LOAD_XI on it): a table lookup */ \
-    X(I32_CMP3_S, 4)     /* d, a, b: d = (a > b) - (a < b), signed */ \
-    X(I32_CMP3_U, 4)     /* the same, unsigned */ \
-    X(SELECT, 5)         /* dst, a, b, cond */ \
-    X(GLOBAL_GET, 3)     /* dst, global index */ \
-    X(GLOBAL_SET, 3)     /* global index, src */ \
-    X(CONST32, 3)        /* dst, value (zero-extended) */ \
-    X(CONST64, 4)        /* dst, low, high */ \
-    X(MEMORY_SIZE, 2)    /* dst */ \
-    X(MEMORY_GROW, 3)    /* dst, delta */ \
-    X(MEMORY_INIT, 5)    /* data index, d, s, n */ \
-    X(DATA_DROP, 2)      /* data index */ \
-    X(MEMORY_COPY, 4)    /* d, s, n */ \
-    X(MEMORY_FILL, 4)    /* d, value, n */ \
-    X(TABLE_GET, 4)      /* dst, index, table */ \
-    X(TABLE_SET, 4)      /* table, index, value */ \
-    X(TABLE_SIZE, 3)     /* dst, table */ \
-    X(TABLE_GROW, 5)     /* dst, init, n, table */ \
-    X(TABLE_FILL, 5)     /* table, i, value, n */ \
-    X(TABLE_COPY, 6)     /* dst table, src table, d, s, n */ \
-    X(TABLE_INIT, 6)     /* elem index, table, d, s, n */ \
-    X(ELEM_DROP, 2)      /* elem index */ \
-    X(REF_IS_NULL, 3)    /* dst, a */ \
-    X(REF_FUNC, 3)       /* dst, function index */
+    X(I32_CMP3_S, 4, ACC_INT)     /* d, a, b: d = (a > b) - (a < b), signed */ \
+    X(I32_CMP3_U, 4, ACC_INT)     /* the same, unsigned */ \
+    X(SELECT, 5, 0)         /* dst, a, b, cond */ \
+    X(GLOBAL_GET, 3, 0)     /* dst, global index */ \
+    X(GLOBAL_SET, 3, 0)     /* global index, src */ \
+    X(CONST32, 3, 0)        /* dst, value (zero-extended) */ \
+    X(CONST64, 4, 0)        /* dst, low, high */ \
+    X(MEMORY_SIZE, 2, 0)    /* dst */ \
+    X(MEMORY_GROW, 3, 0)    /* dst, delta */ \
+    X(MEMORY_INIT, 5, 0)    /* data index, d, s, n */ \
+    X(DATA_DROP, 2, 0)      /* data index */ \
+    X(MEMORY_COPY, 4, 0)    /* d, s, n */ \
+    X(MEMORY_FILL, 4, 0)    /* d, value, n */ \
+    X(TABLE_GET, 4, 0)      /* dst, index, table */ \
+    X(TABLE_SET, 4, 0)      /* table, index, value */ \
+    X(TABLE_SIZE, 3, 0)     /* dst, table */ \
+    X(TABLE_GROW, 5, 0)     /* dst, init, n, table */ \
+    X(TABLE_FILL, 5, 0)     /* table, i, value, n */ \
+    X(TABLE_COPY, 6, 0)     /* dst table, src table, d, s, n */ \
+    X(TABLE_INIT, 6, 0)     /* elem index, table, d, s, n */ \
+    X(ELEM_DROP, 2, 0)      /* elem index */ \
+    X(REF_IS_NULL, 3, 0)    /* dst, a */ \
+    X(REF_FUNC, 3, 0)       /* dst, function index */
 
 /* Branches: X(NAME, WORDS); the offset is the last word. Compare-and-branch
  * superinstructions follow in RI_CODE_CMP_BRANCHES. */
@@ -412,7 +413,7 @@
  * binary (dst, a, b) 4 words. */
 #define RI_X_BRANCH_ENUM(name) RI_CODE_##name, RI_CODE_##name##_FG, RI_CODE_##name##_BG, RI_CODE_##name##_BU,
 typedef enum ri_code_op {
-#define RI_X_CTRL(name, words) RI_CODE_##name,
+#define RI_X_CTRL(name, words, flags) RI_CODE_##name,
 #define RI_X_BR(name, words) RI_X_BRANCH_ENUM(name)
 #define RI_X_CMPBR(cmp, neg) RI_X_BRANCH_ENUM(BR_IF_##cmp) RI_X_BRANCH_ENUM(BR_IF_##cmp##_I)
 #define RI_X_FCMPBR(cmp) RI_X_BRANCH_ENUM(BR_IF_##cmp) RI_X_BRANCH_ENUM(BR_IFNOT_##cmp)

@@ -21,6 +21,7 @@
 
 #include "common/ri_assert.h"
 #include "code.h"
+#include "code_info.h"
 #include "instr.h"
 #include "runtime.h"
 
@@ -286,16 +287,7 @@ static void unpair(compiler *c) {
 }
 
 /* Whether op is one of the i32 pair operations (d, a, x, y or imm). */
-static bool is_i32_pair(ri_code_op op) {
-    switch (op) {
-#define RI_X_PAIR(o, i) case RI_CODE_I32_##o##_##i: case RI_CODE_I32_##o##_##i##_I:
-    RI_CODE_PAIR_OPS(RI_X_PAIR)
-#undef RI_X_PAIR
-        return true;
-    default:
-        return false;
-    }
-}
+static bool is_i32_pair(ri_code_op op) { return (ri_code_flags(op) & RI_OPF_I32_PAIR) != 0; }
 
 /* dst = src; MOVEs right after each other become one MOVE2, MOVE3 or MOVE4. */
 static void emit_move(compiler *c, uint32_t dst, uint32_t src) {
@@ -498,14 +490,7 @@ static ri_code_op swapped_form(ri_code_op op) {
 }
 
 /* Whether numeric operation op works on i64 operands. */
-static bool is_i64_op(ri_code_op op) {
-    switch (op) {
-#define RI_X_NUM(name, byte, a, b, r) case RI_CODE_##name: return RI_T_##a == RI_I64;
-    RI_NUMERIC_OPS(RI_X_NUM)
-#undef RI_X_NUM
-    default: return false;
-    }
-}
+static bool is_i64_op(ri_code_op op) { return (ri_code_flags(op) & RI_OPF_I64) != 0; }
 
 /* Whether constant `bits` can be op's immediate (i64: sign-extended from 32 bits). */
 static bool imm_fits(ri_code_op op, uint64_t bits) {
@@ -1583,17 +1568,7 @@ static bool fuse_i32_pair(compiler *c, ri_code_op op, operand a, operand b) {
 
 /* Whether op only computes its f64 result from slots: it cannot trap, and writes
  * nothing but its result. */
-static bool is_pure_f64(ri_code_op op) {
-    switch (op) {
-    case RI_CODE_F64_ADD: case RI_CODE_F64_SUB: case RI_CODE_F64_MUL: case RI_CODE_F64_DIV:
-#define RI_X_FPAIR(o, i) case RI_CODE_F64_##o##_##i##_A: case RI_CODE_F64_##o##_##i##_B:
-    RI_CODE_FPAIR_OPS(RI_X_FPAIR)
-#undef RI_X_FPAIR
-        return true;
-    default:
-        return false;
-    }
-}
+static bool is_pure_f64(ri_code_op op) { return (ri_code_flags(op) & RI_OPF_PURE_F64) != 0; }
 
 /* a = f64.load [addr + off] just before the pure f64 arithmetic that computed b, then
  * a op b: the load moves past that arithmetic and fuses into op (NAME_LA), so that a
@@ -1779,18 +1754,6 @@ static void compile_binary(compiler *c, ri_code_op op, bool may_trap) {
     note_dst(c, p);
 }
 
-static bool numeric_may_trap(uint16_t op) {
-    switch (op) {
-    case RI_OP_I32_DIV_S: case RI_OP_I32_DIV_U: case RI_OP_I32_REM_S: case RI_OP_I32_REM_U:
-    case RI_OP_I64_DIV_S: case RI_OP_I64_DIV_U: case RI_OP_I64_REM_S: case RI_OP_I64_REM_U:
-    case RI_OP_I32_TRUNC_F32_S: case RI_OP_I32_TRUNC_F32_U: case RI_OP_I32_TRUNC_F64_S:
-    case RI_OP_I32_TRUNC_F64_U: case RI_OP_I64_TRUNC_F32_S: case RI_OP_I64_TRUNC_F32_U:
-    case RI_OP_I64_TRUNC_F64_S: case RI_OP_I64_TRUNC_F64_U:
-        return true;
-    default:
-        return false;
-    }
-}
 
 /* What an instruction is as a stop point. */
 enum { STOP_NONE, STOP_TRAP, STOP_BULK };
@@ -1999,8 +1962,8 @@ static void compile_instr(compiler *c, const ri_instr *in) {
 
 #define RI_X_NUM(name, byte, a, b, r) \
     case RI_OP_##name: \
-        if (RI_T_##b) compile_binary(c, RI_CODE_##name, numeric_may_trap(op)); \
-        else compile_unary(c, RI_CODE_##name, numeric_may_trap(op)); \
+        if (RI_T_##b) compile_binary(c, RI_CODE_##name, (ri_code_flags(RI_CODE_##name) & RI_OPF_NUM_TRAP) != 0); \
+        else compile_unary(c, RI_CODE_##name, (ri_code_flags(RI_CODE_##name) & RI_OPF_NUM_TRAP) != 0); \
         return;
     RI_NUMERIC_OPS(RI_X_NUM)
 #undef RI_X_NUM
@@ -2077,56 +2040,11 @@ static void skip_dead(compiler *c, const ri_instr *in) {
 /* ---- branch variants --------------------------------------------------------------------- */
 
 /* The size of branch instruction op (its offset is the last word), 0 if op is none. */
-static uint32_t branch_words(uint32_t op) {
-    switch (op) {
-    case RI_CODE_BR: return 2;
-    case RI_CODE_BR_M: return 4;
-    case RI_CODE_BR_IF: case RI_CODE_BR_IFNOT: return 3;
-#define RI_X_CMPBR(cmp, neg) case RI_CODE_BR_IF_##cmp: case RI_CODE_BR_IF_##cmp##_I: return 4;
-    RI_CODE_CMP_BRANCHES(RI_X_CMPBR)
-#undef RI_X_CMPBR
-#define RI_X_FCMPBR(cmp) case RI_CODE_BR_IF_##cmp: case RI_CODE_BR_IFNOT_##cmp: return 4;
-    RI_CODE_FCMP_BRANCHES(RI_X_FCMPBR)
-#undef RI_X_FCMPBR
-#define RI_X_ADDBR(cmp) case RI_CODE_ADDBR_##cmp##_SS: case RI_CODE_ADDBR_##cmp##_SI: \
-                        case RI_CODE_ADDBR_##cmp##_IS: case RI_CODE_ADDBR_##cmp##_II: return 6;
-    RI_CODE_ADDBR_CMPS(RI_X_ADDBR)
-#undef RI_X_ADDBR
-#define RI_X_I2ADDBR(cmp) case RI_CODE_I2ADDBR_##cmp##_SS: case RI_CODE_I2ADDBR_##cmp##_SI: \
-                          case RI_CODE_I2ADDBR_##cmp##_IS: case RI_CODE_I2ADDBR_##cmp##_II: return 12;
-    RI_CODE_LOOPFUSE_CMPS(RI_X_I2ADDBR)
-#undef RI_X_I2ADDBR
-#define RI_X_MADDBR(cmp) case RI_CODE_MADDBR_##cmp##_SS: case RI_CODE_MADDBR_##cmp##_SI: \
-                         case RI_CODE_MADDBR_##cmp##_IS: case RI_CODE_MADDBR_##cmp##_II: return 8;
-    RI_CODE_LOOPFUSE_CMPS(RI_X_MADDBR)
-#undef RI_X_MADDBR
-#define RI_X_LOADBR(load) case RI_CODE_##load##_BR_EQ_S: case RI_CODE_##load##_BR_NE_S: \
-                          case RI_CODE_##load##_BR_EQ_I: case RI_CODE_##load##_BR_NE_I: return 7;
-    RI_CODE_LOADBR_OPS(RI_X_LOADBR)
-#undef RI_X_LOADBR
-    default: return 0;
-    }
-}
+static uint32_t branch_words(uint32_t op) { return ri_code_branch_words(op); }
 
-static bool is_call(uint32_t op) {
-    switch (op) {
-    case RI_CODE_CALL: case RI_CODE_CALL_LOCAL: case RI_CODE_CALL_LOCAL_M1: case RI_CODE_CALL_LOCAL_M2:
-    case RI_CODE_CALL_LOCAL_AI:
-    case RI_CODE_CALL_INDIRECT: case RI_CODE_CALL_INDIRECT_M1: case RI_CODE_CALL_INDIRECT_M2:
-        return true;
-    default:
-        return false;
-    }
-}
+static bool is_call(uint32_t op) { return (ri_code_flags(op) & RI_OPF_CALL) != 0; }
 
-static uint32_t call_words(uint32_t op) {
-    switch (op) {
-#define RI_X_CTRL(name, words) case RI_CODE_##name: return words;
-    RI_CODE_CONTROL_OPS(RI_X_CTRL)
-#undef RI_X_CTRL
-    default: return 0;
-    }
-}
+static uint32_t call_words(uint32_t op) { return ri_code_words(op); }
 
 /* The code position that the branch offset in word `word` points at, or UINT32_MAX when
  * it points outside the code. */
@@ -2183,76 +2101,14 @@ static void choose_branch_variants(compiler *c) {
 
 /* ---- accumulator variants (code.h, RI_CODE_ACC_OPS) -------------------------------------- */
 
-enum { ACC_NONE, ACC_INT, ACC_F64 };
+enum { ACC_NONE = RI_ACC_NONE, ACC_INT = RI_ACC_INT, ACC_F64 = RI_ACC_F64 };
 
-/* Which accumulator holds, when the instruction at pos (operation op) ends, the value it
- * wrote to its operand 1: ACC_INT (the slot's bits: i32, i64, f32) / ACC_F64, or ACC_NONE;
- * slots[] gets the slots holding that value: operand 1 (and UINT32_MAX), or both slots of
- * a MOVE's last move. Only operations whose handler writes operand 1 through
- * PUT_U32/U64/F32 (ACC_INT) or PUT_F64 (ACC_F64) and writes no slot after it are listed
- * (interp.c); the reinterprets copy slots raw and are not. */
+/* Which accumulator holds the value the instruction at pos wrote to its operand 1, and
+ * the slots holding it (code_info.h: the table's RI_OPF_ACC_* flags, which list the
+ * operations whose handler writes operand 1 through PUT_U32/U64/F32 (ACC_INT) or PUT_F64
+ * (ACC_F64) and writes no slot after it; the reinterprets copy slots raw and are not). */
 static int acc_produced(const compiler *c, uint32_t pos, uint32_t op, uint32_t slots[2]) {
-    if (op >= RI_CODE_MOVE && op <= RI_CODE_MOVE4) {
-        uint32_t last = pos + 1 + 2 * (op - RI_CODE_MOVE);
-        slots[0] = c->code[last];
-        slots[1] = c->code[last + 1];
-        return ACC_INT;
-    }
-    slots[0] = c->code[pos + 1];
-    slots[1] = UINT32_MAX;
-    if (op == RI_CODE_I32_REINTERPRET_F32 || op == RI_CODE_I64_REINTERPRET_F64 ||
-        op == RI_CODE_F32_REINTERPRET_I32 || op == RI_CODE_F64_REINTERPRET_I64)
-        return ACC_NONE;
-    switch (op) {
-#define RI_X_NUM(name, byte, a, b, r) \
-    case RI_CODE_##name: return RI_T_##r == RI_T_F64 ? ACC_F64 : ACC_INT;
-    RI_NUMERIC_OPS(RI_X_NUM)
-#undef RI_X_NUM
-#define RI_X_IMM(name) case RI_CODE_##name##_I:
-    RI_CODE_IMM_OPS(RI_X_IMM)
-#undef RI_X_IMM
-#define RI_X_PAIR(outer, inner) case RI_CODE_I32_##outer##_##inner: case RI_CODE_I32_##outer##_##inner##_I:
-    RI_CODE_PAIR_OPS(RI_X_PAIR)
-#undef RI_X_PAIR
-#define RI_X_IPAIR(outer, inner) case RI_CODE_I32_##outer##I_##inner##I:
-    RI_CODE_IPAIR_OPS(RI_X_IPAIR)
-#undef RI_X_IPAIR
-#define RI_X_ADDL(name, words) case RI_CODE_##name:
-    RI_CODE_ADD_LOAD_OPS(RI_X_ADDL)
-#undef RI_X_ADDL
-    case RI_CODE_I32_MAJ: case RI_CODE_I32_CH: case RI_CODE_I32_CH_ADD: case RI_CODE_I32_XOR_ROTL2:
-    case RI_CODE_I32_XOR_ROTL3: case RI_CODE_I32_XOR_ROTL2_SHR_U: case RI_CODE_I32_XOR_ROTL2_SHR_U_ADD:
-    case RI_CODE_I32_CMP3_S: case RI_CODE_I32_CMP3_U:
-    case RI_CODE_I32_LOAD_SX: case RI_CODE_I32_LOAD_SXI: case RI_CODE_I32_LOAD_MSXI:
-    case RI_CODE_I32_LOAD: case RI_CODE_I32_LOAD_X: case RI_CODE_I32_LOAD_XI:
-    case RI_CODE_I32_LOAD8_U: case RI_CODE_I32_LOAD8_U_X: case RI_CODE_I32_LOAD8_U_XI:
-    case RI_CODE_I32_LOAD8_S: case RI_CODE_I32_LOAD8_S_X: case RI_CODE_I32_LOAD8_S_XI:
-    case RI_CODE_I32_LOAD16_U: case RI_CODE_I32_LOAD16_U_X: case RI_CODE_I32_LOAD16_U_XI:
-    case RI_CODE_I32_LOAD16_S: case RI_CODE_I32_LOAD16_S_X: case RI_CODE_I32_LOAD16_S_XI:
-    case RI_CODE_I64_LOAD: case RI_CODE_I64_LOAD_X: case RI_CODE_I64_LOAD_XI:
-    case RI_CODE_F32_LOAD: case RI_CODE_F32_LOAD_X: case RI_CODE_F32_LOAD_XI: /* (the bits) */
-    /* (these write k, operand 1, then memory) */
-    case RI_CODE_F64_AXPY_XI_P: case RI_CODE_F64_ADD_MM_MA_P: case RI_CODE_F64_ADD_MM_MB_P:
-    case RI_CODE_F64_SUB_MM_MA_P: case RI_CODE_F64_SUB_MM_MB_P:
-        return ACC_INT;
-    case RI_CODE_I32_ADD_M1: case RI_CODE_I32_ADD_M2: case RI_CODE_I32_ADD_M3: case RI_CODE_I32_ADD_M4: {
-        /* the MOVEs after the add must not overwrite its result */
-        uint32_t moves = op - RI_CODE_I32_ADD_M1 + 1;
-        for (uint32_t i = 0; i < moves; i++)
-            if (c->code[pos + 4 + 2 * i] == c->code[pos + 1]) return ACC_NONE;
-        return ACC_INT;
-    }
-#define RI_X_FPAIR(outer, inner) case RI_CODE_F64_##outer##_##inner##_A: case RI_CODE_F64_##outer##_##inner##_B:
-    RI_CODE_FPAIR_OPS(RI_X_FPAIR)
-#undef RI_X_FPAIR
-#define RI_X_FMEM(name) case RI_CODE_##name##_LA: case RI_CODE_##name##_LB: case RI_CODE_##name##_LXA: \
-                        case RI_CODE_##name##_LXB:
-    RI_CODE_FMEM_OPS(RI_X_FMEM)
-#undef RI_X_FMEM
-        return ACC_F64;
-    default:
-        return ACC_NONE;
-    }
+    return ri_code_acc_produced(c->code, pos, op, slots);
 }
 
 static const struct acc_variant {

@@ -415,7 +415,7 @@ static RI_SINGLE_COPY ri_errcode run(ri_store *store, ri_exec *exec, const ri_co
     /* The handlers, then 3 words that are the code the entry marker returns to (see
      * ri_interp_exit_code): a GAS of cost 0 (word 1, which a return charges), then EXIT. */
     static const int32_t dispatch[RI_CODE_OP_COUNT + 3] = {
-#define RI_X_CTRL(name, words) RI_OFFSET(name)
+#define RI_X_CTRL(name, words, flags) RI_OFFSET(name)
 #define RI_X_BR(name, words) RI_OFFSETS4(name)
 #define RI_X_CMPBR(cmp, neg) RI_OFFSETS4(BR_IF_##cmp) RI_OFFSETS4(BR_IF_##cmp##_I)
 #define RI_X_FCMPBR(cmp) RI_OFFSETS4(BR_IF_##cmp) RI_OFFSETS4(BR_IFNOT_##cmp)

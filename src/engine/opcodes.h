@@ -124,6 +124,13 @@
     X(I64_EXTEND8_S, 0xC2, I64, _, I64) X(I64_EXTEND16_S, 0xC3, I64, _, I64) \
     X(I64_EXTEND32_S, 0xC4, I64, _, I64)
 
+/* Whether numeric instruction op (of RI_NUMERIC_OPS) may trap: the integer divisions and
+ * remainders (by zero, INT_MIN / -1) and the non-saturating float-to-integer truncations. */
+#define RI_NUMERIC_MAY_TRAP(op) \
+    (((op) >= RI_OP_I32_DIV_S && (op) <= RI_OP_I32_REM_U) || ((op) >= RI_OP_I64_DIV_S && (op) <= RI_OP_I64_REM_U) || \
+     ((op) >= RI_OP_I32_TRUNC_F32_S && (op) <= RI_OP_I32_TRUNC_F64_U) || \
+     ((op) >= RI_OP_I64_TRUNC_F32_S && (op) <= RI_OP_I64_TRUNC_F64_U))
+
 /* 0xFC-prefixed instructions: X(NAME, SUBOPCODE). The saturating truncations
  * (0..7) are plain numeric ops, listed with their signature in RI_SAT_OPS. */
 #define RI_SAT_OPS(X) \

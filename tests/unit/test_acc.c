@@ -28,6 +28,7 @@
 
 #include "engine_fixture.h"
 #include "engine/code.h"
+#include "engine/code_info.h"
 #include "engine/module.h"
 #include "engine/runtime.h"
 
@@ -162,52 +163,17 @@ static ri_code_op op_of(uint32_t w) {
     return RI_CODE_OP_COUNT;
 }
 
-/* Sizes in words, for the operations this test's fixtures compile to (any other fails
- * the test, so that no walk skips an instruction). */
+/* The size in words of the instruction at pos (code_info.h; any word that is no
+ * operation's handler fails the test, so that no walk skips an instruction). */
 static uint32_t words_of(const ri_code *code, uint32_t pos) {
     ri_code_op op = op_of(code->words[pos]);
-    switch (op) {
-#define RI_X_CTRL(name, n) case RI_CODE_##name: return n ? n : (op == RI_CODE_ENTRY ? 5 + 2 * code->words[pos + 4] : 3 + code->words[pos + 2] + 1);
-    RI_CODE_CONTROL_OPS(RI_X_CTRL)
-#undef RI_X_CTRL
-#define RI_X_ACC(v, base, n, mask, cls) case RI_CODE_##v: return n;
-    RI_CODE_ACC_OPS(RI_X_ACC)
-#undef RI_X_ACC
-#define RI_X_IMM(name) case RI_CODE_##name##_I: return 4;
-    RI_CODE_IMM_OPS(RI_X_IMM)
-#undef RI_X_IMM
-#define RI_X_ADDR(name) case RI_CODE_##name##_X: case RI_CODE_##name##_XI: return 5;
-    RI_CODE_ADDR_OPS(RI_X_ADDR)
-#undef RI_X_ADDR
-#define RI_X_MEM(name, byte, t, n, st) case RI_CODE_##name: return 4;
-    RI_MEMORY_OPS(RI_X_MEM)
-#undef RI_X_MEM
-#define RI_X_NUM(name, byte, a, b, r) case RI_CODE_##name: return RI_T_##b ? 4 : 3;
-    RI_NUMERIC_OPS(RI_X_NUM)
-#undef RI_X_NUM
-#define RI_X_BR(name, n) case RI_CODE_##name: case RI_CODE_##name##_FG: case RI_CODE_##name##_BG: \
-                             case RI_CODE_##name##_BU: return n;
-    RI_CODE_BRANCH_OPS(RI_X_BR)
-#undef RI_X_BR
-#define RI_X_CMPBR(cmp, neg) RI_X_BR(BR_IF_##cmp, 4) RI_X_BR(BR_IF_##cmp##_I, 4)
-#define RI_X_BR(name, n) case RI_CODE_##name: case RI_CODE_##name##_FG: case RI_CODE_##name##_BG: \
-                             case RI_CODE_##name##_BU: return n;
-    RI_CODE_CMP_BRANCHES(RI_X_CMPBR)
-#undef RI_X_BR
-#undef RI_X_CMPBR
-#define RI_X_PAIR(outer, inner) case RI_CODE_I32_##outer##_##inner: case RI_CODE_I32_##outer##_##inner##_I: return 5;
-    RI_CODE_PAIR_OPS(RI_X_PAIR)
-#undef RI_X_PAIR
-#define RI_X_IPAIR(outer, inner) case RI_CODE_I32_##outer##I_##inner##I: return 5;
-    RI_CODE_IPAIR_OPS(RI_X_IPAIR)
-#undef RI_X_IPAIR
-#define RI_X_ADDL(name, n) case RI_CODE_##name: return n;
-    RI_CODE_ADD_LOAD_OPS(RI_X_ADDL)
-#undef RI_X_ADDL
-    default: /* an operation this test does not expect in its fixtures */
-        fail_msg("function %u: unexpected operation %d at %u", code->func_index, (int)op, pos);
+    if (op == RI_CODE_OP_COUNT) {
+        fail_msg("function %u: no operation at %u", code->func_index, pos);
         return 1;
     }
+    if (op == RI_CODE_ENTRY) return 5 + 2 * code->words[pos + 4];
+    uint32_t n = ri_code_words(op);
+    return n ? n : 3 + code->words[pos + 2] + 1; /* br_table: index, count, count + 1 offsets */
 }
 
 static ri_val f32v(float f) { ri_val v; v.type = RI_F32; v.of.i64 = 0; memcpy(&v.of.f32_bits, &f, 4); return v; }

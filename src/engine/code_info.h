@@ -1,0 +1,74 @@
+/*
+ * The properties of every internal operation (code.h), as one table: what the compiler
+ * asks of an operation (its size, whether it is a branch or a call, which accumulator its
+ * handler leaves its result in, ...) is read from here, not from switches of its own.
+ * The table is expanded from code.h's lists (code_info.c); tests/unit/test_code_info.c
+ * checks it against the code the compiler emits and against the handlers.
+ */
+#ifndef RI_ENGINE_CODE_INFO_H
+#define RI_ENGINE_CODE_INFO_H
+
+#include <stdint.h>
+
+#include "code.h"
+
+/* Flags of an operation (ri_code_info.flags). */
+enum {
+    RI_OPF_BRANCH = 1u << 0,    /* a branch in one of its four variants (RI_BRANCH_*); its offset is its last word */
+    RI_OPF_CALL = 1u << 1,      /* a call: the compiler puts a GAS right after it */
+    RI_OPF_ACC_INT = 1u << 2,   /* its handler writes operand 1 last, through PUT_U32/U64/F32: the bits are in acc */
+    RI_OPF_ACC_F64 = 1u << 3,   /* ... through PUT_F64: the value is in facc */
+    RI_OPF_ACC_MOVE = 1u << 4,  /* MOVE .. MOVE4: the bits of the last move are in acc (either of its slots) */
+    RI_OPF_ACC_ADD_M = 1u << 5, /* I32_ADD_Mn: ACC_INT unless one of its MOVEs overwrites the sum's slot */
+    RI_OPF_I32_PAIR = 1u << 6,  /* an i32 pair operation (RI_CODE_PAIR_OPS: d, a, x, y or imm) */
+    RI_OPF_PURE_F64 = 1u << 7,  /* computes an f64 from slots only: cannot trap, writes nothing but its result */
+    RI_OPF_I64 = 1u << 8,       /* a numeric operation (RI_NUMERIC_OPS) on i64 operands */
+    RI_OPF_NUM_TRAP = 1u << 9,  /* a numeric operation (RI_NUMERIC_OPS) that may trap: div, rem, trunc */
+};
+
+typedef struct ri_code_info {
+    uint16_t flags; /* RI_OPF_* */
+    uint16_t base;  /* the operation this one is a variant of (branch RI_BRANCH_*, accumulator _A*), else itself */
+    uint8_t words;  /* the instruction's size in words; 0 if variable (ENTRY, BR_TABLE*) */
+} ri_code_info;
+
+/* Indexed by ri_code_op. Immutable. */
+extern const ri_code_info ri_code_infos[RI_CODE_OP_COUNT];
+
+/* The flags of op; 0 for anything that is not an operation (the compiler's NO_OP). */
+static inline uint32_t ri_code_flags(uint32_t op) { return op < RI_CODE_OP_COUNT ? ri_code_infos[op].flags : 0; }
+
+/* op's size in words, 0 if variable or if op is none. */
+static inline uint32_t ri_code_words(uint32_t op) { return op < RI_CODE_OP_COUNT ? ri_code_infos[op].words : 0; }
+
+/* The size of branch op (its offset is its last word), 0 if op is not a branch. */
+static inline uint32_t ri_code_branch_words(uint32_t op) {
+    return (ri_code_flags(op) & RI_OPF_BRANCH) ? ri_code_words(op) : 0;
+}
+
+/* Accumulator classes (compile.c, choose_acc_variants). */
+enum { RI_ACC_NONE, RI_ACC_INT, RI_ACC_F64 };
+
+/* Which accumulator holds, when the instruction at code[pos] (operation op) ends, the
+ * value it wrote to its operand 1: RI_ACC_INT (the slot's bits: i32, i64, f32), RI_ACC_F64
+ * or RI_ACC_NONE; slots[] gets the slots holding that value: operand 1 (and UINT32_MAX),
+ * or both slots of a MOVE's last move. */
+static inline int ri_code_acc_produced(const uint32_t *code, uint32_t pos, uint32_t op, uint32_t slots[2]) {
+    uint32_t flags = ri_code_flags(op);
+    if (flags & RI_OPF_ACC_MOVE) {
+        uint32_t last = pos + ri_code_words(op) - 2; /* the last (dst, src) pair */
+        slots[0] = code[last];
+        slots[1] = code[last + 1];
+        return RI_ACC_INT;
+    }
+    slots[0] = code[pos + 1];
+    slots[1] = UINT32_MAX;
+    if (flags & RI_OPF_ACC_ADD_M) { /* (d, a, b, then the moves): a move must not overwrite d */
+        for (uint32_t at = pos + 4; at < pos + ri_code_words(op); at += 2)
+            if (code[at] == code[pos + 1]) return RI_ACC_NONE;
+        return RI_ACC_INT;
+    }
+    return (flags & RI_OPF_ACC_INT) ? RI_ACC_INT : (flags & RI_OPF_ACC_F64) ? RI_ACC_F64 : RI_ACC_NONE;
+}
+
+#endif
