@@ -17,6 +17,7 @@
 #include "cli/output.h"
 #include "cli/suggest.h"
 #include "cli/run_report.h"
+#include "cli/run_wasi.h"
 
 #define CMD "ri run"
 /* The largest WSNP v1 file (13 bytes and two 4 GiB sections); a v2 file of a 4 GiB
@@ -27,6 +28,7 @@
 static void usage(FILE *f) {
     fprintf(f,
             "usage: ri run [OPTIONS] MODULE.wasm FUNCTION [PAYLOAD]\n"
+            "       ri run [OPTIONS] COMMAND.wasm [ARGS...]      (a WASI command)\n"
             "\n"
             "Creates a sandbox, loads MODULE.wasm, and executes its exported FUNCTION; prints\n"
             "the result and the metrics. PAYLOAD is JSON text: null, a number or an array of\n"
@@ -36,6 +38,28 @@ static void usage(FILE *f) {
             "JSON result (the JSON convention). A negative number may be given as is: `-5`.\n"
             "The module may import only env.memory, env.__get_time, env.__get_random and the\n"
             "host functions given with --host.\n"
+            "\n"
+            "A WASI command (a module that imports wasi_snapshot_preview1 and exports _start)\n"
+            "runs as a program: ARGS are its argv[1..] (argv[0] is the module's file name), so\n"
+            "ri's OPTIONS must come BEFORE the module; its stdin, stdout and stderr are ri's;\n"
+            "ri's exit status is its exit code (0 when _start returns, 255 for a code above\n"
+            "255), or 1 when it trapped or hit a limit (the message on stderr). Nothing else\n"
+            "is printed, unless --json or --text is given: then ri's summary goes to stderr.\n"
+            "Its files live in a workspace in memory, which starts empty and is dropped after\n"
+            "the run; the program never touches host files.\n"
+            "  --env KEY=VALUE       an environment variable for it (repeatable; none by default)\n"
+            "  --dir HOST[::GUEST]   copy the host directory HOST into the workspace at GUEST\n"
+            "                        before the run (default: HOST under /, `--dir data` is\n"
+            "                        /data; `--dir .::/` copies the current directory to the\n"
+            "                        root). Regular files, directories and symlinks (as\n"
+            "                        symlinks); a device, FIFO or socket is refused. Repeatable\n"
+            "  --dir-writeback       after the run (whatever its outcome), make each HOST what\n"
+            "                        the workspace holds at GUEST: new and changed files are\n"
+            "                        written atomically (temporary file, fsync, rename), and\n"
+            "                        files and directories the program removed are removed from\n"
+            "                        HOST. Without it HOST is never written. Also --write-back\n"
+            "  --timestamp, --seed, --max-memory, --max-gas, --timeout, --gas-schedule and\n"
+            "  --max-call-depth apply as below (the time is the WASI realtime clock's base).\n"
             "\n"
             "sandbox configuration:\n"
             "  --timestamp MS|now    the event time __get_time returns, in ms since the epoch\n"
@@ -118,7 +142,81 @@ typedef struct run_options {
     uint32_t nhosts;
     uint32_t pause_on;                /* RI_SUSPEND_ON_* (--pause-on) */
     bool image_module;                /* --image-module: the --restore image's module, no MODULE.wasm */
+    bool repeat_given;
+    /* A WASI command (MODULE imports wasi_snapshot_preview1 and exports _start). */
+    bool is_wasi;
+    uint8_t *wasi_wasm;               /* its bytes, read when the module was met */
+    ri_wasi_command wasi;             /* --env, --dir, --dir-writeback and the program's args */
 } run_options;
+
+static void free_options(run_options *o) {
+    free(o->wasi_wasm);
+    for (uint32_t i = 0; i < o->wasi.ndirs; i++) {
+        free((char *)o->wasi.dirs[i].host);
+        free(o->wasi.dirs[i].guest);
+    }
+}
+
+/* The first positional is MODULE.wasm: a WASI command takes everything after it as its
+ * arguments. A module that cannot be read is not one (the usual path reports it). */
+static bool wasi_module(run_options *o, const char *path) {
+    uint8_t *wasm = NULL;
+    size_t len = 0;
+    char why[256];
+    if (ri_read_module(path, &wasm, &len, why, sizeof why) != RI_EXIT_OK) return false;
+    if (!ri_is_wasi_command(wasm, len)) {
+        free(wasm);
+        return false;
+    }
+    o->is_wasi = true;
+    o->wasi_wasm = wasm;
+    o->wasi.module_path = path;
+    o->wasi.wasm = wasm;
+    o->wasi.wasm_len = len;
+    return true;
+}
+
+/* --env K=V, --dir HOST[::GUEST], --dir-writeback: the WASI command's options. */
+static int wasi_option(run_options *o, ri_args *args, const ri_arg *a) {
+    ri_wasi_command *w = &o->wasi;
+    if (ri_arg_is(a, "--dir-writeback") || ri_arg_is(a, "--write-back")) {
+        if (a->value) return ri_usage(CMD, "option %s takes no value", a->name);
+        w->write_back = true;
+        return RI_EXIT_OK;
+    }
+    const char *v = ri_args_value(args, a);
+    if (!v) return ri_usage(CMD, "option %s needs a value", a->name);
+    if (ri_arg_is(a, "--env")) {
+        const char *eq = strchr(v, '=');
+        if (!eq || eq == v) return ri_usage(CMD, "--env: '%s' is not KEY=VALUE", v);
+        if (w->nenv == RI_WASI_MAX_ENV) return ri_usage(CMD, "--env: more than %u variables", RI_WASI_MAX_ENV);
+        w->env[w->nenv++] = v;
+        return RI_EXIT_OK;
+    }
+    if (w->ndirs == RI_WASI_MAX_DIRS) return ri_usage(CMD, "--dir: more than %u directories", RI_WASI_MAX_DIRS);
+    int rc = ri_wasi_dir_parse(CMD, v, &w->dirs[w->ndirs]);
+    if (rc == RI_EXIT_OK) w->ndirs++;
+    return rc;
+}
+
+/* The options that have no meaning for a WASI command are refused, not ignored. */
+static int check_wasi_options(const run_options *o) {
+    const char *bad = o->restore_path ? "--restore"
+                      : o->snapshot_path ? "--snapshot"
+                      : o->image_module ? "--image-module"
+                      : o->repeat_given ? "--repeat"
+                      : o->check_determinism ? "--check-determinism"
+                      : o->pause_on ? "--pause-on"
+                      : o->nhosts ? "--host"
+                      : o->format_given || o->snapshot_options.include_module || o->snapshot_options.uncompressed
+                          ? "--format/--embed-module/--uncompressed"
+                          : NULL;
+    if (bad)
+        return ri_usage(CMD, "%s does not apply to a WASI command (%s imports wasi_snapshot_preview1 and exports _start)",
+                        bad, o->wasi.module_path);
+    if (o->wasi.write_back && o->wasi.ndirs == 0) return ri_usage(CMD, "--dir-writeback needs --dir HOST[::GUEST]");
+    return RI_EXIT_OK;
+}
 
 /* --host a,b,c: each name once, each a built-in. */
 static int add_hosts(run_options *o, const char *list) {
@@ -189,6 +287,11 @@ static int parse_options(int argc, char **argv, run_options *o, bool *help) {
         int rc = RI_EXIT_OK;
         uint64_t n;
         if (a.kind == RI_ARG_POSITIONAL) {
+            if (npositional == 0 && !o->image_module && wasi_module(o, a.text)) {
+                o->wasi.args = argv + args.next;
+                o->wasi.nargs = argc - args.next;
+                break;
+            }
             if (npositional == 3) return ri_usage(CMD, "unexpected argument '%s' (PAYLOAD is one JSON text: quote it)", a.text);
             positional[npositional++] = a.text;
             continue;
@@ -238,6 +341,7 @@ static int parse_options(int argc, char **argv, run_options *o, bool *help) {
         } else if (ri_arg_is(&a, "--max-call-depth")) {
             if ((rc = number_option(&args, &a, UINT32_MAX, &n)) == RI_EXIT_OK) o->config.max_call_depth = (uint32_t)n;
         } else if (ri_arg_is(&a, "--repeat")) {
+            o->repeat_given = true;
             if ((rc = number_option(&args, &a, REPEAT_MAX, &o->repeat)) == RI_EXIT_OK && o->repeat == 0)
                 return ri_usage(CMD, "--repeat: must be at least 1");
         } else if (ri_arg_is(&a, "--timestamp")) {
@@ -262,11 +366,18 @@ static int parse_options(int argc, char **argv, run_options *o, bool *help) {
             *(ri_arg_is(&a, "--restore") ? &o->restore_path : &o->snapshot_path) = v;
         } else if (ri_arg_is(&a, "--image-module")) {
             o->image_module = true;
+        } else if (ri_arg_is(&a, "--env") || ri_arg_is(&a, "--dir") || ri_arg_is(&a, "--dir-writeback") ||
+                   ri_arg_is(&a, "--write-back")) {
+            rc = wasi_option(o, &args, &a);
         } else {
             return ri_unknown_option(CMD, a.text, usage);
         }
         if (rc != RI_EXIT_OK) return rc;
     }
+    if (o->is_wasi) return check_wasi_options(o);
+    if (o->wasi.nenv || o->wasi.ndirs || o->wasi.write_back)
+        return ri_usage(CMD, "--env, --dir and --dir-writeback are for WASI commands (a module that imports "
+                        "wasi_snapshot_preview1 and exports _start), given before MODULE.wasm");
     ri_snapshot_options *so = &o->snapshot_options;
     if (so->format == RI_SNAPSHOT_DEFAULT) so->format = RI_SNAPSHOT_V2; /* issue 5: v2 by default */
     if ((o->format_given || so->include_module || so->uncompressed) && !o->snapshot_path)
@@ -347,17 +458,6 @@ static int exit_for(ri_sandbox_errcode code) {
     case RI_SANDBOX_INSTANCE_DESTROYED: return RI_EXIT_INTERNAL; /* ri never destroys early */
     default: return RI_EXIT_EXEC;
     }
-}
-
-/* After a limit was hit: the option that raises it. */
-static void hint_limit(const ri_sandbox_error *e) {
-    const char *how = NULL;
-    if (e->code == RI_SANDBOX_GAS_EXHAUSTED) how = "--max-gas N raises the gas limit";
-    else if (e->code == RI_SANDBOX_TIMEOUT) how = "--timeout MS raises the time limit (--timeout none removes it)";
-    else if (e->code == RI_SANDBOX_MEMORY_EXCEEDED) how = "--max-memory BYTES raises the memory limit";
-    else if (e->code == RI_SANDBOX_WASM_TRAP && strcmp(e->trap_kind, "call_stack_exhausted") == 0)
-        how = "--max-call-depth N allows deeper calls";
-    if (how) ri_fail(0, CMD, "%s", how);
 }
 
 /* After a missing_export trap: name the functions there are, which is what one wants. */
@@ -529,7 +629,7 @@ static int run_sandbox(const run_options *o, const uint8_t *wasm, size_t wasm_le
         if (json) ri_fail(exec_rc, CMD, "execution %zu failed: %s", r.nrecords + 1, buf);
         if (r.error.code == RI_SANDBOX_WASM_TRAP && strcmp(r.error.trap_kind, "missing_export") == 0)
             hint_exports(wasm, wasm_len);
-        hint_limit(&r.error);
+        ri_hint_limit(CMD, &r.error);
     }
     if (r.determinism_checked && json) {
         if (!r.determinism_ok) {
@@ -559,10 +659,20 @@ int ri_cmd_run(int argc, char **argv) {
     run_options o;
     bool help;
     int rc = parse_options(argc, argv, &o, &help);
-    if (rc != RI_EXIT_OK) return rc;
-    if (help) {
+    if (rc != RI_EXIT_OK || help) {
+        free_options(&o);
+        if (rc != RI_EXIT_OK) return rc;
         usage(stdout);
         return ri_finish_output(CMD, RI_EXIT_OK);
+    }
+    if (o.is_wasi) {
+        const char *ts_source;
+        rc = resolve_timestamp(&o, NULL, 0, &ts_source);
+        o.wasi.config = o.config;
+        o.wasi.mode = o.mode;
+        if (rc == RI_EXIT_OK) rc = ri_run_wasi_command(CMD, &o.wasi);
+        free_options(&o);
+        return ri_finish_output(CMD, rc);
     }
 
     char why[256];
@@ -588,5 +698,6 @@ int ri_cmd_run(int argc, char **argv) {
     }
     free(wasm);
     free(snap);
+    free_options(&o);
     return ri_finish_output(CMD, rc);
 }

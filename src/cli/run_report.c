@@ -379,3 +379,14 @@ void ri_run_report_print(const ri_run_report *r, bool json) {
     else
         print_text(r);
 }
+
+/* After a limit was hit: the option that raises it. */
+void ri_hint_limit(const char *cmd, const ri_sandbox_error *e) {
+    const char *how = NULL;
+    if (e->code == RI_SANDBOX_GAS_EXHAUSTED) how = "--max-gas N raises the gas limit";
+    else if (e->code == RI_SANDBOX_TIMEOUT) how = "--timeout MS raises the time limit (--timeout none removes it)";
+    else if (e->code == RI_SANDBOX_MEMORY_EXCEEDED) how = "--max-memory BYTES raises the memory limit";
+    else if (e->code == RI_SANDBOX_WASM_TRAP && strcmp(e->trap_kind, "call_stack_exhausted") == 0)
+        how = "--max-call-depth N allows deeper calls";
+    if (how) ri_fail(0, cmd, "%s", how);
+}

@@ -70,6 +70,9 @@ void ri_run_report_print(const ri_run_report *r, bool json);
 /* One line describing a sandbox error: "WASM_TRAP (unreachable): unreachable". */
 void ri_describe_error(const ri_sandbox_error *e, char *buf, size_t cap);
 
+/* After a limit was hit: a line on stderr naming the option that raises it. */
+void ri_hint_limit(const char *cmd, const ri_sandbox_error *e);
+
 const char *ri_gas_schedule_name(ri_gas_schedule s);
 
 #endif
