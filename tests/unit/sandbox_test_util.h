@@ -24,6 +24,15 @@
 #define TS 1700000000000LL /* the event timestamp of the tests' sandboxes */
 #endif
 
+/* The WASI stream `s` a sandbox buffered is exactly `want` (the bytes are printed when not). */
+static inline void wasi_stream_is(ri_sandbox *sb, ri_wasi_stream s, const char *want) {
+    size_t len;
+    const uint8_t *o = ri_sandbox_wasi_output(sb, s, &len);
+    if (len != strlen(want) || (len && memcmp(o, want, len))) print_error("got '%.*s'\n", (int)len, (const char *)o);
+    assert_int_equal(len, strlen(want));
+    if (len) assert_memory_equal(o, want, len);
+}
+
 /* Reads <dir>/<name>.wasm; a missing file fails the test (`what` says which folder). */
 static inline uint8_t *read_wasm_in(const char *dir, const char *name, const char *what, size_t *len) {
     char path[4096];

@@ -329,14 +329,6 @@ static void test_proc_exit(void **state) {
 
 /* ---- stdin: pause, input, resume; and across a snapshot file ------------------------------------ */
 
-static void out_is(ri_sandbox *sb, const char *want) {
-    size_t len;
-    const uint8_t *o = ri_sandbox_wasi_output(sb, RI_WASI_STDOUT, &len);
-    if (len != strlen(want) || (len && memcmp(o, want, len))) print_error("stdout: '%.*s'\n", (int)len, (const char *)o);
-    assert_int_equal(len, strlen(want));
-    if (len) assert_memory_equal(o, want, len);
-}
-
 static void test_stdin_pause_resume(void **state) {
     (void)state;
     ri_sandboxes *f = ri_sandboxes_new();
@@ -344,7 +336,7 @@ static void test_stdin_pause_resume(void **state) {
     ri_sandbox_result r = ri_sandbox_wasi_run(sb);
     assert_int_equal(r.error.code, RI_SANDBOX_SUSPENDED_CALL);
     ri_sandbox_result_free(&r);
-    out_is(sb, "ready\n");
+    wasi_stream_is(sb, RI_WASI_STDOUT, "ready\n");
     r = ri_sandbox_resume(sb, 0); /* still no input: pauses again */
     assert_int_equal(r.error.code, RI_SANDBOX_SUSPENDED_CALL);
     ri_sandbox_result_free(&r);
@@ -352,7 +344,7 @@ static void test_stdin_pause_resume(void **state) {
     r = ri_sandbox_resume(sb, 0);
     assert_int_equal(r.error.code, RI_SANDBOX_SUSPENDED_CALL);
     ri_sandbox_result_free(&r);
-    out_is(sb, "ready\ngot:abc");
+    wasi_stream_is(sb, RI_WASI_STDOUT, "ready\ngot:abc");
     ri_sandbox_wasi_stdin_close(sb);
     r = ri_sandbox_resume(sb, 0);
     assert_true(r.exited);
@@ -372,7 +364,7 @@ static void test_snapshot_file_restore(void **state) {
     ri_sandbox_result r = ri_sandbox_wasi_run(ref);
     assert_int_equal(r.exit_code, 7);
     ri_sandbox_result_free(&r);
-    out_is(ref, "ready\ngot:xyz");
+    wasi_stream_is(ref, RI_WASI_STDOUT, "ready\ngot:xyz");
 
     /* paused on stdin, snapshotted to bytes (module included) */
     ri_sandbox *sb = make_with(f, "wasi_echo", NULL);
@@ -412,8 +404,8 @@ static void test_snapshot_file_restore(void **state) {
     assert_true(r.exited);
     assert_int_equal(r.exit_code, 7);
     ri_sandbox_result_free(&r);
-    out_is(fresh, "got:xyz"); /* "ready\n" went out before the snapshot, from sb */
-    out_is(sb, "ready\n");
+    wasi_stream_is(fresh, RI_WASI_STDOUT, "got:xyz"); /* "ready\n" went out before the snapshot, from sb */
+    wasi_stream_is(sb, RI_WASI_STDOUT, "ready\n");
 
     /* a WASI image into a sandbox without WASI: refused, nothing changes */
     c.enable_wasi = false;

@@ -29,14 +29,6 @@ static ri_sandbox *start(ri_sandboxes *f, const char *name, const ri_wasi_config
     return sb;
 }
 
-static void stream_is(ri_sandbox *sb, ri_wasi_stream s, const char *want) {
-    size_t len;
-    const uint8_t *o = ri_sandbox_wasi_output(sb, s, &len);
-    if (len != strlen(want) || (len && memcmp(o, want, len))) print_error("got '%.*s'\n", (int)len, (const char *)o);
-    assert_int_equal(len, strlen(want));
-    if (len) assert_memory_equal(o, want, len);
-}
-
 static void test_files(void **state) {
     (void)state;
     ri_sandboxes *f = ri_sandboxes_new();
@@ -50,7 +42,7 @@ static void test_files(void **state) {
     assert_true(r.ok && r.exited);
     assert_int_equal(r.exit_code, 0);
     ri_sandbox_result_free(&r);
-    stream_is(sb, RI_WASI_STDOUT, "a.txt: file 1\nb.txt: file 0\nz.txt: file 2\n");
+    wasi_stream_is(sb, RI_WASI_STDOUT, "a.txt: file 1\nb.txt: file 0\nz.txt: file 2\n");
     ri_sandbox_free(sb);
     ri_sandboxes_free(f);
 }
@@ -75,7 +67,7 @@ static void test_upper_stdin(void **state) {
     r = ri_sandbox_resume(sb, 0);
     assert_true(r.ok && r.exited);
     ri_sandbox_result_free(&r);
-    stream_is(sb, RI_WASI_STDOUT, "HELLO, WASI!\n");
+    wasi_stream_is(sb, RI_WASI_STDOUT, "HELLO, WASI!\n");
     ri_sandbox_free(sb);
     ri_sandboxes_free(f);
 }
@@ -99,8 +91,8 @@ static void test_exit_code(void **state) {
     assert_true(r.exited);
     assert_int_equal(r.exit_code, 5);
     ri_sandbox_result_free(&r);
-    stream_is(sb, RI_WASI_STDOUT, "args=2\n");
-    stream_is(sb, RI_WASI_STDERR, "bye\n");
+    wasi_stream_is(sb, RI_WASI_STDOUT, "args=2\n");
+    wasi_stream_is(sb, RI_WASI_STDERR, "bye\n");
     ri_sandbox_free(sb);
     ri_sandboxes_free(f);
 }
