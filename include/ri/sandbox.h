@@ -216,6 +216,10 @@ RI_API const ri_sandbox_config *ri_sandbox_get_config(const ri_sandbox *sb);
  * "Failed to instantiate WASM module: ...", "Cannot load module into destroyed
  * instance: <id>"). */
 RI_API bool ri_sandbox_load(ri_sandbox *sb, const uint8_t *wasm, size_t len, ri_sandbox_error *err);
+/* The bytes checks of ri_sandbox_load alone (header, decode, validation), with the same
+ * INVALID_MODULE texts, and no sandbox: one wording for a bad module wherever a module is
+ * read (the command line's validate, run and store commands say what a load would). */
+RI_API bool ri_module_check(const uint8_t *wasm, size_t len, ri_sandbox_error *err);
 
 /* Execute an export. payload_json NULL or "null", a number, or an array of numbers:
  * the direct convention (missing arguments 0, extra ignored, typed per the export's

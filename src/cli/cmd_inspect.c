@@ -215,9 +215,12 @@ int ri_cmd_inspect(int argc, char **argv) {
         return ri_finish_output(CMD, rc);
     }
     if (version == 0) {
-        if (json) print_json_invalid(path, size, err.message, "");
+        /* a module given where an image is expected: say so, and where modules are read */
+        bool module = size >= 4 && memcmp(data, "\0asm", 4) == 0;
+        const char *hint = module ? "a WebAssembly module, not a snapshot image: `ri validate` describes modules" : "";
+        if (json) print_json_invalid(path, size, err.message, hint);
         free(data);
-        ri_fail(RI_EXIT_INPUT, CMD, "%s: %s", path, err.message);
+        ri_fail(RI_EXIT_INPUT, CMD, module ? "%s: %s (%s)" : "%s: %s%s", path, err.message, hint);
         return ri_finish_output(CMD, RI_EXIT_INPUT);
     }
     if (!ri_wsnp_parse(data, size, &view, &err)) {

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "ri/engine.h"
+#include "ri/sandbox.h"
 #include "cli/args.h"
 #include "cli/cli.h"
 #include "cli/files.h"
@@ -77,7 +78,7 @@ static void print_text(const char *path, size_t size, const ri_module *m) {
     }
 }
 
-static void print_json(const char *path, size_t size, const ri_module *m, const ri_error *err) {
+static void print_json(const char *path, size_t size, const ri_module *m, const ri_error *err, const char *message) {
     ri_jsonw w;
     ri_jsonw_init(&w, stdout);
     ri_jsonw_object(&w);
@@ -93,7 +94,7 @@ static void print_json(const char *path, size_t size, const ri_module *m, const 
         ri_jsonw_key(&w, "code");
         ri_jsonw_str(&w, ri_errcode_name(err->code));
         ri_jsonw_key(&w, "message");
-        ri_jsonw_str(&w, err->message);
+        ri_jsonw_str(&w, message);
         ri_jsonw_end(&w);
     } else {
         ri_jsonw_key(&w, "imports");
@@ -155,14 +156,18 @@ int ri_cmd_validate(int argc, char **argv) {
     ri_error err;
     memset(&err, 0, sizeof err);
     ri_module *m = ri_module_load(bytes, size, NULL, &err);
+    /* a bad module reads as a load of it would (ri run, the library, the server) */
+    ri_sandbox_error load_err;
+    memset(&load_err, 0, sizeof load_err);
+    if (!m) (void)ri_module_check(bytes, size, &load_err);
     bool json = ri_output_is_json(mode);
-    if (json) print_json(path, size, m, &err);
+    if (json) print_json(path, size, m, &err, load_err.message);
     if (m) {
         if (!json) print_text(path, size, m);
         rc = RI_EXIT_OK;
     } else {
         rc = err.code == RI_ERR_NOMEM ? RI_EXIT_INTERNAL : RI_EXIT_INPUT;
-        ri_fail(rc, CMD, "%s: %s module: %s", path, ri_errcode_name(err.code), err.message);
+        ri_fail(rc, CMD, "%s: %s", path, load_err.message);
     }
     ri_module_free(m);
     free(bytes);

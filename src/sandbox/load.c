@@ -118,19 +118,36 @@ static bool instantiate(ri_sandbox *sb, sb_image *img, const ri_extern *externs,
  * limit, import isolation, instantiation (the start function runs), the baseline.
  * On success *out is a complete image the caller installs (the start function's PRNG
  * draws stay, as for any load); on failure nothing of the sandbox changed. */
-bool sb_build_image(ri_sandbox *sb, const uint8_t *wasm, size_t len, sb_image **out, ri_sandbox_error *err) {
-    *out = NULL;
-    if (!wasm || len == 0) return fail(err, "%s", LOAD_FAILED "Empty WASM bytes \u2014 module must not be empty");
+/* The bytes' checks in the original's order and words; the decoded module or NULL. */
+static ri_module *decode_module(const uint8_t *wasm, size_t len, ri_sandbox_error *err) {
+    if (!wasm || len == 0) {
+        fail(err, "%s", LOAD_FAILED "Empty WASM bytes \u2014 module must not be empty");
+        return NULL;
+    }
     if (len < 8) {
         sb_error_set(err, RI_SANDBOX_INVALID_MODULE, LOAD_FAILED "WASM module too small: %zu bytes (minimum 8)", len);
-        return false;
+        return NULL;
     }
-    if (memcmp(wasm, "\0asm", 4) != 0)
-        return fail(err, "%s", LOAD_FAILED "Invalid WASM magic bytes \u2014 expected \\0asm header");
-
+    if (memcmp(wasm, "\0asm", 4) != 0) {
+        fail(err, "%s", LOAD_FAILED "Invalid WASM magic bytes \u2014 expected \\0asm header");
+        return NULL;
+    }
     ri_error e;
     ri_module *module = ri_module_load(wasm, len, NULL, &e);
-    if (!module) return fail(err, LOAD_FAILED "WASM compilation failed: %s", e.message);
+    if (!module) fail(err, LOAD_FAILED "WASM compilation failed: %s", e.message);
+    return module;
+}
+
+bool ri_module_check(const uint8_t *wasm, size_t len, ri_sandbox_error *err) {
+    ri_module *module = decode_module(wasm, len, err);
+    ri_module_free(module);
+    return module != NULL;
+}
+
+bool sb_build_image(ri_sandbox *sb, const uint8_t *wasm, size_t len, sb_image **out, ri_sandbox_error *err) {
+    *out = NULL;
+    ri_module *module = decode_module(wasm, len, err);
+    if (!module) return false;
     if (!check_defined_memory(sb, module, err)) {
         ri_module_free(module);
         return false;

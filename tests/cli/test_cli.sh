@@ -476,9 +476,19 @@ out_has '"name": "__alloc"'
 out_has '"params": \["i32", "i32"\]'
 keys_are "file bytes valid imports exports"
 t "validate garbage" 3 "$ri" validate "$tmp/garbage.wasm"
-err_has 'malformed module'
+err_has 'Failed to load WASM module: Invalid WASM magic bytes'
 t "validate garbage --json" 3 "$ri" validate --json "$tmp/garbage.wasm"
 out_has '"valid": false'
+out_has '"message": "Failed to load WASM module: Invalid WASM magic bytes'
+# one wording for a bad module: validate and run say exactly what a load says
+printf '\0asm\1\0\0\0\1\5' >"$tmp/badbody.wasm"
+t "validate a malformed body" 3 "$ri" validate "$tmp/badbody.wasm"
+sed -E 's/^ri validate: //' "$tmp/err" >"$tmp/validate_said"
+err_has 'Failed to load WASM module: WASM compilation failed: '
+t "run a malformed body" 3 "$ri" run "$SLOW" "$TS" "$tmp/badbody.wasm" increment
+if grep -qF -- "$(cat "$tmp/validate_said")" "$tmp/err"; then pass; else fail "run and validate word a bad module differently"; fi
+t "inspect a module" 3 "$ri" inspect "$counter"
+err_has 'a WebAssembly module, not a snapshot image'
 t "validate a missing file" 3 "$ri" validate "$tmp/nope.wasm"
 err_has 'No such file or directory'
 
