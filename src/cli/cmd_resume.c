@@ -15,6 +15,7 @@
 #include "cli/output.h"
 #include "cli/suggest.h"
 #include "cli/run_report.h"
+#include "cli/progress.h"
 
 #define CMD "ri resume"
 #define MAX_HOSTS 16
@@ -290,7 +291,10 @@ int ri_cmd_resume(int argc, char **argv) {
                                                                                               : RI_EXIT_INTERNAL,
                                              CMD, "cannot create the sandbox: %s", factory ? err.message : "out of memory"));
     }
-    if (!ri_sandbox_restore(sb, data, len, &err)) {
+    ri_progress *restoring = ri_progress_start("restoring the snapshot", 0);
+    bool restored = ri_sandbox_restore(sb, data, len, &err);
+    ri_progress_finish(restoring);
+    if (!restored) {
         rc = ri_fail(RI_EXIT_INPUT, CMD, "%s: %s", o.image_path, err.message);
     } else {
         ri_sandbox_result r = ri_sandbox_resume(sb, o.gas);
@@ -302,7 +306,10 @@ int ri_cmd_resume(int argc, char **argv) {
             ri_snapshot_options so = o.snap;
             if (paused) so.include_module = true; /* the next `ri resume` needs nothing else */
             uint8_t *out = NULL;
-            if (!ri_sandbox_snapshot_with(sb, &so, &out, &bytes, &err)) {
+            ri_progress *taking = ri_progress_start("taking the snapshot", 0);
+            bool taken = ri_sandbox_snapshot_with(sb, &so, &out, &bytes, &err);
+            ri_progress_finish(taking);
+            if (!taken) {
                 rc = ri_fail(RI_EXIT_EXEC, CMD, "--snapshot %s: %s", o.snapshot_path, err.message);
                 note = "refused";
             } else {

@@ -18,6 +18,7 @@
 #include "cli/suggest.h"
 #include "cli/run_report.h"
 #include "cli/run_wasi.h"
+#include "cli/progress.h"
 
 #define CMD "ri run"
 /* The largest WSNP v1 file (13 bytes and two 4 GiB sections); a v2 file of a 4 GiB
@@ -526,7 +527,10 @@ static int take_snapshot(ri_sandbox *sb, const run_options *o, ri_run_report *r)
         so.include_module = true;
         r->snapshot_module = true;
     }
-    if (!ri_sandbox_snapshot_with(sb, &so, &bytes, &len, &r->snapshot_error)) {
+    ri_progress *taking = ri_progress_start("taking the snapshot", 0);
+    bool taken = ri_sandbox_snapshot_with(sb, &so, &bytes, &len, &r->snapshot_error);
+    ri_progress_finish(taking);
+    if (!taken) {
         r->snapshot = RI_SNAP_REFUSED;
         return exit_for(r->snapshot_error.code);
     }
@@ -581,7 +585,10 @@ static int run_sandbox(const run_options *o, const uint8_t *wasm, size_t wasm_le
         if (strstr(err.message, "above the memory limit")) ri_fail(0, CMD, "--max-memory BYTES raises the memory limit");
         goto done;
     }
-    if (snap && !ri_sandbox_restore(sb, snap, snap_len, &err)) {
+    ri_progress *restoring = snap ? ri_progress_start("restoring the snapshot", 0) : NULL;
+    bool restored = !snap || ri_sandbox_restore(sb, snap, snap_len, &err);
+    ri_progress_finish(restoring);
+    if (!restored) {
         rc = err.code == RI_SANDBOX_SNAPSHOT_ERROR ? RI_EXIT_INPUT : exit_for(err.code);
         ri_fail(rc, CMD, "--restore %s: %s", o->restore_path, err.message);
         goto done;

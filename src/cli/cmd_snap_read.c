@@ -9,6 +9,7 @@
 #include "cli/cmd_snap.h"
 #include "cli/files.h"
 #include "cli/suggest.h"
+#include "cli/progress.h"
 
 /* Parses NAME... positionals (up to max) and the common options; extra handles the
  * subcommand's own options (returns 1 when it took one, 0 unknown, -1 with *rc). */
@@ -185,7 +186,9 @@ int snapcli_export(int argc, char **argv) {
     ri_snapstore_error err;
     uint8_t *data;
     size_t len;
+    ri_progress *exporting = ri_progress_start("assembling the snapshot", 0);
     bool ok = ri_snapstore_export(st, pos[0], o.format, &data, &len, &err);
+    ri_progress_finish(exporting);
     ri_snapstore_close(st);
     if (!ok) return snapcli_fail(&c, &err);
     rc = write_out(&c, o.output, data, len);

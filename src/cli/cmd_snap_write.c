@@ -10,6 +10,7 @@
 #include "cli/cmd_snap.h"
 #include "cli/files.h"
 #include "cli/suggest.h"
+#include "cli/progress.h"
 
 #define FILE_MAX ((size_t)1 << 34) /* a 4 GiB memory as a raw image, with room */
 
@@ -161,7 +162,9 @@ int snapcli_save(int argc, char **argv) {
     }
     ri_snapstore_info info;
     ri_snapstore_put_stats stats;
+    ri_progress *storing = ri_progress_start("storing the snapshot", 0);
     bool ok = ri_snapstore_put(st, pos[0], image, len, &o, &info, &stats, &err);
+    ri_progress_finish(storing);
     free(image);
     free(module);
     ri_snapstore_close(st);
@@ -209,7 +212,9 @@ int snapcli_import(int argc, char **argv) {
         return rc;
     }
     ri_snapstore_info info;
+    ri_progress *storing = ri_progress_start("importing into the store", 0);
     bool ok = ri_snapstore_import(st, data, len, name, &o, &info, &err);
+    ri_progress_finish(storing);
     free(data);
     ri_snapstore_close(st);
     if (!ok) return ri_fail(err.code == RI_SNAPSTORE_ERR_ARGUMENT ? RI_EXIT_USAGE : RI_EXIT_INPUT, c.cmd, "%s: %s%s",
@@ -415,9 +420,13 @@ int snapcli_gc(int argc, char **argv) {
     ri_snapstore_gc_stats gs;
     ri_snapstore_usage u;
     uint64_t checked = 0, bad = 0;
+    ri_progress *collecting = ri_progress_start("removing unreferenced blobs", 0);
     bool ok = set_max ? ri_snapstore_set_max_bytes(st, max, &gs, &err) : ri_snapstore_gc(st, &gs, &err);
     if (ok) ok = ri_snapstore_usage_of(st, &u, &err);
+    ri_progress_finish(collecting);
+    ri_progress *verifying = ok && verify ? ri_progress_start("verifying every blob", 0) : NULL;
     if (ok && verify) ok = ri_snapstore_verify(st, &checked, &bad, &first, &err);
+    ri_progress_finish(verifying);
     ri_snapstore_close(st);
     if (!ok) return snapcli_fail(&c, &err);
     if (ri_output_is_json(c.mode)) {

@@ -11,11 +11,23 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/progress.h"
 
 #define READ_CHUNK (1u << 16)
+/* Large files are read and written in pieces of this size, so that progress can move. */
+#define IO_PIECE ((size_t)8 << 20)
 /* A pipe or a device has no size to check first, and /dev/zero never ends: what is read
  * from one is capped lower than a regular file's limit, so memory stays bounded. */
 #define STREAM_MAX ((size_t)64 << 20)
+
+/* "reading big.wsnp": the operation and the file's last name (a line must stay short). */
+static ri_progress *progress_of(const char *verb, const char *path, size_t len) {
+    if (len < RI_PROGRESS_MIN_BYTES) return NULL;
+    char what[160];
+    const char *slash = strrchr(path, '/');
+    snprintf(what, sizeof what, "%s %s", verb, slash && slash[1] ? slash + 1 : path);
+    return ri_progress_start(what, len);
+}
 
 /* Reads until EOF into a growing buffer; for pipes and other files without a size. */
 static int read_stream(int fd, size_t max_len, uint8_t **data, size_t *len, char *why, size_t why_cap) {
@@ -94,11 +106,14 @@ int ri_read_file(const char *path, size_t max_len, uint8_t **data, size_t *len,
         return RI_EXIT_INTERNAL;
     }
     size_t n = 0;
+    ri_progress *progress = progress_of("reading", path, size);
     while (n < size) {
-        ssize_t got = read(fd, buf + n, size - n);
+        ri_progress_set(progress, n);
+        ssize_t got = read(fd, buf + n, size - n < IO_PIECE ? size - n : IO_PIECE);
         if (got < 0) {
             if (errno == EINTR) continue;
             snprintf(why, why_cap, "%s", strerror(errno));
+            ri_progress_finish(progress);
             free(buf);
             close(fd);
             return RI_EXIT_INPUT;
@@ -106,15 +121,18 @@ int ri_read_file(const char *path, size_t max_len, uint8_t **data, size_t *len,
         if (got == 0) break; /* the file shrank while we read it: take what is there */
         n += (size_t)got;
     }
+    ri_progress_finish(progress);
     close(fd);
     *data = buf;
     *len = n;
     return RI_EXIT_OK;
 }
 
-static int write_all(int fd, const uint8_t *data, size_t len) {
+static int write_all(int fd, const uint8_t *data, size_t len, ri_progress *progress) {
+    size_t total = len;
     while (len > 0) {
-        ssize_t put = write(fd, data, len);
+        ri_progress_set(progress, total - len);
+        ssize_t put = write(fd, data, len < IO_PIECE ? len : IO_PIECE);
         if (put < 0) {
             if (errno == EINTR) continue;
             return -1;
@@ -165,10 +183,12 @@ int ri_write_file_atomic(const char *path, const uint8_t *data, size_t len,
         goto out;
     }
     const char *step = NULL;
+    ri_progress *progress = progress_of("writing", path, len);
     if (fchmod(fd, default_mode()) != 0) step = "chmod";
-    else if (write_all(fd, data, len) != 0) step = "write";
+    else if (write_all(fd, data, len, progress) != 0) step = "write";
     else if (fsync(fd) != 0) step = "fsync";
     int saved = errno;
+    ri_progress_finish(progress);
     if (close(fd) != 0 && !step) {
         step = "close";
         saved = errno;

@@ -464,6 +464,25 @@ err_has 'missing NEW'
 t "diff a missing file" 3 "$ri" diff "$v2" "$tmp/nope.wsnp"
 err_has "cannot read snapshot '.*nope.wsnp'"
 
+# ---- progress of long operations: on a terminal only, or when asked ------------------------
+t "no progress into a pipe" 0 "$ri" run "$SLOW" "$TS" "$counter" increment --snapshot "$tmp/progress.wsnp"
+if grep -q '^ri: taking the snapshot' "$tmp/err"; then fail "a progress line went into a pipe"; else pass; fi
+t "RI_PROGRESS=always" 0 env RI_PROGRESS=always "$ri" run "$SLOW" "$TS" "$counter" increment --snapshot "$tmp/progress.wsnp"
+err_has '^ri: taking the snapshot\.\.\.  [0-9.]+ s$'
+err_has '^ri: taking the snapshot done  [0-9.]+ s$'
+wat fill '(module (memory 1)
+  (func (export "fill") (param $pages i32) (local $i i32) (local $n i32)
+    (drop (memory.grow (local.get $pages)))
+    (local.set $n (i32.mul (i32.add (local.get $pages) (i32.const 1)) (i32.const 65536)))
+    (loop $l (i32.store (local.get $i) (i32.mul (local.get $i) (i32.const 2654435761)))
+      (local.set $i (i32.add (local.get $i) (i32.const 4)))
+      (br_if $l (i32.lt_u (local.get $i) (local.get $n))))))'
+t "progress of a large file, in bytes" 0 env RI_PROGRESS=always "$ri" run "$SLOW" "$TS" "$tmp/fill.wasm" fill 320 --snapshot "$tmp/fill.wsnp"
+err_has '^ri: writing fill\.wsnp +0%  0 MiB of [0-9]+ MiB  [0-9.]+ s$'
+err_has '^ri: writing fill\.wsnp done'
+t "RI_PROGRESS=never" 0 env RI_PROGRESS=never "$ri" run "$SLOW" "$TS" "$counter" increment --snapshot "$tmp/progress.wsnp"
+if grep -q '^ri: taking' "$tmp/err"; then fail "RI_PROGRESS=never drew"; else pass; fi
+
 # ---- validate --------------------------------------------------------------------------------
 t "validate --text" 0 "$ri" validate --text "$counter"
 out_has 'valid WebAssembly module'
