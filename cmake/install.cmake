@@ -20,6 +20,7 @@ install(FILES
         ${CMAKE_SOURCE_DIR}/include/ri/sandbox.h
         ${CMAKE_SOURCE_DIR}/include/ri/wasi.h
         ${CMAKE_SOURCE_DIR}/include/ri/store.h
+        ${CMAKE_SOURCE_DIR}/include/ri/lang.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/ri)
 install(FILES ${CMAKE_SOURCE_DIR}/docs/man/ri.1 DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
 install(FILES ${CMAKE_SOURCE_DIR}/examples/embed.c ${CMAKE_SOURCE_DIR}/examples/embed.wat

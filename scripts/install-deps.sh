@@ -24,6 +24,12 @@ packages=(
     binaryen nodejs               # make fuzz-diff: random modules (wasm-opt -ttf, wasm-reduce) run against V8
 )
 
+# npm fetches the interpreters (scripts/fetch-interpreters.sh); a Node.js from elsewhere
+# (NodeSource) brings its own npm, and Debian's npm would conflict with it.
+if ! command -v npm >/dev/null 2>&1; then
+    packages+=(npm)
+fi
+
 missing=()
 for p in "${packages[@]}"; do
     if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
@@ -42,6 +48,9 @@ else
     "${sudo[@]}" apt-get update
     "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"
 fi
+
+# The interpreters that run code as text (Ruby, ...), pinned and checked by SHA-256.
+bash "$(dirname "$0")/fetch-interpreters.sh"
 
 # The cross builds that `make check` runs (s390x and aarch64 under qemu-user).
 bash "$(dirname "$0")/install-cross-deps.sh"

@@ -17,5 +17,6 @@
 #include "ri/snapshot.h"
 #include "ri/sandbox.h"
 #include "ri/store.h"
+#include "ri/lang.h"
 
 #endif

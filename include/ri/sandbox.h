@@ -113,6 +113,8 @@ typedef enum ri_sandbox_errcode {
     RI_SANDBOX_SUSPENDED_CALL = 10,  /* "SUSPENDED": the execution paused (ri_sandbox_resume) */
     RI_SANDBOX_EXIT = 11,            /* "EXIT": a WASI process ended with a non-zero exit code
                                         (result.exit_code); exit code 0 is success (ok) */
+    RI_SANDBOX_OUT_OF_BOUNDS = 13,   /* "OUT_OF_BOUNDS": the host's read or write of a sandbox's
+                                        memory (ri_sandbox_memory_read/write) falls outside it */
 } ri_sandbox_errcode;
 
 /* "GAS_EXHAUSTED", "MEMORY_EXCEEDED", ... */
@@ -437,6 +439,12 @@ RI_API ri_checkpoint_info ri_checkpoint_get_info(const ri_checkpoint *cp);
  * checkpoint's, if it holds one, comes back pending (docs/SANDBOX.md "Checkpoints of a
  * paused call"). */
 RI_API bool ri_sandbox_rollback(ri_sandbox *sb, const ri_checkpoint *cp, ri_sandbox_error *err);
+/* ri_sandbox_rollback that keeps the sandbox's files: memory, globals, tables, PRNG and gas
+ * come from the checkpoint (an interpreter's initialised image, say), while the workspace,
+ * pending input and collected output stay the sandbox's own, and its WASI process starts
+ * anew (descriptors back to the standard three and the preopens, the virtual clock at 0, no
+ * exit status): the next program runs fresh among the files the last one left. */
+RI_API bool ri_sandbox_restart(ri_sandbox *sb, const ri_checkpoint *cp, ri_sandbox_error *err);
 
 /* A new, independent sandbox with its own id from factory and sb's config, in the
  * state of cp, or of sb as it is now when cp is NULL (sb must then be loaded or
@@ -535,6 +543,17 @@ RI_API ri_sandbox_result ri_sandbox_resume_carry(ri_sandbox *sb);
 /* Drops the pending call: status loaded, memory and globals as the call left them. */
 RI_API bool ri_sandbox_abandon(ri_sandbox *sb, ri_sandbox_error *err);
 
+/* ---- the host's access to a sandbox's memory -------------------------------------------------
+ * Bounds-checked copies from and into memory 0 (the module's own or the imported env.memory),
+ * for embedders that pass data to exports by address (a string an export reads, a result it
+ * left in memory). Refused while a call runs (a paused call is not running: its memory may be
+ * read and written); OUT_OF_BOUNDS when [offset, offset + len) is not inside the memory. */
+RI_API bool ri_sandbox_memory_read(ri_sandbox *sb, uint64_t offset, void *dst, size_t len, ri_sandbox_error *err);
+RI_API bool ri_sandbox_memory_write(ri_sandbox *sb, uint64_t offset, const void *src, size_t len,
+                                    ri_sandbox_error *err);
+/* Memory 0's size in bytes (0 before a load). */
+RI_API uint64_t ri_sandbox_memory_size(ri_sandbox *sb);
+
 /* ---- WASI processes (docs/WASI.md) ---------------------------------------------------------
  * A sandbox created with enable_wasi runs one WASI program at a time. Load the module with
  * ri_sandbox_load, then ri_sandbox_wasi_run calls its _start (a command) with a fresh
@@ -547,6 +566,9 @@ RI_API ri_sandbox_result ri_sandbox_wasi_run(ri_sandbox *sb);
 /* A reactor: calls _initialize (if exported) once; its exports are then called with
  * ri_sandbox_call / ri_sandbox_execute. */
 RI_API ri_sandbox_result ri_sandbox_wasi_initialize(ri_sandbox *sb);
+/* A call of a reactor's export as a step of its process: like ri_sandbox_call, but a read of
+ * stdin with no input yet pauses it (as in ri_sandbox_wasi_run) whatever the pause-on mask. */
+RI_API ri_sandbox_result ri_sandbox_wasi_call(ri_sandbox *sb, const char *action, const ri_val *args, uint32_t nargs);
 /* stdin without a read callback: bytes for the program (false after close or on OOM), and
  * its end. */
 RI_API bool ri_sandbox_wasi_stdin_push(ri_sandbox *sb, const uint8_t *data, size_t len);

@@ -61,7 +61,15 @@ typedef struct ri_wasi_config {
     /* true: no preopened directory (descriptor 3 is not open; the workspace still exists
      * for the embedder). false (the default): the workspace is preopened as "/" at 3. */
     bool no_preopen;
+    /* Which standard streams the program sees as a terminal (RI_WASI_TERMINAL_* bits; 0, the
+     * default: none, as for pipes, so that output sent to buffers or a client carries no
+     * colour codes). A command-line embedder sets the bits of its own streams that are. */
+    uint32_t terminals;
 } ri_wasi_config;
+
+#define RI_WASI_TERMINAL_STDIN 1u
+#define RI_WASI_TERMINAL_STDOUT 2u
+#define RI_WASI_TERMINAL_STDERR 4u
 
 /* WASI errno values the embedder may meet in messages and tests (typenames.witx). */
 #define RI_WASI_ESUCCESS 0

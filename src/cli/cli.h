@@ -17,6 +17,11 @@
 #define RI_CLI_DEFAULT_MAX_MEMORY ((uint64_t)1 << 30)
 #define RI_CLI_NO_TIMEOUT UINT32_MAX /* max_execution_ms meaning "none": about 49 days */
 
+#include "ri/sandbox.h"
+/* The library's default config with the command line's defaults above (instructions
+ * schedule, gas, memory, no timeout). */
+ri_sandbox_config ri_cli_config(void);
+
 enum ri_exit {
     RI_EXIT_OK = 0,        /* success */
     RI_EXIT_EXEC = 1,      /* the execution failed: trap, gas, timeout, memory, host function,

@@ -19,6 +19,7 @@
 #include "cli/run_report.h"
 #include "cli/run_wasi.h"
 #include "cli/progress.h"
+#include "cli/run_lang.h"
 
 #define CMD "ri run"
 /* The largest WSNP v1 file (13 bytes and two 4 GiB sections); a v2 file of a 4 GiB
@@ -272,11 +273,7 @@ static int timestamp_option(run_options *o) {
 
 static int parse_options(int argc, char **argv, run_options *o, bool *help) {
     memset(o, 0, sizeof *o);
-    o->config = ri_sandbox_config_default();
-    o->config.gas_schedule = RI_GAS_INSTRUCTIONS;
-    o->config.max_gas = RI_CLI_DEFAULT_MAX_GAS;
-    o->config.max_memory_bytes = RI_CLI_DEFAULT_MAX_MEMORY;
-    o->config.max_execution_ms = RI_CLI_NO_TIMEOUT;
+    o->config = ri_cli_config();
     o->repeat = 1;
     o->mode = RI_OUTPUT_AUTO;
     *help = false;
@@ -663,6 +660,7 @@ done:
 }
 
 int ri_cmd_run(int argc, char **argv) {
+    if (ri_run_wants_lang(argc, argv)) return ri_run_lang(argc, argv);
     run_options o;
     bool help;
     int rc = parse_options(argc, argv, &o, &help);

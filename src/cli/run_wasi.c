@@ -33,7 +33,7 @@ bool ri_is_wasi_command(const uint8_t *wasm, size_t len) {
 }
 
 /* The program's stdout and stderr: written through at once, nothing buffered in ri. */
-static bool write_stream(void *user, ri_wasi_stream stream, const uint8_t *data, size_t len) {
+bool ri_wasi_stdio_write(void *user, ri_wasi_stream stream, const uint8_t *data, size_t len) {
     (void)user;
     int fd = stream == RI_WASI_STDERR ? STDERR_FILENO : STDOUT_FILENO;
     while (len > 0) {
@@ -48,7 +48,12 @@ static bool write_stream(void *user, ri_wasi_stream stream, const uint8_t *data,
 
 /* The program's stdin: ri's, read as it comes (a blocking read on a terminal or a pipe
  * waits for input, as the program itself would). */
-static int64_t read_stdin(void *user, uint8_t *buf, size_t cap) {
+uint32_t ri_wasi_stdio_terminals(void) {
+    return (isatty(STDIN_FILENO) ? RI_WASI_TERMINAL_STDIN : 0u) | (isatty(STDOUT_FILENO) ? RI_WASI_TERMINAL_STDOUT : 0u) |
+           (isatty(STDERR_FILENO) ? RI_WASI_TERMINAL_STDERR : 0u);
+}
+
+int64_t ri_wasi_stdio_read(void *user, uint8_t *buf, size_t cap) {
     (void)user;
     for (;;) {
         ssize_t n = read(STDIN_FILENO, buf, cap < READ_MAX ? cap : READ_MAX);
@@ -129,8 +134,9 @@ int ri_run_wasi_command(const char *cmd, const ri_wasi_command *c) {
     wasi.argc = (uint32_t)argc;
     wasi.env = c->env;
     wasi.nenv = c->nenv;
-    wasi.write = write_stream;
-    wasi.read = read_stdin;
+    wasi.write = ri_wasi_stdio_write;
+    wasi.read = ri_wasi_stdio_read;
+    wasi.terminals = ri_wasi_stdio_terminals();
     ri_sandbox_config config = c->config;
     config.enable_wasi = true;
     config.wasi = &wasi;

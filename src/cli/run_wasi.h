@@ -35,6 +35,13 @@ typedef struct ri_wasi_command {
 /* Whether the module is a WASI command; false for bytes that do not load. */
 bool ri_is_wasi_command(const uint8_t *wasm, size_t len);
 
+/* A program's stdio as ri's own (ri_wasi_config callbacks): writes go through at once,
+ * reads take what ri's stdin has, waiting as the program would. */
+bool ri_wasi_stdio_write(void *user, ri_wasi_stream stream, const uint8_t *data, size_t len);
+int64_t ri_wasi_stdio_read(void *user, uint8_t *buf, size_t cap);
+/* Which of ri's own standard streams are terminals (RI_WASI_TERMINAL_* bits). */
+uint32_t ri_wasi_stdio_terminals(void);
+
 /* Runs it; returns ri's exit status (the program's exit code when it exited). */
 int ri_run_wasi_command(const char *cmd, const ri_wasi_command *c);
 

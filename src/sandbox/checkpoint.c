@@ -208,7 +208,19 @@ bool sb_checkpoint_apply(sb_image *img, const ri_checkpoint *cp, ri_sandbox_erro
     return true;
 }
 
+/* keep_files: the sandbox's own WASI state stays (its workspace, input and output), only
+ * its process restarts; else the checkpoint's WASI state comes back whole. */
+static bool rollback(ri_sandbox *sb, const ri_checkpoint *cp, bool keep_files, ri_sandbox_error *err);
+
 bool ri_sandbox_rollback(ri_sandbox *sb, const ri_checkpoint *cp, ri_sandbox_error *err) {
+    return rollback(sb, cp, false, err);
+}
+
+bool ri_sandbox_restart(ri_sandbox *sb, const ri_checkpoint *cp, ri_sandbox_error *err) {
+    return rollback(sb, cp, true, err);
+}
+
+static bool rollback(ri_sandbox *sb, const ri_checkpoint *cp, bool keep_files, ri_sandbox_error *err) {
     ri_sandbox_error scratch;
     if (!err) err = &scratch;
     sb_error_clear(err);
@@ -220,13 +232,14 @@ bool ri_sandbox_rollback(ri_sandbox *sb, const ri_checkpoint *cp, ri_sandbox_err
     if (!sb->image || !sb->image->instance)
         return cp_error(err, "%s", "Cannot roll back an instance that has not been loaded");
     ri_wasi *wasi = NULL;
-    if (sb->wasi && cp->wasi && !(wasi = ri_wasi_copy(cp->wasi, NULL)))
+    if (!keep_files && sb->wasi && cp->wasi && !(wasi = ri_wasi_copy(cp->wasi, NULL)))
         return cp_error(err, "%s", "Cannot roll back: out of memory for the WASI state");
     if (!sb_checkpoint_apply(sb->image, cp, err)) {
         ri_wasi_free(wasi);
         return false;
     }
     if (wasi) sb_wasi_install(sb, wasi);
+    else if (keep_files && sb->wasi) ri_wasi_reset_process(sb->wasi);
     sb->prng_state = cp->prng_state;
     sb->metrics.gas_used = cp->gas_used;
     sb->metrics.execution_ms = cp->execution_ms;

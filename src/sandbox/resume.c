@@ -291,8 +291,8 @@ sb_pending *sb_pending_rebuild(const ri_sandbox *sb, sb_image *img, const ri_sna
     return p;
 }
 
-bool sb_restore_call(ri_sandbox *sb, const ri_snap_image *img, const uint8_t *module, size_t module_len,
-                     ri_sandbox_error *err) {
+bool sb_restore_call(ri_sandbox *sb, const ri_snap_image *img, ri_module *loaded, const uint8_t *module,
+                     size_t module_len, ri_sandbox_error *err) {
     ri_snap_call call;
     ri_snap_error se;
     if (!ri_snap_read_call(img, &call, &se)) {
@@ -302,7 +302,11 @@ bool sb_restore_call(ri_sandbox *sb, const ri_snap_image *img, const uint8_t *mo
     /* Everything goes into a fresh image; the sandbox changes only once all of it worked. */
     uint32_t prng_before = sb->prng_state;
     sb_image *fresh = NULL;
-    if (!sb_build_image(sb, module, module_len, &fresh, err)) {
+    /* The module the sandbox runs already is shared, not compiled again, and its start
+     * function need not run: the image's state replaces whatever it would make. */
+    bool built = loaded ? sb_build_image_from(sb, ri_module_retain(loaded), false, &fresh, err)
+                        : sb_build_image(sb, module, module_len, &fresh, err);
+    if (!built) {
         sb->prng_state = prng_before;
         if (err->code != RI_SANDBOX_INSTANCE_DESTROYED) {
             err->code = RI_SANDBOX_SNAPSHOT_ERROR;

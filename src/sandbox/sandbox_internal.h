@@ -367,9 +367,10 @@ void sb_pending_drop(ri_sandbox *sb);
 void sb_pending_start(ri_sandbox *sb, const char *action, uint64_t gas_used, ri_sandbox_result *r);
 /* Snapshot v2 of a sandbox with a pending call (wsnp2.c calls it). */
 bool sb_snapshot_call(ri_sandbox *sb, ri_snap_call *call, ri_sandbox_error *err);
-/* Restore v2 of an image with a call into a fresh image (wsnp2.c calls it). */
-bool sb_restore_call(ri_sandbox *sb, const ri_snap_image *img, const uint8_t *module, size_t module_len,
-                     ri_sandbox_error *err);
+/* Restore v2 of an image with a call into a fresh image (wsnp2.c calls it): of `loaded`
+ * (the module the sandbox runs, when the image names it), else built from the bytes. */
+bool sb_restore_call(ri_sandbox *sb, const ri_snap_image *img, ri_module *loaded, const uint8_t *module,
+                     size_t module_len, ri_sandbox_error *err);
 /* The pending call of `call` rebuilt in img (its store has no suspended call; img runs
  * the call's module and, for sb's config, its gas schedule): NULL (err set) with the
  * store unchanged, else the new pending call (the store's suspend mode set). Used by

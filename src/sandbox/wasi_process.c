@@ -68,13 +68,19 @@ static bool wasi_guard(ri_sandbox *sb, ri_sandbox_result *r) {
 
 /* One call of a WASI entry point: stdin waits may pause it whatever the pause-on mask;
  * sched_yield only when the mask has yield. */
-static ri_sandbox_result run_entry(ri_sandbox *sb, const char *entry) {
+static ri_sandbox_result run_entry(ri_sandbox *sb, const char *entry, const ri_val *args, uint32_t nargs) {
     uint32_t pause_on = sb->pause_on;
     ri_wasi_set_yield_pauses(sb->wasi, (pause_on & RI_SUSPEND_ON_YIELD) != 0);
     sb->pause_on = pause_on | RI_SUSPEND_ON_YIELD;
-    ri_sandbox_result r = ri_sandbox_call(sb, entry, NULL, 0);
+    ri_sandbox_result r = ri_sandbox_call(sb, entry, args, nargs);
     sb->pause_on = pause_on;
     return r;
+}
+
+ri_sandbox_result ri_sandbox_wasi_call(ri_sandbox *sb, const char *action, const ri_val *args, uint32_t nargs) {
+    ri_sandbox_result r;
+    if (!wasi_guard(sb, &r)) return r;
+    return run_entry(sb, action, args, nargs);
 }
 
 ri_sandbox_result ri_sandbox_wasi_run(ri_sandbox *sb) {
@@ -82,7 +88,7 @@ ri_sandbox_result ri_sandbox_wasi_run(ri_sandbox *sb) {
     if (!wasi_guard(sb, &r)) return r;
     if (sb->pending || sb->run || sb_status(sb) != RI_SANDBOX_LOADED) return ri_sandbox_call(sb, "_start", NULL, 0);
     ri_wasi_reset_process(sb->wasi);
-    return run_entry(sb, "_start");
+    return run_entry(sb, "_start", NULL, 0);
 }
 
 ri_sandbox_result ri_sandbox_wasi_initialize(ri_sandbox *sb) {
@@ -94,7 +100,7 @@ ri_sandbox_result ri_sandbox_wasi_initialize(ri_sandbox *sb) {
         r.ok = true; /* nothing to initialize */
         return r;
     }
-    return run_entry(sb, "_initialize");
+    return run_entry(sb, "_initialize", NULL, 0);
 }
 
 bool ri_sandbox_wasi_stdin_push(ri_sandbox *sb, const uint8_t *data, size_t len) {

@@ -166,7 +166,7 @@ bool sb_restore_v2(ri_sandbox *sb, const uint8_t *snapshot, size_t len, const ri
         const uint8_t *module = img.module;
         size_t module_len = img.module_len;
         if (!module) module = ri_module_bytes(sb->image->module, &module_len);
-        bool ok = sb_restore_call(sb, &img, module, module_len, err);
+        bool ok = sb_restore_call(sb, &img, same ? sb->image->module : NULL, module, module_len, err);
         if (ok) sb_wasi_commit(sb, wasi);
         else ri_wasi_free(wasi);
         ri_snap_image_free(&img);

@@ -77,6 +77,7 @@ ri_wasi *ri_wasi_new(const ri_wasi_config *cfg, int64_t event_timestamp_ms, cons
     if (w) {
         w->argc = cfg->argc;
         w->no_preopen = cfg->no_preopen;
+        w->terminals = cfg->terminals;
         w->nenv = cfg->nenv;
         w->argv = copy_strings(cfg->argv, cfg->argc);
         w->env = copy_strings(cfg->env, cfg->nenv);

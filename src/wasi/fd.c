@@ -69,9 +69,12 @@ WASI_HANDLER(fd_renumber) {
 
 static uint8_t filetype_of(ri_wasi *w, const wasi_fd *f) {
     switch (f->kind) {
-    case WASI_FD_STDIN:
-    case WASI_FD_STDOUT:
-    case WASI_FD_STDERR: return FT_CHARACTER_DEVICE;
+    /* A terminal only when the embedder says so (isatty() is true for a character device);
+     * else a stream of unknown kind, as a pipe is (programs then print no colours and do not
+     * prompt as for a person). */
+    case WASI_FD_STDIN: return (w->terminals & RI_WASI_TERMINAL_STDIN) ? FT_CHARACTER_DEVICE : FT_UNKNOWN;
+    case WASI_FD_STDOUT: return (w->terminals & RI_WASI_TERMINAL_STDOUT) ? FT_CHARACTER_DEVICE : FT_UNKNOWN;
+    case WASI_FD_STDERR: return (w->terminals & RI_WASI_TERMINAL_STDERR) ? FT_CHARACTER_DEVICE : FT_UNKNOWN;
     case WASI_FD_PREOPEN:
     case WASI_FD_DIR: return FT_DIRECTORY;
     case WASI_FD_FILE: return wasi_fs_filetype(w, f->ino);

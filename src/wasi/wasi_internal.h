@@ -235,6 +235,7 @@ struct ri_wasi {
     void *fs;                 /* the workspace file system (not yet wired) */
     bool yield_pauses;        /* sched_yield is a stop point */
     bool no_preopen;          /* configuration: descriptor 3 is not the workspace */
+    uint32_t terminals;       /* configuration: RI_WASI_TERMINAL_* of the standard streams */
 };
 
 /* Handlers, one per function (table.c lists them). */

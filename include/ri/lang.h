@@ -1,0 +1,67 @@
+/*
+ * ri languages: code as text (Ruby, ...) run by a real interpreter built to WebAssembly,
+ * inside ordinary sandboxes (docs/LANGUAGES.md).
+ *
+ * An interpreter is opened once: its module is loaded, compiled and initialised in a
+ * template sandbox, and the initialised state is kept as a checkpoint. Every sandbox for
+ * that language is a copy-on-write fork of it (ready for code at once), and every run of
+ * code starts the interpreter afresh from that state among the files the last run left
+ * (ri_sandbox_restart). A run is a WASI process: stdout and stderr go where the config's
+ * WASI settings send them, stdin is read from the sandbox's input, and it ends with an exit
+ * code (an uncaught error prints its message on stderr and exits 1). Everything a sandbox
+ * does applies: gas, time and memory limits, pausing (RI_SANDBOX_SUSPENDED_CALL, then
+ * ri_sandbox_resume), snapshots of a paused run, forks, determinism.
+ */
+#ifndef RI_LANG_H
+#define RI_LANG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ri/api.h"
+#include "ri/sandbox.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum ri_language {
+    RI_LANG_NONE = 0,
+    RI_LANG_RUBY = 1,
+} ri_language;
+
+/* "ruby"; NULL for an unknown value. */
+RI_API const char *ri_language_name(ri_language lang);
+/* The language of a name ("ruby"), RI_LANG_NONE when unknown. */
+RI_API ri_language ri_language_from_name(const char *name);
+/* The names of the languages this library can run, comma-separated ("ruby"), for messages. */
+RI_API const char *ri_language_names(void);
+
+typedef struct ri_interpreter ri_interpreter;
+
+/* Loads and initialises the interpreter's module (wasm: its bytes, e.g. Ruby's
+ * ruby+stdlib.wasm) under config (copied; WASI is enabled whatever it says, and the imports
+ * an interpreter has for a JavaScript host are answered with an error). Initialisation runs
+ * in slices of config's gas and time limits, so a short default limit does not stop it.
+ * NULL on error (INVALID_MODULE: not this language's interpreter; or what the load or the
+ * initialisation reported). */
+RI_API ri_interpreter *ri_interpreter_open(ri_sandboxes *factory, ri_language lang, const uint8_t *wasm, size_t len,
+                                           const ri_sandbox_config *config, ri_sandbox_error *err);
+RI_API void ri_interpreter_free(ri_interpreter *it);
+RI_API ri_language ri_interpreter_language(const ri_interpreter *it);
+
+/* A new sandbox ready for code: a fork of the initialised interpreter (its own id, files and
+ * limits; the interpreter may be freed before it). */
+RI_API ri_sandbox *ri_interpreter_sandbox(ri_interpreter *it, ri_sandboxes *factory, ri_sandbox_error *err);
+
+/* Runs code (UTF-8 text) in sb, a sandbox of ri_interpreter_sandbox, as a new process of
+ * the interpreter: result.exited with exit_code (ok when 0); or paused
+ * (RI_SANDBOX_SUSPENDED_CALL, continue with ri_sandbox_resume) when the sandbox's pause-on
+ * mask says so or the program waits for input; or an error of the sandbox (gas, time,
+ * memory). */
+RI_API ri_sandbox_result ri_interpreter_run(ri_interpreter *it, ri_sandbox *sb, const char *code, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,42 @@
+/*
+ * The language layer (docs/LANGUAGES.md): what the generic part (lang.c: open, fork, run,
+ * the answers to JavaScript-host imports, calls made to completion) needs of each language
+ * (ruby.c, ...): one table of operations per language.
+ */
+#ifndef RI_LANG_INTERNAL_H
+#define RI_LANG_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "ri/engine.h"
+#include "ri/lang.h"
+
+typedef struct lang_ops {
+    ri_language lang;
+    const char *name;
+    /* Whether the module is this language's interpreter (by its exports); why says what
+     * is missing. */
+    bool (*recognise)(const ri_module *module, char *why, size_t cap);
+    /* After _initialize: the interpreter's own start-up (its arguments, its library). */
+    bool (*initialise)(ri_sandbox *sb, ri_sandbox_error *err);
+    /* Starts a run of code: the one call whose result is the run's (it may pause). */
+    ri_sandbox_result (*run)(ri_sandbox *sb, const char *code, size_t len);
+} lang_ops;
+
+extern const lang_ops lang_ruby;
+
+/* A call made to completion: paused slices (gas, time) are resumed until it ends, up to
+ * LANG_MAX_SLICES. The result is the call's (the caller frees it). */
+#define LANG_MAX_SLICES 100000u
+ri_sandbox_result lang_call_through(ri_sandbox *sb, const char *action, const ri_val *args, uint32_t nargs);
+
+/* A failed result with err's code and message (for a run that could not start). */
+ri_sandbox_result lang_failed(const ri_sandbox_error *err);
+
+/* Copies bytes into memory the guest allocated with its allocator export `alloc_export`
+ * (cabi_realloc-style: (old_ptr, old_size, align, new_size) -> ptr). 0 on error (err set). */
+uint32_t lang_guest_bytes(ri_sandbox *sb, const char *alloc_export, const void *data, size_t len, uint32_t align,
+                          ri_sandbox_error *err);
+
+#endif

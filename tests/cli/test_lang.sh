@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# `ri run --lang LANGUAGE`: code as text through an interpreter built to WebAssembly (the
+# Ruby of scripts/fetch-interpreters.sh: $RI_INTERPRETERS or ~/.cache/ri/interpreters):
+# -c and a file, stdin, the exit code as ri's exit status, an error's message, files
+# copied in and back, and the usage errors.
+#
+#   bash tests/cli/test_lang.sh [PATH/TO/ri]        (default: build/ri)
+set -u
+
+. "$(dirname "$0")/lib.sh"
+cli_init lang "$@"
+
+out_is() { if [ "$(cat "$tmp/out")" = "$1" ]; then pass; else fail "stdout is not exactly '$1'"; fi; }
+
+# usage errors come before any interpreter is read
+t "unknown language" 2 "$ri" run --lang cobol -c 'DISPLAY 1'
+err_has "unknown language 'cobol' \(known: ruby\)"
+t "no code" 2 "$ri" run --lang ruby
+err_has 'no code: give -c CODE or a FILE'
+t "--help" 0 "$ri" run --lang ruby --help
+out_has '^usage: ri run --lang LANGUAGE'
+t "missing interpreter" 3 "$ri" run --lang ruby --interpreter "$tmp/none.wasm" -c 'p 1'
+err_has "cannot read the ruby interpreter '.*none.wasm': No such file or directory \(scripts/fetch-interpreters.sh installs it"
+
+# a program with stdin, files and an exit code, from a file, in one run
+mkdir -p "$tmp/data"
+printf 'one\ntwo\n' >"$tmp/data/in.txt"
+cat >"$tmp/prog.rb" <<'RUBY'
+lines = File.readlines('/data/in.txt', chomp: true)
+name = $stdin.gets.strip
+File.write('/data/out.txt', lines.map(&:upcase).join(',') + " for #{name}\n")
+puts "read #{lines.size} lines"
+$stderr.puts 'to stderr'
+exit 4
+RUBY
+name="a program from a file"
+cmd=("$ri" run --lang ruby --dir "$tmp/data::/data" --dir-writeback "$tmp/prog.rb")
+echo ruby | "${cmd[@]}" >"$tmp/out" 2>"$tmp/err"
+if [ $? -eq 4 ]; then pass; else fail "exit status $?, expected 4"; fi
+out_is "read 2 lines"
+err_is "to stderr"
+if [ "$(cat "$tmp/data/out.txt" 2>/dev/null)" = "ONE,TWO for ruby" ]; then pass; else fail "out.txt was not written back"; fi
+
+# an uncaught error: its message as ruby prints it, exit status 1
+t "an error" 1 "$ri" run --lang ruby -c $'puts :start\nraise ArgumentError, "bad input"'
+out_is "start"
+err_is "main.rb:2:in '<main>': bad input (ArgumentError)"
+
+# a limit: gas stops an endless loop, and the option that raises it is named
+t "gas limit" 1 "$ri" run --lang ruby --max-gas 2000000000 -c 'loop { }'
+err_has 'GAS_EXHAUSTED: gas used [0-9]+, limit 2000000000'
+err_has -- '--max-gas'
+
+cli_done
