@@ -113,6 +113,8 @@ typedef enum ri_sandbox_errcode {
     RI_SANDBOX_SUSPENDED_CALL = 10,  /* "SUSPENDED": the execution paused (ri_sandbox_resume) */
     RI_SANDBOX_EXIT = 11,            /* "EXIT": a WASI process ended with a non-zero exit code
                                         (result.exit_code); exit code 0 is success (ok) */
+    RI_SANDBOX_FILE_ERROR = 12,      /* "FILE_ERROR": the host's file API (ri/files.h): trap_kind
+                                        names the kind ("not_found", ...), message the path */
 } ri_sandbox_errcode;
 
 /* "GAS_EXHAUSTED", "MEMORY_EXCEEDED", ... */
