@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "ri/files.h"
+#include "sandbox/files_ws.h"
 #include "sandbox_internal.h"
 #include "wasi/wasi.h"
 #include "workspace/wsfs.h"
@@ -187,11 +188,9 @@ static wsfs_errno write_all(wsfs *fs, uint64_t ino, const uint8_t *data, size_t 
     return WSFS_ESUCCESS;
 }
 
-bool ri_sandbox_file_put(ri_sandbox *sb, const char *path, const uint8_t *data, size_t len, uint32_t flags,
-                         ri_sandbox_error *err) {
+bool files_put(wsfs *fs, const char *path, const uint8_t *data, size_t len, uint32_t flags, ri_sandbox_error *err) {
     static const char op[] = "put";
-    wsfs *fs = workspace(sb, op, err);
-    if (!fs || !check_path(fs, op, path, err)) return false;
+    if (!check_path(fs, op, path, err)) return false;
     if (len && !data) return fail(err, RI_FILE_INVALID, "put '%.300s': %zu bytes from a NULL pointer", path, len);
     size_t parent_len, name_len;
     const char *name;
@@ -231,12 +230,11 @@ bool ri_sandbox_file_put(ri_sandbox *sb, const char *path, const uint8_t *data, 
     return true;
 }
 
-bool ri_sandbox_file_get(ri_sandbox *sb, const char *path, uint8_t **out, size_t *len, ri_sandbox_error *err) {
+bool files_get(const wsfs *fs, const char *path, uint8_t **out, size_t *len, ri_sandbox_error *err) {
     static const char op[] = "get";
     if (out) *out = NULL;
     if (len) *len = 0;
-    wsfs *fs = workspace(sb, op, err);
-    if (!fs || !check_path(fs, op, path, err)) return false;
+    if (!check_path(fs, op, path, err)) return false;
     if (!out || !len) return fail(err, RI_FILE_INVALID, "get '%.300s': out or len is NULL", path);
     uint64_t ino;
     wsfs_filestat st;
@@ -274,10 +272,9 @@ static void stat_out(const wsfs_filestat *s, ri_file_stat *st) {
     st->ctime_ns = s->ctim;
 }
 
-bool ri_sandbox_file_stat(ri_sandbox *sb, const char *path, ri_file_stat *st, ri_sandbox_error *err) {
+bool files_stat(const wsfs *fs, const char *path, ri_file_stat *st, ri_sandbox_error *err) {
     static const char op[] = "stat";
-    wsfs *fs = workspace(sb, op, err);
-    if (!fs || !check_path(fs, op, path, err)) return false;
+    if (!check_path(fs, op, path, err)) return false;
     if (!st) return fail(err, RI_FILE_INVALID, "stat '%.300s': st is NULL", path);
     wsfs_filestat s;
     wsfs_errno e = wsfs_stat_path(fs, WSFS_ROOT_INO, path, strlen(path), false, &s);
@@ -296,12 +293,11 @@ static bool is_dot(const wsfs_dirent *d) {
     return (d->namelen == 1 && d->name[0] == '.') || (d->namelen == 2 && d->name[0] == '.' && d->name[1] == '.');
 }
 
-bool ri_sandbox_file_list(ri_sandbox *sb, const char *path, ri_file_entry **out, size_t *n, ri_sandbox_error *err) {
+bool files_list(const wsfs *fs, const char *path, ri_file_entry **out, size_t *n, ri_sandbox_error *err) {
     static const char op[] = "list";
     if (out) *out = NULL;
     if (n) *n = 0;
-    wsfs *fs = workspace(sb, op, err);
-    if (!fs || !check_path(fs, op, path, err)) return false;
+    if (!check_path(fs, op, path, err)) return false;
     if (!out || !n) return fail(err, RI_FILE_INVALID, "list '%.300s': out or n is NULL", path);
     uint64_t dir;
     wsfs_filestat st;
@@ -355,10 +351,9 @@ bool ri_sandbox_file_list(ri_sandbox *sb, const char *path, ri_file_entry **out,
     return true;
 }
 
-bool ri_sandbox_file_mkdir(ri_sandbox *sb, const char *path, uint32_t flags, ri_sandbox_error *err) {
+bool files_mkdir(wsfs *fs, const char *path, uint32_t flags, ri_sandbox_error *err) {
     static const char op[] = "mkdir";
-    wsfs *fs = workspace(sb, op, err);
-    if (!fs || !check_path(fs, op, path, err)) return false;
+    if (!check_path(fs, op, path, err)) return false;
     wsfs_errno e = (flags & RI_FILE_PARENTS) ? make_parents(fs, path, strlen(path), (flags & RI_FILE_EXCLUSIVE) != 0)
                                              : wsfs_mkdir(fs, WSFS_ROOT_INO, path, strlen(path));
     return e == WSFS_ESUCCESS ? true : fail_errno(err, fs, e, op, path);
@@ -391,10 +386,9 @@ static wsfs_errno empty_tree(wsfs *fs, uint64_t dir) {
     }
 }
 
-bool ri_sandbox_file_remove(ri_sandbox *sb, const char *path, bool recursive, ri_sandbox_error *err) {
+bool files_remove(wsfs *fs, const char *path, bool recursive, ri_sandbox_error *err) {
     static const char op[] = "remove";
-    wsfs *fs = workspace(sb, op, err);
-    if (!fs || !check_path(fs, op, path, err)) return false;
+    if (!check_path(fs, op, path, err)) return false;
     size_t len = strlen(path);
     wsfs_filestat st;
     wsfs_errno e = wsfs_stat_path(fs, WSFS_ROOT_INO, path, len, false, &st);
@@ -410,14 +404,55 @@ bool ri_sandbox_file_remove(ri_sandbox *sb, const char *path, bool recursive, ri
     return e == WSFS_ESUCCESS ? true : fail_errno(err, fs, e, op, path);
 }
 
-bool ri_sandbox_file_rename(ri_sandbox *sb, const char *from, const char *to, ri_sandbox_error *err) {
+bool files_rename(wsfs *fs, const char *from, const char *to, ri_sandbox_error *err) {
     static const char op[] = "rename";
-    wsfs *fs = workspace(sb, op, err);
-    if (!fs || !check_path(fs, op, from, err) || !check_path(fs, op, to, err)) return false;
+    if (!check_path(fs, op, from, err) || !check_path(fs, op, to, err)) return false;
     wsfs_errno e = wsfs_rename(fs, WSFS_ROOT_INO, from, strlen(from), WSFS_ROOT_INO, to, strlen(to));
     if (e == WSFS_ESUCCESS) return true;
     /* Name the path the error is about: a missing source is the usual one. */
     wsfs_filestat st;
     bool from_missing = e == WSFS_ENOENT && wsfs_stat_path(fs, WSFS_ROOT_INO, from, strlen(from), false, &st) != WSFS_ESUCCESS;
     return fail_errno(err, fs, e, op, from_missing ? from : to);
+}
+
+/* ---- the sandbox's workspace ----------------------------------------------------------- */
+
+bool ri_sandbox_file_put(ri_sandbox *sb, const char *path, const uint8_t *data, size_t len, uint32_t flags,
+                         ri_sandbox_error *err) {
+    wsfs *fs = workspace(sb, "put", err);
+    return fs && files_put(fs, path, data, len, flags, err);
+}
+
+bool ri_sandbox_file_get(ri_sandbox *sb, const char *path, uint8_t **out, size_t *len, ri_sandbox_error *err) {
+    if (out) *out = NULL;
+    if (len) *len = 0;
+    wsfs *fs = workspace(sb, "get", err);
+    return fs && files_get(fs, path, out, len, err);
+}
+
+bool ri_sandbox_file_stat(ri_sandbox *sb, const char *path, ri_file_stat *st, ri_sandbox_error *err) {
+    wsfs *fs = workspace(sb, "stat", err);
+    return fs && files_stat(fs, path, st, err);
+}
+
+bool ri_sandbox_file_list(ri_sandbox *sb, const char *path, ri_file_entry **out, size_t *n, ri_sandbox_error *err) {
+    if (out) *out = NULL;
+    if (n) *n = 0;
+    wsfs *fs = workspace(sb, "list", err);
+    return fs && files_list(fs, path, out, n, err);
+}
+
+bool ri_sandbox_file_mkdir(ri_sandbox *sb, const char *path, uint32_t flags, ri_sandbox_error *err) {
+    wsfs *fs = workspace(sb, "mkdir", err);
+    return fs && files_mkdir(fs, path, flags, err);
+}
+
+bool ri_sandbox_file_remove(ri_sandbox *sb, const char *path, bool recursive, ri_sandbox_error *err) {
+    wsfs *fs = workspace(sb, "remove", err);
+    return fs && files_remove(fs, path, recursive, err);
+}
+
+bool ri_sandbox_file_rename(ri_sandbox *sb, const char *from, const char *to, ri_sandbox_error *err) {
+    wsfs *fs = workspace(sb, "rename", err);
+    return fs && files_rename(fs, from, to, err);
 }
