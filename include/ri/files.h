@@ -126,6 +126,54 @@ RI_API bool ri_sandbox_file_remove(ri_sandbox *sb, const char *path, bool recurs
 /* POSIX rename: replaces a file, or an empty directory with a directory. */
 RI_API bool ri_sandbox_file_rename(ri_sandbox *sb, const char *from, const char *to, ri_sandbox_error *err);
 
+/* ---- what changed in the files between two snapshots --------------------------------- */
+
+typedef enum ri_file_change_kind {
+    RI_FILE_ADDED = 0,
+    RI_FILE_REMOVED = 1,
+    RI_FILE_CHANGED = 2,   /* a file's bytes or a symlink's target, at the same path */
+    RI_FILE_MOVED = 3,     /* the same file (inode) under another path, its content unchanged */
+} ri_file_change_kind;
+
+/* "added", "removed", "changed", "moved". */
+RI_API const char *ri_file_change_kind_name(ri_file_change_kind kind);
+
+typedef struct ri_file_change {
+    ri_file_change_kind kind;
+    ri_file_type type;
+    char *path;            /* in the new workspace (the old one's for REMOVED) */
+    char *old_path;        /* MOVED: the path in the old workspace; else NULL */
+    uint64_t old_size;     /* 0 when added */
+    uint64_t new_size;     /* 0 when removed */
+    uint64_t changed_bytes; /* CHANGED files: byte offsets whose content differs, a size difference
+                               counting in full; ADDED and REMOVED: the size; MOVED: 0 */
+    uint64_t reserved[2];
+} ri_file_change;
+
+typedef struct ri_file_diff {
+    bool old_has_workspace, new_has_workspace; /* an image without one compares as an empty tree */
+    size_t nchanges;
+    ri_file_change *changes; /* sorted by path (then kind): directories only when added, removed or moved */
+    uint64_t added, removed, changed, moved; /* counts by kind */
+    uint64_t reserved[4];
+} ri_file_diff;
+
+/* What changed in the workspace from snapshot old_snap to new_snap (full WSNP images of
+ * either version; a v1 image or one without WASI has no workspace). Files are matched by
+ * inode number, as the workspace keeps them across a sandbox's life: a rename shows as
+ * MOVED, a file whose path and bytes both changed as REMOVED (the old path) and ADDED.
+ * Free with ri_file_diff_free. */
+RI_API bool ri_snapshot_diff_files(const uint8_t *old_snap, size_t old_len, const uint8_t *new_snap, size_t new_len,
+                                   ri_file_diff *out, ri_sandbox_error *err);
+/* The same from a snapshot (old) to the live sandbox's workspace (new). */
+RI_API bool ri_sandbox_diff_files(ri_sandbox *sb, const uint8_t *snapshot, size_t len, ri_file_diff *out,
+                                  ri_sandbox_error *err);
+RI_API void ri_file_diff_free(ri_file_diff *diff);
+/* The diff as JSON text (an object: oldHasWorkspace, newHasWorkspace, added, removed,
+ * changed, moved, and "changes": [{kind, type, path, oldPath, oldSize, newSize,
+ * changedBytes}]), allocated (ri_free); NULL on out of memory. */
+RI_API char *ri_file_diff_json(const ri_file_diff *diff);
+
 #ifdef __cplusplus
 }
 #endif

@@ -66,6 +66,19 @@ t "the file is gone" 3 "$ri" file cat "$tmp/two.wsnp" /tree/one.txt && err_has '
 t "rm -r" 0 "$ri" file rm -r "$tmp/two.wsnp" /tree
 t "only /data is left" 0 "$ri" file ls --text "$tmp/two.wsnp" && out_has '^data/$' && out_lacks tree
 
+# ---- ri diff lists the files ----
+t "an image without a workspace" 0 "$ri" run --snapshot "$tmp/plain.wsnp" "$tmp/plain.wasm" f
+t "diff --text" 0 "$ri" diff --text "$tmp/one.wsnp" "$tmp/two.wsnp" &&
+    out_has 'files +0 added, 6 removed, 0 changed, 0 moved' && out_has -- '- /tree/sub/two.txt \(7 bytes\)' &&
+    out_has -- '- /tree/empty/$'
+t "diff --json" 0 "$ri" diff --json "$tmp/one.wsnp" "$tmp/two.wsnp" && out_has '"files": \{' &&
+    out_has '"removed": 6' && out_has '"path": "/tree/one.txt"' && out_has '"identical": false'
+t "diff --exit-code: only files differ" 1 "$ri" diff --exit-code "$tmp/base.wsnp" "$tmp/one.wsnp"
+t "a changed file" 0 "$ri" file add "$tmp/one.wsnp" "$tmp/host/tree/sub/two.txt" /data/a.txt -o "$tmp/changed.wsnp"
+t "diff shows its changed bytes" 0 "$ri" diff --text "$tmp/one.wsnp" "$tmp/changed.wsnp" &&
+    out_has -- '~ /data/a.txt: 7 bytes differ \(6 -> 7 bytes\)'
+t "no files without workspaces" 0 "$ri" diff --json "$tmp/plain.wsnp" "$tmp/plain.wsnp" && out_has '"files": null'
+
 # ---- errors ----
 t "cat a missing file" 3 "$ri" file cat "$tmp/one.wsnp" /nope && err_has "'/nope': no such file or directory"
 t "cat a directory" 3 "$ri" file cat "$tmp/one.wsnp" /tree && err_has 'is a directory'
@@ -77,8 +90,7 @@ t "a missing image" 3 "$ri" file ls "$tmp/none.wsnp" && err_has 'cannot read'
 cp "$tmp/one.wsnp" "$tmp/bad.wsnp"
 printf '\x55' | dd of="$tmp/bad.wsnp" bs=1 seek=40 conv=notrunc 2>/dev/null
 t "a corrupt image" 3 "$ri" file ls "$tmp/bad.wsnp" && err_has 'checksum'
-t "an image without a workspace" 0 "$ri" run --snapshot "$tmp/plain.wsnp" "$tmp/plain.wasm" f
-t "ls it" 3 "$ri" file ls "$tmp/plain.wsnp" && err_has 'holds no workspace'
+t "ls an image without a workspace" 3 "$ri" file ls "$tmp/plain.wsnp" && err_has 'holds no workspace'
 t "a v1 image" 0 "$ri" run --format v1 --snapshot "$tmp/v1.wsnp" "$tmp/plain.wasm" f
 t "ls it" 3 "$ri" file ls "$tmp/v1.wsnp" && err_has 'v1 image holds memory only'
 

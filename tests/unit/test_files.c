@@ -394,6 +394,83 @@ static void test_snapshot_carries_files(void **state) {
     ri_sandbox_free(fork);
 }
 
+static void change_is(const ri_file_change *c, ri_file_change_kind kind, const char *path, const char *old_path,
+                      uint64_t bytes) {
+    if (c->kind != kind || strcmp(c->path, path) != 0 || c->changed_bytes != bytes)
+        print_error("change %s %s (%llu bytes), want %s %s (%llu)\n", ri_file_change_kind_name(c->kind), c->path,
+                    (unsigned long long)c->changed_bytes, ri_file_change_kind_name(kind), path, (unsigned long long)bytes);
+    assert_int_equal(c->kind, kind);
+    assert_string_equal(c->path, path);
+    if (old_path) assert_string_equal(c->old_path, old_path);
+    else assert_null(c->old_path);
+    assert_int_equal(c->changed_bytes, bytes);
+}
+
+/* The files' diff between two snapshots and between a snapshot and the live sandbox. */
+static void test_diff_files(void **state) {
+    tenv *e = *state;
+    ri_sandbox_error err;
+    static const uint8_t empty_module[] = {0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00};
+    assert_true(ri_sandbox_load(e->sb, empty_module, sizeof empty_module, &err));
+    put(e->sb, "/a", "hello", 0);
+    put(e->sb, "/c", "gone soon", 0);
+    put(e->sb, "/d/moved.txt", "moving", RI_FILE_PARENTS);
+    put(e->sb, "/same", "same bytes", 0);
+    test_blob a = snapshot_v2(e->sb, false, false);
+    put(e->sb, "/a", "hellX!", 0);          /* replaced: 1 byte differs, 1 more */
+    put(e->sb, "/b/new.txt", "new", RI_FILE_PARENTS);
+    assert_true(ri_sandbox_file_remove(e->sb, "/c", false, &err));
+    assert_true(ri_sandbox_file_rename(e->sb, "/d/moved.txt", "/e.txt", &err));
+    put(e->sb, "/same", "same bytes", 0);   /* rewritten with the same bytes: no change */
+    test_blob b = snapshot_v2(e->sb, false, true);
+    ri_file_diff d;
+    assert_true(ri_snapshot_diff_files(a.data, a.len, b.data, b.len, &d, &err));
+    assert_true(d.old_has_workspace && d.new_has_workspace);
+    assert_int_equal(d.nchanges, 5);
+    change_is(&d.changes[0], RI_FILE_CHANGED, "/a", NULL, 2);
+    assert_int_equal(d.changes[0].old_size, 5);
+    assert_int_equal(d.changes[0].new_size, 6);
+    change_is(&d.changes[1], RI_FILE_ADDED, "/b", NULL, 0);
+    assert_int_equal(d.changes[1].type, RI_FILE_TYPE_DIRECTORY);
+    change_is(&d.changes[2], RI_FILE_ADDED, "/b/new.txt", NULL, 3);
+    change_is(&d.changes[3], RI_FILE_REMOVED, "/c", NULL, 9);
+    change_is(&d.changes[4], RI_FILE_MOVED, "/e.txt", "/d/moved.txt", 0);
+    assert_int_equal(d.added, 2);
+    assert_int_equal(d.removed, 1);
+    assert_int_equal(d.changed, 1);
+    assert_int_equal(d.moved, 1);
+    char *json = ri_file_diff_json(&d);
+    assert_non_null(json);
+    assert_non_null(strstr(json, "\"changedBytes\": 2"));
+    assert_non_null(strstr(json, "\"oldPath\": \"/d/moved.txt\""));
+    ri_free(json);
+    ri_file_diff_free(&d);
+    /* The live sandbox against the first snapshot: the same. */
+    assert_true(ri_sandbox_diff_files(e->sb, a.data, a.len, &d, &err));
+    assert_int_equal(d.nchanges, 5);
+    ri_file_diff_free(&d);
+    /* Against itself: nothing. */
+    assert_true(ri_snapshot_diff_files(b.data, b.len, b.data, b.len, &d, &err));
+    assert_int_equal(d.nchanges, 0);
+    ri_file_diff_free(&d);
+    /* An image without a workspace: an empty tree. */
+    ri_sandbox *plain = make(e->f, false);
+    assert_true(ri_sandbox_load(plain, empty_module, sizeof empty_module, &err));
+    test_blob p = snapshot_v2(plain, false, false);
+    assert_true(ri_snapshot_diff_files(p.data, p.len, b.data, b.len, &d, &err));
+    assert_false(d.old_has_workspace);
+    assert_true(d.new_has_workspace);
+    assert_int_equal(d.removed, 0);
+    assert_int_equal(d.added, 6); /* /a, /b, /b/new.txt, /d, /e.txt, /same */
+    ri_file_diff_free(&d);
+    assert_false(ri_snapshot_diff_files(p.data, 10, b.data, b.len, &d, &err));
+    assert_int_equal(err.code, RI_SANDBOX_SNAPSHOT_ERROR);
+    ri_sandbox_free(plain);
+    free(p.data);
+    free(a.data);
+    free(b.data);
+}
+
 static uint8_t *read_program(const char *name, size_t *len) {
     const char *dir = getenv("RI_C_WASI_DIR");
     if (!dir || !*dir) return NULL;
@@ -452,6 +529,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_no_workspace_and_destroyed, setup, teardown),
         cmocka_unit_test_setup_teardown(test_busy_during_call, setup, teardown),
         cmocka_unit_test_setup_teardown(test_snapshot_carries_files, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_diff_files, setup, teardown),
         cmocka_unit_test_setup_teardown(test_with_program, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
