@@ -158,6 +158,41 @@ class RiPressureAdvice(ctypes.Structure):
     ]
 
 
+class RiFileStat(ctypes.Structure):
+    _fields_ = [
+        ("type", c_int),
+        ("size", ctypes.c_uint64),
+        ("ino", ctypes.c_uint64),
+        ("nlink", ctypes.c_uint64),
+        ("mtime_ns", ctypes.c_uint64),
+        ("ctime_ns", ctypes.c_uint64),
+        ("reserved", ctypes.c_uint64 * 4),
+    ]
+
+
+class RiFileEntry(ctypes.Structure):
+    _fields_ = [
+        ("name", ctypes.c_void_p),  # char *, freed by ri_file_list_free
+        ("type", c_int),
+        ("size", ctypes.c_uint64),
+        ("reserved", ctypes.c_uint64 * 2),
+    ]
+
+
+class RiFileDiff(ctypes.Structure):
+    _fields_ = [
+        ("old_has_workspace", c_bool),
+        ("new_has_workspace", c_bool),
+        ("nchanges", ctypes.c_size_t),
+        ("changes", ctypes.c_void_p),  # read through ri_file_diff_json
+        ("added", ctypes.c_uint64),
+        ("removed", ctypes.c_uint64),
+        ("changed", ctypes.c_uint64),
+        ("moved", ctypes.c_uint64),
+        ("reserved", ctypes.c_uint64 * 4),
+    ]
+
+
 #: The mirrored structures and the C names they mirror (the layout test walks this).
 STRUCTS = {
     "ri_val": RiVal,
@@ -171,6 +206,9 @@ STRUCTS = {
     "ri_checkpoint_info": RiCheckpointInfo,
     "ri_execute_options": RiExecuteOptions,
     "ri_pressure_advice": RiPressureAdvice,
+    "ri_file_stat": RiFileStat,
+    "ri_file_entry": RiFileEntry,
+    "ri_file_diff": RiFileDiff,
 }
 
 _P = ctypes.c_void_p  # opaque handles: ri_sandboxes *, ri_sandbox *, ri_checkpoint *, ...
@@ -229,6 +267,19 @@ _PROTOTYPES = {
     "ri_host_call_memory": (_P, [_P]),
     "ri_memory_data": (_P, [_P]),
     "ri_memory_size": (ctypes.c_uint64, [_P]),
+    "ri_sandbox_file_put": (c_bool, [_P, ctypes.c_char_p, _BYTES, _SIZE, ctypes.c_uint32, _ERR]),
+    "ri_sandbox_file_get": (c_bool, [_P, ctypes.c_char_p, ctypes.POINTER(c_u8p), ctypes.POINTER(_SIZE), _ERR]),
+    "ri_sandbox_file_stat": (c_bool, [_P, ctypes.c_char_p, ctypes.POINTER(RiFileStat), _ERR]),
+    "ri_sandbox_file_list": (c_bool, [_P, ctypes.c_char_p, ctypes.POINTER(ctypes.POINTER(RiFileEntry)),
+                                      ctypes.POINTER(_SIZE), _ERR]),
+    "ri_file_list_free": (None, [ctypes.POINTER(RiFileEntry), _SIZE]),
+    "ri_sandbox_file_mkdir": (c_bool, [_P, ctypes.c_char_p, ctypes.c_uint32, _ERR]),
+    "ri_sandbox_file_remove": (c_bool, [_P, ctypes.c_char_p, c_bool, _ERR]),
+    "ri_sandbox_file_rename": (c_bool, [_P, ctypes.c_char_p, ctypes.c_char_p, _ERR]),
+    "ri_snapshot_diff_files": (c_bool, [_BYTES, _SIZE, _BYTES, _SIZE, ctypes.POINTER(RiFileDiff), _ERR]),
+    "ri_sandbox_diff_files": (c_bool, [_P, _BYTES, _SIZE, ctypes.POINTER(RiFileDiff), _ERR]),
+    "ri_file_diff_json": (_P, [ctypes.POINTER(RiFileDiff)]),
+    "ri_file_diff_free": (None, [ctypes.POINTER(RiFileDiff)]),
 }
 
 _lock = threading.Lock()

@@ -8,7 +8,7 @@ import threading
 from dataclasses import dataclass
 from typing import Optional, Tuple
 
-from . import _lib, errors, host, values
+from . import _lib, errors, files, host, values
 
 _GAS_SCHEDULES = {"host_calls": 0, "instructions": 1}
 _PAUSE_FLAGS = {"gas": 1, "interrupt": 2, "yield": 4}
@@ -31,6 +31,8 @@ class Config:
       deterministically).
     - ``host_functions``: the :class:`ri.HostFunction` objects the module may import.
     - ``max_call_depth``: frames before ``call_stack_exhausted`` (0: the engine's default).
+    - ``wasi``: admit WASI preview1 imports and give the sandbox a workspace file system
+      (:attr:`Sandbox.files`); no arguments, no environment, stdio in buffers.
     """
     max_memory_bytes: int = 16 * 1024 * 1024
     max_gas: int = 1_000_000
@@ -40,6 +42,7 @@ class Config:
     gas_schedule: str = "host_calls"
     host_functions: Tuple[host.HostFunction, ...] = ()
     max_call_depth: int = 0
+    wasi: bool = False
 
     def __post_init__(self):
         object.__setattr__(self, "host_functions", tuple(self.host_functions))
@@ -170,6 +173,9 @@ def _config_to_c(config):
     if config.gas_schedule not in _GAS_SCHEDULES:
         raise _bad_config(f"gas_schedule must be 'host_calls' or 'instructions', got {config.gas_schedule!r}")
     c.gas_schedule = _GAS_SCHEDULES[config.gas_schedule]
+    if not isinstance(config.wasi, bool):
+        raise _bad_config(f"wasi must be True or False, got {config.wasi!r}")
+    c.enable_wasi = config.wasi
     hfs = config.host_functions
     trampolines = []
     arrays = []
@@ -323,6 +329,24 @@ class Sandbox:
             _lib.lib().ri_sandbox_free(h)
 
     # ---- properties ------------------------------------------------------------------------
+
+    @property
+    def files(self):
+        """The workspace's files (:class:`ri.Files`) of a sandbox created with ``wasi=True``."""
+        return files.Files(self)
+
+    def diff_files(self, snapshot):
+        """What changed in the workspace's files since ``snapshot`` (bytes of an image): the
+        dict :func:`ri.diff_files` gives."""
+        lib = _lib.lib()
+        snapshot = bytes(snapshot)
+        d = _lib.RiFileDiff()
+        err = _lib.RiSandboxError()
+        with self._lock:
+            ok = lib.ri_sandbox_diff_files(self._handle(), snapshot, len(snapshot), ctypes.byref(d), ctypes.byref(err))
+        if not ok:
+            raise errors.from_c(err)
+        return files._diff_result(lib, d)
 
     @property
     def id(self):
