@@ -146,14 +146,6 @@ static void ls_entry(const ls_ctx *c, const char *path, const char *shown, ri_fi
         ri_printf_safe(stdout, "%s%s\n", shown, suffix);
 }
 
-static char *join(const char *dir, const char *name) {
-    size_t d = strlen(dir), n = strlen(name);
-    bool slash = d > 0 && dir[d - 1] == '/';
-    char *p = malloc(d + n + 2);
-    if (p) snprintf(p, d + n + 2, "%s%s%s", dir, slash ? "" : "/", name);
-    return p;
-}
-
 static int ls_dir(const ls_ctx *c, const char *dir) {
     ri_file_entry *list;
     size_t n;
@@ -161,7 +153,7 @@ static int ls_dir(const ls_ctx *c, const char *dir) {
     if (!files_list(c->s->fs, dir, &list, &n, &err)) return file_error(c->s, &err);
     int rc = RI_EXIT_OK;
     for (size_t i = 0; i < n && rc == RI_EXIT_OK; i++) {
-        char *path = join(dir, list[i].name);
+        char *path = ri_path_join(dir, list[i].name);
         if (!path) {
             rc = ri_fail(RI_EXIT_INTERNAL, c->s->cmd, "out of memory");
             break;

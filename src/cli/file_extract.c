@@ -11,16 +11,9 @@
 #include "cli/cli.h"
 #include "cli/files.h"
 #include "cli/output.h"
+#include "cli/wasi_dirs.h"
 #include "sandbox/files_ws.h"
 #include "workspace/wsfs.h"
-
-static char *join(const char *dir, const char *name) {
-    size_t d = strlen(dir), n = strlen(name);
-    bool slash = d > 0 && dir[d - 1] == '/';
-    char *p = malloc(d + n + 2);
-    if (p) snprintf(p, d + n + 2, "%s%s%s", dir, slash ? "" : "/", name);
-    return p;
-}
 
 /* A real host directory at path (made if missing; a symlink or a file there: refused). */
 static int host_dir(const char *cmd, const char *path) {
@@ -46,7 +39,7 @@ static int extract_dir(const char *cmd, const wsfs *fs, const char *image, const
     ri_sandbox_error err;
     if (!files_list(fs, guest, &list, &n, &err)) return ri_fail(RI_EXIT_INPUT, cmd, "%s: %s", image, err.message);
     for (size_t i = 0; i < n && rc == RI_EXIT_OK; i++) {
-        char *g = join(guest, list[i].name), *h = join(host, list[i].name);
+        char *g = ri_path_join(guest, list[i].name), *h = ri_path_join(host, list[i].name);
         rc = g && h ? extract_entry(cmd, fs, image, g, h, list[i].type) : ri_fail(RI_EXIT_INTERNAL, cmd, "out of memory");
         free(g);
         free(h);
@@ -92,7 +85,7 @@ int ri_file_extract(const char *cmd, const wsfs *fs, const char *image, const ch
     int rc = host_dir(cmd, dest);
     if (rc != RI_EXIT_OK) return rc;
     const char *base = strrchr(guest, '/');
-    char *h = join(dest, base ? base + 1 : guest);
+    char *h = ri_path_join(dest, base ? base + 1 : guest);
     rc = h ? extract_entry(cmd, fs, image, guest, h, st.type) : ri_fail(RI_EXIT_INTERNAL, cmd, "out of memory");
     free(h);
     return rc;

@@ -42,6 +42,7 @@ t "ls -R -l" 0 "$ri" file ls --text -R -l "$tmp/one.wsnp" &&
     out_has '^directory +0  /data/$' && out_has '^file +6  /data/a.txt$'
 t "cat" 0 "$ri" file cat "$tmp/one.wsnp" /data/a.txt && same_file "cat gives the bytes" "$tmp/out" "$tmp/host/a.txt"
 t "add a tree in place" 0 "$ri" file add "$tmp/one.wsnp" "$tmp/host/tree" /tree
+t "add the tree again: merged" 0 "$ri" file add "$tmp/one.wsnp" "$tmp/host/tree" /tree -o "$tmp/twice.wsnp"
 t "ls a directory" 0 "$ri" file ls --text "$tmp/one.wsnp" /tree &&
     out_has '^empty/$' && out_has '^link$' && out_has '^one.txt$' && out_has '^sub/$'
 t "ls -l shows the symlink" 0 "$ri" file ls --text -l "$tmp/one.wsnp" /tree && out_has 'symlink +7  link -> one.txt'
