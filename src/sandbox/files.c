@@ -212,6 +212,10 @@ bool files_put(wsfs *fs, const char *path, const uint8_t *data, size_t len, uint
     if (e == WSFS_ESUCCESS && st.filetype == WSFS_FILETYPE_DIRECTORY) return fail_errno(err, fs, WSFS_EISDIR, op, path);
     if (e != WSFS_ESUCCESS && e != WSFS_ENOENT) return fail_errno(err, fs, e, op, path);
 
+    wsfs_usage u; /* a file that cannot fit is refused before any byte is written */
+    wsfs_get_usage(fs, &u);
+    uint64_t quota = wsfs_get_limits(fs)->max_bytes, used = u.bytes < quota ? u.bytes : quota;
+    if ((uint64_t)len > quota - used) return fail_errno(err, fs, WSFS_ENOSPC, op, path);
     /* The bytes go to a fresh name first, so that the old file stays whole until the rename. */
     char tmp[40];
     uint64_t ino = 0;
