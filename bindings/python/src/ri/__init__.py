@@ -16,6 +16,7 @@ from .errors import (BadPath, DirectoryNotEmpty, Exited, FileError, FileExists, 
                      LibraryNotFoundError, MemoryExceeded, NoWorkspace, NotADirectory, QuotaExceeded, RiError,
                      SnapshotError, Suspended, Timeout, Trap)
 from .files import FileEntry, Files, FileStat, diff_files
+from .snapdiff import delta_apply, diff, is_delta
 from .host import Caller, HostFunction, Memory, host_function
 from .pressure import Advice, advise, memory_pressure
 from .sandbox import Checkpoint, CheckpointInfo, Config, Metrics, Result, Sandbox
@@ -32,7 +33,7 @@ def version():
 __all__ = [
     "Advice", "BadPath", "Caller", "DirectoryNotEmpty", "Exited", "FileEntry", "FileError", "FileExists",
     "FileNotFound", "FileStat", "Files", "IsADirectory", "NoWorkspace", "NotADirectory", "QuotaExceeded",
-    "diff_files", "Checkpoint", "CheckpointInfo", "Config", "GasExhausted", "HostFunction",
+    "delta_apply", "diff", "diff_files", "is_delta", "Checkpoint", "CheckpointInfo", "Config", "GasExhausted", "HostFunction",
     "HostFunctionError", "InstanceDestroyed", "Interrupted", "InvalidConfig", "InvalidModule",
     "LibraryNotFoundError", "Memory", "MemoryExceeded", "Metrics", "Result", "RiError", "Sandbox",
     "SnapshotError", "Suspended", "Timeout", "Trap", "Value", "advise", "f32", "f64", "host_function",

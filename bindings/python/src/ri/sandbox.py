@@ -8,7 +8,7 @@ import threading
 from dataclasses import dataclass
 from typing import Optional, Tuple
 
-from . import _lib, errors, files, host, values
+from . import _lib, errors, files, host, snapdiff, values
 
 _GAS_SCHEDULES = {"host_calls": 0, "instructions": 1}
 _PAUSE_FLAGS = {"gas": 1, "interrupt": 2, "yield": 4}
@@ -507,6 +507,49 @@ class Sandbox:
         finally:
             if out:
                 lib.ri_free(out)  # malloc'd by the library: freed by its allocator
+
+    def diff(self, snapshot, *, max_ranges=0):
+        """What differs from ``snapshot`` (bytes) to the sandbox as it is now: the dict
+        :func:`ri.diff` gives. Changes nothing."""
+        lib = _lib.lib()
+        data = bytes(snapshot)
+        opts = snapdiff._options(max_ranges)
+        d = _lib.RiSnapDiff()
+        err = _lib.RiSandboxError()
+        with self._lock:
+            ok = lib.ri_sandbox_diff(self._handle(), data, len(data), ctypes.byref(opts), ctypes.byref(d),
+                                     ctypes.byref(err))
+        if not ok:
+            raise errors.from_c(err)
+        return snapdiff._diff_dict(lib, d)
+
+    def snapshot_delta(self, parent, *, compressed=True):
+        """The state as a WSNP v2 delta image: only the memory pages that differ from the full
+        v2 image ``parent`` (bytes), which it names by SHA-256. restore_delta(parent, delta)
+        or :func:`ri.delta_apply` need the parent."""
+        data = bytes(parent)
+        opts = _lib.RiSnapshotOptions(_SNAPSHOT_FORMATS["v2"], False, not compressed)
+        out = _lib.c_u8p()
+        n = ctypes.c_size_t(0)
+        err = _lib.RiSandboxError()
+        lib = _lib.lib()
+        with self._lock:
+            ok = lib.ri_sandbox_snapshot_delta(self._handle(), data, len(data), ctypes.byref(opts), ctypes.byref(out),
+                                               ctypes.byref(n), ctypes.byref(err))
+        try:
+            if not ok:
+                raise errors.from_c(err)
+            return ctypes.string_at(out, n.value)
+        finally:
+            if out:
+                lib.ri_free(out)
+
+    def restore_delta(self, parent, delta):
+        """Restores a delta image on top of its parent (the full image it names); atomic."""
+        p, d = bytes(parent), bytes(delta)
+        err = _lib.RiSandboxError()
+        with self._running() as h:
+            self._check(_lib.lib().ri_sandbox_restore_delta(h, p, len(p), d, len(d), ctypes.byref(err)), err)
 
     def restore(self, snapshot):
         """Puts the state of snapshot bytes (v1 or v2) back; atomic (a refused restore changes
