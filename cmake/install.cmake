@@ -18,6 +18,7 @@ install(FILES
         ${CMAKE_SOURCE_DIR}/include/ri/engine.h
         ${CMAKE_SOURCE_DIR}/include/ri/snapshot.h
         ${CMAKE_SOURCE_DIR}/include/ri/sandbox.h
+        ${CMAKE_SOURCE_DIR}/include/ri/files.h
         ${CMAKE_SOURCE_DIR}/include/ri/wasi.h
         ${CMAKE_SOURCE_DIR}/include/ri/store.h
         ${CMAKE_SOURCE_DIR}/include/ri/lang.h

@@ -4,6 +4,7 @@
  *   engine.h    decode, validate, instantiate and run WebAssembly modules
  *   snapshot.h  WSNP snapshot images: write, read, restore, diff, deltas
  *   sandbox.h   sandboxes: limits, host functions, execute, snapshot/restore, fork
+ *   files.h     the host's access to a WASI sandbox's workspace files
  *   store.h     the snapshot store: named snapshots, references, garbage collection
  *   version.h   the library's version
  *
@@ -16,6 +17,7 @@
 #include "ri/engine.h"
 #include "ri/snapshot.h"
 #include "ri/sandbox.h"
+#include "ri/files.h"
 #include "ri/store.h"
 #include "ri/lang.h"
 

@@ -113,6 +113,8 @@ typedef enum ri_sandbox_errcode {
     RI_SANDBOX_SUSPENDED_CALL = 10,  /* "SUSPENDED": the execution paused (ri_sandbox_resume) */
     RI_SANDBOX_EXIT = 11,            /* "EXIT": a WASI process ended with a non-zero exit code
                                         (result.exit_code); exit code 0 is success (ok) */
+    RI_SANDBOX_FILE_ERROR = 12,      /* "FILE_ERROR": the host's file API (ri/files.h): trap_kind
+                                        names the kind ("not_found", ...), message the path */
     RI_SANDBOX_OUT_OF_BOUNDS = 13,   /* "OUT_OF_BOUNDS": the host's read or write of a sandbox's
                                         memory (ri_sandbox_memory_read/write) falls outside it */
 } ri_sandbox_errcode;

@@ -226,6 +226,21 @@ RI_API void ri_snap_image_free(ri_snap_image *img);
  * one zstd frame of exactly the declared length): *out malloc'd (NULL when empty). */
 RI_API bool ri_snap_workspace(const ri_snap_image *img, uint8_t **out, size_t *len, ri_snap_error *err);
 
+/* A copy of a full WSNP v2 image that holds a WASI process, with `workspace` (a
+ * workspace's canonical serialization, as ri_snap_workspace gives it) in place of its own:
+ * every other section byte for byte and in its place, the checksum recomputed. compression:
+ * the new WSFS payload's. The workspace bytes are not parsed here (the sandbox checks them
+ * on restore). An image without a workspace: RI_SNAP_ERR_ARGUMENT. *out malloc'd. */
+RI_API bool ri_snap_replace_workspace(const uint8_t *image, size_t len, const uint8_t *workspace, size_t workspace_len,
+                                      ri_snap_compression compression, uint8_t **out, size_t *out_len,
+                                      ri_snap_error *err);
+/* A copy of a full WSNP v2 image with an optional section of a tag the format does not
+ * define (readers skip it; the store keeps it) set to content: the image's section of that
+ * tag replaced in its place, or a new one added last before the checksum. The CLI records
+ * a WASI command's arguments this way (section RARG, docs/SNAPSHOT_FORMAT.md). A tag of
+ * the format: RI_SNAP_ERR_ARGUMENT. *out malloc'd. */
+RI_API bool ri_snap_set_section(const uint8_t *image, size_t len, const char tag[4], const uint8_t *content,
+                                size_t content_len, uint8_t **out, size_t *out_len, ri_snap_error *err);
 /* The stored pages of memory `index`, in page order, one at a time: 1 with *page and
  * *data (64 KiB, valid until the next call), 0 at the end (after checking that the
  * payload held exactly the stored pages), -1 on error. Memory use is constant. */

@@ -45,6 +45,7 @@ int ri_cmd_snapshot(int argc, char **argv);
 int ri_cmd_restore(int argc, char **argv);
 /* cmd_resume.c: `ri resume`, and the --pause-on list "gas,interrupt,yield" as a mask. */
 int ri_cmd_resume(int argc, char **argv);
+int ri_cmd_file(int argc, char **argv);
 bool ri_parse_pause_on(const char *list, uint32_t *out);
 int ri_cmd_serve(int argc, char **argv); /* only when built with the server (RI_HAVE_SERVER) */
 

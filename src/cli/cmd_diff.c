@@ -12,6 +12,9 @@
 #include "cli/files.h"
 #include "cli/output.h"
 #include "cli/suggest.h"
+#include <jansson.h>
+
+#include "ri/files.h"
 #include "ri/sandbox.h"
 
 #define CMD "ri diff"
@@ -26,7 +29,9 @@ static void usage(FILE *f) {
             "changed from OLD to NEW: the module (by SHA-256), status, PRNG state, gas and\n"
             "timestamp; per memory the size in pages and the bytes that differ, as merged\n"
             "ranges (a page an image does not store reads as zeros); globals with their old\n"
-            "and new values; table sizes and entries; dropped data and element segments.\n"
+            "and new values; table sizes and entries; dropped data and element segments;\n"
+            "the workspace's files of a WASI snapshot: added, removed, changed (the bytes\n"
+            "that differ) and moved.\n"
             "A v1 image holds no tables, globals or segments: those are then not compared.\n"
             "A delta image (`ri delta`) is refused: apply it to its parent first.\n"
             "\n"
@@ -86,6 +91,40 @@ static void global_text(const ri_snap_global *g, char *buf, size_t cap) {
     }
     }
     snprintf(buf, cap, "%s %.17g (0x%" PRIx64 ")", type, d, g->bits);
+}
+
+#define SHOWN_FILES 200
+
+/* The workspace's files: what was added, removed, changed (bytes) and moved. */
+static void print_files(const ri_file_diff *f) {
+    if (!f->old_has_workspace && !f->new_has_workspace) return;
+    printf("  files      %" PRIu64 " added, %" PRIu64 " removed, %" PRIu64 " changed, %" PRIu64 " moved%s\n", f->added,
+           f->removed, f->changed, f->moved,
+           f->old_has_workspace != f->new_has_workspace
+               ? (f->old_has_workspace ? " (the new image has no workspace)" : " (the old image has no workspace)")
+               : "");
+    for (size_t i = 0; i < f->nchanges && i < SHOWN_FILES; i++) {
+        const ri_file_change *c = &f->changes[i];
+        const char *dir = c->type == RI_FILE_TYPE_DIRECTORY ? "/" : "";
+        switch (c->kind) {
+        case RI_FILE_ADDED:
+        case RI_FILE_REMOVED:
+            if (c->type == RI_FILE_TYPE_DIRECTORY)
+                ri_printf_safe(stdout, "             %c %s/\n", c->kind == RI_FILE_ADDED ? '+' : '-', c->path);
+            else
+                ri_printf_safe(stdout, "             %c %s (%" PRIu64 " bytes)\n", c->kind == RI_FILE_ADDED ? '+' : '-',
+                               c->path, c->changed_bytes);
+            break;
+        case RI_FILE_CHANGED:
+            ri_printf_safe(stdout, "             ~ %s: %" PRIu64 " byte%s differ%s (%" PRIu64 " -> %" PRIu64 " bytes)\n",
+                           c->path, c->changed_bytes, c->changed_bytes == 1 ? "" : "s",
+                           c->changed_bytes == 1 ? "s" : "", c->old_size, c->new_size);
+            break;
+        case RI_FILE_MOVED: ri_printf_safe(stdout, "             > %s%s -> %s%s\n", c->old_path ? c->old_path : "?", dir, c->path, dir); break;
+        }
+    }
+    if (f->nchanges > SHOWN_FILES)
+        printf("             ... %zu more (--json lists them)\n", f->nchanges - SHOWN_FILES);
 }
 
 static void print_text(const char *a, const char *b, const ri_snap_diff *d) {
@@ -162,6 +201,23 @@ static void print_text(const char *a, const char *b, const ri_snap_diff *d) {
     }
 }
 
+/* The library's diff document with "files" (ri_file_diff_json; null when neither image
+ * has a workspace) after its other keys. */
+static char *json_text(const ri_snap_diff *d, const ri_file_diff *f) {
+    char *base = ri_snap_diff_json(d), *files = ri_file_diff_json(f), *text = NULL;
+    json_t *root = base ? json_loads(base, 0, NULL) : NULL;
+    json_t *fj = !(f->old_has_workspace || f->new_has_workspace) ? json_null() : files ? json_loads(files, 0, NULL) : NULL;
+    if (root && fj && json_object_set_new(root, "files", fj) == 0) {
+        fj = NULL;
+        text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    }
+    json_decref(fj);
+    json_decref(root);
+    free(base);
+    ri_free(files);
+    return text;
+}
+
 int ri_cmd_diff(int argc, char **argv) {
     ri_output_mode mode = RI_OUTPUT_AUTO;
     int handled, rc = RI_EXIT_OK;
@@ -231,22 +287,33 @@ int ri_cmd_diff(int argc, char **argv) {
         ri_snap_image_free(&img);
     }
     ri_snap_diff d;
+    ri_file_diff f;
+    memset(&f, 0, sizeof f);
     bool ok = ri_snapshot_diff(data[0], len[0], data[1], len[1], &opts, &d, &err);
+    if (ok && !ri_snapshot_diff_files(data[0], len[0], data[1], len[1], &f, &err)) {
+        ri_snap_diff_free(&d);
+        ok = false;
+    }
     free(data[0]);
     free(data[1]);
     if (!ok) return ri_fail(RI_EXIT_INPUT, CMD, "%s", err.message);
+    /* The files are part of what an image holds. */
+    d.identical = d.identical && f.nchanges == 0 && f.old_has_workspace == f.new_has_workspace;
     rc = exit_code && !d.identical ? RI_EXIT_EXEC : RI_EXIT_OK;
     if (ri_output_is_json(mode)) {
-        char *text = ri_snap_diff_json(&d);
+        char *text = json_text(&d, &f);
         if (!text) {
             ri_snap_diff_free(&d);
+            ri_file_diff_free(&f);
             return ri_fail(RI_EXIT_INTERNAL, CMD, "out of memory writing the diff as JSON");
         }
         printf("%s\n", text);
         free(text);
     } else {
         print_text(paths[0], paths[1], &d);
+        print_files(&f);
     }
     ri_snap_diff_free(&d);
+    ri_file_diff_free(&f);
     return ri_finish_output(CMD, rc);
 }

@@ -16,6 +16,8 @@
 #include "cli/suggest.h"
 #include "cli/run_report.h"
 #include "cli/progress.h"
+#include "cli/run_wasi.h"
+#include "cli/wasi_args.h"
 
 #define CMD "ri resume"
 #define MAX_HOSTS 16
@@ -66,12 +68,20 @@ static void usage(FILE *f) {
             "\n"
             "The gas schedule and the event timestamp are the image's. Exit status 0 when\n"
             "the call finished or paused again (status \"suspended\"), 1 when it failed.\n"
+            "\n"
+            "A paused WASI process (`ri run --snapshot OUT COMMAND.wasm ARGS`, paused by its\n"
+            "gas or time) continues as in ri run: its arguments and environment are the\n"
+            "image's, stdin, stdout and stderr are ri's, the exit status is its exit code,\n"
+            "--json/--text print ri's summary on stderr, and with --snapshot OUT a further\n"
+            "pause (or the end) is written to OUT with the workspace.\n"
             "\n%s",
             ri_exit_codes_help);
 }
 
 typedef struct resume_options {
     const char *image_path;
+    bool wasi;                      /* the image holds a WASI process */
+    ri_wasi_args args;              /* its arguments and environment (section RARG) */
     const char *snapshot_path;
     ri_snapshot_options snap;
     uint64_t gas;
@@ -190,6 +200,10 @@ static int config_from_image(resume_options *o, const uint8_t *data, size_t len)
         rc = ri_fail(RI_EXIT_INPUT, CMD, "%s: %s", o->image_path, e.message);
     } else {
         o->config.gas_schedule = (ri_gas_schedule)call.gas_schedule;
+        o->wasi = img.has_wasi;
+        char why[200];
+        if (o->wasi && !ri_wasi_args_read(&img, data, &o->args, why, sizeof why))
+            rc = ri_fail(RI_EXIT_INPUT, CMD, "%s: %s", o->image_path, why);
         o->config.event_timestamp = img.meta.event_timestamp;
         o->config.has_event_timestamp = true;
         ri_snap_call_free(&call);
@@ -281,11 +295,23 @@ int ri_cmd_resume(int argc, char **argv) {
     for (uint32_t i = 0; i < o.nhosts; i++) hosts[i] = *o.hosts[i];
     o.config.host_functions = o.nhosts ? hosts : NULL;
     o.config.nhost_functions = o.nhosts;
+    ri_wasi_config wasi;
+    memset(&wasi, 0, sizeof wasi);
+    if (o.wasi) { /* the process's arguments again, and ri's stdio as in ri run */
+        wasi.argv = (const char *const *)o.args.argv;
+        wasi.argc = o.args.argc;
+        wasi.env = (const char *const *)o.args.env;
+        wasi.nenv = o.args.nenv;
+        ri_wasi_cli_stdio(&wasi);
+        o.config.enable_wasi = true;
+        o.config.wasi = &wasi;
+    }
     ri_sandboxes *factory = ri_sandboxes_new();
     ri_sandbox_error err;
     ri_sandbox *sb = factory ? ri_sandbox_create(factory, &o.config, &err) : NULL;
     if (!sb) {
         free(data);
+        ri_wasi_args_free(&o.args);
         ri_sandboxes_free(factory);
         return ri_finish_output(CMD, ri_fail(factory && err.code == RI_SANDBOX_INVALID_CONFIG ? RI_EXIT_USAGE
                                                                                               : RI_EXIT_INTERNAL,
@@ -294,7 +320,13 @@ int ri_cmd_resume(int argc, char **argv) {
     ri_progress *restoring = ri_progress_start("restoring the snapshot", 0);
     bool restored = ri_sandbox_restore(sb, data, len, &err);
     ri_progress_finish(restoring);
-    if (!restored) {
+    if (o.wasi && restored) {
+        ri_sandbox_result r = ri_sandbox_resume(sb, o.gas);
+        ri_wasi_outcome wo = {CMD, o.image_path, o.snapshot_path, o.snap.uncompressed, wasi.argv, wasi.argc, wasi.env,
+                              wasi.nenv, o.mode};
+        rc = ri_wasi_finish(&wo, sb, &r);
+        ri_sandbox_result_free(&r);
+    } else if (!restored) {
         rc = ri_fail(RI_EXIT_INPUT, CMD, "%s: %s", o.image_path, err.message);
     } else {
         ri_sandbox_result r = ri_sandbox_resume(sb, o.gas);
@@ -332,6 +364,7 @@ int ri_cmd_resume(int argc, char **argv) {
         ri_sandbox_result_free(&r);
     }
     free(data);
+    ri_wasi_args_free(&o.args);
     ri_sandbox_free(sb);
     ri_sandboxes_free(factory);
     return ri_finish_output(CMD, rc);

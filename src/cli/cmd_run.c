@@ -202,21 +202,26 @@ static int wasi_option(run_options *o, ri_args *args, const ri_arg *a) {
 }
 
 /* The options that have no meaning for a WASI command are refused, not ignored. */
-static int check_wasi_options(const run_options *o) {
+static int check_wasi_options(run_options *o) {
     const char *bad = o->restore_path ? "--restore"
-                      : o->snapshot_path ? "--snapshot"
                       : o->image_module ? "--image-module"
                       : o->repeat_given ? "--repeat"
                       : o->check_determinism ? "--check-determinism"
-                      : o->pause_on ? "--pause-on"
                       : o->nhosts ? "--host"
-                      : o->format_given || o->snapshot_options.include_module || o->snapshot_options.uncompressed
-                          ? "--format/--embed-module/--uncompressed"
+                      : o->snapshot_options.format == RI_SNAPSHOT_V1 ? "--format v1"
                           : NULL;
     if (bad)
         return ri_usage(CMD, "%s does not apply to a WASI command (%s imports wasi_snapshot_preview1 and exports _start)",
                         bad, o->wasi.module_path);
     if (o->wasi.write_back && o->wasi.ndirs == 0) return ri_usage(CMD, "--dir-writeback needs --dir HOST[::GUEST]");
+    if ((o->pause_on || o->snapshot_options.uncompressed || o->snapshot_options.include_module) && !o->snapshot_path)
+        return ri_usage(CMD, "--pause-on, --uncompressed and --embed-module need --snapshot FILE for a WASI command "
+                        "(the paused process goes there, for ri resume)");
+    o->wasi.snapshot_path = o->snapshot_path;
+    o->wasi.uncompressed = o->snapshot_options.uncompressed;
+    /* A WASI run with --snapshot pauses where it would fail for gas or time, so that
+     * `ri resume` can continue it. */
+    o->wasi.pause_on = o->pause_on ? o->pause_on : RI_SUSPEND_ON_GAS | RI_SUSPEND_ON_INTERRUPT;
     return RI_EXIT_OK;
 }
 

@@ -42,7 +42,10 @@ static void usage(FILE *f) {
             "                   run, then write the sandbox's state to FILE (ri run --snapshot)\n"
             "  restore IMAGE FUNCTION [PAYLOAD] [--module M.wasm] [-o FILE]\n"
             "                   restore a snapshot into a new sandbox and run FUNCTION there\n"
-            "  resume IMAGE     continue the paused call a snapshot holds (ri run --pause-on)\n"
+            "  resume IMAGE     continue the paused call a snapshot holds (ri run --pause-on),\n"
+            "                   or a paused WASI process (ri run --snapshot)\n"
+            "  file ls|cat|add|rm|extract IMAGE ...\n"
+            "                   the files of a WASI snapshot's workspace\n"
             "  serve [OPTIONS]  the sandbox server over WebSocket (docs/SERVER.md)\n"
             "\n"
             "options:\n"
@@ -75,6 +78,7 @@ int main(int argc, char **argv) {
     if (strcmp(cmd, "snap") == 0) return ri_cmd_snap(argc - 1, argv + 1);
     if (strcmp(cmd, "delta") == 0) return ri_cmd_delta(argc - 1, argv + 1);
     if (strcmp(cmd, "resume") == 0) return ri_cmd_resume(argc - 1, argv + 1);
+    if (strcmp(cmd, "file") == 0) return ri_cmd_file(argc - 1, argv + 1);
     if (strcmp(cmd, "snapshot") == 0) return ri_cmd_snapshot(argc - 1, argv + 1);
     if (strcmp(cmd, "restore") == 0) return ri_cmd_restore(argc - 1, argv + 1);
 #ifdef RI_HAVE_SERVER
@@ -82,8 +86,8 @@ int main(int argc, char **argv) {
 #endif
     if (cmd[0] == '-') return ri_unknown_option("ri", cmd, usage);
     static const char *const commands[] = {"run", "snapshot", "restore", "resume", "inspect", "diff",
-                                           "validate", "snap", "delta", "serve"};
+                                           "validate", "snap", "delta", "serve", "file"};
     const char *near = ri_suggest_word(cmd, commands, sizeof commands / sizeof commands[0]);
     if (near) return ri_usage("ri", "unknown command '%s' (did you mean %s?)", cmd, near);
-    return ri_usage("ri", "unknown command '%s' (commands: run, snapshot, restore, resume, inspect, diff, validate, snap, delta, serve)", cmd);
+    return ri_usage("ri", "unknown command '%s' (commands: run, snapshot, restore, resume, inspect, diff, validate, snap, delta, file, serve)", cmd);
 }

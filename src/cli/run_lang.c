@@ -189,9 +189,7 @@ int ri_run_lang(int argc, char **argv) {
     }
     ri_wasi_config wasi;
     memset(&wasi, 0, sizeof wasi);
-    wasi.write = ri_wasi_stdio_write;
-    wasi.read = ri_wasi_stdio_read;
-    wasi.terminals = ri_wasi_stdio_terminals();
+    ri_wasi_cli_stdio(&wasi);
     ri_sandbox_config config = o.config;
     config.enable_wasi = true;
     config.wasi = &wasi;

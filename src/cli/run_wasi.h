@@ -30,19 +30,36 @@ typedef struct ri_wasi_command {
     ri_wasi_dir dirs[RI_WASI_MAX_DIRS];
     uint32_t ndirs;
     bool write_back;
+    const char *snapshot_path;     /* --snapshot: the final state, or the paused process */
+    bool uncompressed;
+    uint32_t pause_on;             /* with snapshot_path: when the process pauses */
 } ri_wasi_command;
 
 /* Whether the module is a WASI command; false for bytes that do not load. */
 bool ri_is_wasi_command(const uint8_t *wasm, size_t len);
 
-/* A program's stdio as ri's own (ri_wasi_config callbacks): writes go through at once,
- * reads take what ri's stdin has, waiting as the program would. */
-bool ri_wasi_stdio_write(void *user, ri_wasi_stream stream, const uint8_t *data, size_t len);
-int64_t ri_wasi_stdio_read(void *user, uint8_t *buf, size_t cap);
-/* Which of ri's own standard streams are terminals (RI_WASI_TERMINAL_* bits). */
-uint32_t ri_wasi_stdio_terminals(void);
-
 /* Runs it; returns ri's exit status (the program's exit code when it exited). */
 int ri_run_wasi_command(const char *cmd, const ri_wasi_command *c);
+
+/* stdout, stderr and stdin of a WASI program run by the CLI: ri's own, unbuffered, and
+ * terminals to the program where ri's own streams are. */
+void ri_wasi_cli_stdio(ri_wasi_config *wasi);
+
+/* After a run or a resume of a WASI process: ri's exit status from the result (the exit
+ * code, RI_EXIT_OK when paused, RI_EXIT_EXEC on failure, with the message), the snapshot
+ * (with the module, and argv/env in section RARG) when snapshot_path is set, and a note on
+ * stderr when the process paused. json: the --json summary's fields go to stderr. */
+typedef struct ri_wasi_outcome {
+    const char *cmd;
+    const char *source;            /* the module's path, or the image resumed */
+    const char *snapshot_path;
+    bool uncompressed;
+    const char *const *argv;
+    uint32_t argc;
+    const char *const *env;
+    uint32_t nenv;
+    ri_output_mode mode;
+} ri_wasi_outcome;
+int ri_wasi_finish(const ri_wasi_outcome *o, ri_sandbox *sb, const ri_sandbox_result *res);
 
 #endif

@@ -22,7 +22,7 @@
 
 /* ---- paths ------------------------------------------------------------------------- */
 
-static char *join(const char *dir, const char *name) {
+char *ri_path_join(const char *dir, const char *name) {
     size_t a = strlen(dir), b = strlen(name);
     bool slash = a > 0 && dir[a - 1] == '/';
     char *p = malloc(a + b + 2);
@@ -110,11 +110,22 @@ static int ws_mkdirs(const char *cmd, wsfs *fs, const ri_wasi_dir *d, const char
     return RI_EXIT_OK;
 }
 
+/* Removes the file or symlink at guest so that another entry can take its name (`ri file
+ * add` over an earlier version); false when there is none, or a directory. */
+static bool replace_entry(wsfs *fs, const char *guest) {
+    wsfs_filestat st;
+    return wsfs_stat_path(fs, WSFS_ROOT_INO, guest, strlen(guest), false, &st) == WSFS_ESUCCESS &&
+           st.filetype != WSFS_FILETYPE_DIRECTORY && wsfs_unlink(fs, WSFS_ROOT_INO, guest, strlen(guest)) == WSFS_ESUCCESS;
+}
+
 static int copy_file_in(const char *cmd, wsfs *fs, const ri_wasi_dir *d, const char *host, const char *guest) {
     int fd = open(host, O_RDONLY | O_NOFOLLOW);
     if (fd < 0) return ri_fail(RI_EXIT_INPUT, cmd, "--dir %s: cannot read '%s': %s", d->host, host, strerror(errno));
     uint64_t ino;
-    wsfs_errno e = wsfs_open(fs, WSFS_ROOT_INO, guest, strlen(guest), WSFS_O_CREAT | WSFS_O_TRUNC | WSFS_O_NOFOLLOW, &ino);
+    uint32_t oflags = WSFS_O_CREAT | WSFS_O_TRUNC | WSFS_O_NOFOLLOW;
+    wsfs_errno e = wsfs_open(fs, WSFS_ROOT_INO, guest, strlen(guest), oflags, &ino);
+    if (e == WSFS_ELOOP && replace_entry(fs, guest)) /* a symlink there already: replaced by the file */
+        e = wsfs_open(fs, WSFS_ROOT_INO, guest, strlen(guest), oflags, &ino);
     if (e != WSFS_ESUCCESS) {
         close(fd);
         return ws_fail(cmd, d, "create", guest, e);
@@ -148,6 +159,8 @@ static int copy_symlink_in(const char *cmd, wsfs *fs, const ri_wasi_dir *d, cons
         return ri_fail(RI_EXIT_INPUT, cmd, "--dir %s: cannot read the symlink '%s'", d->host, host);
     }
     wsfs_errno e = wsfs_symlink(fs, target, (size_t)n, WSFS_ROOT_INO, guest, strlen(guest));
+    if (e == WSFS_EEXIST && replace_entry(fs, guest)) /* a file or symlink there already: replaced */
+        e = wsfs_symlink(fs, target, (size_t)n, WSFS_ROOT_INO, guest, strlen(guest));
     free(target);
     return e == WSFS_ESUCCESS ? RI_EXIT_OK : ws_fail(cmd, d, "create the symlink", guest, e);
 }
@@ -158,8 +171,8 @@ static int copy_tree_in(const char *cmd, wsfs *fs, const ri_wasi_dir *d, const c
     if (n < 0) return ri_fail(RI_EXIT_INPUT, cmd, "--dir %s: cannot list '%s': %s", d->host, host, strerror(errno));
     int rc = RI_EXIT_OK;
     for (int i = 0; i < n; i++) {
-        char *h = rc == RI_EXIT_OK ? join(host, list[i]->d_name) : NULL;
-        char *g = h ? join(guest, list[i]->d_name) : NULL;
+        char *h = rc == RI_EXIT_OK ? ri_path_join(host, list[i]->d_name) : NULL;
+        char *g = h ? ri_path_join(guest, list[i]->d_name) : NULL;
         struct stat st;
         if (rc != RI_EXIT_OK) {
         } else if (!h || !g) {
@@ -168,6 +181,10 @@ static int copy_tree_in(const char *cmd, wsfs *fs, const ri_wasi_dir *d, const c
             rc = ri_fail(RI_EXIT_INPUT, cmd, "--dir %s: cannot read '%s': %s", d->host, h, strerror(errno));
         } else if (S_ISDIR(st.st_mode)) {
             wsfs_errno e = wsfs_mkdir(fs, WSFS_ROOT_INO, g, strlen(g));
+            wsfs_filestat gs; /* a directory there already (`ri file add` into a tree): merged */
+            if (e == WSFS_EEXIST && wsfs_stat_path(fs, WSFS_ROOT_INO, g, strlen(g), false, &gs) == WSFS_ESUCCESS &&
+                gs.filetype == WSFS_FILETYPE_DIRECTORY)
+                e = WSFS_ESUCCESS;
             rc = e == WSFS_ESUCCESS ? copy_tree_in(cmd, fs, d, h, g) : ws_fail(cmd, d, "create the directory", g, e);
         } else if (S_ISREG(st.st_mode)) {
             rc = copy_file_in(cmd, fs, d, h, g);
@@ -211,7 +228,7 @@ static int remove_host(const char *cmd, const char *path) {
     if (n < 0) return host_fail(cmd, "list", path);
     int rc = RI_EXIT_OK;
     for (int i = 0; i < n; i++) {
-        char *p = rc == RI_EXIT_OK ? join(path, list[i]->d_name) : NULL;
+        char *p = rc == RI_EXIT_OK ? ri_path_join(path, list[i]->d_name) : NULL;
         if (rc == RI_EXIT_OK) rc = p ? remove_host(cmd, p) : ri_fail(RI_EXIT_INTERNAL, cmd, "out of memory");
         free(p);
         free(list[i]);
@@ -351,8 +368,8 @@ static int dir_back(const char *cmd, const wsfs *fs, const char *guest, const ch
             char *name = strndup(ents[i].name, ents[i].namelen);
             if (!name) return ri_fail(RI_EXIT_INTERNAL, cmd, "out of memory");
             bool dots = strcmp(name, ".") == 0 || strcmp(name, "..") == 0;
-            char *g = dots ? NULL : join(guest, name);
-            char *h = dots ? NULL : join(host, name);
+            char *g = dots ? NULL : ri_path_join(guest, name);
+            char *h = dots ? NULL : ri_path_join(host, name);
             if (!dots && (!g || !h)) rc = ri_fail(RI_EXIT_INTERNAL, cmd, "out of memory");
             else if (!dots) rc = entry_back(cmd, fs, g, h, ents[i].filetype);
             free(name);
@@ -367,8 +384,8 @@ static int dir_back(const char *cmd, const wsfs *fs, const char *guest, const ch
     int n = scandir(host, &list, no_dots, by_name);
     if (n < 0) return host_fail(cmd, "list", host);
     for (int i = 0; i < n; i++) {
-        char *g = rc == RI_EXIT_OK ? join(guest, list[i]->d_name) : NULL;
-        char *h = g ? join(host, list[i]->d_name) : NULL;
+        char *g = rc == RI_EXIT_OK ? ri_path_join(guest, list[i]->d_name) : NULL;
+        char *h = g ? ri_path_join(host, list[i]->d_name) : NULL;
         if (rc != RI_EXIT_OK) {
         } else if (!g || !h) {
             rc = ri_fail(RI_EXIT_INTERNAL, cmd, "out of memory");

@@ -15,6 +15,9 @@ typedef struct ri_wasi_dir {
     char *guest;       /* normalized absolute workspace path ("/", "/data"), malloc'd */
 } ri_wasi_dir;
 
+/* dir + "/" + name (one slash), malloc'd; NULL on out of memory. */
+char *ri_path_join(const char *dir, const char *name);
+
 /* Parses HOST[::GUEST]; GUEST defaults to HOST under "/" ("data" -> "/data", "." -> "/").
  * A usage error is printed and its exit status returned. */
 int ri_wasi_dir_parse(const char *cmd, const char *spec, ri_wasi_dir *out);

@@ -20,6 +20,7 @@ const char *ri_sandbox_errcode_name(ri_sandbox_errcode code) {
     case RI_SANDBOX_INVALID_CONFIG: return "INVALID_CONFIG";
     case RI_SANDBOX_SUSPENDED_CALL: return "SUSPENDED";
     case RI_SANDBOX_EXIT: return "EXIT";
+    case RI_SANDBOX_FILE_ERROR: return "FILE_ERROR";
     case RI_SANDBOX_OUT_OF_BOUNDS: return "OUT_OF_BOUNDS";
     }
     return "UNKNOWN";

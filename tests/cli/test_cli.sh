@@ -450,7 +450,7 @@ t "diff --exit-code" 1 "$ri" diff --text --exit-code "$tmp/g3.wsnp" "$tmp/g5.wsn
 t "diff --json" 0 "$ri" diff --json "$tmp/g3.wsnp" "$tmp/g5.wsnp"
 out_has '"identical": false'
 out_has '"offset": 64'
-keys_are "identical old new changed memories globals tables segments"
+keys_are "identical old new changed memories globals tables segments files"
 t "diff a grown memory" 0 "$ri" run "$SLOW" --restore "$tmp/g3.wsnp" --snapshot "$tmp/g3grown.wsnp" "$tmp/glob.wasm" grow
 t "diff --text grown" 0 "$ri" diff --text "$tmp/g3.wsnp" "$tmp/g3grown.wsnp"
 out_has 'memory 0 +1 -> 3 pages; 0 bytes differ'

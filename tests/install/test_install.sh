@@ -24,7 +24,7 @@ p=$tmp/p
 pc=$(find "$p" -name ri.pc | head -n 1)
 libdir=$(dirname "$(dirname "$pc")")
 
-for f in bin/ri include/ri/ri.h include/ri/api.h include/ri/version.h include/ri/engine.h include/ri/sandbox.h \
+for f in bin/ri include/ri/ri.h include/ri/api.h include/ri/version.h include/ri/engine.h include/ri/sandbox.h include/ri/files.h \
          include/ri/snapshot.h include/ri/store.h share/man/man1/ri.1 share/doc/ri_sandbox/LICENSE; do
     if [ -e "$p/$f" ]; then ok "installed $f"; else bad "installed $f" "missing"; fi
 done

@@ -126,3 +126,19 @@ def test_pause_on_gas_needs_instructions(basic):
         basic.pause_on = {"gas"}
     with pytest.raises(ValueError):
         basic.pause_on = {"never"}
+
+
+def test_memory_read_write_and_out_of_bounds(wasm):
+    with ri.Sandbox() as sb:
+        sb.load(wasm("basic"))
+        size = sb.memory_size
+        assert size >= 65536
+        sb.write_memory(100, b"hello")
+        assert sb.read_memory(100, 5) == b"hello"
+        assert sb.read_memory(size - 2, 2) == b"\0\0"
+        with pytest.raises(ri.OutOfBounds) as e:
+            sb.read_memory(size - 2, 3)
+        assert e.value.code == "OUT_OF_BOUNDS" and isinstance(e.value, IndexError)
+        assert "outside the memory" in str(e.value)
+        with pytest.raises(ri.OutOfBounds):
+            sb.write_memory(2**40, b"x")

@@ -32,12 +32,13 @@ ERRCODES = {
     "RI_SANDBOX_HOST_FUNCTION_ERROR": errors.HostFunctionError,
     "RI_SANDBOX_INSTANCE_DESTROYED": errors.InstanceDestroyed,
     "RI_SANDBOX_SNAPSHOT_ERROR": errors.SnapshotError, "RI_SANDBOX_INVALID_CONFIG": errors.InvalidConfig,
-    "RI_SANDBOX_SUSPENDED_CALL": errors.Suspended,
+    "RI_SANDBOX_SUSPENDED_CALL": errors.Suspended, "RI_SANDBOX_EXIT": errors.Exited,
+    "RI_SANDBOX_FILE_ERROR": errors.FileError,
 }
 
 
 def _c_program():
-    lines = ["#include <stdalign.h>", "#include <stddef.h>", "#include <stdio.h>", '#include "ri/sandbox.h"',
+    lines = ["#include <stdalign.h>", "#include <stddef.h>", "#include <stdio.h>", '#include "ri/sandbox.h"', '#include "ri/files.h"',
              "int main(void) {"]
     for cname, cls in _lib.STRUCTS.items():
         lines.append(f'printf("{cname} size %zu align %zu\\n", sizeof({cname}), alignof({cname}));')

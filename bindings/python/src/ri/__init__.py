@@ -11,9 +11,12 @@ find it (libri.so.0). The guide: docs/PYTHON.md.
 """
 
 from . import _lib
-from .errors import (GasExhausted, HostFunctionError, InstanceDestroyed, Interrupted, InvalidConfig,
-                     InvalidModule, LibraryNotFoundError, MemoryExceeded, RiError, SnapshotError, Suspended,
-                     Timeout, Trap)
+from .errors import (BadPath, DirectoryNotEmpty, Exited, FileError, FileExists, FileNotFound, GasExhausted,
+                     HostFunctionError, InstanceDestroyed, Interrupted, InvalidConfig, InvalidModule, IsADirectory,
+                     LibraryNotFoundError, MemoryExceeded, NoWorkspace, NotADirectory, OutOfBounds, QuotaExceeded, RiError,
+                     SnapshotError, Suspended, Timeout, Trap)
+from .files import FileEntry, Files, FileStat, diff_files
+from .snapdiff import delta_apply, diff, is_delta
 from .host import Caller, HostFunction, Memory, host_function
 from .pressure import Advice, advise, memory_pressure
 from .sandbox import Checkpoint, CheckpointInfo, Config, Metrics, Result, Sandbox
@@ -28,7 +31,9 @@ def version():
 
 
 __all__ = [
-    "Advice", "Caller", "Checkpoint", "CheckpointInfo", "Config", "GasExhausted", "HostFunction",
+    "Advice", "BadPath", "Caller", "DirectoryNotEmpty", "Exited", "FileEntry", "FileError", "FileExists",
+    "FileNotFound", "FileStat", "Files", "IsADirectory", "NoWorkspace", "NotADirectory", "OutOfBounds", "QuotaExceeded",
+    "delta_apply", "diff", "diff_files", "is_delta", "Checkpoint", "CheckpointInfo", "Config", "GasExhausted", "HostFunction",
     "HostFunctionError", "InstanceDestroyed", "Interrupted", "InvalidConfig", "InvalidModule",
     "LibraryNotFoundError", "Memory", "MemoryExceeded", "Metrics", "Result", "RiError", "Sandbox",
     "SnapshotError", "Suspended", "Timeout", "Trap", "Value", "advise", "f32", "f64", "host_function",

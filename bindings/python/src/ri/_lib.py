@@ -158,6 +158,91 @@ class RiPressureAdvice(ctypes.Structure):
     ]
 
 
+class RiFileStat(ctypes.Structure):
+    _fields_ = [
+        ("type", c_int),
+        ("size", ctypes.c_uint64),
+        ("ino", ctypes.c_uint64),
+        ("nlink", ctypes.c_uint64),
+        ("mtime_ns", ctypes.c_uint64),
+        ("ctime_ns", ctypes.c_uint64),
+        ("reserved", ctypes.c_uint64 * 4),
+    ]
+
+
+class RiFileEntry(ctypes.Structure):
+    _fields_ = [
+        ("name", ctypes.c_void_p),  # char *, freed by ri_file_list_free
+        ("type", c_int),
+        ("size", ctypes.c_uint64),
+        ("reserved", ctypes.c_uint64 * 2),
+    ]
+
+
+class RiSnapMeta(ctypes.Structure):
+    _fields_ = [
+        ("module_sha256", ctypes.c_uint8 * 32),
+        ("module_size", ctypes.c_uint64),
+        ("status", c_int),
+        ("prng_state", ctypes.c_uint32),
+        ("gas_used", ctypes.c_uint64),
+        ("event_timestamp", ctypes.c_int64),
+    ]
+
+
+class RiSnapDiffOptions(ctypes.Structure):
+    _fields_ = [("max_ranges", ctypes.c_size_t), ("max_entries", ctypes.c_size_t)]
+
+
+class RiSnapDiff(ctypes.Structure):
+    """Read through ri_snap_diff_json; mirrored whole so that the library can fill it."""
+    _fields_ = [
+        ("identical", c_bool),
+        ("old_version", ctypes.c_uint8),
+        ("new_version", ctypes.c_uint8),
+        ("old_meta", RiSnapMeta),
+        ("new_meta", RiSnapMeta),
+        ("old_has_module_hash", c_bool),
+        ("new_has_module_hash", c_bool),
+        ("module_changed", c_bool),
+        ("instance_state_compared", c_bool),
+        ("nmemories", ctypes.c_uint32),
+        ("memories", ctypes.c_void_p),
+        ("nranges", ctypes.c_size_t),
+        ("ranges", ctypes.c_void_p),
+        ("ranges_truncated", c_bool),
+        ("nglobals", ctypes.c_size_t),
+        ("globals", ctypes.c_void_p),
+        ("old_nglobals", ctypes.c_uint32),
+        ("new_nglobals", ctypes.c_uint32),
+        ("ntables", ctypes.c_uint32),
+        ("tables", ctypes.c_void_p),
+        ("nentries", ctypes.c_size_t),
+        ("entries", ctypes.c_void_p),
+        ("entries_truncated", c_bool),
+        ("nsegments", ctypes.c_size_t),
+        ("segments", ctypes.c_void_p),
+    ]
+
+
+class RiSnapError(ctypes.Structure):
+    _fields_ = [("code", c_int), ("message", ctypes.c_char * 320)]
+
+
+class RiFileDiff(ctypes.Structure):
+    _fields_ = [
+        ("old_has_workspace", c_bool),
+        ("new_has_workspace", c_bool),
+        ("nchanges", ctypes.c_size_t),
+        ("changes", ctypes.c_void_p),  # read through ri_file_diff_json
+        ("added", ctypes.c_uint64),
+        ("removed", ctypes.c_uint64),
+        ("changed", ctypes.c_uint64),
+        ("moved", ctypes.c_uint64),
+        ("reserved", ctypes.c_uint64 * 4),
+    ]
+
+
 #: The mirrored structures and the C names they mirror (the layout test walks this).
 STRUCTS = {
     "ri_val": RiVal,
@@ -171,6 +256,13 @@ STRUCTS = {
     "ri_checkpoint_info": RiCheckpointInfo,
     "ri_execute_options": RiExecuteOptions,
     "ri_pressure_advice": RiPressureAdvice,
+    "ri_file_stat": RiFileStat,
+    "ri_file_entry": RiFileEntry,
+    "ri_file_diff": RiFileDiff,
+    "ri_snap_meta": RiSnapMeta,
+    "ri_snap_diff_options": RiSnapDiffOptions,
+    "ri_snap_diff": RiSnapDiff,
+    "ri_snap_error": RiSnapError,
 }
 
 _P = ctypes.c_void_p  # opaque handles: ri_sandboxes *, ri_sandbox *, ri_checkpoint *, ...
@@ -219,6 +311,9 @@ _PROTOTYPES = {
     "ri_sandbox_resume": (RiSandboxResult, [_P, ctypes.c_uint64]),
     "ri_sandbox_resume_carry": (RiSandboxResult, [_P]),
     "ri_sandbox_abandon": (c_bool, [_P, _ERR]),
+    "ri_sandbox_memory_read": (c_bool, [_P, ctypes.c_uint64, ctypes.c_void_p, _SIZE, _ERR]),
+    "ri_sandbox_memory_write": (c_bool, [_P, ctypes.c_uint64, ctypes.c_void_p, _SIZE, _ERR]),
+    "ri_sandbox_memory_size": (ctypes.c_uint64, [_P]),
     "ri_memory_pressure": (c_int, [ctypes.POINTER(_P), _SIZE, ctypes.c_int64]),
     "ri_pressure_level_name": (ctypes.c_char_p, [c_int]),
     "ri_advise": (RiPressureAdvice, [c_int, ctypes.POINTER(_P), _SIZE, ctypes.c_char_p]),
@@ -229,6 +324,31 @@ _PROTOTYPES = {
     "ri_host_call_memory": (_P, [_P]),
     "ri_memory_data": (_P, [_P]),
     "ri_memory_size": (ctypes.c_uint64, [_P]),
+    "ri_sandbox_file_put": (c_bool, [_P, ctypes.c_char_p, _BYTES, _SIZE, ctypes.c_uint32, _ERR]),
+    "ri_sandbox_file_get": (c_bool, [_P, ctypes.c_char_p, ctypes.POINTER(c_u8p), ctypes.POINTER(_SIZE), _ERR]),
+    "ri_sandbox_file_stat": (c_bool, [_P, ctypes.c_char_p, ctypes.POINTER(RiFileStat), _ERR]),
+    "ri_sandbox_file_list": (c_bool, [_P, ctypes.c_char_p, ctypes.POINTER(ctypes.POINTER(RiFileEntry)),
+                                      ctypes.POINTER(_SIZE), _ERR]),
+    "ri_file_list_free": (None, [ctypes.POINTER(RiFileEntry), _SIZE]),
+    "ri_sandbox_file_mkdir": (c_bool, [_P, ctypes.c_char_p, ctypes.c_uint32, _ERR]),
+    "ri_sandbox_file_remove": (c_bool, [_P, ctypes.c_char_p, c_bool, _ERR]),
+    "ri_sandbox_file_rename": (c_bool, [_P, ctypes.c_char_p, ctypes.c_char_p, _ERR]),
+    "ri_snapshot_diff_files": (c_bool, [_BYTES, _SIZE, _BYTES, _SIZE, ctypes.POINTER(RiFileDiff), _ERR]),
+    "ri_sandbox_diff_files": (c_bool, [_P, _BYTES, _SIZE, ctypes.POINTER(RiFileDiff), _ERR]),
+    "ri_file_diff_json": (_P, [ctypes.POINTER(RiFileDiff)]),
+    "ri_file_diff_free": (None, [ctypes.POINTER(RiFileDiff)]),
+    "ri_snapshot_diff": (c_bool, [_BYTES, _SIZE, _BYTES, _SIZE, ctypes.POINTER(RiSnapDiffOptions),
+                                  ctypes.POINTER(RiSnapDiff), _ERR]),
+    "ri_sandbox_diff": (c_bool, [_P, _BYTES, _SIZE, ctypes.POINTER(RiSnapDiffOptions), ctypes.POINTER(RiSnapDiff),
+                                 _ERR]),
+    "ri_snap_diff_json": (_P, [ctypes.POINTER(RiSnapDiff)]),
+    "ri_snap_diff_free": (None, [ctypes.POINTER(RiSnapDiff)]),
+    "ri_sandbox_snapshot_delta": (c_bool, [_P, _BYTES, _SIZE, ctypes.POINTER(RiSnapshotOptions), ctypes.POINTER(c_u8p),
+                                           ctypes.POINTER(_SIZE), _ERR]),
+    "ri_sandbox_restore_delta": (c_bool, [_P, _BYTES, _SIZE, _BYTES, _SIZE, _ERR]),
+    "ri_snap_delta_apply": (c_bool, [_BYTES, _SIZE, _BYTES, _SIZE, ctypes.POINTER(c_u8p), ctypes.POINTER(_SIZE),
+                                     ctypes.POINTER(RiSnapError)]),
+    "ri_snap_is_delta": (c_bool, [_BYTES, _SIZE, _P]),
 }
 
 _lock = threading.Lock()

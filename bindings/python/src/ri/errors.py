@@ -103,6 +103,73 @@ class Suspended(RiError):
     code = "SUSPENDED"
 
 
+class Exited(RiError):
+    """A WASI program ended with a non-zero exit code (``exit_code`` of the result)."""
+    code = "EXIT"
+
+
+class OutOfBounds(RiError, IndexError):
+    """A read or write of the sandbox's memory (Sandbox.read_memory/write_memory) outside it
+    (also an IndexError)."""
+    code = "OUT_OF_BOUNDS"
+
+
+class FileError(RiError):
+    """The file API (:attr:`ri.Sandbox.files`) refused; ``kind`` says why ("not_found",
+    "not_a_directory", "is_a_directory", "exists", "not_empty", "quota_exceeded", "bad_path",
+    "symlink_loop", "no_workspace", "busy", "invalid", "out_of_memory"). The kinds with a
+    Python counterpart are also that built-in exception (FileNotFoundError, ...)."""
+    code = "FILE_ERROR"
+
+    @property
+    def kind(self):
+        return self.trap_kind
+
+
+class FileNotFound(FileError, FileNotFoundError):
+    """No such file or directory (also a FileNotFoundError)."""
+
+
+class NotADirectory(FileError, NotADirectoryError):
+    """A path component is not a directory (also a NotADirectoryError)."""
+
+
+class IsADirectory(FileError, IsADirectoryError):
+    """A file operation on a directory (also an IsADirectoryError)."""
+
+
+class FileExists(FileError, FileExistsError):
+    """The path exists (also a FileExistsError)."""
+
+
+class DirectoryNotEmpty(FileError, OSError):
+    """remove() of a non-empty directory without recursive=True (an OSError, errno ENOTEMPTY)."""
+
+
+class QuotaExceeded(FileError, OSError):
+    """The workspace's quota of bytes or files is used up (an OSError, errno ENOSPC)."""
+
+
+class BadPath(FileError, ValueError):
+    """Not an absolute workspace path, a "." or ".." component, a NUL, or too long (also a
+    ValueError)."""
+
+
+class NoWorkspace(FileError):
+    """The sandbox has no workspace: create it with ``wasi=True``."""
+
+
+_FILE_KINDS = {
+    "not_found": (FileNotFound, "ENOENT"),
+    "not_a_directory": (NotADirectory, "ENOTDIR"),
+    "is_a_directory": (IsADirectory, "EISDIR"),
+    "exists": (FileExists, "EEXIST"),
+    "not_empty": (DirectoryNotEmpty, "ENOTEMPTY"),
+    "quota_exceeded": (QuotaExceeded, "ENOSPC"),
+    "bad_path": (BadPath, None),
+    "no_workspace": (NoWorkspace, None),
+}
+
 # ri_sandbox_errcode values, in the header's order.
 _BY_NUMBER = {
     1: GasExhausted,
@@ -115,6 +182,9 @@ _BY_NUMBER = {
     8: SnapshotError,
     9: InvalidConfig,
     10: Suspended,
+    11: Exited,
+    12: FileError,
+    13: OutOfBounds,
 }
 
 
@@ -127,8 +197,16 @@ def from_c(err, result=None):
     kind = s(err.trap_kind)
     if cls is Trap and kind == "interrupted":
         cls = Interrupted
+    errno_name = None
+    if cls is FileError and kind in _FILE_KINDS:
+        cls, errno_name = _FILE_KINDS[kind]
     code = None if cls is not RiError else f"UNKNOWN({err.code})"
-    return cls(s(err.message), code=code, gas_used=err.gas_used, gas_limit=err.gas_limit,
-               memory_used=err.memory_used, memory_limit=err.memory_limit, elapsed_ms=err.elapsed_ms,
-               limit_ms=err.limit_ms, trap_kind=kind, function_name=s(err.function_name),
-               instance_id=s(err.instance_id), result=result)
+    exc = cls(s(err.message), code=code, gas_used=err.gas_used, gas_limit=err.gas_limit,
+              memory_used=err.memory_used, memory_limit=err.memory_limit, elapsed_ms=err.elapsed_ms,
+              limit_ms=err.limit_ms, trap_kind=kind, function_name=s(err.function_name),
+              instance_id=s(err.instance_id), result=result)
+    if errno_name:
+        import errno as _errno
+        exc.errno = getattr(_errno, errno_name)
+        exc.strerror = exc.message
+    return exc

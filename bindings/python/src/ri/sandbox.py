@@ -8,7 +8,7 @@ import threading
 from dataclasses import dataclass
 from typing import Optional, Tuple
 
-from . import _lib, errors, host, values
+from . import _lib, errors, files, host, snapdiff, values
 
 _GAS_SCHEDULES = {"host_calls": 0, "instructions": 1}
 _PAUSE_FLAGS = {"gas": 1, "interrupt": 2, "yield": 4}
@@ -31,6 +31,8 @@ class Config:
       deterministically).
     - ``host_functions``: the :class:`ri.HostFunction` objects the module may import.
     - ``max_call_depth``: frames before ``call_stack_exhausted`` (0: the engine's default).
+    - ``wasi``: admit WASI preview1 imports and give the sandbox a workspace file system
+      (:attr:`Sandbox.files`); no arguments, no environment, stdio in buffers.
     """
     max_memory_bytes: int = 16 * 1024 * 1024
     max_gas: int = 1_000_000
@@ -40,6 +42,7 @@ class Config:
     gas_schedule: str = "host_calls"
     host_functions: Tuple[host.HostFunction, ...] = ()
     max_call_depth: int = 0
+    wasi: bool = False
 
     def __post_init__(self):
         object.__setattr__(self, "host_functions", tuple(self.host_functions))
@@ -170,6 +173,9 @@ def _config_to_c(config):
     if config.gas_schedule not in _GAS_SCHEDULES:
         raise _bad_config(f"gas_schedule must be 'host_calls' or 'instructions', got {config.gas_schedule!r}")
     c.gas_schedule = _GAS_SCHEDULES[config.gas_schedule]
+    if not isinstance(config.wasi, bool):
+        raise _bad_config(f"wasi must be True or False, got {config.wasi!r}")
+    c.enable_wasi = config.wasi
     hfs = config.host_functions
     trampolines = []
     arrays = []
@@ -323,6 +329,24 @@ class Sandbox:
             _lib.lib().ri_sandbox_free(h)
 
     # ---- properties ------------------------------------------------------------------------
+
+    @property
+    def files(self):
+        """The workspace's files (:class:`ri.Files`) of a sandbox created with ``wasi=True``."""
+        return files.Files(self)
+
+    def diff_files(self, snapshot):
+        """What changed in the workspace's files since ``snapshot`` (bytes of an image): the
+        dict :func:`ri.diff_files` gives."""
+        lib = _lib.lib()
+        snapshot = bytes(snapshot)
+        d = _lib.RiFileDiff()
+        err = _lib.RiSandboxError()
+        with self._lock:
+            ok = lib.ri_sandbox_diff_files(self._handle(), snapshot, len(snapshot), ctypes.byref(d), ctypes.byref(err))
+        if not ok:
+            raise errors.from_c(err)
+        return files._diff_result(lib, d)
 
     @property
     def id(self):
@@ -484,6 +508,49 @@ class Sandbox:
             if out:
                 lib.ri_free(out)  # malloc'd by the library: freed by its allocator
 
+    def diff(self, snapshot, *, max_ranges=0):
+        """What differs from ``snapshot`` (bytes) to the sandbox as it is now: the dict
+        :func:`ri.diff` gives. Changes nothing."""
+        lib = _lib.lib()
+        data = bytes(snapshot)
+        opts = snapdiff._options(max_ranges)
+        d = _lib.RiSnapDiff()
+        err = _lib.RiSandboxError()
+        with self._lock:
+            ok = lib.ri_sandbox_diff(self._handle(), data, len(data), ctypes.byref(opts), ctypes.byref(d),
+                                     ctypes.byref(err))
+        if not ok:
+            raise errors.from_c(err)
+        return snapdiff._diff_dict(lib, d)
+
+    def snapshot_delta(self, parent, *, compressed=True):
+        """The state as a WSNP v2 delta image: only the memory pages that differ from the full
+        v2 image ``parent`` (bytes), which it names by SHA-256. restore_delta(parent, delta)
+        or :func:`ri.delta_apply` need the parent."""
+        data = bytes(parent)
+        opts = _lib.RiSnapshotOptions(_SNAPSHOT_FORMATS["v2"], False, not compressed)
+        out = _lib.c_u8p()
+        n = ctypes.c_size_t(0)
+        err = _lib.RiSandboxError()
+        lib = _lib.lib()
+        with self._lock:
+            ok = lib.ri_sandbox_snapshot_delta(self._handle(), data, len(data), ctypes.byref(opts), ctypes.byref(out),
+                                               ctypes.byref(n), ctypes.byref(err))
+        try:
+            if not ok:
+                raise errors.from_c(err)
+            return ctypes.string_at(out, n.value)
+        finally:
+            if out:
+                lib.ri_free(out)
+
+    def restore_delta(self, parent, delta):
+        """Restores a delta image on top of its parent (the full image it names); atomic."""
+        p, d = bytes(parent), bytes(delta)
+        err = _lib.RiSandboxError()
+        with self._running() as h:
+            self._check(_lib.lib().ri_sandbox_restore_delta(h, p, len(p), d, len(d), ctypes.byref(err)), err)
+
     def restore(self, snapshot):
         """Puts the state of snapshot bytes (v1 or v2) back; atomic (a refused restore changes
         nothing). Raises SnapshotError."""
@@ -505,6 +572,30 @@ class Sandbox:
         cp = Checkpoint(h)
         self._last_checkpoint = cp
         return cp
+
+    def read_memory(self, offset, length):
+        """length bytes of the sandbox's memory from offset (bytes); OutOfBounds outside it."""
+        buf = ctypes.create_string_buffer(max(length, 1))
+        err = _lib.RiSandboxError()
+        with self._lock:
+            ok = _lib.lib().ri_sandbox_memory_read(self._handle(), offset, buf, length, ctypes.byref(err))
+            self._check(ok, err)
+        return buf.raw[:length]
+
+    def write_memory(self, offset, data):
+        """Writes data (bytes-like) into the sandbox's memory at offset; OutOfBounds outside it.
+        Not while a call runs (a paused one is fine)."""
+        data = bytes(data)
+        err = _lib.RiSandboxError()
+        with self._lock:
+            ok = _lib.lib().ri_sandbox_memory_write(self._handle(), offset, data, len(data), ctypes.byref(err))
+            self._check(ok, err)
+
+    @property
+    def memory_size(self):
+        """The size of the sandbox's memory in bytes (0 before a load)."""
+        with self._lock:
+            return int(_lib.lib().ri_sandbox_memory_size(self._handle()))
 
     def rollback(self, checkpoint=None):
         """Puts the sandbox back into checkpoint's state (default: the last checkpoint() taken)."""
