@@ -210,6 +210,15 @@ wsfs_status wsfs_serialize(const wsfs *fs, uint8_t **out, size_t *len, wsfs_erro
 /* A file system from canonical bytes, checked completely first; cfg gives limits and clock. */
 wsfs_status wsfs_parse(const uint8_t *data, size_t len, const wsfs_config *cfg, wsfs **out, wsfs_error *err);
 
+/* The regular files' contents in a canonical image (skeleton false) or in its skeleton, the
+ * image with every file's content cut out (skeleton true): fn gets each file's inode, the
+ * offset of its content (skeleton: where it was cut) and its size, in image order. A walk
+ * by structure only, every length checked against the bytes; WSFS_ERR_MALFORMED when the
+ * bytes are not so structured or fn returns false. Not the full parser's checks. */
+typedef bool (*wsfs_file_fn)(void *ctx, uint64_t ino, size_t at, uint64_t size);
+wsfs_status wsfs_walk_files(const uint8_t *data, size_t len, bool skeleton, wsfs_file_fn fn, void *ctx,
+                            wsfs_error *err);
+
 const char *wsfs_errno_name(wsfs_errno e);
 
 #endif
