@@ -4,7 +4,8 @@
  * TBLS, GLBS and SEGS contents, verbatim) and the metadata as JSON.
  *
  *   0    4  "RISM"
- *   4    2  u16 format version: 1, or 2 when the layout follows the body (below)
+ *   4    2  u16 format version: 1; 2 when the layout follows the body; 3 when a
+ *           workspace record follows the layout (below)
  *   6    2  zero
  *   8    4  u32 M: metadata JSON bytes (at most 64 KiB)
  *   12   4  zero
@@ -17,7 +18,9 @@
  *           bitmap (ceil(pages / 8) bytes, as WSNP v2's), S SHA-256 page hashes in page
  *           order; then u64 length + content of TBLS, of GLBS, of SEGS; version 2
  *           only: the layout, u32 K sections, each tag (4), u32 flags, u64 length and
- *           that many bytes of content (0 for the sections the store rebuilds)
+ *           that many bytes of content (0 for the sections the store rebuilds);
+ *           version 3 only: the workspace record (workspace.c), u64 R, u64 S, the
+ *           S-byte skeleton, u64 H, H chunk hashes
  *   end 32  SHA-256 of every byte before it
  *
  * Version 1 implies the writer's layout (META, [MODL], MEMS, TBLS, GLBS, SEGS): such

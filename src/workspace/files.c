@@ -10,9 +10,48 @@
 static wsfs_status walk_fail(wsfs_error *err, size_t pos, const char *what) {
     if (err) {
         err->code = WSFS_ERR_MALFORMED;
-        snprintf(err->message, sizeof err->message, "wsfs %s, byte %zu: %s", "image", pos, what);
+        snprintf(err->message, sizeof err->message, "wsfs image, byte %zu: %s", pos, what);
     }
     return WSFS_ERR_MALFORMED;
+}
+
+const char *wsfs_record_at(const uint8_t *data, size_t len, size_t pos, bool skeleton, wsfs_record *r) {
+    if (len - pos < WSFS_INODE_FIXED + 4) return "truncated inode";
+    r->start = pos;
+    r->ino = get_u64(data + pos);
+    r->type = data[pos + 8];
+    r->content = 0;
+    r->size = 0;
+    pos += WSFS_INODE_FIXED;
+    if (r->type == WSFS_FILETYPE_REGULAR_FILE) {
+        if (len - pos < 8) return "truncated file size";
+        r->size = get_u64(data + pos);
+        pos += 8;
+        r->content = pos;
+        if (!skeleton) {
+            if (r->size > len - pos) return "a file's content runs past the end";
+            pos += (size_t)r->size;
+        }
+    } else if (r->type == WSFS_FILETYPE_SYMBOLIC_LINK) {
+        uint32_t n = get_u32(data + pos);
+        pos += 4;
+        if (n > len - pos) return "a symlink target runs past the end";
+        pos += n;
+    } else if (r->type == WSFS_FILETYPE_DIRECTORY) {
+        uint32_t n = get_u32(data + pos);
+        pos += 4;
+        for (uint32_t k = 0; k < n; k++) {
+            if (len - pos < WSFS_ENTRY_FIXED) return "truncated entry";
+            uint16_t nl = get_u16(data + pos + 16);
+            pos += WSFS_ENTRY_FIXED;
+            if (nl > len - pos) return "an entry's name runs past the end";
+            pos += nl;
+        }
+    } else {
+        return "unknown file type";
+    }
+    r->end = pos;
+    return NULL;
 }
 
 wsfs_status wsfs_walk_files(const uint8_t *data, size_t len, bool skeleton, wsfs_file_fn fn, void *ctx,
@@ -23,35 +62,12 @@ wsfs_status wsfs_walk_files(const uint8_t *data, size_t len, bool skeleton, wsfs
     size_t pos = WSFS_HEADER_SIZE;
     if (count > (len - pos) / (WSFS_INODE_FIXED + 4)) return walk_fail(err, pos, "more inodes than bytes");
     for (uint64_t i = 0; i < count; i++) {
-        if (len - pos < WSFS_INODE_FIXED + 4) return walk_fail(err, pos, "truncated inode");
-        uint64_t ino = get_u64(data + pos);
-        uint8_t type = data[pos + 8];
-        pos += WSFS_INODE_FIXED;
-        if (type == WSFS_FILETYPE_REGULAR_FILE) {
-            if (len - pos < 8) return walk_fail(err, pos, "truncated file size");
-            uint64_t size = get_u64(data + pos);
-            pos += 8;
-            if (!skeleton && size > len - pos) return walk_fail(err, pos, "a file's content runs past the end");
-            if (fn && !fn(ctx, ino, pos, size)) return walk_fail(err, pos, "stopped");
-            if (!skeleton) pos += (size_t)size;
-        } else if (type == WSFS_FILETYPE_SYMBOLIC_LINK) {
-            uint32_t n = get_u32(data + pos);
-            pos += 4;
-            if (n > len - pos) return walk_fail(err, pos, "a symlink target runs past the end");
-            pos += n;
-        } else if (type == WSFS_FILETYPE_DIRECTORY) {
-            uint32_t n = get_u32(data + pos);
-            pos += 4;
-            for (uint32_t k = 0; k < n; k++) {
-                if (len - pos < WSFS_ENTRY_FIXED) return walk_fail(err, pos, "truncated entry");
-                uint16_t nl = get_u16(data + pos + 16);
-                pos += WSFS_ENTRY_FIXED;
-                if (nl > len - pos) return walk_fail(err, pos, "an entry's name runs past the end");
-                pos += nl;
-            }
-        } else {
-            return walk_fail(err, pos, "unknown file type");
-        }
+        wsfs_record r;
+        const char *why = wsfs_record_at(data, len, pos, skeleton, &r);
+        if (why) return walk_fail(err, pos, why);
+        if (r.type == WSFS_FILETYPE_REGULAR_FILE && fn && !fn(ctx, r.ino, r.content, r.size))
+            return walk_fail(err, pos, "stopped");
+        pos = r.end;
     }
     if (pos != len) return walk_fail(err, pos, "bytes left over after the last inode");
     if (err) err->code = WSFS_OK, err->message[0] = 0;

@@ -178,4 +178,15 @@ static inline uint64_t get_u64(const uint8_t *p) {
 #define WSFS_INODE_FIXED 56u /* ino .. parent */
 #define WSFS_ENTRY_FIXED 18u /* key, ino, name length */
 
+/* One record of a canonical image (files.c), found by structure only. */
+typedef struct wsfs_record {
+    uint64_t ino;
+    uint8_t type;
+    size_t start, end;   /* the record's bytes */
+    size_t content;      /* regular files: where the content starts (skeleton: where it was cut) */
+    uint64_t size;       /* regular files: the content's length */
+} wsfs_record;
+/* The record at pos (pos < len); NULL, or what is wrong with it. */
+const char *wsfs_record_at(const uint8_t *data, size_t len, size_t pos, bool skeleton, wsfs_record *r);
+
 #endif
