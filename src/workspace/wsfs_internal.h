@@ -88,6 +88,8 @@ bool obj_shared(const wsfs_obj *o);
 wsfs_family *family_new(void);
 void family_release(wsfs_family *fam);
 wsfs_block *block_new(wsfs_family *fam); /* zeroed */
+/* A block holding src's n bytes (n >= 1), zero after them (n = 0: data left unset). */
+wsfs_block *block_new_filled(wsfs_family *fam, const uint8_t *src, size_t n);
 wsfs_inode *inode_alloc(wsfs_family *fam, uint64_t ino, uint8_t type);
 /* A private copy of a shared inode (dirs: entries copied; files: blocks shared). */
 wsfs_inode *inode_clone(wsfs_family *fam, const wsfs_inode *in);
