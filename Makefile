@@ -57,6 +57,7 @@ demo:
 # Issue 3's benchmarks (bench/README.md); options via BENCH_ARGS="--reps 3 --programs fib".
 bench: configure
 	cmake --build $(BUILD) --target bench
+	cmake --build $(BUILD) --target bench-workspace
 
 # Differential testing against V8 (tests/fuzz-diff/README.md): N random modules from campaign
 # seed SEED (the same seed gives the same modules), FEATURES mvp, 2.0 or both (alternating).

@@ -204,6 +204,9 @@ typedef struct ri_snap_image {
     uint64_t workspace_payload_len;
     const uint8_t *wasi_state;       /* WASI content, the sandbox's to parse */
     uint64_t wasi_state_len;
+    /* WSFS holds a workspace delta against a parent's workspace (only a delta image read
+     * alone: ri_snap_delta_read); ri_snap_workspace refuses it. */
+    bool workspace_delta;
 } ri_snap_image;
 
 /* Reads a WSNP v2 image: header, the checksum (before anything else is believed), the
@@ -379,6 +382,12 @@ RI_API bool ri_snap_is_delta(const uint8_t *data, size_t len, ri_snap_delta_info
  * it after ri_snap_image_free(out). Not a delta: RI_SNAP_ERR_ARGUMENT. */
 RI_API bool ri_snap_delta_read(const uint8_t *data, size_t len, ri_snap_delta_info *info, ri_snap_image *out,
                         uint8_t **backing, ri_snap_error *err);
+/* ri_snap_delta_read with its parent (the full image PRNT names; the caller has checked
+ * its SHA-256): a workspace stored as a delta against the parent's is rebuilt whole (raw),
+ * so that *out restores like a full image's workspace. parent NULL: ri_snap_delta_read. */
+RI_API bool ri_snap_delta_read_with(const uint8_t *parent, size_t parent_len, const uint8_t *data, size_t len,
+                                    ri_snap_delta_info *info, ri_snap_image *out, uint8_t **backing,
+                                    ri_snap_error *err);
 
 /* The delta from parent (a full v2 image) to image (a full v2 image of the same module
  * with the same memories, written with `compression`): every section of image but MEMS

@@ -84,6 +84,17 @@ static bool restore_delta(ri_sandbox *sb, const uint8_t *parent, size_t parent_l
     }
     if (ok && (memcmp(digest, info.parent_sha256, RI_SNAP_SHA256_BYTES) != 0 || info.parent_len != parent_len))
         ok = parent_mismatch(err, info.parent_sha256, digest);
+    /* A workspace stored against the parent's: read the delta again with the parent, which
+     * rebuilds the workspace whole (only now that the parent is known to be the right one). */
+    if (ok && d.has_wasi && d.workspace_delta) {
+        ri_snap_image_free(&d);
+        free(plain);
+        plain = NULL;
+        if (!ri_snap_delta_read_with(parent, parent_len, delta, delta_len, &info, &d, &plain, &e)) {
+            sb_error_set(err, RI_SANDBOX_SNAPSHOT_ERROR, "%s", e.message);
+            return false;
+        }
+    }
     if (ok && !(parent_read = ri_snap_read(parent, parent_len, &p, &e))) {
         sb_error_set(err, RI_SANDBOX_SNAPSHOT_ERROR, "%s", e.message);
         ok = false;

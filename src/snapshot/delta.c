@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "snapshot_internal.h"
+#include "workspace/wsfs.h"
 
 #define MAX_SECTIONS 32
 
@@ -124,11 +125,12 @@ static bool same_shape(const ri_snap_image *parent, const ri_snap_image *img, ri
 }
 
 /* Copies image's sections into a new image, with MEMS replaced by write_mems(ctx) (if
- * not NULL) and PRNT left out; then appends prnt (if not NULL) and the checksum. */
+ * not NULL), WSFS by the section in wsfs (if not NULL) and PRNT left out; then appends
+ * prnt (if not NULL) and the checksum. */
 typedef bool (*mems_writer)(snap_buf *b, void *ctx, ri_snap_error *err);
 
 static bool rewrite(const uint8_t *image, const raw_section *secs, size_t n, mems_writer write_mems, void *ctx,
-                    const uint8_t *prnt, uint8_t **out, size_t *out_len, ri_snap_error *err) {
+                    const snap_buf *wsfs, const uint8_t *prnt, uint8_t **out, size_t *out_len, ri_snap_error *err) {
     snap_buf b;
     memset(&b, 0, sizeof b);
     snap_buf_put(&b, image, RI_SNAP_HEADER_BYTES);
@@ -139,6 +141,10 @@ static bool rewrite(const uint8_t *image, const raw_section *secs, size_t n, mem
             size_t at = snap_buf_begin_section(&b, SNAP_TAG_MEMS, SNAP_FLAG_REQUIRED);
             ok = write_mems(&b, ctx, err);
             snap_buf_end_section(&b, at);
+            continue;
+        }
+        if (wsfs && memcmp(secs[i].tag, "WSFS", 4) == 0) {
+            snap_buf_put(&b, wsfs->data, wsfs->len);
             continue;
         }
         snap_buf_put(&b, image + secs[i].at, RI_SNAP_SECTION_HEADER_BYTES + secs[i].len);
@@ -163,6 +169,50 @@ static bool rewrite(const uint8_t *image, const raw_section *secs, size_t n, mem
     *out = b.data;
     *out_len = b.len;
     return true;
+}
+
+/* ---- the workspace ----------------------------------------------------------------------- */
+
+static bool wsfs_fail(ri_snap_error *err, const wsfs_error *we) {
+    return snap_fail(err, we->code == WSFS_ERR_NOMEM ? RI_SNAP_ERR_NOMEM : RI_SNAP_ERR_CORRUPT,
+                     "Invalid snapshot \u2014 WSFS: %s", we->message);
+}
+
+/* Section WSFS of a delta from parent to img (both whole): the workspace delta. */
+static bool wsfs_delta_section(const ri_snap_image *parent, const ri_snap_image *img, bool zstd, snap_buf *sec,
+                               ri_snap_error *err) {
+    uint8_t *base = NULL, *child = NULL, *d = NULL;
+    size_t blen, clen, dlen;
+    wsfs_error we;
+    bool ok = ri_snap_workspace(parent, &base, &blen, err) && ri_snap_workspace(img, &child, &clen, err);
+    if (ok && wsfs_delta_encode(base, blen, child, clen, &d, &dlen, &we) != WSFS_OK) ok = wsfs_fail(err, &we);
+    if (ok && !snap_write_wsfs(sec, d, dlen, zstd, SNAP_WSFS_DELTA))
+        ok = snap_fail(err, RI_SNAP_ERR_NOMEM, "out of memory writing a workspace delta");
+    free(base);
+    free(child);
+    free(d);
+    return ok;
+}
+
+/* Section WSFS of the whole workspace that delta image d (read with ri_snap_read, its WSFS
+ * a workspace delta) and its parent give: the parent's workspace with the delta applied. */
+static bool wsfs_whole_section(const ri_snap_image *parent, const ri_snap_image *d, bool zstd, snap_buf *sec,
+                               ri_snap_error *err) {
+    if (!parent->has_wasi)
+        return snap_fail(err, RI_SNAP_ERR_MISMATCH,
+                         "Snapshot parent mismatch \u2014 the delta's workspace is stored against its parent's, but "
+                         "the parent image holds no workspace");
+    uint8_t *base = NULL, *delta = NULL, *child = NULL;
+    size_t blen, dlen, clen;
+    wsfs_error we;
+    bool ok = ri_snap_workspace(parent, &base, &blen, err) && snap_wsfs_bytes(d, &delta, &dlen, err);
+    if (ok && wsfs_delta_apply(base, blen, delta, dlen, &child, &clen, &we) != WSFS_OK) ok = wsfs_fail(err, &we);
+    if (ok && !snap_write_wsfs(sec, child, clen, zstd, SNAP_WSFS_WHOLE))
+        ok = snap_fail(err, RI_SNAP_ERR_NOMEM, "out of memory writing a workspace");
+    free(base);
+    free(delta);
+    free(child);
+    return ok;
 }
 
 /* ---- encode ------------------------------------------------------------------------------ */
@@ -220,7 +270,13 @@ bool ri_snap_delta_encode(const uint8_t *parent, size_t parent_len, const uint8_
         snap_put_u64(prnt + 32, (uint64_t)parent_len);
         prnt[40] = compression == RI_SNAP_COMPRESS_NONE ? 1 : 0;
         encode_ctx ctx = {&p, &img, compression};
-        ok = rewrite(image, secs, n, write_delta_mems, &ctx, prnt, out, out_len, err);
+        /* A workspace that the parent has too travels as the changes from the parent's. */
+        snap_buf ws;
+        memset(&ws, 0, sizeof ws);
+        bool has_ws = p.has_wasi && img.has_wasi;
+        if (has_ws) ok = wsfs_delta_section(&p, &img, compression == RI_SNAP_COMPRESS_ZSTD, &ws, err);
+        if (ok) ok = rewrite(image, secs, n, write_delta_mems, &ctx, has_ws ? &ws : NULL, prnt, out, out_len, err);
+        snap_buf_free(&ws);
     }
     ri_snap_image_free(&p);
     ri_snap_image_free(&img);
@@ -290,7 +346,7 @@ bool ri_snap_delta_apply(const uint8_t *parent, size_t parent_len, const uint8_t
      * pages), which checks every content. */
     uint8_t *plain;
     size_t plain_len;
-    if (!rewrite(delta, secs, n, NULL, NULL, NULL, &plain, &plain_len, err)) return false;
+    if (!rewrite(delta, secs, n, NULL, NULL, NULL, NULL, &plain, &plain_len, err)) return false;
     ri_snap_image d, p;
     bool ok = ri_snap_read(plain, plain_len, &d, err);
     if (ok && !ri_snap_read(parent, parent_len, &p, err)) {
@@ -301,8 +357,13 @@ bool ri_snap_delta_apply(const uint8_t *parent, size_t parent_len, const uint8_t
         raw_section psecs[MAX_SECTIONS];
         size_t pn;
         apply_ctx ctx = {&p, &d, c[40] ? RI_SNAP_COMPRESS_NONE : RI_SNAP_COMPRESS_ZSTD};
+        snap_buf ws;
+        memset(&ws, 0, sizeof ws);
+        bool has_ws = d.has_wasi && d.workspace_delta;
         ok = same_shape(&p, &d, err) && walk(plain, plain_len, psecs, &pn, err) &&
-             rewrite(plain, psecs, pn, write_full_mems, &ctx, NULL, out, out_len, err);
+             (!has_ws || wsfs_whole_section(&p, &d, ctx.compression == RI_SNAP_COMPRESS_ZSTD, &ws, err)) &&
+             rewrite(plain, psecs, pn, write_full_mems, &ctx, has_ws ? &ws : NULL, NULL, out, out_len, err);
+        snap_buf_free(&ws);
         ri_snap_image_free(&p);
         ri_snap_image_free(&d);
     }
@@ -314,6 +375,11 @@ bool ri_snap_delta_apply(const uint8_t *parent, size_t parent_len, const uint8_t
 
 bool ri_snap_delta_read(const uint8_t *data, size_t len, ri_snap_delta_info *info, ri_snap_image *out,
                         uint8_t **backing, ri_snap_error *err) {
+    return ri_snap_delta_read_with(NULL, 0, data, len, info, out, backing, err);
+}
+
+bool ri_snap_delta_read_with(const uint8_t *parent, size_t parent_len, const uint8_t *data, size_t len,
+                             ri_snap_delta_info *info, ri_snap_image *out, uint8_t **backing, ri_snap_error *err) {
     snap_ok(err);
     if (!info || !out || !backing) return snap_fail(err, RI_SNAP_ERR_ARGUMENT, "ri_snap_delta_read: a NULL argument");
     memset(out, 0, sizeof *out);
@@ -330,10 +396,35 @@ bool ri_snap_delta_read(const uint8_t *data, size_t len, ri_snap_delta_info *inf
     /* Without PRNT the delta reads as an ordinary image whose MEMS holds the stored pages. */
     uint8_t *plain;
     size_t plain_len;
-    if (!rewrite(data, secs, n, NULL, NULL, NULL, &plain, &plain_len, err)) return false;
+    if (!rewrite(data, secs, n, NULL, NULL, NULL, NULL, &plain, &plain_len, err)) return false;
     if (!ri_snap_read(plain, plain_len, out, err)) {
         free(plain);
         return false;
+    }
+    if (parent && out->has_wasi && out->workspace_delta) {
+        /* The whole workspace, raw (a restore decompresses nothing it need not). */
+        ri_snap_image p;
+        snap_buf ws;
+        memset(&ws, 0, sizeof ws);
+        raw_section psecs[MAX_SECTIONS];
+        size_t pn;
+        uint8_t *whole = NULL;
+        size_t whole_len = 0;
+        bool ok = ri_snap_read(parent, parent_len, &p, err);
+        if (ok) {
+            ok = wsfs_whole_section(&p, out, false, &ws, err) && walk(plain, plain_len, psecs, &pn, err) &&
+                 rewrite(plain, psecs, pn, NULL, NULL, &ws, NULL, &whole, &whole_len, err);
+            ri_snap_image_free(&p);
+        }
+        snap_buf_free(&ws);
+        ri_snap_image_free(out);
+        free(plain);
+        plain = whole;
+        if (!ok || !ri_snap_read(whole, whole_len, out, err)) {
+            free(whole);
+            memset(out, 0, sizeof *out);
+            return false;
+        }
     }
     *backing = plain;
     return true;

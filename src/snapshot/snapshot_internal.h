@@ -170,6 +170,13 @@ bool snap_write_frames(snap_buf *b, const ri_snap_call *call, uint32_t func_coun
 #define SNAP_WSFS_HEADER_BYTES 16u /* u8 encoding, 7 zero bytes, u64 content length */
 /* Appends sections WSFS and WASI from opts (nothing without opts->has_wasi). */
 bool snap_write_wasi(snap_buf *b, const ri_snap_write_options *opts, ri_snap_error *err);
+/* Appends section WSFS holding ws (kind 0: a whole canonical serialization; 1: a workspace
+ * delta against the parent's), zstd when zstd is true and it makes the bytes smaller. */
+bool snap_write_wsfs(snap_buf *b, const uint8_t *ws, size_t len, bool zstd, uint8_t kind);
+#define SNAP_WSFS_WHOLE 0u
+#define SNAP_WSFS_DELTA 1u
+/* WSFS's payload decoded (whole or delta, as img says), *out malloc'd (NULL when empty). */
+bool snap_wsfs_bytes(const ri_snap_image *img, uint8_t **out, size_t *len, ri_snap_error *err);
 /* Reads them into img (both or neither, their headers checked). */
 bool snap_read_wasi(const uint8_t *data, ri_snap_image *img, ri_snap_error *err);
 /* The zstd frame parameters every writer sets (pages.c); cctx is a ZSTD_CCtx *. */

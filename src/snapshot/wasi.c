@@ -3,8 +3,10 @@
  * system and its process state, after FRMS. Both are required (a reader that does not
  * know them refuses the image rather than drop the process's files) and come together.
  *
- *   WSFS: u8 encoding (0 raw, 1 zstd), 7 zero bytes, u64 R (the length of the
- *         workspace's canonical serialization), then the payload: R raw bytes, or one
+ *   WSFS: u8 encoding (0 raw, 1 zstd), u8 kind (0 the whole workspace; 1, only in a delta
+ *         image, a workspace delta against the parent's), 6 zero bytes, u64 R (the length
+ *         of the workspace's canonical serialization, or of the delta), then the
+ *         payload: R raw bytes, or one
  *         zstd frame declaring R (written when it is smaller; the writer's parameters
  *         are the memory pages', so equal workspaces give equal bytes).
  *   WASI: the process state as the sandbox writes it (opaque here).
@@ -36,23 +38,29 @@ static bool compress(const uint8_t *src, size_t len, uint8_t **out, size_t *out_
     return true;
 }
 
+bool snap_write_wsfs(snap_buf *b, const uint8_t *ws, size_t len, bool zstd, uint8_t kind) {
+    uint8_t *frame = NULL;
+    size_t frame_len = 0;
+    zstd = zstd && len && compress(ws, len, &frame, &frame_len);
+    size_t at = snap_buf_begin_section(b, SNAP_TAG_WSFS, SNAP_FLAG_REQUIRED);
+    snap_buf_u8(b, zstd ? RI_SNAP_ENC_ZSTD : RI_SNAP_ENC_RAW);
+    snap_buf_u8(b, kind);
+    snap_buf_zeros(b, 6);
+    snap_buf_u64(b, len);
+    if (zstd) snap_buf_put(b, frame, frame_len);
+    else snap_buf_put(b, ws, len);
+    snap_buf_end_section(b, at);
+    free(frame);
+    return !b->failed;
+}
+
 bool snap_write_wasi(snap_buf *b, const ri_snap_write_options *opts, ri_snap_error *err) {
     if (!opts || !opts->has_wasi) return true;
     if ((opts->workspace_len && !opts->workspace) || (opts->wasi_state_len && !opts->wasi_state))
         return snap_fail(err, RI_SNAP_ERR_ARGUMENT, "ri_snap_write: WASI sections without their bytes");
-    uint8_t *frame = NULL;
-    size_t frame_len = 0;
-    bool zstd = opts->compression == RI_SNAP_COMPRESS_ZSTD && opts->workspace_len &&
-                compress(opts->workspace, opts->workspace_len, &frame, &frame_len);
-    size_t at = snap_buf_begin_section(b, SNAP_TAG_WSFS, SNAP_FLAG_REQUIRED);
-    snap_buf_u8(b, zstd ? RI_SNAP_ENC_ZSTD : RI_SNAP_ENC_RAW);
-    snap_buf_zeros(b, 7);
-    snap_buf_u64(b, opts->workspace_len);
-    if (zstd) snap_buf_put(b, frame, frame_len);
-    else snap_buf_put(b, opts->workspace, opts->workspace_len);
-    snap_buf_end_section(b, at);
-    free(frame);
-    at = snap_buf_begin_section(b, SNAP_TAG_WASI, SNAP_FLAG_REQUIRED);
+    snap_write_wsfs(b, opts->workspace, opts->workspace_len, opts->compression == RI_SNAP_COMPRESS_ZSTD,
+                    SNAP_WSFS_WHOLE);
+    size_t at = snap_buf_begin_section(b, SNAP_TAG_WASI, SNAP_FLAG_REQUIRED);
     snap_buf_put(b, opts->wasi_state, opts->wasi_state_len);
     snap_buf_end_section(b, at);
     return true;
@@ -75,7 +83,8 @@ bool snap_read_wasi(const uint8_t *data, ri_snap_image *img, ri_snap_error *err)
     const uint8_t *p = data + fs->offset + RI_SNAP_SECTION_HEADER_BYTES;
     if (p[0] != RI_SNAP_ENC_RAW && p[0] != RI_SNAP_ENC_ZSTD)
         return CORRUPT("Invalid snapshot — WSFS: unknown encoding %u", p[0]);
-    for (int i = 1; i < 8; i++)
+    if (p[1] > SNAP_WSFS_DELTA) return CORRUPT("Invalid snapshot — WSFS: unknown kind %u", p[1]);
+    for (int i = 2; i < 8; i++)
         if (p[i]) return CORRUPT("Invalid snapshot — WSFS: reserved bytes are not zero");
     uint64_t raw = snap_get_u64(p + 8), payload = fs->length - SNAP_WSFS_HEADER_BYTES;
     if (p[0] == RI_SNAP_ENC_RAW && payload != raw)
@@ -87,6 +96,7 @@ bool snap_read_wasi(const uint8_t *data, ri_snap_image *img, ri_snap_error *err)
         return CORRUPT("Invalid snapshot — WSFS declares %llu bytes in a zstd frame of %llu", (unsigned long long)raw,
                        (unsigned long long)payload);
     img->has_wasi = true;
+    img->workspace_delta = p[1] == SNAP_WSFS_DELTA;
     img->workspace_encoding = (ri_snap_encoding)p[0];
     img->workspace_len = raw;
     img->workspace_payload = p + SNAP_WSFS_HEADER_BYTES;
@@ -99,6 +109,15 @@ bool snap_read_wasi(const uint8_t *data, ri_snap_image *img, ri_snap_error *err)
 bool ri_snap_workspace(const ri_snap_image *img, uint8_t **out, size_t *len, ri_snap_error *err) {
     snap_ok(err);
     if (!img || !out || !len) return snap_fail(err, RI_SNAP_ERR_ARGUMENT, "ri_snap_workspace: a NULL argument");
+    *out = NULL;
+    *len = 0;
+    if (img->has_wasi && img->workspace_delta)
+        return CORRUPT("Invalid snapshot — WSFS holds a workspace delta against a parent's workspace, which only a "
+                       "delta image may hold (apply the delta to its parent)");
+    return snap_wsfs_bytes(img, out, len, err);
+}
+
+bool snap_wsfs_bytes(const ri_snap_image *img, uint8_t **out, size_t *len, ri_snap_error *err) {
     *out = NULL;
     *len = 0;
     if (!img->has_wasi) return snap_fail(err, RI_SNAP_ERR_ARGUMENT, "the image holds no WASI process");

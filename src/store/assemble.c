@@ -178,6 +178,44 @@ static void write_section(ss_buf *b, const char tag[4], uint32_t flags, const vo
     end_section(b, at);
 }
 
+/* WSFS from the workspace record: the canonical bytes rebuilt from the file chunks, then
+ * as the writer encodes them (src/snapshot/wasi.c): one zstd frame made in one call with
+ * the pages' parameters when compressing and zstd makes it smaller, else raw. */
+static bool write_workspace(pages_ctx *c, ss_buf *b, uint32_t flags, ri_snapstore_error *err) {
+    uint8_t *ws;
+    size_t len;
+    if (!ss_workspace_rebuild(c->st, c->m, &ws, &len, err)) return false;
+    uint8_t *frame = NULL;
+    size_t frame_len = 0;
+    if (c->o->compress && len) {
+        size_t bound = ZSTD_compressBound(len);
+        ZSTD_CCtx *cctx = ZSTD_createCCtx();
+        frame = cctx ? malloc(bound) : NULL;
+        size_t n = frame && zstd_params(cctx, len) ? ZSTD_compress2(cctx, frame, bound, ws, len) : 0;
+        ZSTD_freeCCtx(cctx);
+        if (!frame) {
+            free(ws);
+            return ss_fail(err, RI_SNAPSTORE_ERR_NOMEM, "Out of memory compressing a workspace");
+        }
+        if (ZSTD_isError(n) || n == 0 || n >= len) {
+            free(frame);
+            frame = NULL;
+        } else {
+            frame_len = n;
+        }
+    }
+    size_t at = begin_section(b, "WSFS", flags);
+    ss_buf_u8(b, frame ? ENC_ZSTD : ENC_RAW);
+    ss_buf_zeros(b, 7);
+    ss_buf_u64(b, len);
+    if (frame) ss_buf_put(b, frame, frame_len);
+    else ss_buf_put(b, ws, len);
+    end_section(b, at);
+    free(frame);
+    free(ws);
+    return b->failed ? ss_nomem(err) : true;
+}
+
 /* What a manifest of version 1 stands for: the writer's sections and flags. */
 static const ss_section writers_layout[] = {
     {{'M', 'E', 'T', 'A'}, FLAG_REQUIRED, NULL, 0}, {{'M', 'E', 'M', 'S'}, FLAG_REQUIRED, NULL, 0},
@@ -209,6 +247,8 @@ static bool write_sections(pages_ctx *c, ss_buf *b, const char *rimd, const uint
             write_section(b, "GLBS", s->flags, m->glbs, m->glbs_len);
         } else if (memcmp(s->tag, "SEGS", 4) == 0) {
             write_section(b, "SEGS", s->flags, m->segs, m->segs_len);
+        } else if (memcmp(s->tag, "WSFS", 4) == 0 && m->ws.present) {
+            if (!write_workspace(c, b, s->flags, err)) return false;
         } else {
             write_section(b, s->tag, s->flags, s->content, s->len);
         }

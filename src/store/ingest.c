@@ -336,6 +336,19 @@ bool ss_ingest_image(ri_snapstore *st, const uint8_t *image, size_t len, const s
         const uint8_t *pages = page_bytes_of(&img.memories[i], i, &owned[i], err);
         ok = pages && hash_memory(&img, i, pages, in, &m->memories[i], &ns, stats, err);
     }
+    /* The workspace's files by content: ws holds the bytes the chunk needs point into. */
+    uint8_t *ws = NULL;
+    const uint8_t **chunks = NULL;
+    if (ok && img.has_wasi) {
+        size_t ws_len;
+        ri_snap_error we;
+        if (!ri_snap_workspace(&img, &ws, &ws_len, &we))
+            ok = ss_fail(err, we.code == RI_SNAP_ERR_NOMEM ? RI_SNAPSTORE_ERR_NOMEM : RI_SNAPSTORE_ERR_INPUT, "%s",
+                         we.message);
+        else ok = ss_workspace_split(ws, ws_len, &m->ws, &chunks, err);
+        for (uint64_t k = 0; ok && k < m->ws.nchunks; k++)
+            if (!add_need(&ns, m->ws.hashes + k * SS_HASH, chunks[k], m->ws.chunk_len[k])) ok = ss_nomem(err);
+    }
     if (ok) trim_cache(in->cache, m);
     if (ok) ok = describes(in->described, m, err);
     if (ok) ok = module_need(st, &img, in, m, &ns, err);
@@ -343,6 +356,8 @@ bool ss_ingest_image(ri_snapstore *st, const uint8_t *image, size_t len, const s
     if (ok) ok = store_blobs(st, &ns, in, stats, err);
     for (uint32_t i = 0; owned && i < img.nmemories; i++) free(owned[i]);
     free(owned);
+    free(chunks);
+    free(ws);
     free(ns.items);
     ri_snap_image_free(&img);
     if (!ok) {

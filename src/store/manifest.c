@@ -4,7 +4,8 @@
  * TBLS, GLBS and SEGS contents, verbatim) and the metadata as JSON.
  *
  *   0    4  "RISM"
- *   4    2  u16 format version: 1, or 2 when the layout follows the body (below)
+ *   4    2  u16 format version: 1; 2 when the layout follows the body; 3 when a
+ *           workspace record follows the layout (below)
  *   6    2  zero
  *   8    4  u32 M: metadata JSON bytes (at most 64 KiB)
  *   12   4  zero
@@ -17,7 +18,9 @@
  *           bitmap (ceil(pages / 8) bytes, as WSNP v2's), S SHA-256 page hashes in page
  *           order; then u64 length + content of TBLS, of GLBS, of SEGS; version 2
  *           only: the layout, u32 K sections, each tag (4), u32 flags, u64 length and
- *           that many bytes of content (0 for the sections the store rebuilds)
+ *           that many bytes of content (0 for the sections the store rebuilds);
+ *           version 3 only: the workspace record (workspace.c), u64 R, u64 S, the
+ *           S-byte skeleton, u64 H, H chunk hashes
  *   end 32  SHA-256 of every byte before it
  *
  * Version 1 implies the writer's layout (META, [MODL], MEMS, TBLS, GLBS, SEGS): such
@@ -39,6 +42,7 @@
 #define MAGIC "RISM"
 #define VERSION_PLAIN 1   /* the writer's layout */
 #define VERSION_LAYOUT 2  /* the layout recorded: FRMS, unknown sections, other flags */
+#define VERSION_WORKSPACE 3 /* the layout and a workspace record: WSFS's files by content */
 #define HEADER 24u
 #define HEAD (HEADER + SS_HASH)
 #define MIN_FILE (HEAD + SS_HASH)
@@ -56,6 +60,7 @@ void ss_manifest_free(ss_manifest *m) {
     free(m->segs);
     for (uint32_t i = 0; m->sections && i < m->nsections; i++) free(m->sections[i].content);
     free(m->sections);
+    ss_workspace_free(&m->ws);
     memset(m, 0, sizeof *m);
 }
 
@@ -65,7 +70,7 @@ void ss_manifest_free(ss_manifest *m) {
 static int known_order(const char tag[4]) {
     static const char order[][4] = {{'M', 'E', 'T', 'A'}, {'M', 'O', 'D', 'L'}, {'M', 'E', 'M', 'S'},
                                     {'T', 'B', 'L', 'S'}, {'G', 'L', 'B', 'S'}, {'S', 'E', 'G', 'S'},
-                                    {'F', 'R', 'M', 'S'}};
+                                    {'F', 'R', 'M', 'S'}, {'W', 'S', 'F', 'S'}, {'W', 'A', 'S', 'I'}};
     for (int i = 0; i < (int)(sizeof order / sizeof order[0]); i++)
         if (memcmp(tag, order[i], 4) == 0) return i;
     return -1;
@@ -74,10 +79,13 @@ static int known_order(const char tag[4]) {
 #define ORDER_MODL 1
 #define ORDER_MEMS 2
 #define ORDER_FRMS 6
+#define ORDER_WSFS 7
+#define ORDER_WASI 8
 
+/* FRMS and WASI are kept verbatim; WSFS is rebuilt from the workspace record. */
 bool ss_section_rebuilt(const char tag[4]) {
     int k = known_order(tag);
-    return k >= 0 && k != ORDER_FRMS;
+    return k >= 0 && k != ORDER_FRMS && k != ORDER_WASI;
 }
 
 bool ss_layout_is_writers(const ss_section *layout, uint32_t n) {
@@ -119,6 +127,7 @@ void ss_manifest_derive(ss_manifest *m) {
     image += 3 * 16 + m->tbls_len + m->glbs_len + m->segs_len + 20;
     for (uint32_t i = 0; i < m->nsections; i++)
         if (m->sections[i].content) image += 16 + m->sections[i].len;
+    if (m->ws.present) image += 16 + 16 + m->ws.raw_len; /* WSFS, raw */
     in->image_bytes = image;
 }
 
@@ -138,7 +147,7 @@ bool ss_manifest_encode(const ss_manifest *m, ss_buf *out, ri_snapstore_error *e
     }
     ss_buf b = {NULL, 0, 0, false};
     ss_buf_put(&b, MAGIC, 4);
-    ss_buf_u16(&b, m->nsections ? VERSION_LAYOUT : VERSION_PLAIN);
+    ss_buf_u16(&b, m->ws.present ? VERSION_WORKSPACE : m->nsections ? VERSION_LAYOUT : VERSION_PLAIN);
     ss_buf_u16(&b, 0);
     ss_buf_u32(&b, (uint32_t)mlen);
     ss_buf_u32(&b, 0);
@@ -172,6 +181,13 @@ bool ss_manifest_encode(const ss_manifest *m, ss_buf *out, ri_snapstore_error *e
         ss_buf_u32(&b, sec->flags);
         ss_buf_u64(&b, sec->content ? sec->len : 0);
         if (sec->content) ss_buf_put(&b, sec->content, (size_t)sec->len);
+    }
+    if (m->ws.present) {
+        ss_buf_u64(&b, m->ws.raw_len);
+        ss_buf_u64(&b, m->ws.skeleton_len);
+        ss_buf_put(&b, m->ws.skeleton, (size_t)m->ws.skeleton_len);
+        ss_buf_u64(&b, m->ws.nchunks);
+        ss_buf_put(&b, m->ws.hashes, (size_t)m->ws.nchunks * SS_HASH);
     }
     if (b.failed) {
         ss_buf_free(&b);
@@ -232,10 +248,10 @@ static bool check_header(const uint8_t *d, uint64_t file_len, const char *name, 
                          uint64_t *body_len, ri_snapstore_error *err) {
     if (memcmp(d, MAGIC, 4) != 0) return corrupt(err, name, "does not start with RISM (not a manifest)");
     uint16_t version = ss_get_u16(d + 4);
-    if (version != VERSION_PLAIN && version != VERSION_LAYOUT) {
+    if (version < VERSION_PLAIN || version > VERSION_WORKSPACE) {
         return ss_fail(err, RI_SNAPSTORE_ERR_CORRUPT,
-                       "The manifest of snapshot '%s' has format version %u; this build reads versions %d and %d", name,
-                       version, VERSION_PLAIN, VERSION_LAYOUT);
+                       "The manifest of snapshot '%s' has format version %u; this build reads versions %d to %d", name,
+                       version, VERSION_PLAIN, VERSION_WORKSPACE);
     }
     if (ss_get_u16(d + 6) != 0 || ss_get_u32(d + 12) != 0) return corrupt(err, name, "has non-zero reserved bytes");
     *meta_len = ss_get_u32(d + 8);
@@ -334,7 +350,7 @@ static bool parse_section(cursor *c, const char *name, const char *tag, uint8_t 
 /* Version 2's layout: a WSNP v2 order (META first, the known sections once each and in
  * order, MEMS TBLS GLBS SEGS present), no CSUM or RIMD, no unknown required section, and
  * content only for the sections the store does not rebuild. */
-static bool parse_layout(cursor *c, const char *name, ss_manifest *m, ri_snapstore_error *err) {
+static bool parse_layout(cursor *c, const char *name, ss_manifest *m, bool *has_wsfs, ri_snapstore_error *err) {
     const uint8_t *p;
     if (!take(c, 4, &p)) return corrupt(err, name, "ends before its section layout");
     uint32_t n = ss_get_u32(p);
@@ -363,6 +379,7 @@ static bool parse_layout(cursor *c, const char *name, ss_manifest *m, ri_snapsto
             return corrupt(err, name, what);
         }
         if (k >= 0) last = k;
+        if (k == ORDER_WSFS) *has_wsfs = true;
         if (k >= ORDER_MEMS && k < ORDER_FRMS) needed |= 1u << (k - ORDER_MEMS);
         if (ss_section_rebuilt(sec->tag)) continue;
         const uint8_t *content;
@@ -374,6 +391,26 @@ static bool parse_layout(cursor *c, const char *name, ss_manifest *m, ri_snapsto
     }
     if (needed != 15) return corrupt(err, name, "has a section layout without MEMS, TBLS, GLBS and SEGS");
     return true;
+}
+
+/* Version 3's workspace record: u64 R, u64 S and the skeleton, u64 H and the chunk hashes. */
+static bool parse_workspace(cursor *c, const char *name, ss_workspace *w, ri_snapstore_error *err) {
+    const uint8_t *p, *skeleton, *hashes;
+    if (!take(c, 16, &p)) return corrupt(err, name, "ends inside its workspace record");
+    w->raw_len = ss_get_u64(p);
+    w->skeleton_len = ss_get_u64(p + 8);
+    if (w->skeleton_len > c->left || !take(c, (size_t)w->skeleton_len, &skeleton) || !take(c, 8, &p))
+        return corrupt(err, name, "ends inside its workspace skeleton");
+    w->nchunks = ss_get_u64(p);
+    if (w->nchunks > c->left / SS_HASH || !take(c, (size_t)w->nchunks * SS_HASH, &hashes))
+        return corrupt(err, name, "ends inside its workspace chunk hashes");
+    w->present = true;
+    w->skeleton = malloc(w->skeleton_len ? (size_t)w->skeleton_len : 1);
+    w->hashes = malloc(w->nchunks ? (size_t)w->nchunks * SS_HASH : 1);
+    if (!w->skeleton || !w->hashes) return ss_nomem(err);
+    memcpy(w->skeleton, skeleton, (size_t)w->skeleton_len);
+    memcpy(w->hashes, hashes, (size_t)w->nchunks * SS_HASH);
+    return ss_workspace_index(w, name, err);
 }
 
 static bool parse_body(const uint8_t *body, size_t len, uint16_t version, const char *name, ss_manifest *m,
@@ -395,7 +432,12 @@ static bool parse_body(const uint8_t *body, size_t len, uint16_t version, const 
         !parse_section(&c, name, "GLBS", &m->glbs, &m->glbs_len, err) ||
         !parse_section(&c, name, "SEGS", &m->segs, &m->segs_len, err))
         return false;
-    if (version == VERSION_LAYOUT && !parse_layout(&c, name, m, err)) return false;
+    bool has_wsfs = false;
+    if (version >= VERSION_LAYOUT && !parse_layout(&c, name, m, &has_wsfs, err)) return false;
+    if (has_wsfs != (version == VERSION_WORKSPACE))
+        return corrupt(err, name, has_wsfs ? "has a WSFS section but no workspace record (version 3)"
+                                           : "is version 3 without a WSFS section in its layout");
+    if (version == VERSION_WORKSPACE && !parse_workspace(&c, name, &m->ws, err)) return false;
     if (c.left) return corrupt(err, name, "has bytes after its last section");
     uint32_t status = ss_get_u32(m->meta + 40);
     if (status > RI_SNAP_STATUS_SUSPENDED || ss_get_u64(m->meta + 48) > (uint64_t)INT64_MAX)
@@ -525,5 +567,7 @@ bool ss_manifest_visit(const ss_manifest *m, ss_hash_visitor visit, void *user) 
         for (uint32_t k = 0; k < m->memories[i].stored; k++)
             if (!visit(user, m->memories[i].hashes + (size_t)k * SS_HASH, SS_PAGE)) return false;
     if (m->info.module_stored && !visit(user, m->info.module_sha256, m->info.module_size)) return false;
+    for (uint64_t k = 0; m->ws.present && k < m->ws.nchunks; k++)
+        if (!visit(user, m->ws.hashes + k * SS_HASH, m->ws.chunk_len[k])) return false;
     return true;
 }

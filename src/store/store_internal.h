@@ -14,6 +14,7 @@
  *   manifest.c     the manifest file: encode, decode (whole, or the head only)
  *   ingest.c       a WSNP v2 image -> blobs + a manifest
  *   assemble.c     a manifest + blobs -> a WSNP v2 image
+ *   workspace.c    a workspace (WSFS) as file chunks by content and a skeleton, and back
  *   store.c        open, put (the commit), get, list, delete, rename
  *   gc.c           mark and sweep, usage, the cap and eviction, verify
  *   base64.c       base64 for the JSON export
@@ -233,6 +234,21 @@ typedef struct ss_section {
     uint64_t len;
 } ss_section;
 
+/* A workspace (section WSFS, manifest version 3) kept by content: every regular file's
+ * bytes in chunks of SS_CHUNK (the workspace's block size; a file's last chunk may be
+ * shorter), one blob each, and the rest of its canonical image (the skeleton: the image
+ * with every file's content cut out) in the manifest. */
+#define SS_CHUNK 16384u
+typedef struct ss_workspace {
+    bool present;
+    uint64_t raw_len;            /* R: the canonical image's length */
+    uint8_t *skeleton;
+    uint64_t skeleton_len;
+    uint64_t nchunks;
+    uint8_t *hashes;             /* nchunks * 32, files in image order, chunks in file order */
+    uint32_t *chunk_len;         /* derived from the skeleton: each chunk's size */
+} ss_workspace;
+
 typedef struct ss_manifest {
     ri_snapstore_info info;      /* the metadata (name from the file name) */
     uint8_t meta[SS_META_BYTES]; /* WSNP v2 META, verbatim */
@@ -244,6 +260,7 @@ typedef struct ss_manifest {
      * GLBS, SEGS with the writer's flags), which manifest version 1 implies. */
     uint32_t nsections;
     ss_section *sections;
+    ss_workspace ws;             /* present: the layout has WSFS (version 3) */
 } ss_manifest;
 
 /* Whether the store rebuilds section `tag` (META, MODL, MEMS, TBLS, GLBS, SEGS) rather
@@ -313,6 +330,21 @@ bool ss_ingest_image(ri_snapstore *st, const uint8_t *image, size_t len, const s
  * or NULL. When cache_out is set, it is updated with the pages (a restore's new state). */
 bool ss_assemble(ri_snapstore *st, const ss_manifest *m, const ri_snapstore_image_options *o, const char *rimd,
                  ri_snapstore_cache *cache_out, ss_buf *out, ri_snapstore_error *err);
+
+/* ---- workspaces (workspace.c) ---------------------------------------------------------------------------------- */
+
+void ss_workspace_free(ss_workspace *w);
+/* Splits canonical workspace bytes into w (skeleton, chunk hashes, sizes); *chunks gets
+ * each chunk's bytes (pointers into ws, malloc'd array). INPUT when ws is not structured as
+ * a canonical image. */
+bool ss_workspace_split(const uint8_t *ws, size_t len, ss_workspace *w, const uint8_t ***chunks,
+                        ri_snapstore_error *err);
+/* Derives chunk_len from the skeleton and checks it against nchunks and raw_len (a
+ * manifest being read): CORRUPT naming the snapshot otherwise. */
+bool ss_workspace_index(ss_workspace *w, const char *name, ri_snapstore_error *err);
+/* The canonical bytes again, every chunk read from its blob and verified (*out malloc'd). */
+bool ss_workspace_rebuild(ri_snapstore *st, const ss_manifest *m, uint8_t **out, size_t *len,
+                          ri_snapstore_error *err);
 
 /* ---- the store's operations (store.c, gc.c) -------------------------------------------------------------------- */
 

@@ -61,13 +61,12 @@ static bool parse_file(parser *ps, wsfs *fs, wsfs_inode *in) {
         size_t z = 0;
         while (z < k && !src[z]) z++;
         if (z == k) continue; /* all zeros: a hole */
-        wsfs_block *b = block_new(fs->fam);
+        wsfs_block *b = block_new_filled(fs->fam, src, k);
         wsfs_obj **slot = b ? rx_slot(fs->fam, &in->blocks, off / WSFS_BLOCK_SIZE) : NULL;
         if (!slot) {
             if (b) obj_release(fs->fam, &b->h);
             return fail(ps, WSFS_ERR_NOMEM, "out of memory");
         }
-        memcpy(b->data, src, k);
         *slot = &b->h;
     }
     ps->pos += (size_t)size;

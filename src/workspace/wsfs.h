@@ -210,6 +210,27 @@ wsfs_status wsfs_serialize(const wsfs *fs, uint8_t **out, size_t *len, wsfs_erro
 /* A file system from canonical bytes, checked completely first; cfg gives limits and clock. */
 wsfs_status wsfs_parse(const uint8_t *data, size_t len, const wsfs_config *cfg, wsfs **out, wsfs_error *err);
 
+/* The regular files' contents in a canonical image (skeleton false) or in its skeleton, the
+ * image with every file's content cut out (skeleton true): fn gets each file's inode, the
+ * offset of its content (skeleton: where it was cut) and its size, in image order. A walk
+ * by structure only, every length checked against the bytes; WSFS_ERR_MALFORMED when the
+ * bytes are not so structured or fn returns false. Not the full parser's checks. */
+typedef bool (*wsfs_file_fn)(void *ctx, uint64_t ino, size_t at, uint64_t size);
+wsfs_status wsfs_walk_files(const uint8_t *data, size_t len, bool skeleton, wsfs_file_fn fn, void *ctx,
+                            wsfs_error *err);
+
+/* ---- deltas (docs/SNAPSHOT_FORMAT.md "WSFS in a delta") ---------------------------------- */
+/* The delta from canonical image base to canonical image child (*out malloc'd): removed
+ * inodes, added or changed records, and for a file that stays a file only its new fields,
+ * size and the byte ranges that differ. Both are walked by structure, not fully parsed. */
+wsfs_status wsfs_delta_encode(const uint8_t *base, size_t blen, const uint8_t *child, size_t clen, uint8_t **out,
+                              size_t *len, wsfs_error *err);
+/* The child's canonical bytes from base and a delta (*out malloc'd), strictly: truncation,
+ * wrong order, a base that is not the delta's, any inconsistency is WSFS_ERR_MALFORMED with
+ * the byte offset and the rule; nothing is allocated for the result before all is checked. */
+wsfs_status wsfs_delta_apply(const uint8_t *base, size_t blen, const uint8_t *delta, size_t dlen, uint8_t **out,
+                             size_t *len, wsfs_error *err);
+
 const char *wsfs_errno_name(wsfs_errno e);
 
 #endif

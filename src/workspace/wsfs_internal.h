@@ -88,6 +88,8 @@ bool obj_shared(const wsfs_obj *o);
 wsfs_family *family_new(void);
 void family_release(wsfs_family *fam);
 wsfs_block *block_new(wsfs_family *fam); /* zeroed */
+/* A block holding src's n bytes (n >= 1), zero after them (n = 0: data left unset). */
+wsfs_block *block_new_filled(wsfs_family *fam, const uint8_t *src, size_t n);
 wsfs_inode *inode_alloc(wsfs_family *fam, uint64_t ino, uint8_t type);
 /* A private copy of a shared inode (dirs: entries copied; files: blocks shared). */
 wsfs_inode *inode_clone(wsfs_family *fam, const wsfs_inode *in);
@@ -177,5 +179,16 @@ static inline uint64_t get_u64(const uint8_t *p) {
 #define WSFS_HEADER_SIZE 24u
 #define WSFS_INODE_FIXED 56u /* ino .. parent */
 #define WSFS_ENTRY_FIXED 18u /* key, ino, name length */
+
+/* One record of a canonical image (files.c), found by structure only. */
+typedef struct wsfs_record {
+    uint64_t ino;
+    uint8_t type;
+    size_t start, end;   /* the record's bytes */
+    size_t content;      /* regular files: where the content starts (skeleton: where it was cut) */
+    uint64_t size;       /* regular files: the content's length */
+} wsfs_record;
+/* The record at pos (pos < len); NULL, or what is wrong with it. */
+const char *wsfs_record_at(const uint8_t *data, size_t len, size_t pos, bool skeleton, wsfs_record *r);
 
 #endif

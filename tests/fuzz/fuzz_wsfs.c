@@ -1,5 +1,7 @@
 /* The workspace file system (src/workspace). Mode byte, then:
- *   even: an image for wsfs_parse; a valid one re-serializes to the same bytes, and still
+ *   2 (mod 4): a workspace delta (docs/SNAPSHOT_FORMAT.md "WSFS in a delta") applied to a
+ *         fixed base tree; what applies goes through the image path below;
+ *   0 (mod 4): an image for wsfs_parse; a valid one re-serializes to the same bytes, and still
  *         works (a fork is changed, diffed against it, and its image parses again);
  *   odd:  a program of operations (one byte an opcode, then arguments) run on a small file
  *         system and a fork of it taken midway; afterwards both images round-trip exactly,
@@ -146,6 +148,35 @@ static void parse_bytes(const uint8_t *d, size_t n, const wsfs_config *cfg) {
     wsfs_free(fs);
 }
 
+/* The base of the delta mode: a small tree built the same way every time. */
+static uint8_t *delta_base(size_t *len) {
+    uint64_t clk = 0;
+    wsfs_config cfg = {.clock = tick, .clock_ctx = &clk};
+    wsfs *fs = NULL;
+    check(wsfs_new(&cfg, &fs, NULL) == WSFS_OK, "new failed");
+    uint64_t ino;
+    size_t got;
+    wsfs_mkdir(fs, R, "d", 1);
+    wsfs_open(fs, R, "d/f", 3, WSFS_O_CREAT, &ino);
+    wsfs_pwrite(fs, ino, "base file", 9, 0, &got);
+    wsfs_open(fs, R, "g", 1, WSFS_O_CREAT, &ino);
+    wsfs_pwrite(fs, ino, "x", 1, 17000, &got);
+    wsfs_symlink(fs, "d/f", 3, R, "l", 1);
+    uint8_t *img = image(fs, len);
+    wsfs_free(fs);
+    return img;
+}
+
+static void apply_delta(const uint8_t *d, size_t n, const wsfs_config *cfg) {
+    size_t blen, len;
+    uint8_t *base = delta_base(&blen), *out = NULL;
+    wsfs_error err;
+    if (wsfs_delta_apply(base, blen, d, n, &out, &len, &err) == WSFS_OK) parse_bytes(out, len, cfg);
+    else check(out == NULL && err.message[0], "a refused delta without a message");
+    free(out);
+    free(base);
+}
+
 static void write_seed(const char *dir, const char *name, uint8_t mode, const uint8_t *d, size_t n) {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", dir, name);
@@ -185,6 +216,25 @@ static void write_seeds(const char *dir) {
                                    5, 4, 11, 0, 6, 5, 3, 0, 7, 2, 5, 1, 12, 0, 0, 1, 3, 4, 0, 0, 13, 0, 0, 1,
                                    14, 0, 0, 0, 15, 5, 0, 0, 11, 0, 0, 3, 17, 0, 0, 5, 4, 3, 0, 0};
     write_seed(dir, "ops", 1, prog, sizeof prog);
+    /* a delta: a file edited and grown, one added, the symlink removed */
+    size_t blen, dlen;
+    uint8_t *base = delta_base(&blen), *delta = NULL;
+    wsfs *b = NULL, *c;
+    check(wsfs_parse(base, blen, &cfg, &b, NULL) == WSFS_OK, "the delta base does not parse");
+    c = wsfs_fork(b);
+    wsfs_open(c, R, "d/f", 3, 0, &ino);
+    wsfs_pwrite(c, ino, "EDIT", 4, 5, &got);
+    wsfs_open(c, R, "new", 3, WSFS_O_CREAT, &ino);
+    wsfs_pwrite(c, ino, "n", 1, 0, &got);
+    wsfs_unlink(c, R, "l", 1);
+    img = image(c, &len);
+    check(wsfs_delta_encode(base, blen, img, len, &delta, &dlen, NULL) == WSFS_OK, "delta encode failed");
+    write_seed(dir, "delta", 2, delta, dlen);
+    free(delta);
+    free(img);
+    free(base);
+    wsfs_free(c);
+    wsfs_free(b);
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
@@ -209,6 +259,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     cfg.clock = tick;
     cfg.clock_ctx = &clk;
     if (data[0] & 1) run_ops(data + 1, size - 1, &cfg);
+    else if (data[0] & 2) apply_delta(data + 1, size - 1, &cfg);
     else parse_bytes(data + 1, size - 1, &cfg);
     return 0;
 }
