@@ -21,6 +21,7 @@ packages=(
     openssl                       # the server's TLS tests make a self-signed certificate (openssl req -x509)
     python3-pytest                # the Python binding's tests (bindings/python/tests)
     python3-pip python3-setuptools  # the Python binding's install test: pip install --no-build-isolation, offline
+    curl ca-certificates          # scripts/fetch-interpreters.sh: the interpreters' npm packages
     binaryen nodejs               # make fuzz-diff: random modules (wasm-opt -ttf, wasm-reduce) run against V8
 )
 
@@ -45,3 +46,7 @@ fi
 
 # The cross builds that `make check` runs (s390x and aarch64 under qemu-user).
 bash "$(dirname "$0")/install-cross-deps.sh"
+
+# The language interpreters (WebAssembly builds from npm, pinned and hash-checked) that the
+# language tests run; kept outside the source tree (docs/LANGUAGES.md).
+bash "$(dirname "$0")/fetch-interpreters.sh"

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Fetches the language interpreters that ri runs (docs/LANGUAGES.md): WebAssembly builds
+# published on npm, pinned by version, checked by SHA-256 (the package and the .wasm in it).
+# Nothing is committed to the repository: they go to a cache folder outside the source tree,
+#   $RI_INTERPRETERS_DIR, default ~/.cache/ri/interpreters
+# as <name>-<version>/<file>.wasm. Safe to run again: files already there are checked, not
+# fetched. Exits non-zero (and leaves nothing half-written) when a download or a hash fails.
+set -euo pipefail
+
+dir="${RI_INTERPRETERS_DIR:-$HOME/.cache/ri/interpreters}"
+registry="${RI_NPM_REGISTRY:-https://registry.npmjs.org}"
+
+# name  version  tarball path on the registry  sha256 of the tarball  file in the package  sha256 of the file
+interpreters=(
+    "wasmoon 1.16.0 wasmoon/-/wasmoon-1.16.0.tgz
+     7a07cb6d39af10911fabd50740833477b18b47b6f03148f15218edf474c8af56
+     package/dist/glue.wasm 95f3f19ddb740125883bc41d5ec670cd0828e7b58c8bdad385323cbff497b55c"
+    "micropython 1.27.0 @micropython/micropython-webassembly-pyscript/-/micropython-webassembly-pyscript-1.27.0.tgz
+     303919763c8ebfe5923b9da66226c20dce44ad72b604b225fb39338ea15367af
+     package/micropython.wasm 06338c955b03c5700aa0069015d3e392d76836ef8e2ce25bedbe59b88ccd373c"
+)
+
+sha256_of() { sha256sum "$1" | cut -d' ' -f1; }
+
+mkdir -p "$dir"
+for entry in "${interpreters[@]}"; do
+    read -r name version tarball tar_sha file file_sha <<<"$(echo $entry)"
+    dest="$dir/$name-$version/$(basename "$file")"
+    if [ -f "$dest" ] && [ "$(sha256_of "$dest")" = "$file_sha" ]; then
+        echo "fetch-interpreters: $name $version: $dest (checked)"
+        continue
+    fi
+    tmp="$(mktemp -d "$dir/.fetch.XXXXXX")"
+    trap 'rm -rf "$tmp"' EXIT
+    echo "fetch-interpreters: $name $version: $registry/$tarball"
+    curl -fsSL --retry 3 -o "$tmp/package.tgz" "$registry/$tarball"
+    got="$(sha256_of "$tmp/package.tgz")"
+    if [ "$got" != "$tar_sha" ]; then
+        echo "fetch-interpreters: $name $version: the package's SHA-256 is $got, expected $tar_sha" >&2
+        exit 1
+    fi
+    tar -xzf "$tmp/package.tgz" -C "$tmp" "$file"
+    got="$(sha256_of "$tmp/$file")"
+    if [ "$got" != "$file_sha" ]; then
+        echo "fetch-interpreters: $name $version: $file's SHA-256 is $got, expected $file_sha" >&2
+        exit 1
+    fi
+    mkdir -p "$(dirname "$dest")"
+    sync "$tmp/$file"
+    mv "$tmp/$file" "$dest.tmp" && mv -f "$dest.tmp" "$dest" # (the same file system: a rename)
+    rm -rf "$tmp"
+    trap - EXIT
+    echo "fetch-interpreters: $name $version: $dest"
+done
