@@ -212,6 +212,12 @@ RI_API void ri_sandbox_free(ri_sandbox *sb);
 
 RI_API const char *ri_sandbox_id(const ri_sandbox *sb);
 RI_API ri_sandbox_status ri_sandbox_status_of(const ri_sandbox *sb);   /* live */
+/* Reads or writes bytes [offset, offset + len) of the sandbox's memory between executions
+ * (status loaded or suspended): how a driver hands text to a module that takes a pointer.
+ * Out of bounds or another status: false, the memory unchanged, err says why. */
+RI_API bool ri_sandbox_memory_read(ri_sandbox *sb, uint64_t offset, void *out, size_t len, ri_sandbox_error *err);
+RI_API bool ri_sandbox_memory_write(ri_sandbox *sb, uint64_t offset, const void *data, size_t len,
+                                    ri_sandbox_error *err);
 RI_API ri_sandbox_metrics ri_sandbox_get_metrics(const ri_sandbox *sb); /* live */
 RI_API const ri_sandbox_config *ri_sandbox_get_config(const ri_sandbox *sb);
 

@@ -34,4 +34,18 @@ ri_sandbox_result ri_lua_start(ri_lua *lua, const char *code, size_t len);
  * failed: err says why), the Lua stack emptied for the next run. */
 int ri_lua_finish(ri_lua *lua, int32_t pcall_status, ri_sandbox_error *err);
 
+/* MicroPython as @micropython/micropython-webassembly-pyscript builds it. */
+typedef struct ri_python {
+    ri_sandbox *sb;
+    int32_t code, out;  /* the running program's text and result record (guest addresses) */
+} ri_python;
+
+/* Loads micropython.wasm into sb (as for Lua) and initialises the interpreter. */
+bool ri_python_open(ri_python *py, ri_sandbox *sb, const uint8_t *wasm, size_t len, ri_sandbox_error *err);
+/* Starts running `code` as a module; may pause like ri_lua_start. */
+ri_sandbox_result ri_python_start(ri_python *py, const char *code, size_t len);
+/* After the call completed: 0 ok, 1 an uncaught exception (*error: "<type>\x04<traceback>",
+ * malloc'd), -1 the driver failed (err). */
+int ri_python_finish(ri_python *py, char **error, ri_sandbox_error *err);
+
 #endif

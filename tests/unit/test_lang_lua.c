@@ -13,47 +13,21 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
+#include "lang_test_util.h"
 
-#include "lang/lang.h"
-#include "ri/sandbox.h"
+#define LUA_WASM "wasmoon-1.16.0/glue.wasm"
+#define NEED_LUA() NEED_INTERPRETER(wasm, LUA_WASM)
 
 static uint8_t *wasm;
 static size_t wasm_len;
-static ri_sandboxes *factory;
 static uint8_t *ready;     /* a sandbox with Lua set up (a v2 image with the module) */
 static size_t ready_len;
 static ri_lua ready_lua;   /* its L and runner */
 
-static ri_sandbox_config config(uint64_t max_gas) {
-    ri_sandbox_config c = ri_sandbox_config_default();
-    c.has_event_timestamp = true;
-    c.event_timestamp = 1700000000000;
-    c.gas_schedule = RI_GAS_INSTRUCTIONS;
-    c.max_gas = max_gas;
-    c.max_memory_bytes = 256u << 20;
-    c.max_execution_ms = 600000; /* the tests meter by gas; the wall clock only guards */
-    c.enable_wasi = true;
-    c.enable_emscripten = true;
-    return c;
-}
-
 static int setup(void **state) {
     (void)state;
-    const char *dir = getenv("RI_INTERPRETERS_DIR");
-    char path[1024];
-    snprintf(path, sizeof path, "%s/wasmoon-1.16.0/glue.wasm", dir && dir[0] ? dir : ".");
-    FILE *f = fopen(path, "rb");
-    if (!f) return 0; /* the tests skip */
-    fseek(f, 0, SEEK_END);
-    wasm_len = (size_t)ftell(f);
-    fseek(f, 0, SEEK_SET);
-    wasm = malloc(wasm_len);
-    if (!wasm || fread(wasm, 1, wasm_len, f) != wasm_len) return -1;
-    fclose(f);
+    wasm = read_interpreter(LUA_WASM, &wasm_len);
+    if (!wasm) return 0; /* the tests skip */
     factory = ri_sandboxes_new();
     ri_sandbox_config c = config(UINT64_C(1) << 40);
     ri_sandbox_error err;
@@ -74,58 +48,6 @@ static int teardown(void **state) {
     free(ready);
     if (factory) ri_sandboxes_free(factory);
     return 0;
-}
-
-#define NEED_LUA()                                                                                          \
-    do {                                                                                                    \
-        if (!wasm) {                                                                                        \
-            print_message("skipped: no wasmoon-1.16.0/glue.wasm in RI_INTERPRETERS_DIR (run "               \
-                          "scripts/fetch-interpreters.sh)\n");                                              \
-            skip();                                                                                         \
-        }                                                                                                   \
-    } while (0)
-
-/* A sandbox in `image`'s state with this max_gas (and pause-on mask). */
-static ri_sandbox *sandbox_from(const uint8_t *image, size_t len, uint64_t max_gas, uint32_t pause_on) {
-    ri_sandbox_config c = config(max_gas);
-    ri_sandbox_error err;
-    ri_sandbox *sb = ri_sandbox_create(factory, &c, &err);
-    assert_non_null(sb);
-    if (!ri_sandbox_restore(sb, image, len, &err)) {
-        print_error("restore: %s\n", err.message);
-        fail();
-    }
-    assert_true(ri_sandbox_set_pause_on(sb, pause_on, &err));
-    return sb;
-}
-
-typedef struct outcome {
-    int status;
-    char out[4096], err[4096];
-    size_t out_len, err_len;
-    uint64_t gas;
-    double ms;
-} outcome;
-
-/* Appends the sandbox's stdout and stderr to o and clears them. */
-static void collect(ri_sandbox *sb, outcome *o) {
-    size_t n;
-    const uint8_t *p = ri_sandbox_wasi_output(sb, RI_WASI_STDOUT, &n);
-    assert_true(o->out_len + n < sizeof o->out);
-    if (n) memcpy(o->out + o->out_len, p, n);
-    o->out_len += n;
-    p = ri_sandbox_wasi_output(sb, RI_WASI_STDERR, &n);
-    assert_true(o->err_len + n < sizeof o->err);
-    if (n) memcpy(o->err + o->err_len, p, n);
-    o->err_len += n;
-    ri_sandbox_wasi_output_clear(sb, RI_WASI_STDOUT);
-    ri_sandbox_wasi_output_clear(sb, RI_WASI_STDERR);
-}
-
-static double now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
 /* Runs code uninterrupted in a sandbox from the ready image. */
