@@ -100,4 +100,59 @@ static inline double now_ms(void) {
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
+/* The interpreter's file in *wasm (NULL: absent, the tests skip), set up by `open` in a
+ * sandbox whose v2 image (module included) goes to *ready: every test starts from it. */
+typedef bool (*lang_open_fn)(void *driver, ri_sandbox *sb, const uint8_t *wasm, size_t len, ri_sandbox_error *err);
+static inline int lang_setup(const char *rel, lang_open_fn open, void *driver, uint8_t **wasm, size_t *wasm_len,
+                             uint8_t **ready, size_t *ready_len) {
+    *wasm = read_interpreter(rel, wasm_len);
+    if (!*wasm) return 0;
+    factory = ri_sandboxes_new();
+    ri_sandbox_config c = config(UINT64_C(1) << 40);
+    ri_sandbox_error err;
+    ri_sandbox *sb = ri_sandbox_create(factory, &c, &err);
+    if (!sb || !open(driver, sb, *wasm, *wasm_len, &err)) {
+        fprintf(stderr, "%s: setup: %s\n", rel, err.message);
+        return -1;
+    }
+    ri_snapshot_options o = {.format = RI_SNAPSHOT_V2, .include_module = true};
+    bool ok = ri_sandbox_snapshot_with(sb, &o, ready, ready_len, &err);
+    ri_sandbox_free(sb);
+    return ok ? 0 : -1;
+}
+
+static inline void lang_teardown(uint8_t *wasm, uint8_t *ready) {
+    free(wasm);
+    free(ready);
+    if (factory) ri_sandboxes_free(factory);
+}
+
+/* Takes a started run r to its end: at each pause collects the output into got, writes a
+ * snapshot, restores it in a new sandbox (*sb; the old one freed) and resumes with `slice`.
+ * The final result; *pauses counted. */
+static inline ri_sandbox_result lang_resume_through_snapshots(ri_sandbox **sb, ri_sandbox_result r, uint64_t slice,
+                                                              outcome *got, int *pauses) {
+    *pauses = 0;
+    while (!r.ok && r.error.code == RI_SANDBOX_SUSPENDED_CALL) {
+        (*pauses)++;
+        collect(*sb, got);
+        uint8_t *img = NULL;
+        size_t len = 0;
+        ri_sandbox_error err;
+        ri_snapshot_options o = {.format = RI_SNAPSHOT_V2, .include_module = true};
+        if (!ri_sandbox_snapshot_with(*sb, &o, &img, &len, &err)) {
+            print_error("snapshot: %s\n", err.message);
+            fail();
+        }
+        ri_sandbox_free(*sb);
+        *sb = sandbox_from(img, len, slice, RI_SUSPEND_ON_GAS);
+        free(img);
+        ri_sandbox_result_free(&r);
+        r = ri_sandbox_resume(*sb, slice);
+    }
+    if (!r.ok) print_error("sliced: %s\n", r.error.message);
+    assert_true(r.ok);
+    return r;
+}
+
 #endif

@@ -24,29 +24,18 @@ static uint8_t *ready;     /* a sandbox with Lua set up (a v2 image with the mod
 static size_t ready_len;
 static ri_lua ready_lua;   /* its L and runner */
 
+static bool open_lua(void *driver, ri_sandbox *sb, const uint8_t *bytes, size_t len, ri_sandbox_error *err) {
+    return ri_lua_open(driver, sb, bytes, len, err);
+}
+
 static int setup(void **state) {
     (void)state;
-    wasm = read_interpreter(LUA_WASM, &wasm_len);
-    if (!wasm) return 0; /* the tests skip */
-    factory = ri_sandboxes_new();
-    ri_sandbox_config c = config(UINT64_C(1) << 40);
-    ri_sandbox_error err;
-    ri_sandbox *sb = ri_sandbox_create(factory, &c, &err);
-    if (!sb || !ri_lua_open(&ready_lua, sb, wasm, wasm_len, &err)) {
-        fprintf(stderr, "Lua setup: %s\n", err.message);
-        return -1;
-    }
-    ri_snapshot_options o = {.format = RI_SNAPSHOT_V2, .include_module = true};
-    if (!ri_sandbox_snapshot_with(sb, &o, &ready, &ready_len, &err)) return -1;
-    ri_sandbox_free(sb);
-    return 0;
+    return lang_setup(LUA_WASM, open_lua, &ready_lua, &wasm, &wasm_len, &ready, &ready_len);
 }
 
 static int teardown(void **state) {
     (void)state;
-    free(wasm);
-    free(ready);
-    if (factory) ri_sandboxes_free(factory);
+    lang_teardown(wasm, ready);
     return 0;
 }
 
@@ -140,28 +129,10 @@ static void a_long_loop_paused_snapshotted_and_resumed(void **state) {
     ri_sandbox *sb = sandbox_from(ready, ready_len, slice, RI_SUSPEND_ON_GAS);
     ri_lua lua = ready_lua;
     lua.sb = sb;
-    ri_sandbox_result r = ri_lua_start(&lua, long_loop, strlen(long_loop));
-    int pauses = 0;
-    while (!r.ok && r.error.code == RI_SANDBOX_SUSPENDED_CALL) {
-        pauses++;
-        collect(sb, &got);
-        uint8_t *img = NULL;
-        size_t len = 0;
-        ri_sandbox_error err;
-        ri_snapshot_options o = {.format = RI_SNAPSHOT_V2, .include_module = true};
-        if (!ri_sandbox_snapshot_with(sb, &o, &img, &len, &err)) {
-            print_error("snapshot: %s\n", err.message);
-            fail();
-        }
-        ri_sandbox_free(sb);
-        sb = sandbox_from(img, len, slice, RI_SUSPEND_ON_GAS);
-        free(img);
-        lua.sb = sb;
-        ri_sandbox_result_free(&r);
-        r = ri_sandbox_resume(sb, slice);
-    }
-    if (!r.ok) print_error("sliced: %s\n", r.error.message);
-    assert_true(r.ok);
+    int pauses;
+    ri_sandbox_result r = lang_resume_through_snapshots(&sb, ri_lua_start(&lua, long_loop, strlen(long_loop)), slice,
+                                                        &got, &pauses);
+    lua.sb = sb;
     assert_true(pauses >= 8);
     assert_int_equal(r.gas_used, want.gas);
     ri_sandbox_error err;

@@ -24,29 +24,18 @@ static uint8_t *ready;
 static size_t ready_len;
 static ri_python ready_py;
 
+static bool open_python(void *driver, ri_sandbox *sb, const uint8_t *bytes, size_t len, ri_sandbox_error *err) {
+    return ri_python_open(driver, sb, bytes, len, err);
+}
+
 static int setup(void **state) {
     (void)state;
-    wasm = read_interpreter(PY_WASM, &wasm_len);
-    if (!wasm) return 0; /* the tests skip */
-    factory = ri_sandboxes_new();
-    ri_sandbox_config c = config(UINT64_C(1) << 40);
-    ri_sandbox_error err;
-    ri_sandbox *sb = ri_sandbox_create(factory, &c, &err);
-    if (!sb || !ri_python_open(&ready_py, sb, wasm, wasm_len, &err)) {
-        fprintf(stderr, "MicroPython setup: %s\n", err.message);
-        return -1;
-    }
-    ri_snapshot_options o = {.format = RI_SNAPSHOT_V2, .include_module = true};
-    if (!ri_sandbox_snapshot_with(sb, &o, &ready, &ready_len, &err)) return -1;
-    ri_sandbox_free(sb);
-    return 0;
+    return lang_setup(PY_WASM, open_python, &ready_py, &wasm, &wasm_len, &ready, &ready_len);
 }
 
 static int teardown(void **state) {
     (void)state;
-    free(wasm);
-    free(ready);
-    if (factory) ri_sandboxes_free(factory);
+    lang_teardown(wasm, ready);
     return 0;
 }
 
@@ -161,22 +150,9 @@ static void a_long_loop_paused_snapshotted_and_resumed(void **state) {
     memset(&got, 0, sizeof got);
     ri_python py = ready_py;
     py.sb = sandbox_from(ready, ready_len, slice, RI_SUSPEND_ON_GAS);
-    ri_sandbox_result r = ri_python_start(&py, long_loop, strlen(long_loop));
-    int pauses = 0;
-    while (!r.ok && r.error.code == RI_SANDBOX_SUSPENDED_CALL) {
-        pauses++;
-        collect(py.sb, &got);
-        uint8_t *img = NULL;
-        size_t len = 0;
-        ri_sandbox_error err;
-        ri_snapshot_options o = {.format = RI_SNAPSHOT_V2, .include_module = true};
-        assert_true(ri_sandbox_snapshot_with(py.sb, &o, &img, &len, &err));
-        ri_sandbox_free(py.sb);
-        py.sb = sandbox_from(img, len, slice, RI_SUSPEND_ON_GAS);
-        free(img);
-        ri_sandbox_result_free(&r);
-        r = ri_sandbox_resume(py.sb, slice);
-    }
+    int pauses;
+    ri_sandbox_result r = lang_resume_through_snapshots(&py.sb, ri_python_start(&py, long_loop, strlen(long_loop)),
+                                                        slice, &got, &pauses);
     assert_true(pauses >= 8);
     finish(&py, &r, &got);
     assert_int_equal(r.gas_used, want.gas);
