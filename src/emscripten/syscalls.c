@@ -182,7 +182,7 @@ EMSC_HANDLER(newfstatat) {
 EMSC_HANDLER(getdents64) {
     uint32_t e = 0, fd = emsc_u32(args, 0), count = emsc_u32(args, 2);
     wasi_fd *f = wasi_fd_check(c->w, fd, WASI_RIGHT(R_FD_READDIR), &e);
-    if (f && f->kind != WASI_FD_DIR && f->kind != WASI_FD_PREOPEN) e = WASI_ENOTDIR;
+    if (f && ((f->kind != WASI_FD_DIR && f->kind != WASI_FD_PREOPEN) || !c->w->fs)) e = WASI_ENOTDIR;
     uint8_t *out = e ? NULL : wasi_mem_range(&c->mem, emsc_u32(args, 1), count);
     if (!e && !out) e = WASI_EFAULT;
     if (e) return result(results, e, 0), 0;

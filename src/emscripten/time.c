@@ -56,11 +56,11 @@ static void civil_from_days(int64_t z, int64_t *y, int64_t *m, int64_t *d) {
  * 1900, wday, yday, isdst), then tm_gmtoff (long) and tm_zone (a pointer). */
 #define TM_BYTES 40u
 
-/* Clamped so that every field fits an int (years within +-2^31 / 366 days of 1970). */
+/* Clamped so that every field fits an int (within about 1.9e9 years of 1970). */
 static bool write_tm(const wasi_mem *m, int64_t t, uint32_t ptr) {
     uint8_t *p = wasi_mem_range(m, ptr, TM_BYTES);
     if (!p) return false;
-    const int64_t lim = INT64_C(67767976233316800); /* about year 2^31 */
+    const int64_t lim = INT64_C(60000000000000000);
     if (t > lim) t = lim;
     if (t < -lim) t = -lim;
     int64_t days = t / 86400, secs = t % 86400;
