@@ -51,7 +51,7 @@ static void result(ri_val *results, uint32_t e, int32_t ok) { results[0] = e ? e
 
 EMSC_HANDLER(openat) {
     uint8_t buf[PATH_MAX_ + 8];
-    uint32_t fd, len, flags = emsc_u32(args, 2);
+    uint32_t fd = 0, len = 0, flags = emsc_u32(args, 2);
     uint32_t e = path_in(c, args[0].of.i32, emsc_u32(args, 1), buf, PATH_MAX_, &fd, &len);
     if (e) return result(results, e, 0), 0;
     uint32_t oflags = ((flags & O_CREAT_) ? 1u : 0) | ((flags & O_DIRECTORY_) ? 2u : 0) | ((flags & O_EXCL_) ? 4u : 0) |
@@ -69,7 +69,7 @@ EMSC_HANDLER(openat) {
 
 EMSC_HANDLER(unlinkat) {
     uint8_t buf[PATH_MAX_];
-    uint32_t fd, len, e = path_in(c, args[0].of.i32, emsc_u32(args, 1), buf, sizeof buf, &fd, &len);
+    uint32_t fd = 0, len = 0, e = path_in(c, args[0].of.i32, emsc_u32(args, 1), buf, sizeof buf, &fd, &len);
     ri_val a[3] = {i32v(fd), i32v(0), i32v(len)};
     if (!e) e = run(c, (emsc_u32(args, 2) & AT_REMOVEDIR_) ? wasi_path_remove_directory : wasi_path_unlink_file, buf, len, a);
     result(results, e, 0);
@@ -83,7 +83,7 @@ EMSC_HANDLER(rmdir) {
 
 EMSC_HANDLER(mkdirat) {
     uint8_t buf[PATH_MAX_];
-    uint32_t fd, len, e = path_in(c, args[0].of.i32, emsc_u32(args, 1), buf, sizeof buf, &fd, &len);
+    uint32_t fd = 0, len = 0, e = path_in(c, args[0].of.i32, emsc_u32(args, 1), buf, sizeof buf, &fd, &len);
     ri_val a[3] = {i32v(fd), i32v(0), i32v(len)};
     if (!e) e = run(c, wasi_path_create_directory, buf, len, a);
     result(results, e, 0);
@@ -92,7 +92,7 @@ EMSC_HANDLER(mkdirat) {
 
 EMSC_HANDLER(renameat) {
     uint8_t buf[2 * PATH_MAX_];
-    uint32_t fd1, len1, fd2, len2;
+    uint32_t fd1 = 0, len1 = 0, fd2 = 0, len2 = 0;
     uint32_t e = path_in(c, args[0].of.i32, emsc_u32(args, 1), buf, PATH_MAX_, &fd1, &len1);
     if (!e) e = path_in(c, args[2].of.i32, emsc_u32(args, 3), buf + len1, PATH_MAX_, &fd2, &len2);
     ri_val a[6] = {i32v(fd1), i32v(0), i32v(len1), i32v(fd2), i32v(len1), i32v(len2)};
@@ -103,7 +103,7 @@ EMSC_HANDLER(renameat) {
 
 EMSC_HANDLER(readlinkat) {
     uint8_t buf[2 * PATH_MAX_ + 4];
-    uint32_t fd, len, out = emsc_u32(args, 2), cap = emsc_u32(args, 3);
+    uint32_t fd = 0, len = 0, out = emsc_u32(args, 2), cap = emsc_u32(args, 3);
     uint32_t e = path_in(c, args[0].of.i32, emsc_u32(args, 1), buf, PATH_MAX_, &fd, &len);
     if (cap > PATH_MAX_) cap = PATH_MAX_;
     uint8_t *dst = wasi_mem_range(&c->mem, out, cap);
@@ -146,7 +146,7 @@ static uint32_t put_stat(emsc_ctx *c, const uint8_t *fs, uint32_t ptr) {
 
 static int stat_path(emsc_ctx *c, int32_t dirfd, uint32_t path, uint32_t out, bool follow, ri_val *results) {
     uint8_t buf[PATH_MAX_ + 64];
-    uint32_t fd, len, e = path_in(c, dirfd, path, buf, PATH_MAX_, &fd, &len);
+    uint32_t fd = 0, len = 0, e = path_in(c, dirfd, path, buf, PATH_MAX_, &fd, &len);
     ri_val a[5] = {i32v(fd), i32v(follow ? 1 : 0), i32v(0), i32v(len), i32v(len)};
     if (!e) e = run(c, wasi_path_filestat_get, buf, len + 64, a);
     if (!e) e = put_stat(c, buf + len, out);
