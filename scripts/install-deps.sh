@@ -21,14 +21,9 @@ packages=(
     openssl                       # the server's TLS tests make a self-signed certificate (openssl req -x509)
     python3-pytest                # the Python binding's tests (bindings/python/tests)
     python3-pip python3-setuptools  # the Python binding's install test: pip install --no-build-isolation, offline
+    curl ca-certificates          # scripts/fetch-interpreters.sh: the interpreters' npm packages
     binaryen nodejs               # make fuzz-diff: random modules (wasm-opt -ttf, wasm-reduce) run against V8
 )
-
-# npm fetches the interpreters (scripts/fetch-interpreters.sh); a Node.js from elsewhere
-# (NodeSource) brings its own npm, and Debian's npm would conflict with it.
-if ! command -v npm >/dev/null 2>&1; then
-    packages+=(npm)
-fi
 
 missing=()
 for p in "${packages[@]}"; do
@@ -49,8 +44,9 @@ else
     "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"
 fi
 
-# The interpreters that run code as text (Ruby, ...), pinned and checked by SHA-256.
-bash "$(dirname "$0")/fetch-interpreters.sh"
-
 # The cross builds that `make check` runs (s390x and aarch64 under qemu-user).
 bash "$(dirname "$0")/install-cross-deps.sh"
+
+# The language interpreters (WebAssembly builds from npm, pinned and hash-checked) that the
+# language tests run; kept outside the source tree (docs/LANGUAGES.md).
+bash "$(dirname "$0")/fetch-interpreters.sh"

@@ -308,6 +308,23 @@ RI_API ri_memory *ri_host_call_memory(ri_host_call *call);
 RI_API ri_func *ri_func_new_host(ri_store *store, const ri_functype *type, ri_host_fn fn, void *user);
 RI_API ri_functype ri_func_type(const ri_func *func);
 
+/* Emscripten's JavaScript-side setjmp/longjmp (docs/LANGUAGES.md): a module built that way
+ * imports env.invoke_<sig>(index, args...) and env._emscripten_throw_longjmp(). Bound to
+ * these engine operations instead of host functions they run on the heap frames, so a call
+ * inside an invoke can be paused, snapshotted and resumed:
+ * - RI_EMSCRIPTEN_INVOKE (type (i32, P...) -> R): calls element `index` of the caller's
+ *   table 0 (type P -> R) with a catch point; the stack pointer (the global that the
+ *   module's export "stackSave" reads) is saved.
+ * - RI_EMSCRIPTEN_THROW (type () -> ()): unwinds to the nearest catch point of the same
+ *   run, restores the stack pointer saved there, runs the module's export setThrew(1, 0)
+ *   and makes that invoke return zeros, as Emscripten's glue does. With no catch point
+ *   the call traps (RI_TRAP_HOST, "uncaught longjmp ..."). NULL for another type. */
+typedef enum ri_emscripten_op {
+    RI_EMSCRIPTEN_INVOKE = 1,
+    RI_EMSCRIPTEN_THROW = 2,
+} ri_emscripten_op;
+RI_API ri_func *ri_func_new_emscripten(ri_store *store, ri_emscripten_op op, const ri_functype *type);
+
 /* Invoke a function (WebAssembly or host). nargs/nresults must match its type and each
  * argument's type must match, else RI_ERR_ARGUMENT. Traps come back as RI_ERR_TRAP. */
 RI_API ri_errcode ri_func_call(ri_store *store, ri_func *func, const ri_val *args, uint32_t nargs,
@@ -531,7 +548,16 @@ typedef struct ri_susp_frame {
     uint32_t nstack;         /* operand stack entries of this frame (a caller: below the arguments) */
     ri_susp_value *locals;
     ri_susp_value *stack;    /* bottom first */
+    /* How its caller entered it: RI_SUSP_VIA_CALL, or through an Emscripten invoke
+     * (RI_SUSP_VIA_INVOKE: a catch point; via_value is the stack pointer it saved), or as
+     * the setThrew(1, 0) that a caught throw runs (RI_SUSP_VIA_SETTHREW; the invoke it
+     * caught returns zeros after it). The outermost frame: RI_SUSP_VIA_CALL. */
+    uint32_t via;
+    uint64_t via_value;
 } ri_susp_frame;
+#define RI_SUSP_VIA_CALL 0u
+#define RI_SUSP_VIA_INVOKE 1u
+#define RI_SUSP_VIA_SETTHREW 2u
 
 typedef struct ri_suspension {
     ri_suspend_reason reason;

@@ -89,9 +89,14 @@ typedef struct ri_sandbox_config {
      * create. */
     bool enable_wasi;
     const ri_wasi_config *wasi;
+    /* The Emscripten profile (docs/LANGUAGES.md), with enable_wasi: false (the default)
+     * refuses Emscripten's env imports, as before; true serves them (invoke_* and
+     * _emscripten_throw_longjmp as engine operations, the file syscalls over the
+     * workspace, time from the virtual clock), so interpreters built with Emscripten run. */
+    bool enable_emscripten;
     /* Room for fields of later versions, so the struct's size never changes within a major
      * version (see RI_API in ri/api.h): keep it zero (ri_sandbox_config_default does). */
-    uint64_t reserved[8];
+    uint64_t reserved[7];
 } ri_sandbox_config;
 
 /* The seed's defaults; has_event_timestamp is false (the caller must set it). */

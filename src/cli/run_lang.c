@@ -33,7 +33,7 @@ static void usage(FILE *f) {
             "\n"
             "  --lang LANGUAGE       the language of the code (%s)\n"
             "  -c CODE               the code itself (else FILE holds it)\n"
-            "  --interpreter PATH    the interpreter's .wasm (default: $RI_INTERPRETERS/LANGUAGE.wasm,\n"
+            "  --interpreter PATH    the interpreter's .wasm (default: $RI_INTERPRETERS_DIR/LANGUAGE.wasm,\n"
             "                        else ~/.cache/ri/interpreters/LANGUAGE.wasm, as\n"
             "                        scripts/fetch-interpreters.sh installs them)\n"
             "  --dir HOST[::GUEST]   copy a host directory into the workspace first (repeatable)\n"
@@ -115,10 +115,10 @@ static int parse(int argc, char **argv, lang_options *o, bool *help) {
     return RI_EXIT_OK;
 }
 
-/* The interpreter's bytes from --interpreter, $RI_INTERPRETERS or the default cache. */
+/* The interpreter's bytes from --interpreter, $RI_INTERPRETERS_DIR or the default cache. */
 static int read_interpreter(const lang_options *o, uint8_t **wasm, size_t *len, char *path, size_t cap) {
     const char *name = ri_language_name(o->lang);
-    const char *dir = getenv("RI_INTERPRETERS"), *home = getenv("HOME");
+    const char *dir = getenv("RI_INTERPRETERS_DIR"), *home = getenv("HOME");
     if (o->interpreter) snprintf(path, cap, "%s", o->interpreter);
     else if (dir && *dir) snprintf(path, cap, "%s/%s.wasm", dir, name);
     else snprintf(path, cap, "%s/.cache/ri/interpreters/%s.wasm", home ? home : ".", name);

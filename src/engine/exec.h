@@ -23,7 +23,8 @@
 typedef struct ri_frame {
     const uint32_t *ret_pc;     /* caller's pc after the call; a run's entry marker: ri_interp_exit_code() */
     const ri_code *code;        /* caller's code */
-    ri_instance *instance;      /* caller's instance */
+    uintptr_t inst_bits;        /* caller's instance, its low bits the callee's RI_FRAME_VIA_* */
+    uint64_t aux;               /* RI_FRAME_VIA_INVOKE, _SETTHREW: saved stack pointer | invoke's results << 32 */
     union {
         ri_slot *ptr;           /* caller's frame base in the value stack */
         size_t index;           /* the same as a slot index, only while ensure_stack moves the stack */
@@ -31,6 +32,17 @@ typedef struct ri_frame {
 } ri_frame;
 
 typedef struct ri_exec ri_exec;
+
+/* How a frame's callee was entered (the low bits of inst_bits; instances are aligned to 8):
+ * by a call, by an Emscripten invoke (a catch point), or as the setThrew of a caught throw.
+ * Only tagged frames have aux; the hot call path writes the plain instance and no aux. */
+#define RI_FRAME_VIA_MASK ((uintptr_t)3)
+#define RI_FRAME_VIA_INVOKE ((uintptr_t)1)
+#define RI_FRAME_VIA_SETTHREW ((uintptr_t)2)
+static inline ri_instance *ri_frame_instance(const ri_frame *f) {
+    return (ri_instance *)(f->inst_bits & ~RI_FRAME_VIA_MASK);
+}
+static inline uint32_t ri_frame_via(const ri_frame *f) { return (uint32_t)(f->inst_bits & RI_FRAME_VIA_MASK); }
 
 struct ri_exec {
     ri_slot *stack;

@@ -210,6 +210,7 @@ static ri_errcode call_host(ri_store *store, ri_exec *exec, ri_func *f, ri_insta
 #define F32(i) ri_f32_from_bits((uint32_t)fp[pc[i]].i64)
 #define F64(i) (fp[pc[i]].f64)
 #define REF(i) (fp[pc[i]].ref)
+#define U32FP(i) ((uint32_t)fp[i].i64)
 /* Each write also leaves the value in an accumulator (code.h, RI_CODE_ACC_OPS): the
  * slot's bits in acc, an f64 in facc. */
 #define PUT_U32(i, v) (fp[pc[i]].i64 = acc = (uint32_t)(v))
@@ -661,8 +662,8 @@ do_return:
         code = f->code;
         fp = f->fp.ptr;
         RI_ASSERT(!code || (size_t)(exec->stack_end - fp) >= code->frame_slots, "I12");
-        if (f->instance != inst) { /* a callee of this run that grew our memory updated mem_base */
-            SWITCH_INSTANCE(f->instance);
+        if (f->inst_bits != (uintptr_t)inst) { /* another instance, or a tagged frame (exec.h) */
+            SWITCH_INSTANCE(ri_frame_instance(f));
             LOAD_MEMORY();
         }
         { /* the GAS after the call (code.h: every call has one; 0 in unmetered code) */
@@ -687,7 +688,7 @@ op_UNREACHABLE: /* trap */
             exec->frame_top = f_ + 1; \
             f_->ret_pc = pc + (size); \
             f_->code = code; \
-            f_->instance = inst; \
+            f_->inst_bits = (uintptr_t)inst; \
             f_->fp.ptr = fp; \
             fp += (base); \
             code = callee; \
@@ -777,10 +778,100 @@ call_func:
         }
         NEXT(call_size);
     }
+    if (callee_func->emsc_op) goto emscripten_op;
     callee = callee_func->code;
     callee_inst = callee_func->instance;
     if (!callee || !callee_inst) TRAP(RI_TRAP_UNREACHABLE);
     goto call_wasm;
+emscripten_op:
+    /* Emscripten invoke and throw (ri/engine.h, ri_func_new_emscripten): on heap frames,
+     * so that a call inside an invoke pauses and resumes like any other. */
+    {
+        const char *why = ri_emsc_resolve(inst);
+        if (why) {
+            host_failed(err, why);
+            TRAP(RI_TRAP_HOST);
+        }
+        uint32_t at = (uint32_t)(fp - exec->stack);
+        if (callee_func->emsc_op == RI_EMSCRIPTEN_INVOKE) {
+            /* table 0's element, as call_indirect checks it; its arguments move down over
+             * the index, so its results land where the invoke's go */
+            uint32_t i_ = U32FP(call_base);
+            if (inst->module->ntables == 0) { trap_element = i_; TRAP(RI_TRAP_UNDEFINED_ELEMENT); }
+            const ri_table *tab_ = inst->tables[0];
+            if (i_ >= tab_->size) { trap_element = i_; TRAP(RI_TRAP_UNDEFINED_ELEMENT); }
+            ri_func *target = tab_->elems[i_];
+            if (!target) { trap_element = i_; TRAP(RI_TRAP_UNINITIALIZED_ELEMENT); }
+            if (target->type_id != callee_func->emsc_target_type) TRAP(RI_TRAP_INDIRECT_MISMATCH);
+            uint32_t nargs = callee_func->type.nparams - 1;
+            if (!target->code || !target->instance) {
+                /* a host function or another operation: nothing of this run to unwind
+                 * into it, so a plain call (a throw under it finds the callers' catch points) */
+                memmove(fp + call_base, fp + call_base + 1, (size_t)nargs * sizeof *fp);
+                callee_func = target;
+                goto call_func;
+            }
+            callee = target->code;
+            uint64_t callee_at = (uint64_t)at + call_base;
+            if (callee_at + callee->frame_slots > exec->stack_cap) {
+                if (!ensure_stack(store, exec, callee_at + callee->frame_slots)) TRAP(RI_TRAP_STACK_EXHAUSTED);
+                fp = exec->stack + at;
+            }
+            if (exec->frame_top >= exec->frames_end && !ensure_frame(store, exec)) TRAP(RI_TRAP_STACK_EXHAUSTED);
+            memmove(fp + call_base, fp + call_base + 1, (size_t)nargs * sizeof *fp);
+            ri_frame *f = exec->frame_top++;
+            f->ret_pc = pc + call_size;
+            f->code = code;
+            f->inst_bits = (uintptr_t)inst | RI_FRAME_VIA_INVOKE;
+            f->aux = (uint32_t)inst->globals[inst->emsc.sp_global]->value.i64 |
+                     (uint64_t)callee_func->type.nresults << 32;
+            f->fp.ptr = fp;
+            fp += call_base;
+            code = callee;
+            pc = callee->words;
+            if (target->instance != inst) {
+                SWITCH_INSTANCE(target->instance);
+                LOAD_MEMORY();
+            }
+            DISPATCH();
+        }
+        /* A throw: the nearest catch point of this run (the run's entry marker has no code). */
+        ri_frame *c = exec->frame_top;
+        while (c > exec->frames && c[-1].code && ri_frame_via(&c[-1]) != RI_FRAME_VIA_INVOKE) c--;
+        if (c == exec->frames || !c[-1].code) {
+            host_failed(err, "uncaught longjmp: _emscripten_throw_longjmp was called with no invoke_* call of "
+                             "this run to catch it");
+            TRAP(RI_TRAP_HOST);
+        }
+        ri_frame *f = c - 1;
+        ri_instance *ci = ri_frame_instance(f);
+        why = ri_emsc_resolve(ci);
+        if (why) {
+            host_failed(err, why);
+            TRAP(RI_TRAP_HOST);
+        }
+        /* Where the invoke's callee frame is: the next record's caller, or the running frame. */
+        size_t callee_at = (size_t)((c < exec->frame_top ? c->fp.ptr : fp) - exec->stack);
+        uint32_t nres = (uint32_t)(f->aux >> 32);
+        ci->globals[ci->emsc.sp_global]->value.i64 = (uint32_t)f->aux; /* stackRestore */
+        exec->frame_top = c;
+        f->inst_bits = (uintptr_t)ci | RI_FRAME_VIA_SETTHREW;
+        /* setThrew(1, 0) above the invoke's results (zeros), returning where the invoke returns */
+        callee = ci->emsc.set_threw->code;
+        size_t st_at = callee_at + nres;
+        if ((uint64_t)st_at + callee->frame_slots > exec->stack_cap &&
+            !ensure_stack(store, exec, (uint64_t)st_at + callee->frame_slots))
+            TRAP(RI_TRAP_STACK_EXHAUSTED);
+        for (uint32_t k = 0; k < nres; k++) exec->stack[callee_at + k].i64 = 0;
+        exec->stack[st_at] = ri_slot_of_u32(1);
+        exec->stack[st_at + 1] = ri_slot_of_u32(0);
+        fp = exec->stack + st_at;
+        code = callee;
+        pc = callee->words;
+        if (ci != inst) SWITCH_INSTANCE(ci);
+        LOAD_MEMORY();
+        DISPATCH();
+    }
 call_wasm:
     {
         uint32_t at = (uint32_t)(fp - exec->stack);
@@ -795,7 +886,7 @@ call_wasm:
         ri_frame *f = exec->frame_top++;
         f->ret_pc = pc + call_size;
         f->code = code;
-        f->instance = inst;
+        f->inst_bits = (uintptr_t)inst;
         f->fp.ptr = fp;
         fp += call_base;
         code = callee;
@@ -1659,7 +1750,7 @@ ri_errcode ri_exec_call(ri_store *store, ri_func *func, ri_slot *args_results, r
     ri_frame *marker = exec->frame_top++;
     marker->ret_pc = ri_interp_exit_code();
     marker->code = NULL;
-    marker->instance = func->instance; /* (returning to it switches nothing) */
+    marker->inst_bits = (uintptr_t)func->instance; /* (returning to it switches nothing) */
     marker->fp.ptr = exec->stack + base;
     exec->nesting++;
     ri_errcode rc = run(store, exec, code, func->instance, base, err, NULL);

@@ -86,6 +86,8 @@ struct ri_func {
     ri_host_fn host;           /* host functions */
     void *host_user;
     uint8_t *owned_types;      /* host functions: params then results */
+    uint8_t emsc_op;           /* ri_emscripten_op, or 0 (emscripten.c) */
+    uint32_t emsc_target_type; /* RI_EMSCRIPTEN_INVOKE: the store's id of the called type */
 };
 
 struct ri_instance {
@@ -99,6 +101,13 @@ struct ri_instance {
     uint32_t *type_ids;        /* module->ntypes: store ids of the module's types */
     bool *elem_dropped;        /* module->nelems */
     bool *data_dropped;        /* module->ndatas */
+    /* Found on the first Emscripten invoke or throw (emscripten.c): the stack pointer
+     * global and the setThrew export. */
+    struct ri_instance_emsc {
+        bool resolved;
+        uint32_t sp_global;
+        ri_func *set_threw;
+    } emsc;
 };
 
 struct ri_host_call {
@@ -132,6 +141,9 @@ struct ri_store {
 
 /* store.c */
 void ri_store_link(ri_store *store, ri_object *obj, ri_object_kind kind);
+/* A function of the type (copied) with no code and no callback, owned by the store:
+ * ri_func_new_host and ri_func_new_emscripten fill in what it runs. NULL: a bad type, OOM. */
+ri_func *ri_func_new_typed(ri_store *store, const ri_functype *type);
 /* Returns the id of an equal type, adding a copy if new; UINT32_MAX on OOM. */
 uint32_t ri_store_intern_type(ri_store *store, const ri_type *type);
 void ri_error_set(ri_error *err, ri_errcode code, const char *fmt, ...)
@@ -161,6 +173,10 @@ ri_slot ri_eval_const(const ri_instance *inst, ri_expr e);
 /* Item i of an element segment (a function index or a constant expression),
  * evaluated against the instance: instantiation and table.init share it. */
 void *ri_elem_item(const ri_instance *inst, const ri_elem_segment *seg, uint32_t i);
+
+/* emscripten.c: resolves inst->emsc; NULL, or why the instance cannot run Emscripten's
+ * invoke and throw (a static message). */
+const char *ri_emsc_resolve(ri_instance *inst);
 
 /* compile.c: translate every body of a validated module into m->codes. */
 ri_errcode ri_compile_module(ri_module *m, ri_error *err);

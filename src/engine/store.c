@@ -214,7 +214,16 @@ static bool valid_valtype(ri_valtype t) {
 }
 
 ri_func *ri_func_new_host(ri_store *store, const ri_functype *type, ri_host_fn fn, void *user) {
-    if (!store || !type || !fn) return NULL;
+    if (!fn) return NULL;
+    ri_func *func = ri_func_new_typed(store, type);
+    if (!func) return NULL;
+    func->host = fn;
+    func->host_user = user;
+    return func;
+}
+
+ri_func *ri_func_new_typed(ri_store *store, const ri_functype *type) {
+    if (!store || !type) return NULL;
     if ((type->nparams && !type->params) || (type->nresults && !type->results)) return NULL;
     for (uint32_t i = 0; i < type->nparams; i++)
         if (!valid_valtype(type->params[i])) return NULL;
@@ -250,8 +259,6 @@ ri_func *ri_func_new_host(ri_store *store, const ri_functype *type, ri_host_fn f
         free(func);
         return NULL;
     }
-    func->host = fn;
-    func->host_user = user;
     ri_store_link(store, &func->hdr, RI_OBJ_FUNC);
     return func;
 }

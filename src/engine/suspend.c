@@ -16,6 +16,9 @@
 #include <string.h>
 
 #include "exec.h"
+
+_Static_assert(RI_SUSP_VIA_INVOKE == RI_FRAME_VIA_INVOKE && RI_SUSP_VIA_SETTHREW == RI_FRAME_VIA_SETTHREW,
+               "a description's via is the frame's tag");
 #include "runtime.h"
 
 /* ---- mode, reasons, yields ---------------------------------------------------------- */
@@ -309,9 +312,14 @@ bool ri_store_describe_suspended(ri_store *store, const ri_instance *inst, ri_su
         if (!top) {
             const ri_frame *f = &exec->frames[exec->susp.marker + 1 + i];
             code = f->code;
-            fi = f->instance;
+            fi = ri_frame_instance(f);
             fp = f->fp.ptr;
             const ri_slot *next = i + 2 == n ? exec->stack + exec->susp.fp : exec->frames[exec->susp.marker + 2 + i].fp.ptr;
+            /* How it entered its callee (exec.h); setThrew's frame is above the invoke's results. */
+            uint32_t via = ri_frame_via(f);
+            out->frames[i + 1].via = via;
+            if (via == RI_FRAME_VIA_INVOKE) out->frames[i + 1].via_value = (uint32_t)f->aux;
+            if (via == RI_FRAME_VIA_SETTHREW) next -= f->aux >> 32;
             pt = f->ret_pc && f->ret_pc > code->words ? ri_code_find_point(code, (uint32_t)(f->ret_pc - code->words - 1)) : NULL;
             if (!pt || pt->kind != RI_POINT_CALL || next < fp + code->stack_base ||
                 (size_t)(next - fp) - code->stack_base > pt->height) {
@@ -449,6 +457,7 @@ typedef struct plan {
     const ri_code *code;
     const ri_code_point *pt;
     call_site cs;           /* callers */
+    uint32_t results;       /* callers in an Emscripten invoke: its results (setThrew's frame is above them) */
     uint64_t fp;            /* slot index of the frame */
 } plan;
 
@@ -465,6 +474,9 @@ static bool check_frame(const ri_store *store, ri_instance *inst, const ri_suspe
     const ri_module *m = inst->module;
     const ri_susp_frame *f = &s->frames[i];
     bool top = i + 1 == s->nframes;
+    if (f->via > RI_SUSP_VIA_SETTHREW || (i == 0 && f->via != RI_SUSP_VIA_CALL) ||
+        f->via_value > (f->via == RI_SUSP_VIA_INVOKE ? UINT32_MAX : 0))
+        return refuse(err, "frame %u: how it was entered (%u) is not valid there", i, f->via);
     if (f->func_index >= m->nfuncs || f->func_index < m->nfunc_imports)
         return refuse(err, "frame %u: function %u is not a function defined by the module", i, f->func_index);
     const ri_func *fn = inst->funcs[f->func_index];
@@ -504,7 +516,19 @@ static bool check_frame(const ri_store *store, ri_instance *inst, const ri_suspe
         if (callee >= m->nfuncs) return refuse(err, "frame %u: function %u out of range", i + 1, callee);
         if (cs->kind == 0 && callee != m->nfunc_imports + cs->target)
             return refuse(err, "frame %u calls another function than function %u", i, callee);
-        if (cs->kind == 1) return refuse(err, "frame %u waits in a call to an import (function %u), not to a frame of this instance", i, cs->target);
+        uint32_t via = s->frames[i + 1].via;
+        if (cs->kind == 1) {
+            const ri_func *imp = inst->funcs[cs->target];
+            if (imp->emsc_op != RI_EMSCRIPTEN_INVOKE || via == RI_SUSP_VIA_CALL)
+                return refuse(err, "frame %u waits in a call to an import (function %u), not to a frame of this instance", i, cs->target);
+            if (via == RI_SUSP_VIA_INVOKE && inst->funcs[callee]->type_id != imp->emsc_target_type)
+                return refuse(err, "frame %u: its invoke calls another type than function %u's", i, callee);
+            if (via == RI_SUSP_VIA_SETTHREW && (ri_emsc_resolve(inst) || inst->funcs[callee] != inst->emsc.set_threw))
+                return refuse(err, "frame %u: function %u is not the module's setThrew", i + 1, callee);
+            pl[i].results = imp->type.nresults;
+        } else if (via != RI_SUSP_VIA_CALL) {
+            return refuse(err, "frame %u is entered through an invoke, but its caller (frame %u) calls no invoke", i + 1, i);
+        }
         if (cs->kind == 2 && (cs->target >= m->ntypes || inst->funcs[callee]->type_id != inst->type_ids[cs->target]))
             return refuse(err, "frame %u: call_indirect of another type than function %u's", i, callee);
     } else if (f->nstack != pt->height) {
@@ -562,7 +586,8 @@ bool ri_store_rebuild_suspended(ri_store *store, ri_instance *inst, const ri_sus
         ok = check_frame(store, inst, s, i, pl, &pr, err);
         if (!ok) break;
         pl[i].fp = fp;
-        if (i + 1 < s->nframes) fp += pl[i].cs.base;
+        if (i + 1 < s->nframes)
+            fp += pl[i].cs.base + (s->frames[i + 1].via == RI_SUSP_VIA_SETTHREW ? pl[i].results : 0);
         if (fp > store->config.max_stack_slots) /* (also keeps fp far from overflowing) */
             ok = refuse(err, "the frames need more value stack than the store's limit (%u slots, %u frames)",
                         store->config.max_stack_slots, s->nframes);
@@ -612,7 +637,7 @@ bool ri_store_rebuild_suspended(ri_store *store, ri_instance *inst, const ri_sus
     ri_frame *marker = exec->frames;
     marker->ret_pc = ri_interp_exit_code();
     marker->code = NULL;
-    marker->instance = inst;
+    marker->inst_bits = (uintptr_t)inst;
     marker->fp.ptr = exec->stack + base;
     for (uint32_t i = 0; i < s->nframes; i++) {
         const ri_susp_frame *f = &s->frames[i];
@@ -627,7 +652,8 @@ bool ri_store_rebuild_suspended(ri_store *store, ri_instance *inst, const ri_sus
             ri_frame *fr = &exec->frames[1 + i];
             fr->ret_pc = code->words + pl[i].pt->pos + pl[i].cs.size;
             fr->code = code;
-            fr->instance = inst;
+            fr->inst_bits = (uintptr_t)inst | s->frames[i + 1].via; /* (RI_SUSP_VIA_* = RI_FRAME_VIA_*) */
+            fr->aux = s->frames[i + 1].via_value | (uint64_t)pl[i].results << 32;
             fr->fp.ptr = slots;
         }
     }

@@ -11,6 +11,7 @@
 
 #include "ri/engine.h"
 #include "ri/lang.h"
+#include "lang/emsc_drivers.h"
 
 typedef struct lang_ops {
     ri_language lang;
@@ -38,5 +39,14 @@ ri_sandbox_result lang_failed(const ri_sandbox_error *err);
  * (cabi_realloc-style: (old_ptr, old_size, align, new_size) -> ptr). 0 on error (err set). */
 uint32_t lang_guest_bytes(ri_sandbox *sb, const char *alloc_export, const void *data, size_t len, uint32_t align,
                           ri_sandbox_error *err);
+
+/* The Emscripten drivers' helpers (call.c). Calls export `name` of sb to completion: its
+ * first result in *out (if any); on failure *err, its message naming the export. */
+bool lang_call(ri_sandbox *sb, const char *name, const ri_val *args, uint32_t nargs, int64_t *out,
+               ri_sandbox_error *err);
+/* A driver's own failure: err set (INVALID_MODULE, the message), false. */
+bool lang_fail(ri_sandbox_error *err, const char *message);
+/* What the glue's initRuntime does: the stack's limits, then the constructors. */
+bool lang_init_runtime(ri_sandbox *sb, ri_sandbox_error *err);
 
 #endif

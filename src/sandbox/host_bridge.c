@@ -7,6 +7,7 @@
  * HOST_FUNCTION_ERROR {function name, message}.
  */
 #include "sandbox_internal.h"
+#include "emscripten/emscripten.h"
 #include "wasi/wasi.h"
 
 /* env.__get_time: the configured event timestamp, truncated to i32 as JavaScript's
@@ -31,6 +32,26 @@ static int wasi_call(ri_host_call *call, sb_binding *binding, const ri_val *args
     sb->run->failed = true;
     sb_error_set(&sb->run->failure, RI_SANDBOX_EXIT, "The WASI process exited with code %u", code);
     return ri_host_fail(call, "proc_exit(%u)", code);
+}
+
+/* A function of the Emscripten profile: exit() ends the run as proc_exit does; a failure
+ * (abort, a JavaScript-only function) as a host function error naming it. */
+static int emsc_call(ri_host_call *call, sb_binding *binding, const ri_val *args, ri_val *results) {
+    ri_sandbox *sb = binding->sb;
+    ri_wasi_outcome outcome;
+    int failed = ri_emsc_call(sb->wasi, binding->wasi_index, call, args, results, &outcome);
+    if (!failed && outcome == RI_WASI_EXIT) {
+        uint32_t code = 0;
+        ri_wasi_exited(sb->wasi, &code);
+        sb->run->failed = true;
+        sb_error_set(&sb->run->failure, RI_SANDBOX_EXIT, "The WASI process exited with code %u", code);
+        return ri_host_fail(call, "exit(%u)", code);
+    }
+    if (failed && !sb->run->failed) {
+        sb->run->failed = true;
+        sb_error_host(&sb->run->failure, ri_emsc_name(binding->wasi_index), "");
+    }
+    return failed;
 }
 
 static int bridge_call(ri_host_call *call, void *user, const ri_val *args, ri_val *results) {
@@ -63,6 +84,8 @@ static int bridge_call(ri_host_call *call, void *user, const ri_val *args, ri_va
         break;
     case SB_IMPORT_WASI:
         return wasi_call(call, binding, args, results);
+    case SB_IMPORT_EMSC:
+        return emsc_call(call, binding, args, results);
     }
     const ri_host_function *host = binding->host;
     int failed = host->fn(call, host->user, args, results);

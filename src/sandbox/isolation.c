@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "sandbox_internal.h"
+#include "emscripten/emscripten.h"
 #include "wasi/wasi.h"
 
 static const char *const blocked_namespaces[] = {"wasi_snapshot_preview1", "wasi_unstable", "wasi"};
@@ -186,6 +187,18 @@ bool sb_validate_imports(const ri_sandbox *sb, const ri_module *module, char *re
                                        host->nresults, host->results);
             }
             continue;
+        }
+        if (sb->config.enable_emscripten) { /* the Emscripten profile (src/emscripten) */
+            ri_emsc_kind kind;
+            uint32_t index;
+            char why[200];
+            if (info.type.kind == RI_EXTERN_FUNC &&
+                ri_emsc_lookup(info.name, info.name_len, &info.type.of.func, &kind, &index, why, sizeof why))
+                continue;
+            if (info.type.kind != RI_EXTERN_FUNC) snprintf(why, sizeof why, "it is %s", kind_phrase(info.type.kind));
+            snprintf(reason, cap, "WASM module imports 'env.%s', which the Emscripten profile does not serve: %s.",
+                     name, why);
+            return false;
         }
         snprintf(reason, cap,
                  "WASM module imports undeclared function 'env.%s'. Only declared host functions and system imports (memory, __get_time, __get_random) are allowed.",

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "sandbox_internal.h"
+#include "emscripten/emscripten.h"
 #include "wasi/wasi.h"
 
 #define LOAD_FAILED "Failed to load WASM module: "
@@ -75,6 +76,21 @@ static bool link_imports(ri_sandbox *sb, sb_image *img, ri_extern *externs, ri_s
         } else {
             b->kind = SB_IMPORT_HOST;
             b->host = sb_find_host_function(sb, info.module, info.module_len, info.name, info.name_len);
+        }
+        ri_emsc_kind ek;
+        char why[200];
+        if (env && !b->host && b->kind == SB_IMPORT_HOST && sb->config.enable_emscripten &&
+            ri_emsc_lookup(info.name, info.name_len, &info.type.of.func, &ek, &b->wasi_index, why, sizeof why)) {
+            if (ek == RI_EMSC_INVOKE || ek == RI_EMSC_THROW) { /* engine operations, not host functions */
+                externs[i].of.func = ri_func_new_emscripten(
+                    img->store, ek == RI_EMSC_INVOKE ? RI_EMSCRIPTEN_INVOKE : RI_EMSCRIPTEN_THROW, &info.type.of.func);
+                if (!externs[i].of.func) {
+                    sb_error_set(err, RI_SANDBOX_INVALID_MODULE, LOAD_FAILED "out of memory creating host functions");
+                    return false;
+                }
+                continue;
+            }
+            b->kind = SB_IMPORT_EMSC;
         }
         externs[i].of.func = sb_bridge_make(img->store, b, &info.type.of.func);
         if (!externs[i].of.func) {

@@ -95,6 +95,10 @@ static bool validate_config(const ri_sandbox_config *c, ri_sandbox_error *err) {
         return sb_error_set(err, RI_SANDBOX_INVALID_CONFIG,
                             "maxMemoryBytes must be at least 1: the sandbox memory has at least one 64 KiB page"),
                false;
+    if (c->enable_emscripten && !c->enable_wasi)
+        return sb_error_set(err, RI_SANDBOX_INVALID_CONFIG,
+                            "enable_emscripten needs enable_wasi: an Emscripten build's file descriptors are WASI's"),
+               false;
     if (c->gas_schedule != RI_GAS_HOST_CALLS && c->gas_schedule != RI_GAS_INSTRUCTIONS)
         return sb_error_set(err, RI_SANDBOX_INVALID_CONFIG, "Unknown gas schedule %d", (int)c->gas_schedule), false;
     if (c->nhost_functions && !c->host_functions)

@@ -138,6 +138,7 @@ typedef enum sb_import_kind {
     SB_IMPORT_RANDOM,
     SB_IMPORT_HOST,
     SB_IMPORT_WASI,
+    SB_IMPORT_EMSC,     /* the Emscripten profile (src/emscripten), with enable_emscripten */
 } sb_import_kind;
 
 /* The user pointer of one imported host function. */
@@ -145,7 +146,7 @@ typedef struct sb_binding {
     ri_sandbox *sb;
     sb_import_kind kind;
     const ri_host_function *host; /* SB_IMPORT_HOST: the sandbox's copy */
-    uint32_t wasi_index;          /* SB_IMPORT_WASI: the function (src/wasi/table.c) */
+    uint32_t wasi_index;          /* SB_IMPORT_WASI: the function (src/wasi/table.c); SB_IMPORT_EMSC: the profile's */
 } sb_binding;
 
 /* Everything one load builds; swapped in whole on success, so a failed load leaves

@@ -11,6 +11,7 @@
 #include "snapshot_internal.h"
 
 #define FRMS_LAYOUT 1u
+#define FRMS_LAYOUT_INVOKE 2u /* frames entered through Emscripten invokes (docs/SNAPSHOT_FORMAT.md) */
 #define FRMS_HEADER_BYTES 40u  /* layout .. export name length */
 #define FRMS_FRAME_BYTES 20u
 #define FRMS_VALUE_BYTES 9u    /* type byte + 8 bytes of bits */
@@ -68,7 +69,12 @@ bool snap_write_frames(snap_buf *b, const ri_snap_call *call, uint32_t func_coun
         (call->export_name_len && !call->export_name) || (call->nresults && !call->result_types))
         return snap_fail(err, RI_SNAP_ERR_ARGUMENT, "ri_snap_write_call: the suspended call is not well-formed");
     size_t at = snap_buf_begin_section(b, SNAP_TAG_FRMS, SNAP_FLAG_REQUIRED);
-    snap_buf_u32(b, FRMS_LAYOUT);
+    /* Layout 2 only when a frame was entered through an Emscripten invoke (so images
+     * without one keep their bytes). */
+    uint32_t layout = FRMS_LAYOUT;
+    for (uint32_t i = 0; i < s->nframes; i++)
+        if (s->frames[i].via != RI_SUSP_VIA_CALL) layout = FRMS_LAYOUT_INVOKE;
+    snap_buf_u32(b, layout);
     snap_buf_u32(b, (uint32_t)s->reason);
     snap_buf_u32(b, call->pause_on);
     snap_buf_u32(b, call->gas_schedule);
@@ -87,14 +93,17 @@ bool snap_write_frames(snap_buf *b, const ri_snap_call *call, uint32_t func_coun
     for (uint32_t i = 0; i < s->nframes; i++) {
         const ri_susp_frame *f = &s->frames[i];
         if (f->func_index >= func_count || !point_known((uint32_t)f->point) || (f->nlocals && !f->locals) ||
-            (f->nstack && !f->stack))
+            (f->nstack && !f->stack) || f->via > RI_SUSP_VIA_SETTHREW || (i == 0 && f->via != RI_SUSP_VIA_CALL) ||
+            f->via_value > (f->via == RI_SUSP_VIA_INVOKE ? UINT32_MAX : 0))
             return snap_fail(err, RI_SNAP_ERR_ARGUMENT, "ri_snap_write_call: frame %u is not well-formed", i);
         snap_buf_u32(b, f->func_index);
         snap_buf_u32(b, f->wasm_offset);
         snap_buf_u8(b, (uint8_t)f->point);
-        snap_buf_zeros(b, 3);
+        snap_buf_u8(b, (uint8_t)f->via);
+        snap_buf_zeros(b, 2);
         snap_buf_u32(b, f->nlocals);
         snap_buf_u32(b, f->nstack);
+        if (f->via == RI_SUSP_VIA_INVOKE) snap_buf_u32(b, (uint32_t)f->via_value);
         if (!put_values(b, f->locals, f->nlocals, func_count, i, err) ||
             !put_values(b, f->stack, f->nstack, func_count, i, err))
             return false;
@@ -143,9 +152,10 @@ static bool read_call(const ri_snap_image *img, ri_snap_call *out, ri_snap_error
     const uint8_t *h = take(&r, FRMS_HEADER_BYTES);
     if (!h) return CORRUPT("Invalid snapshot — FRMS is cut short");
     uint32_t layout = snap_get_u32(h), reason = snap_get_u32(h + 4), pause_on = snap_get_u32(h + 8);
-    if (layout != FRMS_LAYOUT)
-        return snap_fail(err, RI_SNAP_ERR_UNSUPPORTED, "Unsupported snapshot — FRMS layout %u (this reader knows %u)",
-                         layout, FRMS_LAYOUT);
+    if (layout != FRMS_LAYOUT && layout != FRMS_LAYOUT_INVOKE)
+        return snap_fail(err, RI_SNAP_ERR_UNSUPPORTED,
+                         "Unsupported snapshot — FRMS layout %u (this reader knows %u and %u)", layout, FRMS_LAYOUT,
+                         FRMS_LAYOUT_INVOKE);
     if (reason < RI_SUSPENDED_GAS || reason > RI_SUSPENDED_YIELD)
         return CORRUPT("Invalid snapshot — FRMS: unknown suspension reason %u", reason);
     if (pause_on & ~(uint32_t)RI_SUSPEND_ALL) return CORRUPT("Invalid snapshot — FRMS: unknown pause-on bits 0x%x", pause_on);
@@ -197,13 +207,22 @@ static bool read_call(const ri_snap_image *img, ri_snap_call *out, ri_snap_error
         f->func_index = snap_get_u32(fh);
         f->wasm_offset = snap_get_u32(fh + 4);
         uint32_t point = fh[8];
-        if (fh[9] || fh[10] || fh[11]) return CORRUPT("Invalid snapshot — FRMS: frame %u has non-zero reserved bytes", i);
+        if (fh[10] || fh[11] || (layout == FRMS_LAYOUT && fh[9]))
+            return CORRUPT("Invalid snapshot — FRMS: frame %u has non-zero reserved bytes", i);
+        f->via = fh[9];
+        if (f->via > RI_SUSP_VIA_SETTHREW || (i == 0 && f->via != RI_SUSP_VIA_CALL))
+            return CORRUPT("Invalid snapshot — FRMS: frame %u entered by unknown or misplaced way %u", i, f->via);
         if (!point_known(point)) return CORRUPT("Invalid snapshot — FRMS: frame %u has unknown point kind %u", i, point);
         f->point = (ri_susp_point)point;
         if (f->func_index >= func_count)
             return CORRUPT("Invalid snapshot — FRMS: frame %u names function %u (%u functions)", i, f->func_index,
                            func_count);
         uint32_t nlocals = snap_get_u32(fh + 12), nstack = snap_get_u32(fh + 16);
+        if (f->via == RI_SUSP_VIA_INVOKE) {
+            const uint8_t *sp = take(&r, 4);
+            if (!sp) return CORRUPT("Invalid snapshot — FRMS is cut short in frame %u", i);
+            f->via_value = snap_get_u32(sp);
+        }
         if (!get_values(&r, nlocals, &f->locals, func_count, i, "local", err)) return false;
         f->nlocals = nlocals;
         if (!get_values(&r, nstack, &f->stack, func_count, i, "operand", err)) return false;

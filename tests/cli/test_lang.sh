@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `ri run --lang LANGUAGE`: code as text through an interpreter built to WebAssembly (the
-# Ruby of scripts/fetch-interpreters.sh: $RI_INTERPRETERS or ~/.cache/ri/interpreters):
+# Ruby of scripts/fetch-interpreters.sh: $RI_INTERPRETERS_DIR or ~/.cache/ri/interpreters):
 # -c and a file, stdin, the exit code as ri's exit status, an error's message, files
 # copied in and back, and the usage errors.
 #

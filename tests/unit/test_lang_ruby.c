@@ -1,5 +1,5 @@
 /* Ruby code in sandboxes (ri/lang.h) through the real interpreter fetched by
- * scripts/fetch-interpreters.sh ($RI_INTERPRETERS or ~/.cache/ri/interpreters/ruby.wasm):
+ * scripts/fetch-interpreters.sh ($RI_INTERPRETERS_DIR/ruby.wasm, else ~/.cache/ri/interpreters/ruby.wasm):
  * output, exit codes, errors, files between runs, stdin, limits, pauses resumed across
  * snapshot files with the output of an uninterrupted run, determinism. */
 #include <setjmp.h>
@@ -50,9 +50,9 @@ static ri_sandbox_config base_config(void) {
 static int setup(void **state) {
     static fixture fx;
     char path[4096];
-    const char *dir = getenv("RI_INTERPRETERS");
+    const char *dir = getenv("RI_INTERPRETERS_DIR");
     const char *home = getenv("HOME");
-    if (dir) snprintf(path, sizeof path, "%s/ruby.wasm", dir);
+    if (dir && dir[0]) snprintf(path, sizeof path, "%s/ruby.wasm", dir);
     else snprintf(path, sizeof path, "%s/.cache/ri/interpreters/ruby.wasm", home ? home : ".");
     size_t len = 0;
     uint8_t *wasm = read_whole(path, &len);

@@ -78,7 +78,8 @@ class RiSandboxConfig(ctypes.Structure):
         ("host_modules", ctypes.POINTER(ctypes.c_char_p)),
         ("enable_wasi", c_bool),
         ("wasi", ctypes.c_void_p),
-        ("reserved", ctypes.c_uint64 * 8),
+        ("enable_emscripten", c_bool),
+        ("reserved", ctypes.c_uint64 * 7),
     ]
 
 
