@@ -316,8 +316,9 @@ static void execution_done(srv_job *job) {
     reset_io(sb);
     sb->detached_since = 0; /* the next execution's grace starts when it runs detached */
     /* a live checkpoint asked as it ended: an ordinary checkpoint now */
-    if (atomic_exchange(&sb->live_ckpt, false) && !sb->removed && !sb->kill_pending && !sb->detached_ended)
-        srv_start_checkpoint(sb, SRV_CKPT_CLIENT);
+    if (atomic_exchange(&sb->live_ckpt, false) && !sb->removed && !sb->kill_pending && !sb->detached_ended &&
+        sb->live_reason != SRV_CKPT_HANDOFF) /* (a handoff's checkpoint starts on the next tick) */
+        srv_start_checkpoint(sb, sb->live_reason);
     if (sb->detached_ended) { /* ended by the grace period: with checkpointing, saved and freed */
         sb->detached_ended = false;
         srv *s = sb->s;

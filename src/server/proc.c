@@ -14,19 +14,10 @@
 #define PROC_FILE "process.json"
 #define PROC_MAX_BYTES ((size_t)64 << 20)
 
-void srv_live_checkpoint_request(srv_sandbox *sb) {
-    srv_conn *c = sb->conn;
+void srv_live_checkpoint_request(srv_sandbox *sb, srv_ckpt_reason reason) {
     srv_job *job = sb->job;
-    if (c) srv_conn_send_status(c, "SANDBOX_CHECKPOINTING");
-    if (!sb->s->checkpoint_path || !sb->cfg.enable_checkpoint) {
-        atomic_fetch_add(&sb->s->m.checkpoint_failures, 1);
-        if (c)
-            srv_conn_send_error(c, "SANDBOX_CHECKPOINT_ERROR",
-                                sb->s->checkpoint_path ? "Checkpointing is not enabled for this sandbox."
-                                                       : "Checkpointing is not enabled on the server.");
-        return;
-    }
     if (atomic_exchange(&sb->live_ckpt, true)) return; /* asked already */
+    sb->live_reason = reason;
     if (sb->parked == job) { /* waiting for stdin or for its client: it is paused now */
         sb->parked = NULL;
         if (job->pause_why == SRV_PAUSE_STDIN) job->run_ms += srv_mono_ms() - job->parked_at;
@@ -85,7 +76,7 @@ void srv_live_checkpoint_start(srv_sandbox *sb, srv_job *job) {
     /* what was captured goes with the image: held back here, so that no client gets it
      * twice (here, then after the restore) */
     if (sb->conn) sb->conn->out_held = true;
-    if (!state || !srv_start_checkpoint_with(sb, SRV_CKPT_CLIENT, state)) {
+    if (!state || !srv_start_checkpoint_with(sb, sb->live_reason, state)) {
         if (sb->conn) srv_conn_send_error(sb->conn, "SANDBOX_CHECKPOINT_ERROR", "Out of memory.");
         srv_live_checkpoint_end(sb, false);
     }

@@ -91,7 +91,13 @@ void srv_sched_tick(srv *s, int64_t now) {
         }
         if (sb->conn) continue;
         if (!sb->detached_since) sb->detached_since = now;
-        else if (now - sb->detached_since >= (int64_t)s->cfg.detached_grace_ms && !atomic_load(&sb->killed)) {
+        else if (now - sb->detached_since >= (int64_t)s->cfg.detached_grace_ms && !atomic_load(&sb->killed) &&
+                 job->wasi && s->checkpoint_path && sb->cfg.enable_checkpoint && !s->stopping) {
+            if (!atomic_load(&sb->live_ckpt)) { /* a process is saved as it is, not ended */
+                srv_log(s, "info", "detached process checkpointed", "{s:s}", "sandbox_id", sb->id);
+                srv_live_checkpoint_request(sb, SRV_CKPT_IDLE);
+            }
+        } else if (now - sb->detached_since >= (int64_t)s->cfg.detached_grace_ms && !atomic_load(&sb->killed)) {
             srv_log(s, "info", "detached execution ended", "{s:s, s:I}", "sandbox_id", sb->id, "grace_ms",
                     (json_int_t)s->cfg.detached_grace_ms);
             sb->detached_ended = true;

@@ -364,6 +364,7 @@ struct srv_sandbox {
     /* live checkpoint of a running process (proc.c) */
     atomic_bool live_ckpt;              /* asked: the execution pauses and is checkpointed */
     srv_job *proc;                      /* the paused execution while its checkpoint runs */
+    srv_ckpt_reason live_reason;
     int64_t detached_since;             /* mono ms: an execution runs and no client is attached */
     bool detached_ended;                /* the grace period ended its execution */
     srv_sandbox *prev, *next;
@@ -562,8 +563,9 @@ void srv_sched_tick(srv *s, int64_t now);
 void srv_sched_unpark(srv_sandbox *sb);
 
 /* ---- processes in checkpoints (proc.c) ---------------------------------------------------------- */
-/* {"action":"checkpoint","live":true} during an execution: pause it and checkpoint it. */
-void srv_live_checkpoint_request(srv_sandbox *sb);
+/* {"action":"checkpoint","live":true} during a WASI execution (or a handoff, or the end of
+ * the detached grace period): pause it and checkpoint it, with that reason. */
+void srv_live_checkpoint_request(srv_sandbox *sb, srv_ckpt_reason reason);
 /* Service thread: the execution paused for a live checkpoint; takes it off (sb->proc) and
  * starts the checkpoint with the process state (undelivered output, stdin, time used). */
 void srv_live_checkpoint_start(srv_sandbox *sb, srv_job *job);

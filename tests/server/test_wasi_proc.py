@@ -4,6 +4,7 @@ another server, snapshots; a live checkpoint moves a paused process (by time sli
 waiting for stdin) to another server, which finishes it with the same output. Hostile:
 exit code 3, a trap, a program that never reads stdin, a live checkpoint of an idle
 sandbox."""
+import asyncio
 import base64
 import os
 
@@ -230,6 +231,48 @@ async def live_checkpoint_of_lines_keeps_unread_stdin(ri):
     check_eq(texts(sess.client.frames + c.frames, "stdout"), "ready\n1> ONE\n2> TWO\nbye after 2\n", "lines")
     # files and the sandbox go on after the process
     check_eq(texts(await run(c, "srv_persist"), "stdout"), PERSIST_1, "a run after the restored process")
+
+
+OWNER = ["SANDBOX_LOCK_RELEASE_REQUESTED", "SANDBOX_CHECKPOINTING", "SANDBOX_DELETING",
+         "SANDBOX_LOCK_RELEASING", "SANDBOX_LOCK_RELEASED", "SANDBOX_DELETED", "SANDBOX_CHECKPOINTED"]
+
+
+@test(120)
+async def handoff_moves_a_waiting_process(ri):
+    a, b = pair(ri)
+    sess = await create(a, enable_checkpoint=True, enable_sandbox_handoff=True)
+    await sess.client.send(exec_msg("srv_lines"))
+    await sess.client.until(lambda f: "ready" in f.get("data", ""), 20)
+    await sess.client.send({"event": "stdin", "data": "one\n"})
+    await sess.client.until(lambda f: "ONE" in f.get("data", ""), 20)
+    c = await harness.attach(b, sess.id, sess.token)
+    await c.until_status("SANDBOX_RUNNING", 30)
+    old = await sess.client.until_closed(20)
+    check_eq([x for x in statuses(old) if x != "SANDBOX_EXECUTION_RUNNING"], OWNER,
+             "the owner's socket: the process is checkpointed, not killed")
+    await c.send({"action": "reconnect"})
+    await c.send({"event": "stdin", "data": "two\nquit\n"})
+    await c.until_status("SANDBOX_EXECUTION_DONE", 30)
+    check_eq(texts(sess.client.frames + c.frames, "stdout"), "ready\n1> ONE\n2> TWO\nbye after 2\n",
+             "the process went on on B")
+
+
+@test(120)
+async def detached_process_is_checkpointed_not_ended(ri):
+    s = Server(ri, args=("--detached-grace-seconds", "1"))
+    sess = await create(s, enable_checkpoint=True)
+    await sess.client.send(exec_msg("srv_lines"))
+    await sess.client.until(lambda f: "ready" in f.get("data", ""), 20)
+    await sess.client.close()
+    for _ in range(100):  # the grace period, then the checkpoint: the sandbox leaves memory
+        await asyncio.sleep(0.1)
+        if '"detached process checkpointed"' in s.stderr() and '"checkpointed"' in s.stderr():
+            break
+    c = await attach_running(s, sess.id, sess.token, restoring=True)
+    await c.send({"action": "reconnect"})
+    await c.send({"event": "stdin", "data": "x\nquit\n"})
+    await c.until_status("SANDBOX_EXECUTION_DONE", 30)
+    check_eq(texts(c.frames, "stdout"), "1> X\nbye after 1\n", "the process went on after the restore")
 
 
 @test(60)
