@@ -262,7 +262,7 @@ async def detached_process_is_checkpointed_not_ended(ri):
     s = Server(ri, args=("--detached-grace-seconds", "1"))
     sess = await create(s, enable_checkpoint=True)
     await sess.client.send(exec_msg("srv_lines"))
-    await sess.client.until(lambda f: "ready" in f.get("data", ""), 20)
+    await sess.client.until(lambda f: texts(sess.client.frames, "stdout") == "ready\n", 20)
     await sess.client.close()
     for _ in range(100):  # the grace period, then the checkpoint: the sandbox leaves memory
         await asyncio.sleep(0.1)
