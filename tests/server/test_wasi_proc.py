@@ -233,6 +233,25 @@ async def live_checkpoint_of_lines_keeps_unread_stdin(ri):
     check_eq(texts(await run(c, "srv_persist"), "stdout"), PERSIST_1, "a run after the restored process")
 
 
+@test(240)
+async def time_slices_share_one_worker_between_processes(ri):
+    want = await uninterrupted(ri, "srv_count", "go\n")
+    # one worker (plus the control thread): a process that never stops would hold it for
+    # ever; with time slices the other one runs to its end beside it
+    s = Server(ri, args=("--workers", "1", "--slice-ms", "5"))
+    spin, count = await create(s, sandbox={"max_gas": 100_000_000_000}), await create(s)
+    await spin.client.send(exec_msg("srv_spin"))
+    await spin.client.until(lambda f: f.get("event") == "stdout", 60)
+    await count.client.send(exec_msg("srv_count"))
+    await count.client.send({"event": "stdin", "data": "go\n"})
+    await count.client.until_status("SANDBOX_EXECUTION_DONE", 60)  # the spinner has gas for ~100 s
+    fr = count.client.frames
+    same_output((texts(fr, "stdout"), texts(fr, "stderr")), want, "a sliced process's output")
+    await spin.client.send({"action": "kill_process"})
+    got = await spin.client.until_status("SANDBOX_EXECUTION_DONE", 30)
+    check_eq(done_of(got).get("error", {}).get("code"), "KILLED", "the spinning process killed")
+
+
 OWNER = ["SANDBOX_LOCK_RELEASE_REQUESTED", "SANDBOX_CHECKPOINTING", "SANDBOX_DELETING",
          "SANDBOX_LOCK_RELEASING", "SANDBOX_LOCK_RELEASED", "SANDBOX_DELETED", "SANDBOX_CHECKPOINTED"]
 
