@@ -252,6 +252,17 @@ async def time_slices_share_one_worker_between_processes(ri):
     check_eq(done_of(got).get("error", {}).get("code"), "KILLED", "the spinning process killed")
 
 
+@test(60)
+async def execute_action_reading_stdin_does_not_block_the_sandbox(ri):
+    s = Server(ri)
+    sess = await create(s)
+    await harness.load(sess.client, "wasi_read_export")
+    # an action has no stdin to wait for: the read fails with EAGAIN (6) instead of pausing
+    check_eq(await harness.value_of(sess.client, "readit"), 6, "a read of stdin in an action")
+    check_eq(await harness.value_of(sess.client, "one"), 1, "the next action runs")
+    check_eq(texts(await run(sess.client, "srv_persist"), "stdout"), PERSIST_1, "and the next execution")
+
+
 OWNER = ["SANDBOX_LOCK_RELEASE_REQUESTED", "SANDBOX_CHECKPOINTING", "SANDBOX_DELETING",
          "SANDBOX_LOCK_RELEASING", "SANDBOX_LOCK_RELEASED", "SANDBOX_DELETED", "SANDBOX_CHECKPOINTED"]
 
