@@ -259,6 +259,7 @@ static void checkpoint_done(srv_job *job) {
          * process runs on, its client stays */
         if (c && job->proc_state) srv_conn_send_error(c, "SANDBOX_CHECKPOINT_ERROR", job->message);
         srv_live_checkpoint_end(sb, false);
+        if (s->stopping) srv_kill_process(sb); /* not saved with its process: ended, as others */
         if (c && job->reason == SRV_CKPT_CLIENT && !job->proc_state) {
             srv_conn_send_error(c, "SANDBOX_CHECKPOINT_ERROR", job->message);
             srv_conn_close(c, 4000);
@@ -279,6 +280,15 @@ static void checkpoint_done(srv_job *job) {
             "snapshot_us", (json_int_t)job->ckpt.snapshot_us, "write_us", (json_int_t)job->ckpt.write_us);
     if (job->reason == SRV_CKPT_HANDOFF) srv_handoff_clear(s->checkpoint_path, sb->id);
     srv_live_checkpoint_end(sb, true); /* its process left with the image */
+    if (job->reason == SRV_CKPT_SHUTDOWN) { /* what the shutdown says of every saved sandbox */
+        srv_release_lease_announced(sb);
+        if (c) {
+            srv_conn_send_status(c, "SANDBOX_CHECKPOINTED");
+            srv_conn_close(c, 1001);
+        }
+        srv_sandbox_remove(sb);
+        return;
+    }
     /* A checkpoint ends the sandbox's life here; attach restores it (here or elsewhere).
      * The original's order: the live copy is deleted (its lock released on the way),
      * then CHECKPOINTED. */

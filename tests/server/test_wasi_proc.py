@@ -7,6 +7,7 @@ sandbox."""
 import asyncio
 import base64
 import os
+import signal
 
 import harness
 from harness import (Client, Server, Skip, attach_running, check, check_eq, checkpoint, create, main,
@@ -259,6 +260,29 @@ async def execute_action_reading_stdin_does_not_block_the_sandbox(ri):
     check_eq(await harness.value_of(sess.client, "readit"), 6, "a read of stdin in an action")
     check_eq(await harness.value_of(sess.client, "one"), 1, "the next action runs")
     check_eq(texts(await run(sess.client, "srv_persist"), "stdout"), PERSIST_1, "and the next execution")
+
+
+@test(120)
+async def sigterm_saves_a_waiting_process(ri):
+    vol = tempdir()
+    a = Server(ri, ckpt=vol)
+    sess = await create(a, enable_checkpoint=True)
+    await sess.client.send(exec_msg("srv_lines"))
+    await sess.client.until(lambda f: "ready" in f.get("data", ""), 20)
+    await sess.client.send({"event": "stdin", "data": "one\n"})
+    await sess.client.until(lambda f: "ONE" in f.get("data", ""), 20)
+    a.signal(signal.SIGTERM)
+    got = await sess.client.until_closed(30)
+    check_eq(a.wait(30), 0, "exit code of the stopped server")
+    check("SANDBOX_EXECUTION_DONE" not in statuses(got), f"the process was ended: {statuses(got)}")
+    check_eq(statuses(got)[-1:], ["SANDBOX_CHECKPOINTED"], "the last status")
+    b = Server(ri, ckpt=vol)
+    c = await attach_running(b, sess.id, sess.token, restoring=True)
+    await c.send({"action": "reconnect"})
+    await c.send({"event": "stdin", "data": "two\nquit\n"})
+    await c.until_status("SANDBOX_EXECUTION_DONE", 30)
+    check_eq(texts(sess.client.frames + c.frames, "stdout"), "ready\n1> ONE\n2> TWO\nbye after 2\n",
+             "the process went on after the restart")
 
 
 OWNER = ["SANDBOX_LOCK_RELEASE_REQUESTED", "SANDBOX_CHECKPOINTING", "SANDBOX_DELETING",
