@@ -285,6 +285,27 @@ async def sigterm_saves_a_waiting_process(ri):
              "the process went on after the restart")
 
 
+@test(120)
+async def files_survive_hibernation(ri):
+    s = Server(ri, args=["--memory-budget", str(1 << 20)])
+    sessions = []
+    for _ in range(10):
+        sess = await create(s)
+        check_eq(texts(await run(sess.client, "srv_persist"), "stdout"), PERSIST_1, "first run")
+        sessions.append(sess)
+    hib = os.path.join(s.ckpt, "_hibernate")
+    asleep = []
+    for _ in range(80):  # the memory budget is checked on the server's tick
+        names = [f for _, _, fs in os.walk(hib) for f in fs if f.endswith(".img")] if os.path.isdir(hib) else []
+        asleep = [x for x in sessions if any(x.id in n for n in names)]
+        if asleep:
+            break
+        await asyncio.sleep(0.25)
+    check(asleep, "no sandbox hibernated under a 1 MiB budget")
+    check_eq(texts(await run(asleep[0].client, "srv_persist"), "stdout"), PERSIST_2,
+             "a hibernated sandbox woke with its files")
+
+
 OWNER = ["SANDBOX_LOCK_RELEASE_REQUESTED", "SANDBOX_CHECKPOINTING", "SANDBOX_DELETING",
          "SANDBOX_LOCK_RELEASING", "SANDBOX_LOCK_RELEASED", "SANDBOX_DELETED", "SANDBOX_CHECKPOINTED"]
 
