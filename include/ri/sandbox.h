@@ -580,6 +580,10 @@ RI_API ri_sandbox_result ri_sandbox_wasi_call(ri_sandbox *sb, const char *action
  * its end. */
 RI_API bool ri_sandbox_wasi_stdin_push(ri_sandbox *sb, const uint8_t *data, size_t len);
 RI_API void ri_sandbox_wasi_stdin_close(ri_sandbox *sb);
+/* Whether the process is paused in a read of stdin that had no input (what a paused call's
+ * embedder waits for before it resumes: input or the end of stdin), not by an interrupt,
+ * gas or sched_yield. false without WASI or without a paused read. */
+RI_API bool ri_sandbox_wasi_waiting(const ri_sandbox *sb);
 /* stdout/stderr without a write callback: what the program wrote so far (valid until the
  * next call into the sandbox), and clearing it. NULL with *len 0 when empty or no WASI. */
 RI_API const uint8_t *ri_sandbox_wasi_output(const ri_sandbox *sb, ri_wasi_stream stream, size_t *len);

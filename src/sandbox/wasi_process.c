@@ -111,6 +111,8 @@ void ri_sandbox_wasi_stdin_close(ri_sandbox *sb) {
     if (sb && sb->wasi) ri_wasi_stdin_close(sb->wasi);
 }
 
+bool ri_sandbox_wasi_waiting(const ri_sandbox *sb) { return sb && sb->wasi && ri_wasi_waiting(sb->wasi); }
+
 const uint8_t *ri_sandbox_wasi_output(const ri_sandbox *sb, ri_wasi_stream stream, size_t *len) {
     if (len) *len = 0;
     if (!sb || !sb->wasi) return NULL;

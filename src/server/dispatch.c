@@ -163,6 +163,7 @@ static void stdin_message(srv_sandbox *sb, json_t *msg, bool close) {
     }
     pthread_cond_broadcast(&sb->io_cond);
     pthread_mutex_unlock(&sb->io_lock);
+    if (sb->parked) srv_sched_unpark(sb); /* a WASI process waiting for this input */
 }
 
 /* Messages answered at once, whatever runs. true: handled. */
@@ -208,6 +209,19 @@ static bool immediate(srv_sandbox *sb, json_t *msg) {
     }
     if (!exec_running(sb)) return false;
     if (strcmp(action, "checkpoint") == 0) {
+        if (json_is_true(json_object_get(msg, "live")) && sb->job->wasi) {
+            if (c) srv_conn_send_status(c, "SANDBOX_CHECKPOINTING");
+            if (!sb->s->checkpoint_path || !sb->cfg.enable_checkpoint) {
+                atomic_fetch_add(&sb->s->m.checkpoint_failures, 1);
+                if (c)
+                    srv_conn_send_error(c, "SANDBOX_CHECKPOINT_ERROR",
+                                        sb->s->checkpoint_path ? "Checkpointing is not enabled for this sandbox."
+                                                               : "Checkpointing is not enabled on the server.");
+                return true;
+            }
+            srv_live_checkpoint_request(sb, SRV_CKPT_CLIENT);
+            return true;
+        }
         if (c) {
             srv_conn_send_status(c, "SANDBOX_CHECKPOINTING");
             srv_conn_send_error(c, "SANDBOX_EXECUTION_IN_PROGRESS_ERROR",

@@ -1,5 +1,8 @@
 /* Executions of `{"language":"wasm","code":...}`: the module is loaded and its `_start`
- * runs on a worker, with the I/O ABI ri.write / ri.read (docs/SERVER.md). Output goes
+ * runs on a worker: as a WASI process when it imports wasi_snapshot_preview1 (stdout and
+ * stderr through the write callback, stdin pushed into the process, a read with no input
+ * pauses it off its worker until a stdin event), else with the I/O ABI ri.write / ri.read
+ * (docs/SERVER.md). Output goes
  * out as UTF-8 text (a character split across writes waits for its end) through the
  * sandbox's output log (outlog.c); stdin is a buffer the service thread fills;
  * kill_process interrupts the run and wakes a read. A program that fails once it runs
@@ -86,6 +89,16 @@ static int host_read(ri_host_call *call, void *user, const ri_val *args, ri_val 
     return 0;
 }
 
+/* A WASI process wrote to stdout or stderr: into the output log, as ri.write. Back-pressure
+ * or a preemption interrupts it: it pauses at its next stop point (a write callback
+ * cannot yield as an import can). */
+static bool wasi_write(void *user, ri_wasi_stream stream, const uint8_t *data, size_t len) {
+    srv_sandbox *sb = user;
+    emit_output(sb, stream == RI_WASI_STDERR ? 2 : 1, data, len, false);
+    if (srv_sched_should_yield(sb) && sb->sb) ri_sandbox_interrupt(sb->sb);
+    return true;
+}
+
 ri_sandbox_config srv_sandbox_ri_config(srv_sandbox *sb) {
     ri_sandbox_config c = ri_sandbox_config_default();
     c.max_memory_bytes = sb->cfg.max_memory_bytes;
@@ -98,8 +111,14 @@ ri_sandbox_config srv_sandbox_ri_config(srv_sandbox *sb) {
     return c;
 }
 
-ri_sandbox_config srv_sandbox_full_config(srv_sandbox *sb, ri_host_function fns[2]) {
+ri_sandbox_config srv_sandbox_full_config(srv_sandbox *sb, ri_host_function fns[2], ri_wasi_config *wasi) {
+    static const char *const argv[1] = {"main"};
     memset(fns, 0, 2 * sizeof *fns);
+    memset(wasi, 0, sizeof *wasi);
+    wasi->argv = argv;
+    wasi->argc = 1;
+    wasi->write = wasi_write;
+    wasi->write_user = sb;
     fns[0] = (ri_host_function){.name = "write", .nparams = 3, .params = write_params,
                                 .nresults = 1, .results = i32_result, .fn = host_write, .user = sb};
     fns[1] = (ri_host_function){.name = "read", .nparams = 2, .params = read_params,
@@ -109,12 +128,16 @@ ri_sandbox_config srv_sandbox_full_config(srv_sandbox *sb, ri_host_function fns[
     c.host_functions = fns;
     c.nhost_functions = 2;
     c.host_modules = io_modules;
+    /* every sandbox owns a workspace: its files outlive executions, and snapshots carry them */
+    c.enable_wasi = true;
+    c.wasi = wasi;
     return c;
 }
 
 ri_sandbox *srv_sandbox_make(srv_sandbox *sb, ri_sandbox_error *err) {
     ri_host_function fns[2];
-    ri_sandbox_config c = srv_sandbox_full_config(sb, fns);
+    ri_wasi_config wasi;
+    ri_sandbox_config c = srv_sandbox_full_config(sb, fns, &wasi);
     return ri_sandbox_create_with_id(sb->s->factory, &c, sb->id, err);
 }
 
@@ -150,8 +173,10 @@ static void execution_end(srv_job *job, const ri_sandbox_result *r) {
         size_t n = strlen(msg);
         msg[n] = '\n';
         emit_output(sb, 2, (const uint8_t *)msg, n + 1, true);
-        job->event = srv_ev_done(false, ri_sandbox_errcode_name(r->error.code), r->error.message,
-                                 r->error.code == RI_SANDBOX_WASM_TRAP ? r->error.trap_kind : NULL);
+        /* a WASI process's own exit code; any other failure is 1 */
+        int code = r->exited && r->exit_code <= INT32_MAX ? (int)r->exit_code : 1;
+        job->event = srv_ev_done_code(code, ri_sandbox_errcode_name(r->error.code), r->error.message,
+                                      r->error.code == RI_SANDBOX_WASM_TRAP ? r->error.trap_kind : NULL);
     } else {
         job->event = srv_ev_done(true, NULL, NULL, NULL);
     }
@@ -162,8 +187,10 @@ static void execution_end(srv_job *job, const ri_sandbox_result *r) {
 static void slice_paused(srv_job *job, ri_sandbox_result *r) {
     srv_sandbox *sb = job->sb;
     if (!atomic_load(&sb->killed) && job->run_ms < (int64_t)sb->cfg.max_execution_ms) {
-        job->paused = true; /* a preemption, output to wait for, or a stray interrupt */
-        job->pause_why = atomic_load(&sb->out_blocked) ? SRV_PAUSE_OUTPUT : SRV_PAUSE_SLICE;
+        job->paused = true; /* a preemption, output to wait for, stdin, or a stray interrupt */
+        if (atomic_load(&sb->out_blocked)) job->pause_why = SRV_PAUSE_OUTPUT;
+        else if (job->wasi && ri_sandbox_wasi_waiting(sb->sb)) job->pause_why = SRV_PAUSE_STDIN;
+        else job->pause_why = SRV_PAUSE_SLICE;
         return;
     }
     ri_sandbox_abandon(sb->sb, NULL);
@@ -176,6 +203,18 @@ static void slice_paused(srv_job *job, ri_sandbox_result *r) {
     r->error.code = RI_SANDBOX_TIMEOUT;
     snprintf(r->error.message, sizeof r->error.message, "Execution timed out after %lld ms (limit %u ms)",
              (long long)job->run_ms, sb->cfg.max_execution_ms);
+}
+
+/* A WASI process waiting for stdin gets what the client sent (and its end); one that is
+ * not waiting gets nothing yet, so input a program never reads stays bounded in our buffer
+ * (SRV_STDIN_MAX), as with ri.read. */
+static void feed_stdin(srv_sandbox *sb) {
+    if (!ri_sandbox_wasi_waiting(sb->sb)) return;
+    pthread_mutex_lock(&sb->io_lock);
+    if (sb->stdin_len > 0) ri_sandbox_wasi_stdin_push(sb->sb, sb->stdin_buf, sb->stdin_len);
+    sb->stdin_len = 0;
+    if (sb->stdin_closed) ri_sandbox_wasi_stdin_close(sb->sb);
+    pthread_mutex_unlock(&sb->io_lock);
 }
 
 /* One slice: the call's start, or its continuation. */
@@ -192,11 +231,20 @@ static ri_sandbox_result run_slice(srv_job *job) {
         memset(&r, 0, sizeof r);
         r.ok = true;
         if (job->started) ri_sandbox_abandon(sb->sb, NULL);
+    } else if (job->started && job->wasi && atomic_load(&sb->live_ckpt)) {
+        /* a live checkpoint waits for it: paused as it is, without running */
+        atomic_store(&job->slice_started, 0);
+        job->paused = true;
+        job->pause_why = SRV_PAUSE_SLICE;
+        memset(&r, 0, sizeof r);
+        r.error.code = RI_SANDBOX_SUSPENDED_CALL;
+        return r;
     } else if (!job->started) {
         job->started = true;
         atomic_store(&sb->pausable, true);
-        r = ri_sandbox_execute(sb->sb, "_start", NULL);
+        r = job->wasi ? ri_sandbox_wasi_run(sb->sb) : ri_sandbox_execute(sb->sb, "_start", NULL);
     } else {
+        if (job->wasi) feed_stdin(sb);
         atomic_store(&sb->pausable, true);
         r = ri_sandbox_resume_carry(sb->sb);
     }
@@ -228,6 +276,7 @@ static void execution_work(srv_job *job) {
     }
     ri_sandbox_error err;
     bool loaded = ri_sandbox_load(sb->sb, wasm, n, &err);
+    job->wasi = loaded && srv_module_imports_wasi(wasm, n);
     free(wasm);
     if (!loaded) {
         char msg[700];
@@ -266,6 +315,10 @@ static void execution_done(srv_job *job) {
     }
     reset_io(sb);
     sb->detached_since = 0; /* the next execution's grace starts when it runs detached */
+    /* a live checkpoint asked as it ended: an ordinary checkpoint now */
+    if (atomic_exchange(&sb->live_ckpt, false) && !sb->removed && !sb->kill_pending && !sb->detached_ended &&
+        sb->live_reason != SRV_CKPT_HANDOFF) /* (a handoff's checkpoint starts on the next tick) */
+        srv_start_checkpoint(sb, sb->live_reason);
     if (sb->detached_ended) { /* ended by the grace period: with checkpointing, saved and freed */
         sb->detached_ended = false;
         srv *s = sb->s;
@@ -273,6 +326,14 @@ static void execution_done(srv_job *job) {
             sb->cfg.enable_checkpoint)
             srv_start_checkpoint(sb, SRV_CKPT_IDLE);
     }
+}
+
+srv_job *srv_execution_job_resumed(srv_sandbox *sb) {
+    srv_job *job = srv_job_new(SRV_JOB_EXECUTION, sb, NULL, execution_work, execution_done);
+    if (!job) return NULL;
+    job->started = true;
+    job->wasi = true;
+    return job;
 }
 
 void srv_start_execution(srv_sandbox *sb, json_t *msg) {

@@ -234,6 +234,10 @@ static void prune_after(void *ctx) {
 static void checkpoint_work(srv_job *job) {
     srv_sandbox *sb = job->sb;
     job->ok = srv_checkpoint_now(sb, &job->ckpt, job->message, sizeof job->message);
+    /* a live checkpoint: the paused process's output and input beside its image */
+    if (job->ok && job->proc_state)
+        job->ok = srv_proc_write(sb->s->checkpoint_path, sb->id, job->proc_state, job->ckpt.file, job->message,
+                                 sizeof job->message);
     prune_ctx *p = job->ok ? calloc(1, sizeof *p) : NULL;
     if (!p) return; /* no pruning this time: the next checkpoint prunes */
     p->root = sb->s->checkpoint_path;
@@ -251,8 +255,12 @@ static void checkpoint_done(srv_job *job) {
     if (!job->ok) {
         atomic_fetch_add(&s->m.checkpoint_failures, 1);
         srv_log(s, "error", "checkpoint failed", "{s:s, s:s}", "sandbox_id", sb->id, "error", job->message);
-        /* the sandbox stays live and the last good image stays */
-        if (c && job->reason == SRV_CKPT_CLIENT) {
+        /* the sandbox stays live and the last good image stays; a live checkpoint's
+         * process runs on, its client stays */
+        if (c && job->proc_state) srv_conn_send_error(c, "SANDBOX_CHECKPOINT_ERROR", job->message);
+        srv_live_checkpoint_end(sb, false);
+        if (s->stopping) srv_kill_process(sb); /* not saved with its process: ended, as others */
+        if (c && job->reason == SRV_CKPT_CLIENT && !job->proc_state) {
             srv_conn_send_error(c, "SANDBOX_CHECKPOINT_ERROR", job->message);
             srv_conn_close(c, 4000);
         }
@@ -271,6 +279,16 @@ static void checkpoint_done(srv_job *job) {
             (json_int_t)job->ckpt.bytes, "queued_us", (json_int_t)(job->started_us - job->submitted_us),
             "snapshot_us", (json_int_t)job->ckpt.snapshot_us, "write_us", (json_int_t)job->ckpt.write_us);
     if (job->reason == SRV_CKPT_HANDOFF) srv_handoff_clear(s->checkpoint_path, sb->id);
+    srv_live_checkpoint_end(sb, true); /* its process left with the image */
+    if (job->reason == SRV_CKPT_SHUTDOWN) { /* what the shutdown says of every saved sandbox */
+        srv_release_lease_announced(sb);
+        if (c) {
+            srv_conn_send_status(c, "SANDBOX_CHECKPOINTED");
+            srv_conn_close(c, 1001);
+        }
+        srv_sandbox_remove(sb);
+        return;
+    }
     /* A checkpoint ends the sandbox's life here; attach restores it (here or elsewhere).
      * The original's order: the live copy is deleted (its lock released on the way),
      * then CHECKPOINTED. */
@@ -284,12 +302,19 @@ static void checkpoint_done(srv_job *job) {
     srv_sandbox_remove(sb);
 }
 
-void srv_start_checkpoint(srv_sandbox *sb, srv_ckpt_reason reason) {
+bool srv_start_checkpoint_with(srv_sandbox *sb, srv_ckpt_reason reason, json_t *proc_state) {
     srv_job *job = srv_job_new(SRV_JOB_CHECKPOINT, sb, NULL, checkpoint_work, checkpoint_done);
-    if (!job) return;
+    if (!job) {
+        json_decref(proc_state);
+        return false;
+    }
     job->reason = reason;
+    job->proc_state = proc_state;
     srv_submit(sb->s, job);
+    return true;
 }
+
+void srv_start_checkpoint(srv_sandbox *sb, srv_ckpt_reason reason) { srv_start_checkpoint_with(sb, reason, NULL); }
 
 /* ---- restore (attach of a sandbox not live here) ---------------------------------------------- */
 
@@ -332,6 +357,8 @@ static void restore_work(srv_job *job) {
     /* a delta was read with its parent (a full image is its own parent) */
     bool with_parent = sb->delta.parent_known && strcmp(sb->delta.parent_file, latest) != 0;
     job->restore_bytes = n + (with_parent ? sb->delta.parent_len : 0);
+    /* a process paused by a live checkpoint: its output and input (proc.c) */
+    if (ri_sandbox_has_pending_call(rsb)) job->proc_state = srv_proc_read(sb->s->checkpoint_path, sb->id, latest);
     job->new_sb = rsb;
     job->ok = true;
 }
@@ -361,6 +388,7 @@ static void restore_done(srv_job *job) {
     atomic_fetch_add(&s->m.restores, 1);
     srv_log(s, "info", "sandbox restored", "{s:s}", "sandbox_id", sb->id);
     if (c && !sb->removed) srv_conn_send_status(c, "SANDBOX_RUNNING");
+    srv_proc_restored(sb, job->proc_state); /* a paused process goes on */
 }
 
 void srv_start_restore(srv_sandbox *sb) {

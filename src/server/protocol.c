@@ -70,9 +70,13 @@ char *srv_ev_output(const char *stream, const char *text, size_t len) {
 }
 
 char *srv_ev_done(bool ok, const char *code, const char *message, const char *trap_kind) {
+    return srv_ev_done_code(ok ? 0 : 1, code, message, trap_kind);
+}
+
+char *srv_ev_done_code(int exit_code, const char *code, const char *message, const char *trap_kind) {
     json_t *o = json_pack("{s:s, s:s, s:i}", "event", "status_update", "status", "SANDBOX_EXECUTION_DONE",
-                          "exit_code", ok ? 0 : 1);
-    if (o && !ok) {
+                          "exit_code", exit_code);
+    if (o && code) {
         json_t *e = json_pack("{s:s, s:s}", "code", code, "message", message);
         if (e && trap_kind && trap_kind[0]) json_object_set_new(e, "trap_kind", json_string(trap_kind));
         if (e) json_object_set_new(o, "error", e);

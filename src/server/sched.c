@@ -29,9 +29,28 @@ bool srv_sched_should_yield(srv_sandbox *sb) {
     return job && atomic_load(&job->preempt);
 }
 
+/* A WASI process waiting for stdin goes on once there is input (or its end), a kill, or its
+ * time is up (waiting counts, as in ri.read): waited is its time so far. */
+static bool stdin_ready(srv_sandbox *sb, int64_t waited) {
+    if (atomic_load(&sb->killed) || sb->removed || waited >= (int64_t)sb->cfg.max_execution_ms) return true;
+    pthread_mutex_lock(&sb->io_lock);
+    bool ready = sb->stdin_len > 0 || sb->stdin_closed;
+    pthread_mutex_unlock(&sb->io_lock);
+    return ready;
+}
+
 void srv_sched_paused(srv_sandbox *sb, srv_job *job) {
     job->paused = false;
+    if (job->wasi && atomic_load(&sb->live_ckpt)) {
+        srv_live_checkpoint_start(sb, job);
+        return;
+    }
     if (job->pause_why == SRV_PAUSE_OUTPUT && output_blocked(sb)) {
+        sb->parked = job;
+        return;
+    }
+    if (job->pause_why == SRV_PAUSE_STDIN && !stdin_ready(sb, job->run_ms)) {
+        job->parked_at = srv_mono_ms();
         sb->parked = job;
         return;
     }
@@ -40,8 +59,15 @@ void srv_sched_paused(srv_sandbox *sb, srv_job *job) {
 }
 
 void srv_sched_unpark(srv_sandbox *sb) {
-    if (!sb->parked || output_blocked(sb)) return;
+    if (!sb->parked) return;
     srv_job *job = sb->parked;
+    if (job->pause_why == SRV_PAUSE_STDIN) {
+        int64_t now = srv_mono_ms();
+        if (!stdin_ready(sb, job->run_ms + (now - job->parked_at))) return;
+        job->run_ms += now - job->parked_at;
+    } else if (output_blocked(sb)) {
+        return;
+    }
     sb->parked = NULL;
     atomic_store(&sb->out_blocked, false);
     srv_resubmit(sb->s, job);
@@ -58,13 +84,20 @@ void srv_sched_tick(srv *s, int64_t now) {
         int64_t started = atomic_load(&job->slice_started);
         bool slice_over = others_wait && now - started >= (int64_t)s->cfg.slice_ms;
         bool time_up = now > atomic_load(&job->slice_deadline); /* its slices' time in all */
+        if (started && atomic_load(&sb->live_ckpt) && sb->sb) ri_sandbox_interrupt(sb->sb); /* until it pauses */
         if (started && (slice_over || time_up) && !atomic_load(&job->preempt)) {
             atomic_store(&job->preempt, true);
             if (sb->sb) ri_sandbox_interrupt(sb->sb);
         }
         if (sb->conn) continue;
         if (!sb->detached_since) sb->detached_since = now;
-        else if (now - sb->detached_since >= (int64_t)s->cfg.detached_grace_ms && !atomic_load(&sb->killed)) {
+        else if (now - sb->detached_since >= (int64_t)s->cfg.detached_grace_ms && !atomic_load(&sb->killed) &&
+                 job->wasi && s->checkpoint_path && sb->cfg.enable_checkpoint && !s->stopping) {
+            if (!atomic_load(&sb->live_ckpt)) { /* a process is saved as it is, not ended */
+                srv_log(s, "info", "detached process checkpointed", "{s:s}", "sandbox_id", sb->id);
+                srv_live_checkpoint_request(sb, SRV_CKPT_IDLE);
+            }
+        } else if (now - sb->detached_since >= (int64_t)s->cfg.detached_grace_ms && !atomic_load(&sb->killed)) {
             srv_log(s, "info", "detached execution ended", "{s:s, s:I}", "sandbox_id", sb->id, "grace_ms",
                     (json_int_t)s->cfg.detached_grace_ms);
             sb->detached_ended = true;

@@ -244,7 +244,8 @@ static void tick_cb(lws_sorted_usec_list_t *sul) {
     if (!s->stopping) srv_tick(s);
     else
         for (srv_sandbox *sb = s->sandboxes; sb; sb = sb->next)
-            if (sb->job && atomic_load(&sb->killed) && sb->sb) ri_sandbox_interrupt(sb->sb);
+            if (sb->job && (atomic_load(&sb->killed) || atomic_load(&sb->live_ckpt)) && sb->sb)
+                ri_sandbox_interrupt(sb->sb);
     lws_sul_schedule(s->ctx, 0, &s->tick, tick_cb, SRV_TICK_MS * LWS_US_PER_MS);
 }
 
@@ -442,8 +443,14 @@ bool ri_server_run(ri_server *s) {
         if (lws_service(s->ctx, 0) < 0) break;
     s->stopping = true;
     srv_log(s, "info", "shutting down", "{s:i}", "sandboxes", (int)s->nsandboxes);
-    for (srv_sandbox *sb = s->sandboxes; sb; sb = sb->next)
-        if (sb->job && sb->job->kind == SRV_JOB_EXECUTION) srv_kill_process(sb);
+    for (srv_sandbox *sb = s->sandboxes; sb; sb = sb->next) {
+        if (!sb->job || sb->job->kind != SRV_JOB_EXECUTION) continue;
+        /* a WASI process of a sandbox that is saved anyway is saved with it, paused */
+        if (sb->job->wasi && s->checkpoint_path && sb->cfg.enable_checkpoint && sb->lease_held)
+            srv_live_checkpoint_request(sb, SRV_CKPT_SHUTDOWN);
+        else
+            srv_kill_process(sb);
+    }
     int64_t until = srv_mono_ms() + 15000;
     while (s->jobs_out > 0 && srv_mono_ms() < until) {
         lws_service(s->ctx, 0);

@@ -85,6 +85,8 @@ char *srv_ev_output(const char *stream, const char *text, size_t len);
 /* SANDBOX_EXECUTION_DONE of an execution that ran, with our fields (the original's clients
  * ignore them): "exit_code" 0 or 1, and on failure "error":{"code","message"[,"trap_kind"]}. */
 char *srv_ev_done(bool ok, const char *code, const char *message, const char *trap_kind);
+/* The same with the exit code of a WASI process (non-zero: error EXIT). */
+char *srv_ev_done_code(int exit_code, const char *code, const char *message, const char *trap_kind);
 char *srv_ev_sandbox_id(const char *id, const char *token);
 /* {"event":"result","action":A,"request_id":R,"ok":true, ...fields} (fields stolen). */
 char *srv_ev_result_ok(const char *action, json_t *request_id, json_t *fields);
@@ -272,7 +274,8 @@ typedef enum srv_job_kind {
 } srv_job_kind;
 
 /* Why a sliced execution came back from its worker unfinished (sched.c). */
-typedef enum srv_pause_why { SRV_PAUSE_SLICE, SRV_PAUSE_OUTPUT } srv_pause_why;
+/* STDIN: a WASI process read stdin with no input; it waits off its worker for a stdin event. */
+typedef enum srv_pause_why { SRV_PAUSE_SLICE, SRV_PAUSE_OUTPUT, SRV_PAUSE_STDIN } srv_pause_why;
 
 typedef enum srv_ckpt_reason { SRV_CKPT_CLIENT, SRV_CKPT_IDLE, SRV_CKPT_HANDOFF, SRV_CKPT_SHUTDOWN } srv_ckpt_reason;
 
@@ -356,7 +359,12 @@ struct srv_sandbox {
     atomic_size_t out_bytes;            /* output posted, not yet sent or dropped */
     atomic_bool out_blocked;            /* its execution paused for output (worker sets) */
     atomic_bool pausable;               /* the running call can pause (worker sets) */
-    srv_job *parked;                    /* its paused execution, waiting for the client to read */
+    srv_job *parked;                    /* its paused execution, waiting for the client to read
+                                         * (or, a WASI process, for stdin) */
+    /* live checkpoint of a running process (proc.c) */
+    atomic_bool live_ckpt;              /* asked: the execution pauses and is checkpointed */
+    srv_job *proc;                      /* the paused execution while its checkpoint runs */
+    srv_ckpt_reason live_reason;
     int64_t detached_since;             /* mono ms: an execution runs and no client is attached */
     bool detached_ended;                /* the grace period ended its execution */
     srv_sandbox *prev, *next;
@@ -409,6 +417,10 @@ struct srv_job {
     atomic_int_fast64_t slice_started;  /* mono ms, 0 while not on a worker */
     atomic_int_fast64_t slice_deadline; /* mono ms: its time is up (all slices together) */
     atomic_bool preempt;                /* the service thread asks it to yield its worker */
+    atomic_bool wasi;                   /* an execution of a WASI process (set by its first slice) */
+    int64_t parked_at;                  /* mono ms: parked waiting for stdin since */
+    json_t *proc_state;                 /* checkpoint: the paused process to save with the image;
+                                         * restore: the one read back (proc.c) */
     srv_conn *conn;                     /* SRV_JOB_PARSE: the connection (NULL once it closed) */
     size_t max_bytes;                   /* SRV_JOB_PARSE: the limits */
     uint32_t max_depth;
@@ -478,8 +490,9 @@ void srv_sandbox_ref(srv_sandbox *sb);
 void srv_sandbox_unref(srv_sandbox *sb);
 void srv_sandbox_remove(srv_sandbox *sb); /* leaves the registry; freed with its last reference */
 ri_sandbox_config srv_sandbox_ri_config(srv_sandbox *sb);
-/* The config with the I/O host functions (fns: room for 2, must outlive the create). */
-ri_sandbox_config srv_sandbox_full_config(srv_sandbox *sb, ri_host_function fns[2]);
+/* The config with the I/O host functions and WASI, stdout/stderr to the output log (fns:
+ * room for 2, and wasi: must outlive the create). */
+ri_sandbox_config srv_sandbox_full_config(srv_sandbox *sb, ri_host_function fns[2], ri_wasi_config *wasi);
 /* Makes the ri_sandbox (worker or service thread). */
 ri_sandbox *srv_sandbox_make(srv_sandbox *sb, ri_sandbox_error *err);
 void srv_sandbox_touch(srv_sandbox *sb);
@@ -487,8 +500,15 @@ json_t *srv_sandbox_metadata(srv_sandbox *sb);
 
 /* ---- executions and jobs (exec.c, jobs.c, snapshots.c) ----------------------------------- */
 void srv_start_execution(srv_sandbox *sb, json_t *msg);
+/* An execution job for a process restored paused (its call pending): its next slice resumes it. */
+srv_job *srv_execution_job_resumed(srv_sandbox *sb);
+/* Whether a module imports wasi_snapshot_preview1: it runs as a WASI process (wasmscan.c). */
+bool srv_module_imports_wasi(const uint8_t *wasm, size_t n);
 void srv_kill_process(srv_sandbox *sb);
 void srv_start_checkpoint(srv_sandbox *sb, srv_ckpt_reason reason);
+/* The same, with a paused process's state to save beside the image (taken over); false:
+ * out of memory (nothing started, state freed). */
+bool srv_start_checkpoint_with(srv_sandbox *sb, srv_ckpt_reason reason, json_t *proc_state);
 void srv_start_create(srv_sandbox *sb, json_t *init);
 void srv_start_restore(srv_sandbox *sb);
 void srv_start_hibernate(srv_sandbox *sb);
@@ -541,6 +561,24 @@ void srv_sched_paused(srv_sandbox *sb, srv_job *job);
  * executions whose output drained, ends executions detached beyond the grace period. */
 void srv_sched_tick(srv *s, int64_t now);
 void srv_sched_unpark(srv_sandbox *sb);
+
+/* ---- processes in checkpoints (proc.c) ---------------------------------------------------------- */
+/* {"action":"checkpoint","live":true} during a WASI execution (or a handoff, or the end of
+ * the detached grace period): pause it and checkpoint it, with that reason. */
+void srv_live_checkpoint_request(srv_sandbox *sb, srv_ckpt_reason reason);
+/* Service thread: the execution paused for a live checkpoint; takes it off (sb->proc) and
+ * starts the checkpoint with the process state (undelivered output, stdin, time used). */
+void srv_live_checkpoint_start(srv_sandbox *sb, srv_job *job);
+/* The live checkpoint ended: committed (the process leaves with the sandbox) or not (it
+ * runs on here). */
+void srv_live_checkpoint_end(srv_sandbox *sb, bool committed);
+/* Worker: {id}/process.json naming the image `file` (atomic). */
+bool srv_proc_write(const char *root, const char *id, json_t *state, const char *file, char *why, size_t whycap);
+/* Worker: the process state saved with image `latest`, or NULL. */
+json_t *srv_proc_read(const char *root, const char *id, const char *latest);
+/* Service thread, after a restore: a paused call goes on as an execution, its saved output
+ * waiting for the client's reconnect. */
+void srv_proc_restored(srv_sandbox *sb, json_t *state);
 
 /* ---- stale temporary files (tmpclean.c) ------------------------------------------------------ */
 /* Removes temporary files a dead writer left in ROOT/{id} (every id when id is NULL). */

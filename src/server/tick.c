@@ -140,7 +140,9 @@ void srv_tick(srv *s) {
                     srv_conn_send_status(sb->conn, "SANDBOX_LOCK_RELEASE_REQUESTED");
                     srv_conn_send_status(sb->conn, "SANDBOX_CHECKPOINTING");
                 }
-                if (sb->job && sb->job->kind == SRV_JOB_EXECUTION) {
+                if (sb->job && sb->job->kind == SRV_JOB_EXECUTION && sb->job->wasi) {
+                    srv_live_checkpoint_request(sb, SRV_CKPT_HANDOFF); /* the process moves too */
+                } else if (sb->job && sb->job->kind == SRV_JOB_EXECUTION) {
                     if (sb->conn) srv_conn_send_status(sb->conn, "SANDBOX_EXECUTION_FORCE_KILLED");
                     srv_kill_process(sb);
                 }

@@ -129,6 +129,7 @@ srv_job *srv_job_new(srv_job_kind kind, srv_sandbox *sb, json_t *msg, void (*wor
 void srv_job_free(srv_job *job) {
     if (!job) return;
     json_decref(job->msg);
+    json_decref(job->proc_state);
     free(job->event);
     free(job->data);
     if (job->new_sb) ri_sandbox_free(job->new_sb);

@@ -318,8 +318,51 @@ static void histogram_buckets(void **state) {
     ri_server_free(s);
 }
 
+/* Which modules run as WASI processes: an import from wasi_snapshot_preview1 anywhere in
+ * the import section, after imports of every kind; truncated modules read as not WASI. */
+static void wasi_modules_recognized(void **state) {
+    (void)state;
+    static const uint8_t head[] = {0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
+                                   0x01, 0x04, 0x01, 0x60, 0x00, 0x00}; /* one type () -> () */
+    uint8_t m[256];
+    memcpy(m, head, sizeof head);
+    size_t n = sizeof head;
+    uint8_t imports[200];
+    size_t k = 0;
+    imports[k++] = 5; /* five imports: memory (with max), table, global, ri.write, then WASI */
+    const char *mods[] = {"env", "env", "env", "ri", "wasi_snapshot_preview1"};
+    const char *names[] = {"memory", "table", "g", "write", "proc_exit"};
+    for (int i = 0; i < 5; i++) {
+        imports[k++] = (uint8_t)strlen(mods[i]);
+        memcpy(imports + k, mods[i], strlen(mods[i]));
+        k += strlen(mods[i]);
+        imports[k++] = (uint8_t)strlen(names[i]);
+        memcpy(imports + k, names[i], strlen(names[i]));
+        k += strlen(names[i]);
+        static const uint8_t desc[][5] = {{2, 1, 1, 0x80, 0x01}, {1, 0x70, 0, 1, 0}, {3, 0x7f, 0, 0, 0},
+                                          {0, 0, 0, 0, 0}, {0, 0, 0, 0, 0}};
+        static const size_t dlen[] = {5, 4, 3, 2, 2};
+        memcpy(imports + k, desc[i], dlen[i]);
+        k += dlen[i];
+    }
+    m[n++] = 2;
+    m[n++] = (uint8_t)k;
+    memcpy(m + n, imports, k);
+    n += k;
+    assert_true(srv_module_imports_wasi(m, n));
+    for (size_t cut = 0; cut < n; cut++) assert_false(srv_module_imports_wasi(m, cut));
+    /* the same imports without the last one: not WASI */
+    const size_t wasi_import = 1 + 22 + 1 + 9 + 2;
+    m[sizeof head + 1] = (uint8_t)(k - wasi_import);
+    m[sizeof head + 2] = 4;
+    assert_false(srv_module_imports_wasi(m, n - wasi_import));
+    assert_false(srv_module_imports_wasi(head, sizeof head));
+    assert_false(srv_module_imports_wasi(NULL, 0));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(wasi_modules_recognized),
         cmocka_unit_test(loopback_addresses),         cmocka_unit_test(histogram_buckets),
         cmocka_unit_test(utf8_split_character_waits), cmocka_unit_test(utf8_invalid_bytes_become_fffd),
         cmocka_unit_test(base64_strict),              cmocka_unit_test(ids_and_tokens),

@@ -333,9 +333,12 @@ static void test_stdin_pause_resume(void **state) {
     (void)state;
     ri_sandboxes *f = ri_sandboxes_new();
     ri_sandbox *sb = make_with(f, "wasi_echo", NULL);
+    assert_false(ri_sandbox_wasi_waiting(NULL));
+    assert_false(ri_sandbox_wasi_waiting(sb));
     ri_sandbox_result r = ri_sandbox_wasi_run(sb);
     assert_int_equal(r.error.code, RI_SANDBOX_SUSPENDED_CALL);
     ri_sandbox_result_free(&r);
+    assert_true(ri_sandbox_wasi_waiting(sb)); /* paused in the read, not by an interrupt */
     wasi_stream_is(sb, RI_WASI_STDOUT, "ready\n");
     r = ri_sandbox_resume(sb, 0); /* still no input: pauses again */
     assert_int_equal(r.error.code, RI_SANDBOX_SUSPENDED_CALL);
@@ -350,6 +353,7 @@ static void test_stdin_pause_resume(void **state) {
     assert_true(r.exited);
     assert_int_equal(r.exit_code, 7);
     ri_sandbox_result_free(&r);
+    assert_false(ri_sandbox_wasi_waiting(sb));
     ri_sandbox_free(sb);
     ri_sandboxes_free(f);
 }
