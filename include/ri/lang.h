@@ -28,13 +28,15 @@ extern "C" {
 typedef enum ri_language {
     RI_LANG_NONE = 0,
     RI_LANG_RUBY = 1,
+    RI_LANG_LUA = 2,
+    RI_LANG_PYTHON = 3,
 } ri_language;
 
 /* "ruby"; NULL for an unknown value. */
 RI_API const char *ri_language_name(ri_language lang);
 /* The language of a name ("ruby"), RI_LANG_NONE when unknown. */
 RI_API ri_language ri_language_from_name(const char *name);
-/* The names of the languages this library can run, comma-separated ("ruby"), for messages. */
+/* The names of the languages this library can run, comma-separated ("ruby, lua, python"). */
 RI_API const char *ri_language_names(void);
 
 typedef struct ri_interpreter ri_interpreter;
@@ -56,10 +58,14 @@ RI_API ri_sandbox *ri_interpreter_sandbox(ri_interpreter *it, ri_sandboxes *fact
 
 /* Runs code (UTF-8 text) in sb, a sandbox of ri_interpreter_sandbox, as a new process of
  * the interpreter: result.exited with exit_code (ok when 0); or paused
- * (RI_SANDBOX_SUSPENDED_CALL, continue with ri_sandbox_resume) when the sandbox's pause-on
+ * (RI_SANDBOX_SUSPENDED_CALL, continue with ri_interpreter_resume) when the sandbox's pause-on
  * mask says so or the program waits for input; or an error of the sandbox (gas, time,
  * memory). */
 RI_API ri_sandbox_result ri_interpreter_run(ri_interpreter *it, ri_sandbox *sb, const char *code, size_t len);
+/* Continues a paused run (ri_sandbox_resume with gas) and, when it ends, makes its result the
+ * process's end as ri_interpreter_run does: use it, not ri_sandbox_resume, for runs of an
+ * interpreter (also after a restore of a snapshot of a paused run). */
+RI_API ri_sandbox_result ri_interpreter_resume(ri_interpreter *it, ri_sandbox *sb, uint64_t gas);
 
 #ifdef __cplusplus
 }

@@ -5,7 +5,7 @@
 
 #include "lang/lang_internal.h"
 
-static const lang_ops *const languages[] = {&lang_ruby};
+static const lang_ops *const languages[] = {&lang_ruby, &lang_lua, &lang_python};
 #define NLANGUAGES (sizeof languages / sizeof languages[0])
 
 static const lang_ops *ops_of(ri_language lang) {
@@ -25,12 +25,13 @@ ri_language ri_language_from_name(const char *name) {
     return RI_LANG_NONE;
 }
 
-const char *ri_language_names(void) { return "ruby"; }
+const char *ri_language_names(void) { return "ruby, lua, python"; }
 
 struct ri_interpreter {
     const lang_ops *ops;
     ri_sandbox *template_sb;   /* initialised; never runs code */
     ri_checkpoint *ready;      /* its state: what every run starts from */
+    int64_t state[LANG_STATE_WORDS]; /* the language's own (lang_ops) */
     ri_host_function *stubs;   /* the answers to the JavaScript host's imports */
     const char **stub_modules;
     uint32_t nstubs;
@@ -41,6 +42,22 @@ static void set_error(ri_sandbox_error *err, ri_sandbox_errcode code, const char
     memset(err, 0, sizeof *err);
     err->code = code;
     snprintf(err->message, sizeof err->message, fmt, detail);
+}
+
+bool lang_has_exports(const ri_module *m, const char *const *names, size_t n, const char *who, char *why, size_t cap) {
+    for (size_t i = 0; i < n; i++) {
+        bool found = false;
+        for (uint32_t k = 0; k < ri_module_export_count(m) && !found; k++) {
+            ri_export_info ex = ri_module_export(m, k);
+            found = ex.type.kind == RI_EXTERN_FUNC && strlen(names[i]) == ex.name_len &&
+                    memcmp(ex.name, names[i], ex.name_len) == 0;
+        }
+        if (!found) {
+            snprintf(why, cap, "%s exports \"%s\"; this module does not", who, names[i]);
+            return false;
+        }
+    }
+    return true;
 }
 
 ri_sandbox_result lang_failed(const ri_sandbox_error *err) {
@@ -133,7 +150,10 @@ static bool make_stubs(ri_interpreter *it, const ri_module *m, ri_sandbox_error 
     if (!it->stubs || !it->stub_modules) goto oom;
     for (uint32_t i = 0; i < n; i++) {
         ri_import_info in = ri_module_import(m, i);
-        if (in.type.kind != RI_EXTERN_FUNC || strcmp(in.module, "wasi_snapshot_preview1") == 0) continue;
+        /* WASI's, and env's (the Emscripten profile's, for a build that has them) are served */
+        if (in.type.kind != RI_EXTERN_FUNC || strcmp(in.module, "wasi_snapshot_preview1") == 0 ||
+            strcmp(in.module, "env") == 0)
+            continue;
         ri_host_function *f = &it->stubs[it->nstubs];
         const char **mod = &it->stub_modules[it->nstubs];
         it->nstubs++;
@@ -173,7 +193,7 @@ static bool initialise(ri_interpreter *it, ri_sandbox_error *err) {
     bool ok = r.ok;
     if (!ok) *err = r.error;
     ri_sandbox_result_free(&r);
-    ok = ok && it->ops->initialise(sb, err);
+    ok = ok && it->ops->initialise(sb, it->state, err);
     /* forks start with the embedder's choice, as a created sandbox does */
     return ri_sandbox_set_pause_on(sb, 0, ok ? err : NULL) && ok;
 }
@@ -210,6 +230,7 @@ ri_interpreter *ri_interpreter_open(ri_sandboxes *factory, ri_language lang, con
     if (ok) {
         ri_sandbox_config c = *config;
         c.enable_wasi = true;
+        c.enable_emscripten = ops->emscripten;
         c.host_functions = it->stubs;
         c.nhost_functions = it->nstubs;
         c.host_modules = it->stub_modules;
@@ -252,5 +273,13 @@ ri_sandbox_result ri_interpreter_run(ri_interpreter *it, ri_sandbox *sb, const c
     }
     /* a fresh interpreter among the files the last run left */
     if (!ri_sandbox_restart(sb, it->ready, &err)) return lang_failed(&err);
-    return it->ops->run(sb, code ? code : "", len);
+    ri_sandbox_result r = it->ops->run(sb, it->state, code ? code : "", len);
+    if (it->ops->finish && !(!r.ok && r.error.code == RI_SANDBOX_SUSPENDED_CALL)) it->ops->finish(sb, it->state, &r);
+    return r;
+}
+
+ri_sandbox_result ri_interpreter_resume(ri_interpreter *it, ri_sandbox *sb, uint64_t gas) {
+    ri_sandbox_result r = ri_sandbox_resume(sb, gas);
+    if (it && it->ops->finish && !(!r.ok && r.error.code == RI_SANDBOX_SUSPENDED_CALL)) it->ops->finish(sb, it->state, &r);
+    return r;
 }

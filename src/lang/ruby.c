@@ -61,7 +61,8 @@ static bool warm_up(ri_sandbox *sb, ri_sandbox_error *err) {
 
 /* ruby-init(args): the arguments as ruby.wasm's own host passes them (C strings with their
  * NUL), the script "-e_=0" standing in for a program. */
-static bool initialise(ri_sandbox *sb, ri_sandbox_error *err) {
+static bool initialise(ri_sandbox *sb, int64_t state[LANG_STATE_WORDS], ri_sandbox_error *err) {
+    (void)state;
     static const char *const args[] = {"ruby.wasm", "-EUTF-8", "-e_=0"};
     enum { NARGS = sizeof args / sizeof args[0] };
     uint32_t list[2 * NARGS];
@@ -131,7 +132,8 @@ static const char wrapper_tail[] =
     "$stdout.flush; $stderr.flush\n"
     "exit!(0)\n";
 
-static ri_sandbox_result run(ri_sandbox *sb, const char *code, size_t len) {
+static ri_sandbox_result run(ri_sandbox *sb, const int64_t state[LANG_STATE_WORDS], const char *code, size_t len) {
+    (void)state;
     ri_sandbox_error err;
     memset(&err, 0, sizeof err);
     size_t lit_len;
@@ -166,4 +168,4 @@ static ri_sandbox_result run(ri_sandbox *sb, const char *code, size_t len) {
     return r;
 }
 
-const lang_ops lang_ruby = {RI_LANG_RUBY, "ruby", recognise, initialise, run};
+const lang_ops lang_ruby = {RI_LANG_RUBY, "ruby", false, recognise, initialise, run, NULL};

@@ -14,7 +14,7 @@ out_is() { if [ "$(cat "$tmp/out")" = "$1" ]; then pass; else fail "stdout is no
 
 # usage errors come before any interpreter is read
 t "unknown language" 2 "$ri" run --lang cobol -c 'DISPLAY 1'
-err_has "unknown language 'cobol' \(known: ruby\)"
+err_has "unknown language 'cobol' \(known: ruby, lua, python\)"
 t "no code" 2 "$ri" run --lang ruby
 err_has 'no code: give -c CODE or a FILE'
 t "--help" 0 "$ri" run --lang ruby --help
@@ -50,5 +50,29 @@ err_is "main.rb:2:in '<main>': bad input (ArgumentError)"
 t "gas limit" 1 "$ri" run --lang ruby --max-gas 2000000000 -c 'loop { }'
 err_has 'GAS_EXHAUSTED: gas used [0-9]+, limit 2000000000'
 err_has -- '--max-gas'
+
+# Lua and Python (Emscripten builds): the same contract
+t "lua: hello, files" 0 "$ri" run --lang lua -c 'local f = io.open("/x.txt", "w") f:write("data") f:close() print(io.open("/x.txt"):read("a"), 1 + 1)'
+out_is "data	2"
+t "lua: an error" 1 "$ri" run --lang lua -c $'print(1)\nerror("boom")'
+out_is "1"
+err_is "lua: main.lua:2: boom"
+t "lua: os.exit" 5 "$ri" run --lang lua -c 'print("]==]") os.exit(5)'
+out_is "]==]"
+name="lua: stdin"
+echo "a line" | "$ri" run --lang lua -c 'print(io.read("l"):upper())' >"$tmp/out" 2>"$tmp/err" && pass || fail "exit status"
+out_is "A LINE"
+t "python: hello, files" 0 "$ri" run --lang python -c $'with open("/x.txt", "w") as f:\n    f.write("data")\nprint(open("/x.txt").read(), 1 + 1, "it\'s \\\\")'
+out_is "data 2 it's \\"
+t "python: an exception" 1 "$ri" run --lang python -c $'print(1)\ndef f():\n    raise ValueError("boom")\nf()'
+out_is "1"
+err_is $'Traceback (most recent call last):\n  File "main.py", line 4, in <module>\n  File "main.py", line 3, in f\nValueError: boom'
+t "python: sys.exit" 7 "$ri" run --lang python -c 'import sys; print("x"); sys.exit(7)'
+out_is "x"
+name="python: stdin"
+echo "a line" | "$ri" run --lang python -c 'import sys; print(sys.stdin.readline().strip().upper())' >"$tmp/out" 2>"$tmp/err" && pass || fail "exit status"
+out_is "A LINE"
+t "python: gas limit" 1 "$ri" run --lang python --max-gas 50000000 -c 'while True: pass'
+err_has 'GAS_EXHAUSTED'
 
 cli_done

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "interpreter_file.h"
 #include "lang/emsc_drivers.h"
 #include "ri/sandbox.h"
 
@@ -29,25 +30,6 @@ static inline ri_sandbox_config config(uint64_t max_gas) {
     return c;
 }
 
-/* $RI_INTERPRETERS_DIR/<rel>, or NULL when it is not there (the tests then skip). */
-static inline uint8_t *read_interpreter(const char *rel, size_t *len) {
-    const char *dir = getenv("RI_INTERPRETERS_DIR");
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s", dir && dir[0] ? dir : ".", rel);
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *bytes = n > 0 ? malloc((size_t)n) : NULL;
-    if (bytes && fread(bytes, 1, (size_t)n, f) != (size_t)n) {
-        free(bytes);
-        bytes = NULL;
-    }
-    fclose(f);
-    *len = bytes ? (size_t)n : 0;
-    return bytes;
-}
 
 #define NEED_INTERPRETER(bytes, rel)                                                                       \
     do {                                                                                                    \
