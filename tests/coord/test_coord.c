@@ -230,6 +230,7 @@ typedef struct watch_log {
 
 static void on_watch(void *user, const ri_etcd_event *ev) {
     watch_log *w = user;
+    if (ev->kind == RI_ETCD_EV_DISCONNECTED) printf("  watch: disconnected: %s\n", ev->error->message);
     if (ev->kind != RI_ETCD_EV_PUT && ev->kind != RI_ETCD_EV_DELETE) return;
     pthread_mutex_lock(&w->mu);
     if (w->n < 64) {
@@ -554,14 +555,21 @@ static void test_failover(ri_etcd *c) {
     ri_owner *o = open_owner(c, "srv-f", 10, &lost, NULL);
     watch_log log = {.mu = PTHREAD_MUTEX_INITIALIZER};
     ri_etcd_error e;
-    ri_etcd_watch *w = ri_etcd_watch_start(c, "/t/fo", false, 0, on_watch, &log, &e);
+    ri_etcd_range r;
+    /* from a known revision: "from now" (0) would be when the stream is established */
+    CHECK(ri_etcd_get(c, "/t/fo", false, &r, &e), "%s", e.message);
+    ri_etcd_watch *w = ri_etcd_watch_start(c, "/t/fo", false, r.revision + 1, on_watch, &log, &e);
+    ri_etcd_range_free(&r);
     int64_t token = 0;
     CHECK(ops_work(c, o, "fo-1", &token, "c0"), "before any fault");
     int puts = 1;
     /* the member the client talks to now, then the leader */
     for (int round = 0; round < 2; round++) {
-        int victim = round == 0 ? (int)ri_etcd_current_endpoint(c) + 1 : leader();
-        const char *what = round == 0 ? "the client's member" : "the leader";
+        /* a follower first (the client's own member if it is one), then the leader */
+        int lead = leader(), mine = (int)ri_etcd_current_endpoint(c) + 1;
+        int victim = round == 1 ? lead : mine != lead ? mine : lead % 3 + 1;
+        const char *what = round == 0 ? (victim == mine ? "a follower, the client's member" : "a follower")
+                                      : (victim == mine ? "the leader, the client's member" : "the leader");
         CHECK(victim >= 1, "a member to kill");
         if (victim < 1) break;
         kill_member(victim, what);
