@@ -25,6 +25,7 @@
 extern char **environ;
 
 static int failures;
+static const char *endpoints_text;
 static const char *cluster_script, *cluster_dir;
 
 #define CHECK(cond, ...)                                                                                    \
@@ -634,8 +635,46 @@ static void test_all_down(ri_etcd *c) {
     ri_owner_close(o);
 }
 
+/* ---- 7. user and password ------------------------------------------------------------------- */
+
+static int etcdctl(const char *args) {
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "etcdctl --endpoints=%s %s >/dev/null 2>&1", endpoints_text, args);
+    return system(cmd);
+}
+
+static ri_etcd *auth_client(const char *user, const char *password) {
+    char **eps;
+    size_t n;
+    ri_etcd_error e;
+    if (!ri_etcd_parse_endpoints(endpoints_text, &eps, &n, &e)) return NULL;
+    ri_etcd_config cfg = {.endpoints = (const char *const *)eps, .n_endpoints = n, .user = user,
+                          .password = password, .request_timeout_ms = 2000};
+    ri_etcd *c = ri_etcd_open(&cfg, &e);
+    ri_etcd_endpoints_free(eps, n);
+    return c;
+}
+
+static void test_auth(ri_etcd *plain) {
+    CHECK(etcdctl("user add root:ri-pw") == 0 && etcdctl("auth enable") == 0, "enable auth");
+    ri_etcd *good = auth_client("root", "ri-pw"), *bad = auth_client("root", "wrong");
+    ri_etcd_error e;
+    ri_etcd_range r;
+    CHECK(good && ri_etcd_put(good, "/t/auth", "v", 1, 0, NULL, &e), "put with a password: %s", e.message);
+    CHECK(good && ri_etcd_get(good, "/t/auth", false, &r, &e) && r.n == 1, "get with a password: %s", e.message);
+    if (good && e.code == RI_ETCD_OK) ri_etcd_range_free(&r);
+    CHECK(bad && !ri_etcd_get(bad, "/t/auth", false, &r, &e) && e.code == RI_ETCD_E_AUTH, "wrong password: %s",
+          e.message);
+    printf("auth: wrong password: %s\n", e.message);
+    CHECK(!ri_etcd_get(plain, "/t/auth", false, &r, &e) && e.code == RI_ETCD_E_SERVER, "no credentials: %s",
+          e.message);
+    printf("auth: no credentials: %s\n", e.message);
+    CHECK(etcdctl("--user root:ri-pw auth disable") == 0 && etcdctl("user delete root") == 0, "disable auth");
+    ri_etcd_close(good);
+    ri_etcd_close(bad);
+}
+
 static ri_etcd *second_client;
-static const char *endpoints_text;
 static void run_race(ri_etcd *c) { test_race(c, second_client); }
 static void run_frozen(ri_etcd *c) { test_frozen_owner(c, "/proc/self/exe", endpoints_text); }
 
@@ -661,7 +700,7 @@ int main(int argc, char **argv) {
         void (*fn)(ri_etcd *);
     } tests[] = {{"basics", test_basics},   {"watch", test_watch},       {"fencing", test_fencing},
                  {"race", run_race},        {"frozen_owner", run_frozen}, {"handoff", test_handoff},
-                 {"failover", test_failover}, {"all_down", test_all_down}};
+                 {"failover", test_failover}, {"all_down", test_all_down}, {"auth", test_auth}};
     int passed = 0, total = 0;
     for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++) {
         int before = failures;
