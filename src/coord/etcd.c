@@ -60,6 +60,8 @@ bool ri_etcd_global_init(ri_etcd_error *err) {
     return true;
 }
 
+void ri_etcd_global_cleanup(void) { curl_global_cleanup(); }
+
 /* ---- endpoints --------------------------------------------------------------------------- */
 
 void ri_etcd_endpoints_free(char **endpoints, size_t n) {

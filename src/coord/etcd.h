@@ -43,8 +43,10 @@ typedef struct ri_etcd_error {
 
 const char *ri_etcd_code_name(ri_etcd_code code);
 
-/* libcurl's global setup; once per process, in main, before any thread (not thread-safe). */
+/* libcurl's global setup; once per process, in main, before any thread (not thread-safe).
+ * ri_etcd_global_cleanup undoes it, after every client is closed. */
 bool ri_etcd_global_init(ri_etcd_error *err);
+void ri_etcd_global_cleanup(void);
 
 typedef struct ri_etcd_config {
     const char *const *endpoints; /* n_endpoints of them, copied */

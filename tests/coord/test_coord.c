@@ -681,7 +681,11 @@ static void run_frozen(ri_etcd *c) { test_frozen_owner(c, "/proc/self/exe", endp
 int main(int argc, char **argv) {
     ri_etcd_error e;
     if (!ri_etcd_global_init(&e)) return 2;
-    if (argc == 4 && strcmp(argv[1], "child") == 0) return child_main(argv[2], argv[3]);
+    if (argc == 4 && strcmp(argv[1], "child") == 0) {
+        int rc = child_main(argv[2], argv[3]);
+        ri_etcd_global_cleanup();
+        return rc;
+    }
     if (argc != 3) {
         fprintf(stderr, "usage: test_coord CLUSTER_SCRIPT CLUSTER_DIR\n");
         return 2;
@@ -712,6 +716,7 @@ int main(int argc, char **argv) {
     }
     ri_etcd_close(c);
     ri_etcd_close(second_client);
+    ri_etcd_global_cleanup();
     printf("%d passed, %d failed (%d checks failed)\n", passed, total - passed, failures);
     return failures ? 1 : 0;
 }
