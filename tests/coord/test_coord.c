@@ -532,7 +532,7 @@ static bool ops_work(ri_etcd *c, ri_owner *o, const char *sandbox, int64_t *toke
     return ok;
 }
 
-static void kill_member(int member, const char *what) {
+static void kill_member(int member, const char *what) { /* and wait until it is gone */
     char args[128];
     snprintf(args, sizeof args, "signal DIR %d KILL", member);
     CHECK(cluster(args, NULL, 0) == 0, "kill %s", what);
@@ -565,30 +565,42 @@ static void test_failover(ri_etcd *c) {
     CHECK(ops_work(c, o, "fo-1", &token, "c0"), "before any fault");
     int puts = 1;
     /* the member the client talks to now, then the leader */
-    for (int round = 0; round < 2; round++) {
-        /* a follower first (the client's own member if it is one), then the leader */
+    /* a follower killed (the client's own member if it is one), the leader killed, then the
+     * client's member frozen (SIGSTOP: its connections hang instead of failing) */
+    for (int round = 0; round < 3; round++) {
         int lead = leader(), mine = (int)ri_etcd_current_endpoint(c) + 1;
-        int victim = round == 1 ? lead : mine != lead ? mine : lead % 3 + 1;
-        const char *what = round == 0 ? (victim == mine ? "a follower, the client's member" : "a follower")
-                                      : (victim == mine ? "the leader, the client's member" : "the leader");
-        CHECK(victim >= 1, "a member to kill");
+        int victim = round == 1 ? lead : round == 2 ? mine : mine != lead ? mine : lead % 3 + 1;
+        const char *sig = round == 2 ? "STOP" : "KILL";
+        char what[64];
+        snprintf(what, sizeof what, "%s%s", victim == lead ? "the leader" : "a follower",
+                 victim == mine ? ", the client's member" : "");
+        CHECK(victim >= 1, "a member to stop");
         if (victim < 1) break;
-        kill_member(victim, what);
+        char args[128];
+        snprintf(args, sizeof args, "signal DIR %d %s", victim, sig);
+        CHECK(cluster(args, NULL, 0) == 0, "SIG%s %s", sig, what);
         double t0 = now_ms();
         bool ok = false;
         int tries = 0;
         /* the first tries may meet the election of a new leader */
         while (!ok && now_ms() - t0 < 15000) {
-            ok = ops_work(c, o, "fo-1", &token, round == 0 ? "c1" : "c2");
+            ok = ops_work(c, o, "fo-1", &token, round == 0 ? "c1" : round == 1 ? "c2" : "c3");
             tries++;
             if (!ok) sleep_ms(100);
         }
         puts++;
-        CHECK(ok, "operations after killing %s (member %d)", what, victim);
-        printf("failover: killed %s (member %d): operations succeed %.0f ms later (%d tries), now on member %zu\n",
-               what, victim, now_ms() - t0, tries, ri_etcd_current_endpoint(c) + 1);
+        CHECK(ok, "operations after SIG%s of %s (member %d)", sig, what, victim);
+        printf("failover: SIG%s %s (member %d): operations succeed %.0f ms later (%d tries), now on member %zu\n",
+               sig, what, victim, now_ms() - t0, tries, ri_etcd_current_endpoint(c) + 1);
         CHECK(watch_count(&log, puts, 15000) >= puts, "the watch follows (%d events of %d)", log.n, puts);
-        restart_member(victim);
+        printf("failover: the watch has the write %.0f ms after the signal\n", now_ms() - t0);
+        if (round == 2) {
+            snprintf(args, sizeof args, "signal DIR %d CONT", victim);
+            CHECK(cluster(args, NULL, 0) == 0, "SIGCONT");
+            CHECK(cluster("wait-healthy DIR", NULL, 0) == 0, "healthy again");
+        } else {
+            restart_member(victim);
+        }
     }
     CHECK(lost.count == 0, "ownership kept through the failovers: %s", lost.text);
     ri_etcd_watch_stop(w);
