@@ -263,6 +263,7 @@ static void recover(ri_owner *o) {
 static void *keepalive_thread(void *arg) {
     ri_owner *o = arg;
     pthread_mutex_lock(&o->mu);
+    wait_ms(o, o->ttl_ms / KEEPALIVE_DIVISOR); /* the lease was just granted */
     while (o->state != RI_OWNER_CLOSED) {
         if (o->state == RI_OWNER_ACTIVE) renew(o);
         else recover(o);
