@@ -101,15 +101,33 @@ bool ri_owner_route_get(ri_owner *o, const char *id, ri_owner_route *out, ri_own
 
 /* ---- the handoff watch ------------------------------------------------------------------- */
 
-static void on_handoff_event(void *user, const ri_etcd_event *ev) {
-    ri_owner *o = user;
-    if (ev->kind != RI_ETCD_EV_PUT || !o->on_handoff) return;
+static void dispatch_handoff(ri_owner *o, const ri_etcd_kv *kv) {
     size_t plen = strlen(o->prefix) + strlen("/handoff/");
-    if (strlen(ev->kv->key) <= plen) return;
-    const char *id = ev->kv->key + plen;
-    const char *requester = (const char *)ev->kv->value;
+    if (strlen(kv->key) <= plen) return;
+    const char *id = kv->key + plen;
+    const char *requester = (const char *)kv->value;
     if (strcmp(requester, o->server_id) == 0 || !ri_owner_holds(o, id, NULL)) return;
     o->on_handoff(o->user, id, requester);
+}
+
+static void on_handoff_event(void *user, const ri_etcd_event *ev) {
+    ri_owner *o = user;
+    if (!o->on_handoff) return;
+    if (ev->kind == RI_ETCD_EV_PUT) {
+        dispatch_handoff(o, ev->kv);
+    } else if (ev->kind == RI_ETCD_EV_COMPACTED) {
+        /* Requests made in the compacted history are read again (a request seen twice is
+         * harmless: the owner releases once). */
+        char *key;
+        ri_etcd_range r;
+        ri_etcd_error e;
+        if (asprintf(&key, "%s/handoff/", o->prefix) < 0) return;
+        if (ri_etcd_get(o->etcd, key, true, &r, &e)) {
+            for (size_t i = 0; i < r.n; i++) dispatch_handoff(o, &r.kvs[i]);
+            ri_etcd_range_free(&r);
+        }
+        free(key);
+    }
 }
 
 bool owner_watch_handoffs(ri_owner *o, int64_t start, ri_owner_error *err) {

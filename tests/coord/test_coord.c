@@ -227,11 +227,17 @@ typedef struct watch_log {
     char keys[64][64];
     int kinds[64];
     int n;
+    int compacted;
 } watch_log;
 
 static void on_watch(void *user, const ri_etcd_event *ev) {
     watch_log *w = user;
     if (ev->kind == RI_ETCD_EV_DISCONNECTED) printf("  watch: disconnected: %s\n", ev->error->message);
+    if (ev->kind == RI_ETCD_EV_COMPACTED) {
+        pthread_mutex_lock(&w->mu);
+        w->compacted++;
+        pthread_mutex_unlock(&w->mu);
+    }
     if (ev->kind != RI_ETCD_EV_PUT && ev->kind != RI_ETCD_EV_DELETE) return;
     pthread_mutex_lock(&w->mu);
     if (w->n < 64) {
@@ -278,6 +284,23 @@ static void test_watch(ri_etcd *c) {
           log.n);
     sleep_ms(200);
     CHECK(log.n == 4, "no repeated event (%d)", log.n);
+    ri_etcd_watch_stop(w);
+
+    /* from a compacted revision: told so, then the events after the compaction */
+    CHECK(ri_etcd_put(c, "/t/w/4", "e", 1, 0, NULL, &e), "%s", e.message);
+    CHECK(ri_etcd_get(c, "/t/none", false, &r, &e), "%s", e.message);
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "etcdctl --endpoints=%s compact %" PRId64 " >/dev/null", endpoints_text, r.revision);
+    ri_etcd_range_free(&r);
+    CHECK(system(cmd) == 0, "etcdctl compact");
+    watch_log late = {.mu = PTHREAD_MUTEX_INITIALIZER};
+    w = ri_etcd_watch_start(c, "/t/w/", true, start, on_watch, &late, &e);
+    CHECK(ri_etcd_put(c, "/t/w/5", "f", 1, 0, NULL, &e), "%s", e.message);
+    /* the compaction's own revision (the put of /t/w/4) is the first one left */
+    CHECK(watch_count(&late, 2, 10000) == 2 && strcmp(late.keys[0], "/t/w/4") == 0 &&
+              strcmp(late.keys[1], "/t/w/5") == 0,
+          "after compaction: %d %s", late.n, late.keys[0]);
+    CHECK(late.compacted == 1, "compaction reported (%d)", late.compacted);
     ri_etcd_watch_stop(w);
     ri_etcd_delete(c, "/t/", true, NULL, NULL, &e);
 }
