@@ -424,6 +424,19 @@ static bool has_token(ri_etcd *e) {
     return has;
 }
 
+static void drop_token(ri_etcd *e) {
+    pthread_mutex_lock(&e->mu);
+    free(e->token);
+    e->token = NULL;
+    pthread_mutex_unlock(&e->mu);
+}
+
+bool etcd_ensure_token(ri_etcd *e, const char *url, bool renew, int64_t timeout_ms, ri_etcd_error *err) {
+    if (!e->user) return true;
+    if (renew) drop_token(e);
+    return has_token(e) || authenticate(e, url, timeout_ms, err) == EX_ANSWER;
+}
+
 bool etcd_call(ri_etcd *e, const char *path, json_t *body, int64_t timeout_ms, json_t **reply, ri_etcd_error *err) {
     *reply = NULL;
     char *text = json_dumps(body, JSON_COMPACT);
@@ -469,10 +482,7 @@ bool etcd_call(ri_etcd *e, const char *path, json_t *body, int64_t timeout_ms, j
         if (last.code == RI_ETCD_E_SERVER && last.grpc_code == ETCD_GRPC_UNAUTHENTICATED && e->user && !reauthed) {
             /* An expired or foreign token: a new one, then the same member again. */
             reauthed = true;
-            pthread_mutex_lock(&e->mu);
-            free(e->token);
-            e->token = NULL;
-            pthread_mutex_unlock(&e->mu);
+            drop_token(e);
             attempt--;
             continue;
         }

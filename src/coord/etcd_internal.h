@@ -49,6 +49,8 @@ bool etcd_call(ri_etcd *etcd, const char *path, json_t *body, int64_t timeout_ms
 void etcd_curl_common(ri_etcd *etcd, CURL *h, int64_t timeout_ms);
 /* A copy of the current token (NULL: none), for a request's Authorization header. */
 struct curl_slist *etcd_headers(ri_etcd *etcd, bool *nomem);
+/* With auth configured: a token (a new one if renew) from the member at url. */
+bool etcd_ensure_token(ri_etcd *etcd, const char *url, bool renew, int64_t timeout_ms, ri_etcd_error *err);
 /* The "error" object a gateway sends in place of an answer -> err; false if reply has none. */
 bool etcd_reply_error(json_t *reply, const char *url, ri_etcd_error *err);
 

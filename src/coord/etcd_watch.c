@@ -141,8 +141,9 @@ static json_t *create_request(ri_etcd_watch *w) {
 typedef enum stream_end { STREAM_REFRESH, STREAM_BROKEN, STREAM_STOPPED } stream_end;
 
 /* One stream against url; *why: the error when it broke. */
-static stream_end run_stream(ri_etcd_watch *w, const char *url, ri_etcd_error *why) {
+static stream_end run_stream(ri_etcd_watch *w, const char *url, bool renew_token, ri_etcd_error *why) {
     etcd_ok(&w->failure);
+    if (!etcd_ensure_token(w->etcd, url, renew_token, w->etcd->request_timeout_ms, why)) return STREAM_BROKEN;
     w->n = 0;
     w->created = w->again = false;
     json_t *req = create_request(w);
@@ -206,9 +207,12 @@ static void *watch_thread(void *arg) {
     ri_etcd_watch *w = arg;
     size_t idx = ri_etcd_current_endpoint(w->etcd);
     int64_t backoff = 0;
+    bool renew_token = false;
     while (!atomic_load(&w->stop)) {
         ri_etcd_error why;
-        stream_end end = run_stream(w, w->etcd->urls[idx], &why);
+        stream_end end = run_stream(w, w->etcd->urls[idx], renew_token, &why);
+        /* a rejected token (expired, or another member's): a new one for the next stream */
+        renew_token = end == STREAM_BROKEN && why.code == RI_ETCD_E_SERVER && why.grpc_code == ETCD_GRPC_UNAUTHENTICATED;
         if (end == STREAM_STOPPED) break;
         if (end == STREAM_REFRESH) {
             backoff = 0;

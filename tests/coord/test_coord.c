@@ -698,6 +698,10 @@ static void test_auth(ri_etcd *plain) {
     CHECK(good && ri_etcd_put(good, "/t/auth", "v", 1, 0, NULL, &e), "put with a password: %s", e.message);
     CHECK(good && ri_etcd_get(good, "/t/auth", false, &r, &e) && r.n == 1, "get with a password: %s", e.message);
     if (good && e.code == RI_ETCD_OK) ri_etcd_range_free(&r);
+    watch_log log = {.mu = PTHREAD_MUTEX_INITIALIZER};
+    ri_etcd_watch *w = good ? ri_etcd_watch_start(good, "/t/auth", false, 1, on_watch, &log, &e) : NULL;
+    CHECK(w && watch_count(&log, 1, 10000) == 1, "a watch with a password: %d events", log.n);
+    ri_etcd_watch_stop(w);
     CHECK(bad && !ri_etcd_get(bad, "/t/auth", false, &r, &e) && e.code == RI_ETCD_E_AUTH, "wrong password: %s",
           e.message);
     printf("auth: wrong password: %s\n", e.message);
