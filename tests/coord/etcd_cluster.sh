@@ -7,6 +7,9 @@
 #   etcd_cluster.sh restart DIR I     start member I again on its data dir (after a KILL)
 #   etcd_cluster.sh leader DIR        the index of the current leader
 #   etcd_cluster.sh wait-healthy DIR  wait (bounded) until every running member is healthy
+#   etcd_cluster.sh start-tls DIR     one more member, alone, serving clients over TLS with client
+#                                     certificates (DIR/tls: ca.crt, client.crt, client.key,
+#                                     endpoint); prints its endpoint
 #   etcd_cluster.sh stop DIR          kill every member (SIGCONT first, then SIGKILL)
 set -euo pipefail
 cmd=${1:?usage: etcd_cluster.sh start|endpoints|signal|restart|leader|wait-healthy|stop DIR ...}
@@ -78,6 +81,44 @@ EOS
         start_member "$i"
     done
     wait_healthy
+    ;;
+start-tls)
+    t="$dir/tls"
+    mkdir -p "$t"
+    read -r client peer < <(python3 -c '
+import socket
+a, b = socket.socket(), socket.socket()
+a.bind(("127.0.0.1", 0)); b.bind(("127.0.0.1", 0))
+print(a.getsockname()[1], b.getsockname()[1])')
+    ec=(-newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes)
+    {
+        openssl req -x509 "${ec[@]}" -keyout "$t/ca.key" -out "$t/ca.crt" -days 1 -subj /CN=ri-coord-test-ca
+        for who in server client; do
+            openssl req "${ec[@]}" -keyout "$t/$who.key" -out "$t/$who.csr" -subj "/CN=ri-coord-$who"
+            printf 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth,clientAuth\n' >"$t/$who.ext"
+            openssl x509 -req -in "$t/$who.csr" -CA "$t/ca.crt" -CAkey "$t/ca.key" -CAcreateserial \
+                -out "$t/$who.crt" -days 1 -extfile "$t/$who.ext"
+        done
+    } >"$t/openssl.log" 2>&1
+    echo "127.0.0.1:$client" >"$t/endpoint"
+    cat >"$dir/mtls.sh" <<EOS
+exec etcd --name mtls --data-dir "$t/data" \\
+  --listen-client-urls https://127.0.0.1:$client --advertise-client-urls https://127.0.0.1:$client \\
+  --cert-file "$t/server.crt" --key-file "$t/server.key" --trusted-ca-file "$t/ca.crt" --client-cert-auth \\
+  --listen-peer-urls http://127.0.0.1:$peer --initial-advertise-peer-urls http://127.0.0.1:$peer \\
+  --initial-cluster mtls=http://127.0.0.1:$peer --log-level warn
+EOS
+    start_member tls
+    deadline=$((SECONDS + 30))
+    until etcdctl --endpoints="https://127.0.0.1:$client" --cacert "$t/ca.crt" --cert "$t/client.crt" \
+        --key "$t/client.key" --command-timeout=1s endpoint health >/dev/null 2>&1; do
+        if [ "$SECONDS" -ge "$deadline" ]; then
+            echo "etcd_cluster: the TLS member is not healthy after 30 s; log in $dir/mtls.log" >&2
+            exit 1
+        fi
+        sleep 0.2
+    done
+    echo "127.0.0.1:$client"
     ;;
 endpoints) cat "$dir/endpoints" ;;
 signal)

@@ -713,6 +713,54 @@ static void test_auth(ri_etcd *plain) {
     ri_etcd_close(bad);
 }
 
+/* ---- 8. TLS with client certificates (a member of its own) -------------------------------------- */
+
+static ri_etcd *tls_client(const char *endpoint, const char *ca, const char *cert, const char *key) {
+    const char *eps[] = {endpoint};
+    ri_etcd_config cfg = {.endpoints = eps, .n_endpoints = 1, .ca_file = ca, .cert_file = cert, .key_file = key,
+                          .request_timeout_ms = 2000};
+    ri_etcd_error e;
+    ri_etcd *c = ri_etcd_open(&cfg, &e);
+    CHECK(c, "open: %s", e.message);
+    return c;
+}
+
+static void test_tls(ri_etcd *plain) {
+    (void)plain;
+    char endpoint[64] = "";
+    CHECK(cluster("start-tls DIR", endpoint, sizeof endpoint) == 0 && endpoint[0], "a TLS member");
+    if (!endpoint[0]) return;
+    char ca[600], cert[600], key[600];
+    snprintf(ca, sizeof ca, "%s/tls/ca.crt", cluster_dir);
+    snprintf(cert, sizeof cert, "%s/tls/client.crt", cluster_dir);
+    snprintf(key, sizeof key, "%s/tls/client.key", cluster_dir);
+    ri_etcd *good = tls_client(endpoint, ca, cert, key), *no_cert = tls_client(endpoint, ca, NULL, NULL);
+    ri_etcd *no_ca = tls_client(endpoint, NULL, cert, key);
+    ri_etcd_error e;
+    ri_etcd_range r;
+    CHECK(good && ri_etcd_put(good, "/t/tls", "v", 1, 0, NULL, &e), "put over TLS: %s", e.message);
+    CHECK(good && ri_etcd_get(good, "/t/tls", false, &r, &e) && r.n == 1, "get over TLS: %s", e.message);
+    if (good && e.code == RI_ETCD_OK) ri_etcd_range_free(&r);
+    if (good) {
+        signal_box lost = SIGNAL_BOX_INIT;
+        ri_owner *o = open_owner(good, "srv-tls", 5, &lost, NULL);
+        ri_owner_error err;
+        int64_t token;
+        CHECK(ri_owner_acquire(o, "tls-1", &token, &err) && ri_owner_confirm_checkpoint(o, "tls-1", token, "c", &err),
+              "ownership over TLS: %s", err.message);
+        ri_owner_close(o);
+    }
+    CHECK(no_cert && !ri_etcd_get(no_cert, "/t/tls", false, &r, &e) && strstr(e.message, "https://"),
+          "no client certificate: %s", e.message);
+    printf("tls: no client certificate: %s\n", e.message);
+    CHECK(no_ca && !ri_etcd_get(no_ca, "/t/tls", false, &r, &e), "an unknown CA: %s", e.message);
+    printf("tls: the server's CA not given: %s\n", e.message);
+    ri_etcd_close(good);
+    ri_etcd_close(no_cert);
+    ri_etcd_close(no_ca);
+    CHECK(cluster("signal DIR tls KILL", NULL, 0) == 0, "stop the TLS member");
+}
+
 static ri_etcd *second_client;
 static void run_race(ri_etcd *c) { test_race(c, second_client); }
 static void run_frozen(ri_etcd *c) { test_frozen_owner(c, "/proc/self/exe", endpoints_text); }
@@ -743,7 +791,7 @@ int main(int argc, char **argv) {
         void (*fn)(ri_etcd *);
     } tests[] = {{"basics", test_basics},   {"watch", test_watch},       {"fencing", test_fencing},
                  {"race", run_race},        {"frozen_owner", run_frozen}, {"handoff", test_handoff},
-                 {"failover", test_failover}, {"all_down", test_all_down}, {"auth", test_auth}};
+                 {"failover", test_failover}, {"all_down", test_all_down}, {"auth", test_auth}, {"tls", test_tls}};
     int passed = 0, total = 0;
     for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++) {
         int before = failures;
