@@ -23,6 +23,8 @@ packages=(
     python3-pip python3-setuptools  # the Python binding's install test: pip install --no-build-isolation, offline
     curl ca-certificates          # scripts/fetch-interpreters.sh: the interpreters' npm packages
     binaryen nodejs               # make fuzz-diff: random modules (wasm-opt -ttf, wasm-reduce) run against V8
+    libcurl4-openssl-dev          # the etcd client of the coordination layer (src/coord): etcd's JSON gateway over HTTP
+    etcd-server etcd-client       # the coordination tests start a 3-member etcd cluster (tests/coord)
 )
 
 missing=()

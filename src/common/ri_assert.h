@@ -22,8 +22,8 @@ static inline _Noreturn void ri_assert_fail(const char *invariant, const char *c
     abort();
 }
 
-/* RI_ASSERT(cond, "I<n>"): invariant n (ARCHITECTURE.md), "S<n>" (STORE.md's I<n>) or
- * "W<n>" (WORKSPACE.md's W<n>). */
+/* RI_ASSERT(cond, "I<n>"): invariant n (ARCHITECTURE.md), "S<n>" (STORE.md's I<n>),
+ * "W<n>" (WORKSPACE.md's W<n>) or "C<n>" (COORDINATION.md's C<n>). */
 #define RI_ASSERT(cond, invariant) ((cond) ? (void)0 : ri_assert_fail(invariant, #cond, __FILE__, __LINE__))
 #define RI_ASSERTS_ON 1
 #else
