@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shift || true
 harnesses=("$@")
-[ ${#harnesses[@]} -eq 0 ] && harnesses=(fuzz_load fuzz_restore fuzz_store fuzz_server fuzz_wsfs)
+[ ${#harnesses[@]} -eq 0 ] && harnesses=(fuzz_load fuzz_restore fuzz_store fuzz_server fuzz_wsfs fuzz_wasi)
 build=${FUZZ_BUILD:-build-fuzz}
 jobs=${JOBS:-2}
 
