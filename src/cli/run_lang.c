@@ -166,15 +166,31 @@ bool ri_run_wants_lang(int argc, char **argv) {
     return false;
 }
 
+static int run_parsed(const lang_options *o);
+
+static void free_options(lang_options *o) {
+    for (uint32_t i = 0; i < o->ndirs; i++) {
+        free((char *)o->dirs[i].host);
+        free(o->dirs[i].guest);
+    }
+}
+
 int ri_run_lang(int argc, char **argv) {
     lang_options o;
     bool help;
     int rc = parse(argc, argv, &o, &help);
-    if (rc != RI_EXIT_OK) return rc;
-    if (help) {
+    if (rc == RI_EXIT_OK && !help) rc = run_parsed(&o);
+    else if (rc == RI_EXIT_OK) {
         usage(stdout);
-        return ri_finish_output(CMD, RI_EXIT_OK);
+        rc = ri_finish_output(CMD, RI_EXIT_OK);
     }
+    free_options(&o);
+    return rc;
+}
+
+static int run_parsed(const lang_options *o_) {
+    const lang_options o = *o_;
+    int rc;
     char path[4096], why[256];
     uint8_t *wasm = NULL, *file_code = NULL;
     size_t wasm_len = 0, file_len = 0;
