@@ -183,8 +183,21 @@ static uint8_t *read_file(const char *path, size_t *len) {
     return b;
 }
 
+static int host_nop(ri_host_call *call, void *user, const ri_val *args, ri_val *results) {
+    (void)call, (void)user, (void)args;
+    results[0] = ri_val_i32(0);
+    return 0;
+}
+
+static const ri_valtype nop_params[] = {RI_I32, RI_I32, RI_I32, RI_I32};
+static const ri_valtype nop_results[] = {RI_I32};
+static const ri_host_function nop_function = {"nop", 4, nop_params, 1, nop_results, host_nop, NULL};
+
 static ri_sandbox *wasi_sandbox(ri_sandboxes *f, const uint8_t *wasm, size_t len) {
     ri_sandbox_config c = ri_sandbox_config_default();
+    c.host_functions = &nop_function;
+    c.nhost_functions = 1;
+    c.max_gas = 1ull << 40;
     c.has_event_timestamp = true;
     c.event_timestamp = 1700000000000LL;
     c.enable_wasi = true;
@@ -194,6 +207,34 @@ static ri_sandbox *wasi_sandbox(ri_sandboxes *f, const uint8_t *wasm, size_t len
     ri_sandbox *sb = ri_sandbox_create(f, &c, &err);
     if (!sb || !ri_sandbox_load(sb, wasm, len, &err)) fprintf(stderr, "sandbox: %s\n", err.message), exit(1);
     return sb;
+}
+
+/* A WASI call (fd_write of 16 bytes to stdout's buffer) against a plain host call, each
+ * made n times from a loop in the module. */
+static void bench_wasi_call(const uint8_t *wasm, size_t wlen, int reps) {
+    printf("\n== a WASI call (fd_write of 16 bytes to a buffer) vs a plain host-function call ==\n");
+    ri_sandboxes *f = ri_sandboxes_new();
+    ri_sandbox *sb = wasi_sandbox(f, wasm, wlen);
+    enum { N = 200000 };
+    double w[16], h[16];
+    for (int i = 0; i < reps; i++) {
+        ri_val n = ri_val_i32(N);
+        double t0 = now_ms();
+        ri_sandbox_result r = ri_sandbox_call(sb, "writes", &n, 1);
+        double t1 = now_ms();
+        if (!r.ok) fprintf(stderr, "writes: %s\n", r.error.message), exit(1);
+        ri_sandbox_result_free(&r);
+        ri_sandbox_wasi_output_clear(sb, RI_WASI_STDOUT);
+        r = ri_sandbox_call(sb, "nops", &n, 1);
+        double t2 = now_ms();
+        if (!r.ok) fprintf(stderr, "nops: %s\n", r.error.message), exit(1);
+        ri_sandbox_result_free(&r);
+        w[i] = (t1 - t0) * 1e6 / N, h[i] = (t2 - t1) * 1e6 / N;
+    }
+    double mw = median(w, reps), mh = median(h, reps);
+    printf("fd_write %.0f ns a call, host call %.0f ns: wasi/host %.2fx\n", mw, mh, mw / mh);
+    ri_sandbox_free(sb);
+    ri_sandboxes_free(f);
 }
 
 static void bench_checkpoint(const uint8_t *wasm, size_t wlen, int reps) {
@@ -356,6 +397,7 @@ int main(int argc, char **argv) {
     bench_file_io(reps);
     bench_serialize(reps);
     bench_fork(reps);
+    bench_wasi_call(wasm, wlen, reps);
     bench_checkpoint(wasm, wlen, reps);
     bench_store(wasm, wlen);
     free(wasm);
