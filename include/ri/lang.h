@@ -53,7 +53,9 @@ RI_API void ri_interpreter_free(ri_interpreter *it);
 RI_API ri_language ri_interpreter_language(const ri_interpreter *it);
 
 /* A new sandbox ready for code: a fork of the initialised interpreter (its own id, files and
- * limits; the interpreter may be freed before it). */
+ * limits; the interpreter may be freed before it). Any sandbox whose config admits the
+ * interpreter's imports (WASI, and the Emscripten profile for Lua and Python) also runs it:
+ * ri_interpreter_run restarts it into the interpreter, keeping its files. */
 RI_API ri_sandbox *ri_interpreter_sandbox(ri_interpreter *it, ri_sandboxes *factory, ri_sandbox_error *err);
 
 /* Runs code (UTF-8 text) in sb, a sandbox of ri_interpreter_sandbox, as a new process of
@@ -66,6 +68,10 @@ RI_API ri_sandbox_result ri_interpreter_run(ri_interpreter *it, ri_sandbox *sb, 
  * process's end as ri_interpreter_run does: use it, not ri_sandbox_resume, for runs of an
  * interpreter (also after a restore of a snapshot of a paused run). */
 RI_API ri_sandbox_result ri_interpreter_resume(ri_interpreter *it, ri_sandbox *sb, uint64_t gas);
+/* For an embedder that continues paused runs itself (ri_sandbox_resume_carry, its own time
+ * slices): applied to the result that ends the run, it makes it the process's end as
+ * ri_interpreter_run does (nothing for a result that is still a pause). */
+RI_API void ri_interpreter_end(ri_interpreter *it, ri_sandbox *sb, ri_sandbox_result *r);
 
 #ifdef __cplusplus
 }

@@ -450,7 +450,10 @@ RI_API bool ri_sandbox_rollback(ri_sandbox *sb, const ri_checkpoint *cp, ri_sand
  * come from the checkpoint (an interpreter's initialised image, say), while the workspace,
  * pending input and collected output stay the sandbox's own, and its WASI process starts
  * anew (descriptors back to the standard three and the preopens, the virtual clock at 0, no
- * exit status): the next program runs fresh among the files the last one left. */
+ * exit status): the next program runs fresh among the files the last one left. The
+ * checkpoint may be of another module than the sandbox runs (an interpreter's initialised
+ * image, taken in another sandbox): the sandbox then runs that module, instantiated from
+ * its compiled code (not compiled again) under this sandbox's import rules. */
 RI_API bool ri_sandbox_restart(ri_sandbox *sb, const ri_checkpoint *cp, ri_sandbox_error *err);
 
 /* A new, independent sandbox with its own id from factory and sb's config, in the

@@ -55,6 +55,8 @@ typedef struct ri_server_config {
     const char *tls_key;            /* PEM private key file of tls_cert; NULL with tls_cert NULL: plain ws:// */
     ri_server_log_level log_level;  /* the least severe level logged: RI_SERVER_LOG_INFO */
     bool log_text;                  /* one readable line per event instead of JSON */
+    const char *interpreters_dir;   /* python.wasm, lua.wasm...: NULL: $RI_INTERPRETERS_DIR, else
+                                       ~/.cache/ri/interpreters (scripts/fetch-interpreters.sh) */
 } ri_server_config;
 
 RI_API ri_server_config ri_server_config_default(void);

@@ -31,6 +31,8 @@ static void serve_usage(FILE *f) {
             "  --port N                port (8080); 0 picks a free one\n"
             "  --checkpoint-path DIR   the checkpoint volume (default: env CHECKPOINT_AND_RESTORE_PATH)\n"
             "  --workers N             worker threads (4)\n"
+            "  --interpreters DIR      python.wasm and lua.wasm for code as text (default:\n"
+            "                          $RI_INTERPRETERS_DIR, else ~/.cache/ri/interpreters)\n"
             "  --max-sandboxes N       sandboxes per server (1024)\n"
             "  --keep-checkpoints N    checkpoint images kept per sandbox (3)\n"
             "  --memory-budget BYTES   hibernate idle sandboxes under pressure (none)\n"
@@ -77,7 +79,8 @@ int ri_cmd_serve(int argc, char **argv) {
                                                  "--server-id", "--lease-seconds", "--store", "--max-message-bytes",
                                                  "--max-sandbox-memory", "--max-execution-ms", "--max-gas",
                                                  "--slice-ms", "--detached-grace-seconds", "--output-budget",
-                                                 "--tls-cert", "--tls-key", "--log-level", "--log-format"};
+                                                 "--tls-cert", "--tls-key", "--log-level", "--log-format",
+                                                 "--interpreters"};
         bool known = false;
         for (size_t k = 0; k < sizeof with_value / sizeof with_value[0]; k++)
             if (ri_arg_is(&arg, with_value[k])) known = true;
@@ -92,6 +95,7 @@ int ri_cmd_serve(int argc, char **argv) {
         else if (ri_arg_is(&arg, "--store")) cfg.store_dir = v;
         else if (ri_arg_is(&arg, "--tls-cert")) cfg.tls_cert = v;
         else if (ri_arg_is(&arg, "--tls-key")) cfg.tls_key = v;
+        else if (ri_arg_is(&arg, "--interpreters")) cfg.interpreters_dir = v;
         else if (ri_arg_is(&arg, "--log-level")) {
             static const char *const levels[] = {"error", "warning", "info", "debug"};
             size_t k = 0;

@@ -274,12 +274,17 @@ ri_sandbox_result ri_interpreter_run(ri_interpreter *it, ri_sandbox *sb, const c
     /* a fresh interpreter among the files the last run left */
     if (!ri_sandbox_restart(sb, it->ready, &err)) return lang_failed(&err);
     ri_sandbox_result r = it->ops->run(sb, it->state, code ? code : "", len);
-    if (it->ops->finish && !(!r.ok && r.error.code == RI_SANDBOX_SUSPENDED_CALL)) it->ops->finish(sb, it->state, &r);
+    ri_interpreter_end(it, sb, &r);
     return r;
+}
+
+void ri_interpreter_end(ri_interpreter *it, ri_sandbox *sb, ri_sandbox_result *r) {
+    if (it && sb && r && it->ops->finish && !(!r->ok && r->error.code == RI_SANDBOX_SUSPENDED_CALL))
+        it->ops->finish(sb, it->state, r);
 }
 
 ri_sandbox_result ri_interpreter_resume(ri_interpreter *it, ri_sandbox *sb, uint64_t gas) {
     ri_sandbox_result r = ri_sandbox_resume(sb, gas);
-    if (it && it->ops->finish && !(!r.ok && r.error.code == RI_SANDBOX_SUSPENDED_CALL)) it->ops->finish(sb, it->state, &r);
+    ri_interpreter_end(it, sb, &r);
     return r;
 }

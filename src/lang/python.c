@@ -76,7 +76,7 @@ int ri_python_finish(ri_python *py, char **error, ri_sandbox_error *err) {
  * raising SystemExit with the exit code when it is not 0; finish turns that into the
  * process's end. Nothing is freed: every run starts from the initialised image again. */
 
-#define PY_HEAP_BYTES (8u << 20)
+#define PY_HEAP_BYTES (4u << 20) /* the glue gives 1 MiB; a server sandbox has 16 MiB by default */
 
 static bool py_recognise(const ri_module *m, char *why, size_t cap) {
     static const char *const needed[] = {"mp_js_init", "mp_js_do_exec", "proxy_c_init", "malloc",

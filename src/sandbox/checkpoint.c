@@ -229,12 +229,27 @@ static bool rollback(ri_sandbox *sb, const ri_checkpoint *cp, bool keep_files, r
     if (status == RI_SANDBOX_DESTROYED) return cp_error(err, "%s", "Cannot roll back a destroyed instance");
     if (status == RI_SANDBOX_RUNNING || sb->run)
         return cp_error(err, "%s", "Cannot roll back a running instance \u2014 suspend first");
-    if (!sb->image || !sb->image->instance)
+    /* A restart may bring another module (an interpreter's initialised image into a sandbox
+     * that ran something else): a new image of the checkpoint's module, built under this
+     * sandbox's config (its import rules apply), replaces the sandbox's only once complete. */
+    bool other_module = keep_files && (!sb->image || !sb->image->instance ||
+                                       ri_instance_module(sb->image->instance) != cp->module);
+    if (!other_module && (!sb->image || !sb->image->instance))
         return cp_error(err, "%s", "Cannot roll back an instance that has not been loaded");
     ri_wasi *wasi = NULL;
     if (!keep_files && sb->wasi && cp->wasi && !(wasi = ri_wasi_copy(cp->wasi, NULL)))
         return cp_error(err, "%s", "Cannot roll back: out of memory for the WASI state");
-    if (!sb_checkpoint_apply(sb->image, cp, err)) {
+    if (other_module) {
+        sb_image *fresh = NULL;
+        if (!sb_build_image_from(sb, ri_module_retain(cp->module), false, &fresh, err) ||
+            !sb_checkpoint_apply(fresh, cp, err)) {
+            sb_image_free(fresh);
+            return false;
+        }
+        sb_pending_drop(sb);
+        sb_image_free(sb->image);
+        sb->image = fresh;
+    } else if (!sb_checkpoint_apply(sb->image, cp, err)) {
         ri_wasi_free(wasi);
         return false;
     }

@@ -37,7 +37,9 @@ static bool get_uint(json_t *o, const char *k, uint64_t max, uint64_t *out, char
 static void defaults(srv_sandbox_cfg *cfg) {
     memset(cfg, 0, sizeof *cfg);
     cfg->idle_timeout_s = SRV_DEFAULT_IDLE_S;
-    cfg->max_memory_bytes = RI_SANDBOX_DEFAULT_MAX_MEMORY_BYTES;
+    /* more than the library's 16 MiB: the interpreters of code as text declare about 17 MiB
+     * (MicroPython) before a program allocates anything */
+    cfg->max_memory_bytes = SRV_DEFAULT_MEMORY;
     cfg->max_gas = SRV_DEFAULT_GAS;
     cfg->max_execution_ms = SRV_DEFAULT_EXEC_MS;
     cfg->gas_schedule = RI_GAS_INSTRUCTIONS;

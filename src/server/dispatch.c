@@ -66,9 +66,11 @@ static void run_message(srv_sandbox *sb, json_t *msg) {
         bad_request(sb, "Invalid message: an execution needs \"language\" and \"code\".");
         return;
     }
-    if (!json_is_string(lang) || strcmp(json_string_value(lang), "wasm") != 0) {
-        char why[200];
-        snprintf(why, sizeof why, "Unsupported language: %.100s", json_is_string(lang) ? json_string_value(lang) : "?");
+    if (!json_is_string(lang) ||
+        (strcmp(json_string_value(lang), "wasm") != 0 && srv_language_of(json_string_value(lang)) == RI_LANG_NONE)) {
+        char why[300];
+        snprintf(why, sizeof why, "Unsupported language: %.100s (this server runs %s)",
+                 json_is_string(lang) ? json_string_value(lang) : "?", srv_language_names());
         atomic_fetch_add(&sb->s->m.executions_refused, 1);
         if (c) {
             srv_conn_send_error(c, "SANDBOX_EXECUTION_UNSUPPORTED_LANGUAGE_ERROR", why);

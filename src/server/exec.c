@@ -128,8 +128,10 @@ ri_sandbox_config srv_sandbox_full_config(srv_sandbox *sb, ri_host_function fns[
     c.host_functions = fns;
     c.nhost_functions = 2;
     c.host_modules = io_modules;
-    /* every sandbox owns a workspace: its files outlive executions, and snapshots carry them */
+    /* every sandbox owns a workspace: its files outlive executions, and snapshots carry them;
+     * the Emscripten profile lets it run the interpreters of code as text (langs.c) */
     c.enable_wasi = true;
+    c.enable_emscripten = true;
     c.wasi = wasi;
     return c;
 }
@@ -242,11 +244,17 @@ static ri_sandbox_result run_slice(srv_job *job) {
     } else if (!job->started) {
         job->started = true;
         atomic_store(&sb->pausable, true);
-        r = job->wasi ? ri_sandbox_wasi_run(sb->sb) : ri_sandbox_execute(sb->sb, "_start", NULL);
+        if (job->interp) {
+            const char *code = json_string_value(json_object_get(job->msg, "code"));
+            r = ri_interpreter_run(job->interp, sb->sb, code, strlen(code));
+        } else {
+            r = job->wasi ? ri_sandbox_wasi_run(sb->sb) : ri_sandbox_execute(sb->sb, "_start", NULL);
+        }
     } else {
         if (job->wasi) feed_stdin(sb);
         atomic_store(&sb->pausable, true);
         r = ri_sandbox_resume_carry(sb->sb);
+        if (job->interp) ri_interpreter_end(job->interp, sb->sb, &r);
     }
     atomic_store(&sb->pausable, false);
     atomic_store(&job->slice_started, 0);
@@ -268,6 +276,29 @@ static void execution_work(srv_job *job) {
         return;
     }
     const char *code = json_string_value(json_object_get(job->msg, "code"));
+    ri_language lang = srv_language_of(json_string_value(json_object_get(job->msg, "language")));
+    if (lang != RI_LANG_NONE) { /* code as text: the sandbox restarts into the interpreter */
+        char why[600];
+        if (!code) {
+            post_error(sb, "SANDBOX_EXECUTION_ERROR", "Invalid code: a string was expected.");
+            return;
+        }
+        job->interp = srv_interpreter(sb->s, lang, why, sizeof why);
+        if (!job->interp) {
+            post_error(sb, "SANDBOX_EXECUTION_ERROR", why);
+            return;
+        }
+        job->wasi = true;
+        sb->run_lang = lang;
+        memset(sb->out_utf8, 0, sizeof sb->out_utf8);
+        post_status(sb, "SANDBOX_EXECUTION_RUNNING");
+        ri_sandbox_set_pause_on(sb->sb, RI_SUSPEND_ON_INTERRUPT | RI_SUSPEND_ON_YIELD, NULL);
+        ri_sandbox_result r = run_slice(job);
+        if (!job->paused) execution_end(job, &r);
+        ri_sandbox_result_free(&r);
+        return;
+    }
+    sb->run_lang = RI_LANG_NONE;
     uint8_t *wasm = NULL;
     size_t n = 0;
     if (!code || !srv_b64_decode(code, strlen(code), &wasm, &n)) {
@@ -333,6 +364,11 @@ srv_job *srv_execution_job_resumed(srv_sandbox *sb) {
     if (!job) return NULL;
     job->started = true;
     job->wasi = true;
+    /* a run of code as text goes on with its interpreter's end (a restored one too) */
+    if (sb->run_lang != RI_LANG_NONE) {
+        char why[600];
+        job->interp = srv_interpreter(sb->s, sb->run_lang, why, sizeof why);
+    }
     return job;
 }
 

@@ -59,8 +59,9 @@ static json_t *capture(srv_sandbox *sb, srv_job *job) {
     char *t2 = hex_of(sb->out_utf8[1].tail, sb->out_utf8[1].ntail);
     json_t *st = NULL;
     if (out && in && t1 && t2)
-        st = json_pack("{s:i, s:I, s:s, s:b, s:[s,s], s:O}", "version", 1, "run_ms", (json_int_t)job->run_ms,
-                       "stdin", in, "stdin_closed", closed, "utf8", t1, t2, "output", out);
+        st = json_pack("{s:i, s:I, s:s, s:b, s:[s,s], s:O, s:s?}", "version", 1, "run_ms", (json_int_t)job->run_ms,
+                       "stdin", in, "stdin_closed", closed, "utf8", t1, t2, "output", out, "language",
+                       sb->run_lang != RI_LANG_NONE ? ri_language_name(sb->run_lang) : NULL);
     json_decref(out);
     free(in);
     free(t1);
@@ -135,6 +136,8 @@ static void restore_utf8(srv_utf8 *u, json_t *hex) {
 void srv_proc_restored(srv_sandbox *sb, json_t *state) {
     if (!sb->sb || sb->removed || !ri_sandbox_has_pending_call(sb->sb)) return;
     srv *s = sb->s;
+    /* code as text: its interpreter ends the run (before the job is made) */
+    sb->run_lang = state ? srv_language_of(json_string_value(json_object_get(state, "language"))) : RI_LANG_NONE;
     srv_job *job = srv_execution_job_resumed(sb);
     if (!job) {
         ri_sandbox_abandon(sb->sb, NULL);

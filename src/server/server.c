@@ -289,6 +289,7 @@ srv *srv_new_core(const ri_server_config *cfg, char *err, size_t errcap) {
     pthread_mutex_init(&s->q_lock, NULL);
     pthread_cond_init(&s->q_cond, NULL);
     pthread_mutex_init(&s->log_lock, NULL);
+    pthread_mutex_init(&s->lang_lock, NULL);
     atomic_init(&s->stop, false);
     s->m.started_us = srv_mono_us();
     if (s->cfg.server_id) {
@@ -342,7 +343,8 @@ srv *srv_new_core(const ri_server_config *cfg, char *err, size_t errcap) {
         if (s->store_dir) snprintf(s->store_dir, n, "%s/_store", s->checkpoint_path);
     }
     s->factory = ri_sandboxes_new();
-    if (!s->factory) {
+    s->lang_factory = ri_sandboxes_new();
+    if (!s->factory || !s->lang_factory) {
         snprintf(err, errcap, "out of memory");
         ri_server_free(s);
         return NULL;
@@ -491,6 +493,8 @@ void ri_server_free(ri_server *s) {
     srv_drain(s);
     while (s->sandboxes) srv_sandbox_remove(s->sandboxes);
     if (s->factory) ri_sandboxes_free(s->factory);
+    srv_interpreters_free(s);
+    if (s->lang_factory) ri_sandboxes_free(s->lang_factory);
     if (s->hibernate_dir && s->hibernate_dir_temp) srv_remove_tree(s->hibernate_dir);
     free(s->hibernate_dir);
     free(s->checkpoint_path);
@@ -498,5 +502,6 @@ void ri_server_free(ri_server *s) {
     pthread_mutex_destroy(&s->q_lock);
     pthread_cond_destroy(&s->q_cond);
     pthread_mutex_destroy(&s->log_lock);
+    pthread_mutex_destroy(&s->lang_lock);
     free(s);
 }

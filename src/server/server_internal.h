@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "ri/sandbox.h"
+#include "ri/lang.h"
 #include "ri/server.h"
 #include "ri/store.h"
 
@@ -365,6 +366,7 @@ struct srv_sandbox {
     atomic_bool live_ckpt;              /* asked: the execution pauses and is checkpointed */
     srv_job *proc;                      /* the paused execution while its checkpoint runs */
     srv_ckpt_reason live_reason;
+    ri_language run_lang;               /* the language of the execution running, else RI_LANG_NONE */
     int64_t detached_since;             /* mono ms: an execution runs and no client is attached */
     bool detached_ended;                /* the grace period ended its execution */
     srv_sandbox *prev, *next;
@@ -418,6 +420,7 @@ struct srv_job {
     atomic_int_fast64_t slice_deadline; /* mono ms: its time is up (all slices together) */
     atomic_bool preempt;                /* the service thread asks it to yield its worker */
     atomic_bool wasi;                   /* an execution of a WASI process (set by its first slice) */
+    ri_interpreter *interp;             /* code as text: the server's interpreter (langs.c), else NULL */
     int64_t parked_at;                  /* mono ms: parked waiting for stdin since */
     json_t *proc_state;                 /* checkpoint: the paused process to save with the image;
                                          * restore: the one read back (proc.c) */
@@ -426,8 +429,15 @@ struct srv_job {
     uint32_t max_depth;
 };
 
+#define SRV_LANGUAGES 4 /* indexed by ri_language */
+#define SRV_DEFAULT_MEMORY ((uint64_t)64 << 20) /* a sandbox's memory limit when the client names none */
+
 struct ri_server {
     ri_server_config cfg;
+    /* interpreters of code as text, opened on first use (langs.c) */
+    pthread_mutex_t lang_lock;
+    ri_sandboxes *lang_factory;
+    ri_interpreter *interpreters[SRV_LANGUAGES];
     char server_id[80];
     char *checkpoint_path;
     char *store_dir;
@@ -497,6 +507,14 @@ ri_sandbox_config srv_sandbox_full_config(srv_sandbox *sb, ri_host_function fns[
 ri_sandbox *srv_sandbox_make(srv_sandbox *sb, ri_sandbox_error *err);
 void srv_sandbox_touch(srv_sandbox *sb);
 json_t *srv_sandbox_metadata(srv_sandbox *sb);
+
+/* ---- languages (langs.c) ------------------------------------------------------------------ */
+/* A language the server runs by name ("python"), else RI_LANG_NONE; the names for messages. */
+ri_language srv_language_of(const char *name);
+const char *srv_language_names(void);
+/* The server's interpreter of lang, opened on first use (thread-safe); NULL with why. */
+ri_interpreter *srv_interpreter(srv *s, ri_language lang, char *why, size_t cap);
+void srv_interpreters_free(srv *s);
 
 /* ---- executions and jobs (exec.c, jobs.c, snapshots.c) ----------------------------------- */
 void srv_start_execution(srv_sandbox *sb, json_t *msg);

@@ -118,8 +118,9 @@ async def unsupported_language_and_bad_code(ri):
     s = Server(ri)
     sess = await create(s)
     c = sess.client
-    await rejected(c, {"language": "python", "code": "print(1)"},
-                   "SANDBOX_EXECUTION_UNSUPPORTED_LANGUAGE_ERROR", "Unsupported language: python")
+    await rejected(c, {"language": "cobol", "code": "DISPLAY 1."},
+                   "SANDBOX_EXECUTION_UNSUPPORTED_LANGUAGE_ERROR",
+                   "Unsupported language: cobol (this server runs wasm, python, lua)")
     await rejected(c, {"language": "wasm", "code": "@@@ not base64 @@@"}, "SANDBOX_EXECUTION_ERROR")
     await rejected(c, {"language": "wasm", "code": base64.b64encode(b"\0asm\x01\0\0\0\xff").decode()},
                    "SANDBOX_EXECUTION_ERROR")

@@ -175,7 +175,7 @@ async def metrics_histograms_count_executions(ri):
     check_eq(value(m1, "ri_server_executions_total") - value(m0, "ri_server_executions_total"), 7.0,
              "ri_server_executions_total")
     # refused requests: counted apart, not in the histogram
-    await sess.client.send({"language": "python", "code": "print(1)"})
+    await sess.client.send({"language": "cobol", "code": "DISPLAY 1."})
     await sess.client.until_status("SANDBOX_EXECUTION_DONE")
     await sess.client.send({"language": "wasm", "code": 5})
     await sess.client.until_status("SANDBOX_EXECUTION_DONE")

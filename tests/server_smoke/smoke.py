@@ -26,7 +26,7 @@ async def main():
     check(out == "h\u00e9llo\n", "utf-8 kept whole: %r" % out)
     check(all(m.get("data") != "h\ufffd" for m in seen), "no U+FFFD for a split character")
     # unsupported language
-    await ws.send(json.dumps({"language": "python", "code": "print(1)"}))
+    await ws.send(json.dumps({"language": "cobol", "code": "DISPLAY 1."}))
     seen = await until(ws, st("SANDBOX_EXECUTION_DONE"))
     check(seen[0]["status"] == "SANDBOX_EXECUTION_UNSUPPORTED_LANGUAGE_ERROR", "unsupported language")
     # stdin echo

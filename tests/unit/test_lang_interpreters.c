@@ -153,6 +153,22 @@ static void check_language(const language_case *lc) {
     free(got);
     free(expected);
     ri_sandbox_free(sb);
+
+    /* any sandbox whose config admits the interpreter runs it (restarted into it, its own
+     * files kept), even one that never loaded a module: what the server does */
+    ri_sandbox_config plain = c;
+    plain.enable_wasi = true;
+    plain.enable_emscripten = true;
+    sb = ri_sandbox_create(factory, &plain, &err);
+    assert_non_null(sb);
+    assert_true(ri_sandbox_file_put(sb, "/kept.txt", (const uint8_t *)"own", 3, 0, &err));
+    r = ri_interpreter_run(it, sb, lc->recall, strlen(lc->recall));
+    if (!r.ok) fail_msg("run in a plain sandbox: %s", r.error.message);
+    out = take(sb);
+    assert_non_null(strstr(out, "own"));
+    free(out);
+    ri_sandbox_result_free(&r);
+    ri_sandbox_free(sb);
     ri_interpreter_free(it);
     ri_sandboxes_free(factory);
 }
