@@ -263,6 +263,18 @@ static ri_sandbox_result run_slice(srv_job *job) {
     return r;
 }
 
+/* RUNNING, then the first slice: pausing on an interrupt (preemption, the slice's time) and
+ * when ri.write yields. */
+static void first_slice(srv_job *job) {
+    srv_sandbox *sb = job->sb;
+    memset(sb->out_utf8, 0, sizeof sb->out_utf8);
+    post_status(sb, "SANDBOX_EXECUTION_RUNNING");
+    ri_sandbox_set_pause_on(sb->sb, RI_SUSPEND_ON_INTERRUPT | RI_SUSPEND_ON_YIELD, NULL);
+    ri_sandbox_result r = run_slice(job);
+    if (!job->paused) execution_end(job, &r);
+    ri_sandbox_result_free(&r);
+}
+
 static void execution_work(srv_job *job) {
     srv_sandbox *sb = job->sb;
     if (job->started) {
@@ -290,12 +302,7 @@ static void execution_work(srv_job *job) {
         }
         job->wasi = true;
         sb->run_lang = lang;
-        memset(sb->out_utf8, 0, sizeof sb->out_utf8);
-        post_status(sb, "SANDBOX_EXECUTION_RUNNING");
-        ri_sandbox_set_pause_on(sb->sb, RI_SUSPEND_ON_INTERRUPT | RI_SUSPEND_ON_YIELD, NULL);
-        ri_sandbox_result r = run_slice(job);
-        if (!job->paused) execution_end(job, &r);
-        ri_sandbox_result_free(&r);
+        first_slice(job);
         return;
     }
     sb->run_lang = RI_LANG_NONE;
@@ -315,13 +322,7 @@ static void execution_work(srv_job *job) {
         post_error(sb, "SANDBOX_EXECUTION_ERROR", msg);
         return;
     }
-    memset(sb->out_utf8, 0, sizeof sb->out_utf8);
-    post_status(sb, "SANDBOX_EXECUTION_RUNNING");
-    /* slices: pause on an interrupt (preemption, the slice's time) and when ri.write yields */
-    ri_sandbox_set_pause_on(sb->sb, RI_SUSPEND_ON_INTERRUPT | RI_SUSPEND_ON_YIELD, NULL);
-    ri_sandbox_result r = run_slice(job);
-    if (!job->paused) execution_end(job, &r);
-    ri_sandbox_result_free(&r);
+    first_slice(job);
 }
 
 /* No stdin, no kill request: the state between executions. */
