@@ -102,6 +102,8 @@ typedef struct ri_error {
 
 RI_API const char *ri_trap_message(ri_trap trap);
 RI_API const char *ri_errcode_name(ri_errcode code);
+/* "i32", "i64", "f32", "f64", "v128", "funcref", "externref" ("unknown" for anything else). */
+RI_API const char *ri_valtype_name(ri_valtype type);
 
 /* ---- types ----------------------------------------------------------------- */
 

@@ -6,7 +6,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "cli/utf8.h"
+#include "util/utf8.h"
 
 void ri_jsonw_init(ri_jsonw *w, FILE *out) {
     w->out = out;

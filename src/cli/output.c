@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "cli/utf8.h"
+#include "util/utf8.h"
 
 bool ri_output_is_json(ri_output_mode mode) {
     if (mode == RI_OUTPUT_JSON) return true;

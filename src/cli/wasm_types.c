@@ -3,19 +3,6 @@
 
 #include <inttypes.h>
 
-const char *ri_valtype_name(ri_valtype t) {
-    switch (t) {
-    case RI_I32: return "i32";
-    case RI_I64: return "i64";
-    case RI_F32: return "f32";
-    case RI_F64: return "f64";
-    case RI_V128: return "v128";
-    case RI_FUNCREF: return "funcref";
-    case RI_EXTERNREF: return "externref";
-    }
-    return "unknown";
-}
-
 const char *ri_externkind_name(ri_externkind k) {
     switch (k) {
     case RI_EXTERN_FUNC: return "func";

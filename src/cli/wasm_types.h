@@ -7,7 +7,6 @@
 #include "ri/engine.h"
 #include "cli/jsonw.h"
 
-const char *ri_valtype_name(ri_valtype t);
 const char *ri_externkind_name(ri_externkind k);
 /* The type as one line of text (no newline): "func (i32) -> (i32)", "memory 1..256 pages", "memory 1 page, no maximum". */
 void ri_externtype_print(FILE *f, const ri_externtype *t);

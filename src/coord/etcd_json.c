@@ -5,10 +5,10 @@
 #include <string.h>
 
 #include "coord/etcd_internal.h"
-#include "store/store_internal.h"
+#include "util/base64.h"
 
 json_t *etcd_json_b64(const void *data, size_t len) {
-    char *text = ss_base64_encode(len ? data : (const uint8_t *)"", len);
+    char *text = ri_base64_encode(len ? data : (const uint8_t *)"", len);
     if (!text) return NULL;
     json_t *s = json_string(text);
     free(text);
@@ -59,7 +59,7 @@ static bool b64_field(json_t *obj, const char *name, uint8_t **out, size_t *len)
     if (!s) return false;
     uint8_t *raw;
     size_t n;
-    if (!ss_base64_decode(s, strlen(s), &raw, &n)) return false;
+    if (!ri_base64_decode(s, strlen(s), &raw, &n)) return false;
     uint8_t *z = realloc(raw, n + 1); /* room for the NUL that lets text values read as strings */
     if (!z) {
         free(raw);

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "instr.h"
+#include "util/utf8.h"
 #include "runtime.h"
 
 /* Defaults for zero config fields, the same as ri_module_load's (module.c), so that
@@ -144,36 +145,12 @@ static uint32_t read_len(ri_reader *r) {
     return n;
 }
 
-/* UTF-8 as the spec defines it: shortest form, no surrogates, at most U+10FFFF. */
-static bool utf8_valid(const uint8_t *s, size_t n) {
-    size_t i = 0;
-    while (i < n) {
-        uint8_t b = s[i];
-        if (b < 0x80) { i++; continue; }
-        size_t len;
-        uint32_t cp, min;
-        if ((b & 0xE0) == 0xC0) { len = 2; cp = b & 0x1Fu; min = 0x80; }
-        else if ((b & 0xF0) == 0xE0) { len = 3; cp = b & 0x0Fu; min = 0x800; }
-        else if ((b & 0xF8) == 0xF0) { len = 4; cp = b & 0x07u; min = 0x10000; }
-        else return false;
-        if (n - i < len) return false;
-        for (size_t k = 1; k < len; k++) {
-            uint8_t c = s[i + k];
-            if ((c & 0xC0) != 0x80) return false;
-            cp = cp << 6 | (c & 0x3Fu);
-        }
-        if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
-        i += len;
-    }
-    return true;
-}
-
 static bool read_name_from(ri_reader *r, ri_span *out) {
     const uint8_t *start = r->p;
     uint32_t n = read_len(r);
     const uint8_t *s = ri_read_bytes(r, n);
     if (r->failed) return false;
-    if (!utf8_valid(s, n)) {
+    if (!ri_utf8_valid(s, n)) {
         r->p = start;
         ri_reader_fail(r, "malformed UTF-8 encoding");
         return false;

@@ -59,3 +59,16 @@ void ri_error_trap(ri_error *err, ri_trap trap) {
     err->trap = trap;
     snprintf(err->message, sizeof err->message, "%s", ri_trap_message(trap));
 }
+
+const char *ri_valtype_name(ri_valtype type) {
+    switch (type) {
+    case RI_I32: return "i32";
+    case RI_I64: return "i64";
+    case RI_F32: return "f32";
+    case RI_F64: return "f64";
+    case RI_V128: return "v128";
+    case RI_FUNCREF: return "funcref";
+    case RI_EXTERNREF: return "externref";
+    }
+    return "unknown";
+}

@@ -307,19 +307,6 @@ ri_memory *ri_host_call_memory(ri_host_call *call) {
 
 static uint32_t slots_of(ri_valtype t) { return t == RI_V128 ? 2u : 1u; }
 
-static const char *valtype_name(ri_valtype t) {
-    switch (t) {
-    case RI_I32: return "i32";
-    case RI_I64: return "i64";
-    case RI_F32: return "f32";
-    case RI_F64: return "f64";
-    case RI_V128: return "v128";
-    case RI_FUNCREF: return "funcref";
-    case RI_EXTERNREF: return "externref";
-    }
-    return "unknown";
-}
-
 /* Writes v into one slot (two for v128); i32/f32 zero-extended (see ri_slot). */
 static uint32_t val_to_slots(const ri_val *v, ri_slot *s) {
     switch (v->type) {
@@ -380,7 +367,7 @@ ri_errcode ri_func_call(ri_store *store, ri_func *func, const ri_val *args, uint
         ri_valtype want = (ri_valtype)type->params[i];
         if (args[i].type != want) {
             ri_error_set(err, RI_ERR_ARGUMENT, "ri_func_call: argument %u is %s, the function expects %s",
-                         i, valtype_name(args[i].type), valtype_name(want));
+                         i, ri_valtype_name(args[i].type), ri_valtype_name(want));
             return err->code;
         }
         param_slots += slots_of(want);

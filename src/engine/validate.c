@@ -112,13 +112,8 @@ static const char *what_name(uint32_t what, name_buf *buf) {
 
 static const char *valtype_name(uint8_t t) {
     switch (t) {
-    case RI_I32: return "i32";
-    case RI_I64: return "i64";
-    case RI_F32: return "f32";
-    case RI_F64: return "f64";
-    case RI_V128: return "v128";
-    case RI_FUNCREF: return "funcref";
-    case RI_EXTERNREF: return "externref";
+    case RI_I32: case RI_I64: case RI_F32: case RI_F64: case RI_V128: case RI_FUNCREF: case RI_EXTERNREF:
+        return ri_valtype_name((ri_valtype)t);
     case VT_UNKNOWN: return "unknown";
     default: return "?";
     }

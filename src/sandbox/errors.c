@@ -118,19 +118,6 @@ void sb_printable_name(char *buf, size_t cap, const char *name, size_t len) {
     buf[at] = '\0';
 }
 
-const char *sb_valtype_name(ri_valtype type) {
-    switch (type) {
-    case RI_I32: return "i32";
-    case RI_I64: return "i64";
-    case RI_F32: return "f32";
-    case RI_F64: return "f64";
-    case RI_V128: return "v128";
-    case RI_FUNCREF: return "funcref";
-    case RI_EXTERNREF: return "externref";
-    }
-    return "unknown";
-}
-
 /* Appends to buf at *at, never past cap - 1. */
 static void append(char *buf, size_t cap, size_t *at, const char *text) {
     size_t n = strlen(text);
@@ -146,7 +133,7 @@ static void append_types(char *buf, size_t cap, size_t *at, uint32_t n, const ri
     if (parens) append(buf, cap, at, "(");
     for (uint32_t i = 0; i < n; i++) {
         if (i) append(buf, cap, at, ", ");
-        append(buf, cap, at, sb_valtype_name(types[i]));
+        append(buf, cap, at, ri_valtype_name(types[i]));
     }
     if (parens) append(buf, cap, at, ")");
 }

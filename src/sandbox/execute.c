@@ -288,7 +288,7 @@ static void execute_direct(ri_sandbox *sb, ri_func *func, const char *action, co
         if (i >= given) continue; /* missing arguments are 0 */
         if (!numeric(t)) {
             sb_error_trap(&r->error, "runtime_error", "Cannot pass a number to parameter %u of '%s' (a %s)", i,
-                          action, sb_valtype_name(t));
+                          action, ri_valtype_name(t));
             free(args);
             return;
         }
@@ -493,7 +493,7 @@ ri_sandbox_result ri_sandbox_call(ri_sandbox *sb, const char *action, const ri_v
         if (i >= nargs) continue;
         if (args[i].type != type.params[i]) {
             sb_error_trap(&r.error, "runtime_error", "Argument %u of '%s' is %s, but the function takes %s", i,
-                          action, sb_valtype_name(args[i].type), sb_valtype_name(type.params[i]));
+                          action, ri_valtype_name(args[i].type), ri_valtype_name(type.params[i]));
             free(typed);
             return r;
         }

@@ -73,7 +73,6 @@ void sb_error_host(ri_sandbox_error *err, const char *function_name, const char 
 /* A WebAssembly name (len bytes, may hold NUL or control bytes) made printable for
  * a message: control bytes as \xNN. Always NUL-terminates buf (cap > 0). */
 void sb_printable_name(char *buf, size_t cap, const char *name, size_t len);
-const char *sb_valtype_name(ri_valtype type);
 /* "(i32, i32) -> i32", "() -> ()", "(f64) -> (i32, i64)". */
 void sb_format_signature(char *buf, size_t cap, uint32_t nparams, const ri_valtype *params,
                          uint32_t nresults, const ri_valtype *results);

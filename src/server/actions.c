@@ -33,7 +33,7 @@ static char *do_load(srv_job *job) {
     const char *m = json_string_value(json_object_get(job->msg, "module"));
     uint8_t *wasm;
     size_t n;
-    if (!m || !srv_b64_decode(m, strlen(m), &wasm, &n))
+    if (!m || !ri_base64_decode_lenient(m, strlen(m), &wasm, &n))
         return srv_ev_result_err("load", rid(job), "BAD_REQUEST", "\"module\" must be a base64 string.", NULL);
     ri_sandbox_error err;
     bool ok = ri_sandbox_load(job->sb->sb, wasm, n, &err);
@@ -42,21 +42,11 @@ static char *do_load(srv_job *job) {
     uint8_t sha[RI_SNAP_SHA256_BYTES];
     size_t len = 0;
     ri_sandbox_module(job->sb->sb, &len, sha);
-    char *hex = srv_hex(sha, sizeof sha);
+    char *hex = ri_hex_dup(sha, sizeof sha);
     char *ev = srv_ev_result_ok("load", rid(job), json_pack("{s:s, s:I}", "module_sha256", hex ? hex : "",
                                                             "module_bytes", (json_int_t)len));
     free(hex);
     return ev;
-}
-
-static const char *type_name(ri_valtype t) {
-    switch (t) {
-    case RI_I32: return "i32";
-    case RI_I64: return "i64";
-    case RI_F32: return "f32";
-    case RI_F64: return "f64";
-    default: return "other";
-    }
 }
 
 static json_t *typed_value(const ri_val *v) {
@@ -165,7 +155,7 @@ static char *do_execute(srv_job *job) {
         json_t *value = r.value_json ? json_loads(r.value_json, JSON_DECODE_ANY, NULL) : json_null();
         json_t *results = json_array();
         for (uint32_t i = 0; i < r.nresults && i < 4; i++)
-            json_array_append_new(results, json_pack("{s:s, s:o}", "type", type_name(r.results[i].type), "value",
+            json_array_append_new(results, json_pack("{s:s, s:o}", "type", ri_valtype_name(r.results[i].type), "value",
                                                      typed_value(&r.results[i])));
         ev = srv_ev_result_ok("execute", rid(job),
                               json_pack("{s:o, s:o, s:I, s:I}", "value", value ? value : json_null(), "results",

@@ -127,7 +127,7 @@ bool srv_delta_restore(srv_sandbox *sb, ri_sandbox *rsb, const char *latest, con
         free(cands);
         if (failed) return false;
         if (!done) {
-            char *hex = srv_hex(info.parent_sha256, 32);
+            char *hex = ri_hex_dup(info.parent_sha256, 32);
             snprintf(why, cap,
                      "Corrupted checkpoint: the full image that the delta checkpoint %s is built on (sha256:%s, %llu "
                      "bytes) is missing or damaged.",
@@ -189,7 +189,7 @@ void srv_delta_wrote_full(srv_sandbox *sb, const char *file, const uint8_t *img,
 json_t *srv_delta_metadata(const srv_sandbox *sb) {
     const srv_delta_state *d = &sb->delta;
     if (!d->parent_known) return NULL;
-    char *hex = srv_hex(d->parent_sha256, 32);
+    char *hex = ri_hex_dup(d->parent_sha256, 32);
     json_t *j = hex ? json_pack("{s:s, s:s, s:I}", "file", d->parent_file, "sha256", hex, "bytes",
                                 (json_int_t)d->parent_len)
                     : NULL;

@@ -296,7 +296,7 @@ static void handle_init(srv_conn *c, json_t *init, const char *parse_why) {
         srv_cfg_free(&cfg);
     }
     char id[SRV_ID_LEN + 1], token[SRV_TOKEN_HEX + 1];
-    if (!fail && (!srv_new_sandbox_id(id) || !srv_random_hex(token, SRV_TOKEN_HEX))) {
+    if (!fail && (!srv_new_sandbox_id(id) || !ri_random_hex(token, SRV_TOKEN_HEX))) {
         fail = "Cannot draw random bits for the sandbox id.";
         srv_cfg_free(&cfg);
     }

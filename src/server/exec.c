@@ -308,7 +308,7 @@ static void execution_work(srv_job *job) {
     sb->run_lang = RI_LANG_NONE;
     uint8_t *wasm = NULL;
     size_t n = 0;
-    if (!code || !srv_b64_decode(code, strlen(code), &wasm, &n)) {
+    if (!code || !ri_base64_decode_lenient(code, strlen(code), &wasm, &n)) {
         post_error(sb, "SANDBOX_EXECUTION_ERROR", "Invalid code: a base64-encoded WebAssembly module was expected.");
         return;
     }

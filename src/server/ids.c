@@ -1,32 +1,14 @@
 /* Sandbox ids and tokens: random (getrandom), validated before they name a path, and
  * compared in constant time. */
 #include <string.h>
-#include <sys/random.h>
 #include <time.h>
 
 #include "ri/snapshot.h"
 #include "server_internal.h"
 
-static const char hexdig[] = "0123456789abcdef";
-
-bool srv_random_hex(char *out, size_t nhex) {
-    uint8_t raw[64];
-    size_t nbytes = (nhex + 1) / 2;
-    if (nbytes > sizeof raw) return false;
-    size_t got = 0;
-    while (got < nbytes) {
-        ssize_t r = getrandom(raw + got, nbytes - got, 0);
-        if (r <= 0) return false;
-        got += (size_t)r;
-    }
-    for (size_t i = 0; i < nhex; i++) out[i] = hexdig[(raw[i / 2] >> ((i & 1) ? 0 : 4)) & 15];
-    out[nhex] = 0;
-    return true;
-}
-
 bool srv_new_sandbox_id(char out[SRV_ID_LEN + 1]) {
     memcpy(out, SRV_ID_PREFIX, 8);
-    return srv_random_hex(out + 8, SRV_ID_HEX);
+    return ri_random_hex(out + 8, SRV_ID_HEX);
 }
 
 bool srv_id_valid(const char *id) {
@@ -63,11 +45,7 @@ void srv_token_hash_hex(const char *token, char out[65]) {
     uint8_t h[RI_SNAP_SHA256_BYTES];
     memset(h, 0, sizeof h);
     ri_snap_sha256((const uint8_t *)token, strlen(token), h);
-    for (int i = 0; i < 32; i++) {
-        out[2 * i] = hexdig[h[i] >> 4];
-        out[2 * i + 1] = hexdig[h[i] & 15];
-    }
-    out[64] = 0;
+    ri_hex_encode(h, sizeof h, out);
 }
 
 int64_t srv_now_ms(void) {

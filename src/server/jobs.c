@@ -33,7 +33,7 @@ static void create_work(srv_job *job) {
     if (mod) {
         uint8_t *wasm;
         size_t n;
-        if (!srv_b64_decode(mod, strlen(mod), &wasm, &n)) {
+        if (!ri_base64_decode_lenient(mod, strlen(mod), &wasm, &n)) {
             snprintf(job->message, sizeof job->message, "Invalid init message: \"sandbox.module\" is not base64.");
             ri_sandbox_free(rsb);
             return;

@@ -29,7 +29,7 @@ void srv_live_checkpoint_request(srv_sandbox *sb, srv_ckpt_reason reason) {
     if (sb->sb) ri_sandbox_interrupt(sb->sb);
 }
 
-static char *hex_of(const uint8_t *p, size_t n) { return n ? srv_hex(p, n) : strdup(""); }
+static char *hex_of(const uint8_t *p, size_t n) { return n ? ri_hex_dup(p, n) : strdup(""); }
 
 static bool unhex(const char *h, uint8_t *out, size_t cap, size_t *n) {
     size_t len = h ? strlen(h) : 0;
@@ -52,7 +52,7 @@ static json_t *capture(srv_sandbox *sb, srv_job *job) {
         if (data) json_array_append_new(out, json_pack("{s:i, s:o}", "fd", k->fd, "data", data));
     }
     pthread_mutex_lock(&sb->io_lock);
-    char *in = sb->stdin_len ? srv_hex(sb->stdin_buf, sb->stdin_len) : strdup("");
+    char *in = sb->stdin_len ? ri_hex_dup(sb->stdin_buf, sb->stdin_len) : strdup("");
     bool closed = sb->stdin_closed;
     pthread_mutex_unlock(&sb->io_lock);
     char *t1 = hex_of(sb->out_utf8[0].tail, sb->out_utf8[0].ntail);

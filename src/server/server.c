@@ -301,7 +301,7 @@ srv *srv_new_core(const ri_server_config *cfg, char *err, size_t errcap) {
         snprintf(s->server_id, sizeof s->server_id, "%s", s->cfg.server_id);
     } else {
         memcpy(s->server_id, "srv-", 4);
-        if (!srv_random_hex(s->server_id + 4, 16)) {
+        if (!ri_random_hex(s->server_id + 4, 16)) {
             snprintf(err, errcap, "getrandom failed");
             ri_server_free(s);
             return NULL;

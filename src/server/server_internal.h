@@ -15,6 +15,9 @@
 #include "ri/lang.h"
 #include "ri/server.h"
 #include "ri/store.h"
+#include "util/base64.h"
+#include "util/hex.h"
+#include "util/random.h"
 
 #define SRV_ID_HEX 24                   /* 96 random bits */
 #define SRV_ID_PREFIX "sandbox-"
@@ -53,7 +56,6 @@ void srv_log(srv *s, const char *level, const char *msg, const char *fmt, ...);
 /* Whether host:port can be listened on (tried and closed at once); else why, from errno
  * or the resolver (listen_probe.c). */
 bool srv_probe_listen(const char *host, int port, char *why, size_t cap);
-bool srv_random_hex(char *out, size_t nhex);            /* getrandom; out has nhex+1 bytes */
 bool srv_new_sandbox_id(char out[SRV_ID_LEN + 1]);
 bool srv_id_valid(const char *id);                      /* ^sandbox-[0-9a-f]{24}$ */
 bool srv_token_equal(const char *known, const char *given); /* constant time in the token length */
@@ -63,10 +65,7 @@ int64_t srv_now_ms(void);                               /* wall clock */
 int64_t srv_mono_ms(void);                              /* monotonic */
 int64_t srv_mono_us(void);                              /* monotonic, microseconds */
 
-/* ---- base64 and UTF-8 (codec.c) --------------------------------------------------------- */
-/* Strict base64 (padding optional, no whitespace); *out malloc'd. */
-bool srv_b64_decode(const char *in, size_t len, uint8_t **out, size_t *out_len);
-char *srv_hex(const uint8_t *data, size_t n);           /* malloc'd */
+/* ---- UTF-8 output (codec.c) ------------------------------------------------------------- */
 
 typedef struct srv_utf8 {
     uint8_t tail[4];

@@ -64,7 +64,7 @@ void srv_snapshot_action_prepare(srv_job *job, const char *action) {
         char id[SRV_ID_LEN + 1], token[SRV_TOKEN_HEX + 1];
         srv_sandbox_cfg cfg = sb->cfg;
         cfg.fs_snapshot_name = NULL;
-        if (!srv_new_sandbox_id(id) || !srv_random_hex(token, SRV_TOKEN_HEX) ||
+        if (!srv_new_sandbox_id(id) || !ri_random_hex(token, SRV_TOKEN_HEX) ||
             !(job->created = srv_sandbox_new(s, id, token, &cfg))) {
             job->event = srv_ev_result_err(action, rid(job), "INTERNAL", "Cannot create a sandbox.", NULL);
             return;
@@ -80,7 +80,7 @@ static char *store_error(srv_job *job, const char *action, const ri_snapstore_er
 static json_t *info_json(const ri_snapstore_info *i) {
     json_t *tags = json_array();
     for (uint32_t k = 0; k < i->ntags; k++) json_array_append_new(tags, json_string(i->tags[k]));
-    char *sha = srv_hex(i->module_sha256, sizeof i->module_sha256);
+    char *sha = ri_hex_dup(i->module_sha256, sizeof i->module_sha256);
     json_t *o = json_pack("{s:s, s:s, s:I, s:s, s:o, s:s, s:s, s:s, s:I, s:I}", "name", i->name, "id", i->id,
                           "created_ns", (json_int_t)i->created_ns, "description", i->description ? i->description : "",
                           "tags", tags, "origin_sandbox", i->origin_sandbox, "origin_session", i->origin_session,

@@ -6,6 +6,7 @@
 #include <openssl/evp.h>
 
 #include "snapshot_internal.h"
+#include "util/hex.h"
 
 bool ri_snap_sha256(const uint8_t *data, size_t len, uint8_t out[RI_SNAP_SHA256_BYTES]) {
     static const uint8_t none[1] = {0};
@@ -18,10 +19,5 @@ bool ri_snap_sha256(const uint8_t *data, size_t len, uint8_t out[RI_SNAP_SHA256_
 }
 
 void ri_snap_hex(const uint8_t digest[RI_SNAP_SHA256_BYTES], char out[2 * RI_SNAP_SHA256_BYTES + 1]) {
-    static const char hex[] = "0123456789abcdef";
-    for (unsigned i = 0; i < RI_SNAP_SHA256_BYTES; i++) {
-        out[2 * i] = hex[digest[i] >> 4];
-        out[2 * i + 1] = hex[digest[i] & 15];
-    }
-    out[2 * RI_SNAP_SHA256_BYTES] = '\0';
+    ri_hex_encode(digest, RI_SNAP_SHA256_BYTES, out);
 }

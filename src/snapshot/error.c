@@ -57,15 +57,4 @@ const char *ri_snap_status_name(ri_snap_status status) {
     return "unknown";
 }
 
-const char *ri_snap_valtype_name(ri_valtype type) {
-    switch (type) {
-    case RI_I32: return "i32";
-    case RI_I64: return "i64";
-    case RI_F32: return "f32";
-    case RI_F64: return "f64";
-    case RI_V128: return "v128";
-    case RI_FUNCREF: return "funcref";
-    case RI_EXTERNREF: return "externref";
-    }
-    return "unknown";
-}
+const char *ri_snap_valtype_name(ri_valtype type) { return ri_valtype_name(type); }

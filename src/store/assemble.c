@@ -261,7 +261,7 @@ bool ss_assemble(ri_snapstore *st, const ss_manifest *m, const ri_snapstore_imag
     memset(out, 0, sizeof *out);
     if (o->include_module && !m->info.module_stored) {
         char hex[SS_HEX + 1];
-        ss_hex(m->info.module_sha256, SS_HASH, hex);
+        ri_hex_encode(m->info.module_sha256, SS_HASH, hex);
         return ss_fail(err, RI_SNAPSTORE_ERR_INPUT,
                        "Snapshot '%s' cannot carry its module: the store does not hold module sha256:%s (it was saved "
                        "from an image without it)",

@@ -24,7 +24,7 @@
 
 void ss_blob_path(const uint8_t hash[SS_HASH], char out[SS_BLOB_PATH]) {
     char hex[SS_HEX + 1];
-    ss_hex(hash, SS_HASH, hex);
+    ri_hex_encode(hash, SS_HASH, hex);
     snprintf(out, SS_BLOB_PATH, "%.2s/%s", hex, hex);
 }
 

@@ -38,7 +38,7 @@ static bool export_json(ri_snapstore *st, const char *name, uint8_t **out, size_
     size_t len;
     ri_snapstore_info info;
     if (!export_image(st, name, false, &image, &len, &info, err)) return false;
-    char *b64 = ss_base64_encode(image, len);
+    char *b64 = ri_base64_encode(image, len);
     free(image);
     char *meta = ss_meta_json(&info, true);
     ri_snapstore_info_free(&info);
@@ -125,7 +125,7 @@ static bool read_json(const uint8_t *data, size_t len, ri_snapstore_info *meta, 
         ok = ss_meta_parse(meta_text, strlen(meta_text), true, "Invalid export: \"snapshot\"", meta,
                            RI_SNAPSTORE_ERR_INPUT, err);
     free(meta_text);
-    if (ok && !ss_base64_decode(json_string_value(wsnp), json_string_length(wsnp), image, image_len))
+    if (ok && !ri_base64_decode(json_string_value(wsnp), json_string_length(wsnp), image, image_len))
         ok = ss_fail(err, RI_SNAPSTORE_ERR_INPUT, "Invalid export: \"wsnp\" is not valid base64");
     json_decref(doc);
     if (!ok) ri_snapstore_info_free(meta);

@@ -117,7 +117,7 @@ static bool walk_blobs(ri_snapstore *st, blob_fn fn, void *user, ri_snapstore_er
 
 /* A blob's file name: 64 lowercase hex digits. */
 static bool blob_name(const char *name, uint8_t hash[SS_HASH]) {
-    return strlen(name) == SS_HEX && ss_unhex(name, SS_HASH, hash);
+    return strlen(name) == SS_HEX && ri_hex_decode(name, SS_HASH, hash);
 }
 
 /* ---- usage -------------------------------------------------------------------------------------------- */

@@ -214,7 +214,7 @@ static bool module_need(ri_snapstore *st, const ri_snap_image *img, const ss_ing
     if (!ss_blob_content_size(st, want, &held, &held_size, err)) return false;
     if (held && held_size != size) {
         char hex[SS_HEX + 1];
-        ss_hex(want, SS_HASH, hex);
+        ri_hex_encode(want, SS_HASH, hex);
         if (module) /* the image's own copy is checked: the store's is damaged */
             return ss_fail(err, RI_SNAPSTORE_ERR_CORRUPT,
                            "Corrupt store: blob %s (a module) declares %llu bytes, but that module has %llu (the "

@@ -67,7 +67,7 @@ static json_t *origin_value(const char *s) { return s[0] ? json_string(s) : json
 
 char *ss_meta_json(const ri_snapstore_info *info, bool with_name) {
     char module[SS_HEX + 1];
-    ss_hex(info->module_sha256, SS_HASH, module);
+    ri_hex_encode(info->module_sha256, SS_HASH, module);
     json_t *o = json_object();
     json_t *tags = json_array();
     bool ok = o && tags;
@@ -187,7 +187,7 @@ static bool parse_fields(reader *r, bool with_name, ri_snapstore_info *out) {
     }
     if (!get_string(r, "id", false, &s)) return false;
     uint8_t idbytes[RI_SNAPSTORE_ID_HEX / 2];
-    if (strlen(s) != RI_SNAPSTORE_ID_HEX || !ss_unhex(s, sizeof idbytes, idbytes))
+    if (strlen(s) != RI_SNAPSTORE_ID_HEX || !ri_hex_decode(s, sizeof idbytes, idbytes))
         return bad(r, "id", "is not 32 lowercase hex digits");
     memcpy(out->id, s, RI_SNAPSTORE_ID_HEX + 1);
     json_int_t v;
@@ -201,7 +201,7 @@ static bool parse_fields(reader *r, bool with_name, ri_snapstore_info *out) {
     if (!get_origin(r, "originSandbox", out->origin_sandbox) || !get_origin(r, "originSession", out->origin_session))
         return false;
     if (!get_string(r, "module", false, &s)) return false;
-    if (strlen(s) != SS_HEX || !ss_unhex(s, SS_HASH, out->module_sha256))
+    if (strlen(s) != SS_HEX || !ri_hex_decode(s, SS_HASH, out->module_sha256))
         return bad(r, "module", "is not a SHA-256 in lowercase hex");
     if (!get_int(r, "moduleSize", 0, INT64_MAX, &v)) return false;
     out->module_size = (uint64_t)v;

@@ -17,7 +17,6 @@
  *   workspace.c    a workspace (WSFS) as file chunks by content and a skeleton, and back
  *   store.c        open, put (the commit), get, list, delete, rename
  *   gc.c           mark and sweep, usage, the cap and eviction, verify
- *   base64.c       base64 for the JSON export
  *   export.c       export and import
  *   manager.c      ri_snapshots (seed 003)
  *   ref.c          snapshot refs as JSON, strictly parsed
@@ -32,6 +31,10 @@
 #include <stdint.h>
 
 #include "ri/store.h"
+#include "util/base64.h"
+#include "util/hex.h"
+#include "util/random.h"
+#include "util/utf8.h"
 
 #define SS_PAGE RI_SNAP_PAGE_BYTES
 #define SS_HASH RI_SNAP_SHA256_BYTES
@@ -96,8 +99,6 @@ uint64_t ss_get_u64(const uint8_t *p);
 
 /* ---- text, ids, time (text.c) ---------------------------------------------------------------- */
 
-void ss_hex(const uint8_t *data, size_t n, char *out);   /* 2n digits and a NUL */
-bool ss_unhex(const char *s, size_t n_bytes, uint8_t *out); /* exactly 2n lowercase digits */
 bool ss_utf8_valid(const char *s, size_t n);
 /* Description: at most RI_SNAPSTORE_DESCRIPTION_MAX bytes of UTF-8, no control characters
  * but newline and tab. Tag: 1 to RI_SNAPSTORE_TAG_MAX bytes of UTF-8, no control characters. */
@@ -363,11 +364,6 @@ bool ss_collect(ri_snapstore *st, uint64_t max_bytes, const char *protect, ri_sn
 bool ss_list_names(ri_snapstore *st, char ***names, size_t *n, ri_snapstore_error *err);
 void ss_free_names(char **names, size_t n);
 
-/* ---- base64 (base64.c) ------------------------------------------------------------------------------------------ */
-
-char *ss_base64_encode(const uint8_t *data, size_t len);      /* malloc'd, NUL-terminated */
-/* Strict: standard alphabet, padding required, no whitespace. *out malloc'd. */
-bool ss_base64_decode(const char *s, size_t len, uint8_t **out, size_t *out_len);
 
 /* ---- audit (audit.c) ---------------------------------------------------------------------------------------------- */
 

@@ -5,77 +5,18 @@
  */
 #include <errno.h>
 #include <string.h>
-#include <sys/random.h>
 #include <time.h>
 
 #include "store_internal.h"
 
-void ss_hex(const uint8_t *data, size_t n, char *out) {
-    static const char digits[] = "0123456789abcdef";
-    for (size_t i = 0; i < n; i++) {
-        out[2 * i] = digits[data[i] >> 4];
-        out[2 * i + 1] = digits[data[i] & 15];
-    }
-    out[2 * n] = '\0';
-}
-
-static int hex_digit(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    return -1;
-}
-
-bool ss_unhex(const char *s, size_t n_bytes, uint8_t *out) {
-    for (size_t i = 0; i < n_bytes; i++) {
-        int hi = hex_digit(s[2 * i]);
-        int lo = hi < 0 ? -1 : hex_digit(s[2 * i + 1]);
-        if (hi < 0 || lo < 0) return false;
-        out[i] = (uint8_t)(hi << 4 | lo);
-    }
-    return s[2 * n_bytes] == '\0';
-}
-
-/* Length of the valid UTF-8 sequence at s (no overlongs, no surrogates, at most
- * U+10FFFF), or 0. */
-static size_t utf8_seq(const unsigned char *s, size_t n, uint32_t *cp) {
-    unsigned char c = s[0];
-    if (c < 0x80) {
-        *cp = c;
-        return 1;
-    }
-    size_t len;
-    uint32_t v, min;
-    if (c >= 0xC2 && c <= 0xDF) len = 2, v = c & 0x1F, min = 0x80;
-    else if (c >= 0xE0 && c <= 0xEF) len = 3, v = c & 0x0F, min = 0x800;
-    else if (c >= 0xF0 && c <= 0xF4) len = 4, v = c & 0x07, min = 0x10000;
-    else return 0;
-    if (n < len) return 0;
-    for (size_t i = 1; i < len; i++) {
-        if ((s[i] & 0xC0) != 0x80) return 0;
-        v = v << 6 | (s[i] & 0x3F);
-    }
-    if (v < min || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF)) return 0;
-    *cp = v;
-    return len;
-}
-
-bool ss_utf8_valid(const char *s, size_t n) {
-    const unsigned char *p = (const unsigned char *)s;
-    for (size_t i = 0; i < n;) {
-        uint32_t cp;
-        size_t k = utf8_seq(p + i, n - i, &cp);
-        if (!k) return false;
-        i += k;
-    }
-    return true;
-}
+bool ss_utf8_valid(const char *s, size_t n) { return ri_utf8_valid((const uint8_t *)s, n); }
 
 /* UTF-8 without control characters (C0, DEL, C1); newline and tab when allow_lines. */
 static bool plain_text(const char *s, size_t n, bool allow_lines) {
     const unsigned char *p = (const unsigned char *)s;
     for (size_t i = 0; i < n;) {
         uint32_t cp;
-        size_t k = utf8_seq(p + i, n - i, &cp);
+        size_t k = ri_utf8_decode(p + i, n - i, &cp);
         if (!k) return false;
         bool control = cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp < 0xA0);
         if (control && !(allow_lines && (cp == '\n' || cp == '\t'))) return false;
@@ -187,16 +128,8 @@ bool ri_snapstore_origin_valid(const char *s, ri_snapstore_error *err) {
 bool ss_random_hex(char *out, size_t n_bytes, ri_snapstore_error *err) {
     uint8_t bytes[32];
     if (n_bytes > sizeof bytes) return ss_fail(err, RI_SNAPSTORE_ERR_ARGUMENT, "ss_random_hex: too many bytes");
-    size_t got = 0;
-    while (got < n_bytes) {
-        ssize_t r = getrandom(bytes + got, n_bytes - got, 0);
-        if (r < 0) {
-            if (errno == EINTR) continue;
-            return ss_fail_errno(err, errno, "Cannot get random bytes for an id");
-        }
-        got += (size_t)r;
-    }
-    ss_hex(bytes, n_bytes, out);
+    if (!ri_random_bytes(bytes, n_bytes)) return ss_fail_errno(err, errno, "Cannot get random bytes for an id");
+    ri_hex_encode(bytes, n_bytes, out);
     return true;
 }
 

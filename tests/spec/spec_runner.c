@@ -255,19 +255,6 @@ typedef struct spec_value {
     value_pattern lane_pattern[16];
 } spec_value;
 
-static const char *valtype_name(ri_valtype t) {
-    switch (t) {
-    case RI_I32: return "i32";
-    case RI_I64: return "i64";
-    case RI_F32: return "f32";
-    case RI_F64: return "f64";
-    case RI_V128: return "v128";
-    case RI_FUNCREF: return "funcref";
-    case RI_EXTERNREF: return "externref";
-    }
-    return "?";
-}
-
 static bool parse_valtype(const char *s, ri_valtype *out) {
     static const struct { const char *name; ri_valtype type; } names[] = {
         {"i32", RI_I32}, {"i64", RI_I64}, {"f32", RI_F32}, {"f64", RI_F64},
@@ -474,7 +461,7 @@ static void format_value(strbuf *b, const ri_val *v, lane_kind lanes, const valu
 
 static void format_expected(strbuf *b, const spec_value *want) {
     const char *p = pattern_name(want->pattern);
-    if (p) strbuf_printf(b, "%s:%s", valtype_name(want->val.type), p);
+    if (p) strbuf_printf(b, "%s:%s", ri_valtype_name(want->val.type), p);
     else if (want->pattern == PATTERN_NONNULL_REF) strbuf_printf(b, "funcref:(any function)");
     else format_value(b, &want->val, want->lanes, want->lane_pattern);
 }

@@ -1,13 +1,11 @@
-/* Base64 (RFC 4648, standard alphabet, padded) for the JSON export; decoding is strict:
- * no whitespace, no missing or extra padding, no stray bits. */
-#include <stdlib.h>
-#include <string.h>
+/* Base64 (see base64.h). */
+#include "util/base64.h"
 
-#include "store_internal.h"
+#include <stdlib.h>
 
 static const char ALPHABET[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
-char *ss_base64_encode(const uint8_t *data, size_t len) {
+char *ri_base64_encode(const uint8_t *data, size_t len) {
     if (len > (SIZE_MAX - 1) / 4 * 3 - 3) return NULL;
     size_t n = (len + 2) / 3 * 4;
     char *out = malloc(n + 1);
@@ -26,16 +24,17 @@ char *ss_base64_encode(const uint8_t *data, size_t len) {
     return out;
 }
 
-static int value_of(char c) {
+/* The value of a digit, -1 if it is none; url_safe also takes '-' and '_'. */
+static int value_of(char c, bool url_safe) {
     if (c >= 'A' && c <= 'Z') return c - 'A';
     if (c >= 'a' && c <= 'z') return c - 'a' + 26;
     if (c >= '0' && c <= '9') return c - '0' + 52;
-    if (c == '+') return 62;
-    if (c == '/') return 63;
+    if (c == '+' || (url_safe && c == '-')) return 62;
+    if (c == '/' || (url_safe && c == '_')) return 63;
     return -1;
 }
 
-bool ss_base64_decode(const char *s, size_t len, uint8_t **out, size_t *out_len) {
+bool ri_base64_decode(const char *s, size_t len, uint8_t **out, size_t *out_len) {
     *out = NULL;
     *out_len = 0;
     if (len % 4) return false;
@@ -49,7 +48,7 @@ bool ss_base64_decode(const char *s, size_t len, uint8_t **out, size_t *out_len)
         int v[4];
         for (int k = 0; k < 4; k++) {
             bool padded = last && k >= 4 - (int)pad;
-            v[k] = padded ? 0 : value_of(s[i + (size_t)k]);
+            v[k] = padded ? 0 : value_of(s[i + (size_t)k], false);
             if (v[k] < 0) {
                 free(buf);
                 return false;
@@ -67,5 +66,33 @@ bool ss_base64_decode(const char *s, size_t len, uint8_t **out, size_t *out_len)
     }
     *out = buf;
     *out_len = o;
+    return true;
+}
+
+bool ri_base64_decode_lenient(const char *s, size_t len, uint8_t **out, size_t *out_len) {
+    *out = NULL;
+    *out_len = 0;
+    while (len > 0 && s[len - 1] == '=') len--;
+    if (len % 4 == 1) return false;
+    uint8_t *buf = malloc(len / 4 * 3 + 3);
+    if (!buf) return false;
+    size_t n = 0;
+    uint32_t acc = 0;
+    int bits = 0;
+    for (size_t i = 0; i < len; i++) {
+        int v = value_of(s[i], true);
+        if (v < 0) {
+            free(buf);
+            return false;
+        }
+        acc = (acc << 6) | (uint32_t)v;
+        bits += 6;
+        if (bits >= 8) {
+            bits -= 8;
+            buf[n++] = (uint8_t)(acc >> bits);
+        }
+    }
+    *out = buf;
+    *out_len = n;
     return true;
 }
