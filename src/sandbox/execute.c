@@ -47,7 +47,7 @@ static void execution_end(execution *x) {
 /* The metrics of the finished run, in the result and on the handle. */
 static void execution_record(execution *x, ri_sandbox_result *r) {
     ri_sandbox *sb = x->sb;
-    double duration = (double)(sb_now_ns() - x->run.start_ns) / 1e6;
+    double duration = (double)((uint64_t)ri_clock_mono_ns() - x->run.start_ns) / 1e6;
     uint64_t gas = sb_run_gas_used(sb, &x->run);
     if (!r->ok && r->error.code == RI_SANDBOX_GAS_EXHAUSTED) gas = r->error.gas_used;
     sb->metrics.gas_used = gas;

@@ -9,12 +9,6 @@
 
 #include "sandbox_internal.h"
 
-uint64_t sb_now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 bool sb_run_begin(ri_sandbox *sb, sb_run *run, ri_store *store, ri_sandbox_error *err) {
     run->store = store;
     run->host_gas_used = 0;
@@ -24,7 +18,7 @@ bool sb_run_begin(ri_sandbox *sb, sb_run *run, ri_store *store, ri_sandbox_error
     /* Host-call gas is counted here; the engine's meter runs only for instructions. */
     ri_store_set_gas(store, sb->config.gas_schedule == RI_GAS_INSTRUCTIONS ? sb->config.max_gas : UINT64_MAX);
     ri_store_clear_interrupt(store);
-    run->start_ns = sb_now_ns();
+    run->start_ns = (uint64_t)ri_clock_mono_ns();
     /* elapsed_ms > limit, in whole milliseconds as the original measures, first holds
      * (limit + 1) ms after the start. */
     uint64_t deadline = run->start_ns + ((uint64_t)sb->config.max_execution_ms + 1u) * 1000000u;
@@ -57,9 +51,9 @@ uint64_t sb_run_gas_used(const ri_sandbox *sb, const sb_run *run) {
     return run->host_gas_used;
 }
 
-double sb_run_elapsed_ms(const sb_run *run) { return (double)(sb_now_ns() - run->start_ns) / 1e6; }
+double sb_run_elapsed_ms(const sb_run *run) { return (double)((uint64_t)ri_clock_mono_ns() - run->start_ns) / 1e6; }
 
-static uint64_t elapsed_whole_ms(const sb_run *run) { return (sb_now_ns() - run->start_ns) / 1000000u; }
+static uint64_t elapsed_whole_ms(const sb_run *run) { return ((uint64_t)ri_clock_mono_ns() - run->start_ns) / 1000000u; }
 
 sb_import_verdict sb_run_charge_import(ri_sandbox *sb, sb_run *run) {
     /* A limit once hit stays hit, even if a host function swallowed the failure. */

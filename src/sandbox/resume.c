@@ -161,7 +161,7 @@ static ri_sandbox_result resume_call(ri_sandbox *sb, uint64_t gas, bool carry) {
     uint64_t left = ri_store_gas(store);
     sb_run_end(sb, &run);
     uint64_t total = instructions ? sb->pending->gas_used + (budget >= left ? budget - left : 0) : run.host_gas_used;
-    double duration = (double)(sb_now_ns() - run.start_ns) / 1e6;
+    double duration = (double)((uint64_t)ri_clock_mono_ns() - run.start_ns) / 1e6;
     if (sb->destroy_requested) {
         sb_release_image(sb);
         sb_error_destroyed(&r.error, sb->id);

@@ -39,6 +39,7 @@
 #include <jansson.h>
 
 #include "ri/sandbox.h"
+#include "util/clock.h"
 
 #define SB_PAGE_SIZE 65536u
 #define SB_MAX_PAGES 65536u /* WebAssembly 2.0: at most 4 GiB */
@@ -46,7 +47,6 @@
 /* ---- clock (limits.c) ---------------------------------------------------------- */
 
 /* CLOCK_MONOTONIC in nanoseconds: durations and the watchdog's deadlines. */
-uint64_t sb_now_ns(void);
 
 /* ---- errors (errors.c) --------------------------------------------------------- */
 

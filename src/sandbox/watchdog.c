@@ -80,7 +80,7 @@ static void *watchdog_main(void *arg) {
     sb_watchdog *wd = arg;
     pthread_mutex_lock(&wd->lock);
     while (!wd->stopping) {
-        uint64_t now = sb_now_ns();
+        uint64_t now = (uint64_t)ri_clock_mono_ns();
         uint64_t earliest = UINT64_MAX;
         for (sb_watch *w = wd->watches; w; w = w->next) {
             if (w->fired) continue;

@@ -22,7 +22,7 @@ bool ss_audit(ri_snapstore *st, ri_snapstore_audit_fn sink, void *user, const ch
               const char *snapshot, const ri_snapstore_info *target, ri_snapstore_error *err) {
     json_t *o = json_object();
     if (!o) return ss_nomem(err);
-    json_object_set_new(o, "timeMs", json_integer(ss_now_ns() / 1000000));
+    json_object_set_new(o, "timeMs", json_integer(ri_clock_wall_ms()));
     json_object_set_new(o, "level", json_string("warning"));
     json_object_set_new(o, "event", json_string("cross-session"));
     json_object_set_new(o, "operation", json_string(operation));

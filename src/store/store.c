@@ -193,7 +193,7 @@ static bool fill_info(ri_snapstore_info *info, const char *name, const ri_snapst
                       const ri_snapstore_info *from, ri_snapstore_error *err) {
     snprintf(info->name, sizeof info->name, "%s", name);
     if (!ss_random_hex(info->id, RI_SNAPSTORE_ID_HEX / 2, err)) return false;
-    info->created_ns = o->created_ns ? o->created_ns : from ? from->created_ns : ss_now_ns();
+    info->created_ns = o->created_ns ? o->created_ns : from ? from->created_ns : ri_clock_wall_ns();
     const char *description = o->description ? o->description : from ? from->description : NULL;
     bool own_tags = o->ntags || !from;
     if (!ss_info_set_text(info, description, own_tags ? o->tags : (const char *const *)from->tags,

@@ -32,6 +32,7 @@
 
 #include "ri/store.h"
 #include "util/base64.h"
+#include "util/clock.h"
 #include "util/hex.h"
 #include "util/random.h"
 #include "util/utf8.h"
@@ -107,7 +108,6 @@ bool ss_tag_valid(const char *s, ri_snapstore_error *err);
 bool ss_tags_valid(const char *const *tags, uint32_t ntags, ri_snapstore_error *err);
 /* n random bytes from the kernel as 2n hex digits. */
 bool ss_random_hex(char *out, size_t n_bytes, ri_snapstore_error *err);
-int64_t ss_now_ns(void);
 
 /* ---- files (fsio.c) ---------------------------------------------------------------------------- */
 

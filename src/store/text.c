@@ -133,8 +133,3 @@ bool ss_random_hex(char *out, size_t n_bytes, ri_snapstore_error *err) {
     return true;
 }
 
-int64_t ss_now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}

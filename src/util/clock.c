@@ -10,6 +10,7 @@ static int64_t read_ns(clockid_t id) {
 }
 
 int64_t ri_clock_wall_ms(void) { return read_ns(CLOCK_REALTIME) / 1000000; }
+int64_t ri_clock_wall_ns(void) { return read_ns(CLOCK_REALTIME); }
 int64_t ri_clock_mono_ms(void) { return read_ns(CLOCK_MONOTONIC) / 1000000; }
 int64_t ri_clock_mono_us(void) { return read_ns(CLOCK_MONOTONIC) / 1000; }
 int64_t ri_clock_mono_ns(void) { return read_ns(CLOCK_MONOTONIC); }

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 int64_t ri_clock_wall_ms(void);  /* CLOCK_REALTIME, milliseconds since the epoch */
+int64_t ri_clock_wall_ns(void);
 int64_t ri_clock_mono_ms(void);  /* CLOCK_MONOTONIC */
 int64_t ri_clock_mono_us(void);
 int64_t ri_clock_mono_ns(void);
