@@ -1,5 +1,6 @@
 /* A WASI command's arguments in section RARG (see wasi_args.h). */
 #include "cli/wasi_args.h"
+#include "util/le.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,14 +39,10 @@ bool ri_wasi_args_attach(const uint8_t *image, size_t len, const char *const *ar
     return ok;
 }
 
-static uint32_t get32(const uint8_t *p) {
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 /* n strings from [*p, end): each checked against the bytes left before anything is kept. */
 static bool get_strings(const uint8_t **p, const uint8_t *end, char ***out, uint32_t *count) {
     if (end - *p < 4) return false;
-    uint32_t n = get32(*p);
+    uint32_t n = ri_le_get32(*p);
     *p += 4;
     if (n > (size_t)(end - *p) / 4) return false; /* each takes at least 4 bytes */
     char **v = calloc(n ? n : 1, sizeof *v);
@@ -53,7 +50,7 @@ static bool get_strings(const uint8_t **p, const uint8_t *end, char ***out, uint
     *out = v;
     for (uint32_t i = 0; i < n; i++) {
         if (end - *p < 4) return false;
-        uint32_t l = get32(*p);
+        uint32_t l = ri_le_get32(*p);
         *p += 4;
         if (l > (size_t)(end - *p) || memchr(*p, 0, l)) return false;
         if (!(v[i] = malloc((size_t)l + 1))) return false;

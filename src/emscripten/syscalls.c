@@ -63,7 +63,7 @@ EMSC_HANDLER(openat) {
                    ri_val_i64((int64_t)rights), ri_val_i64((int64_t)WASI_RIGHTS_ALL),
                    i32v((flags & O_APPEND_) ? 1 : 0), i32v(len)};
     e = run(c, wasi_path_open, buf, len + 4, a);
-    result(results, e, (int32_t)wasi_get_u32(buf + len));
+    result(results, e, (int32_t)ri_le_get32(buf + len));
     return 0;
 }
 
@@ -110,7 +110,7 @@ EMSC_HANDLER(readlinkat) {
     if (!e && !dst) e = WASI_EFAULT;
     ri_val a[6] = {i32v(fd), i32v(0), i32v(len), i32v(len), i32v(cap), i32v(len + cap)};
     if (!e) e = run(c, wasi_path_readlink, buf, len + cap + 4, a);
-    uint32_t n = e ? 0 : wasi_get_u32(buf + len + cap);
+    uint32_t n = e ? 0 : ri_le_get32(buf + len + cap);
     if (!e) memcpy(dst, buf + len, n);
     result(results, e, (int32_t)n);
     return 0;
@@ -127,20 +127,20 @@ static uint32_t put_stat(emsc_ctx *c, const uint8_t *fs, uint32_t ptr) {
     case FT_CHARACTER_DEVICE: mode = 0020000 | 0666; break;
     default: mode = 0100000 | 0666; break;
     }
-    uint64_t size = wasi_get_u64(fs + 32);
+    uint64_t size = ri_le_get64(fs + 32);
     memset(p, 0, 96);
-    wasi_put_u32(p, (uint32_t)wasi_get_u64(fs));
-    wasi_put_u32(p + 4, mode);
-    wasi_put_u32(p + 8, (uint32_t)wasi_get_u64(fs + 24));
-    wasi_put_u64(p + 24, size);
-    wasi_put_u32(p + 32, 4096);
-    wasi_put_u32(p + 36, (uint32_t)((size + 511) / 512));
+    ri_le_put32(p, (uint32_t)ri_le_get64(fs));
+    ri_le_put32(p + 4, mode);
+    ri_le_put32(p + 8, (uint32_t)ri_le_get64(fs + 24));
+    ri_le_put64(p + 24, size);
+    ri_le_put32(p + 32, 4096);
+    ri_le_put32(p + 36, (uint32_t)((size + 511) / 512));
     for (int i = 0; i < 3; i++) { /* atime, mtime, ctime: seconds, nanoseconds */
-        uint64_t ns = wasi_get_u64(fs + 40 + 8 * i);
-        wasi_put_u64(p + 40 + 16 * i, ns / 1000000000u);
-        wasi_put_u32(p + 48 + 16 * i, (uint32_t)(ns % 1000000000u));
+        uint64_t ns = ri_le_get64(fs + 40 + 8 * i);
+        ri_le_put64(p + 40 + 16 * i, ns / 1000000000u);
+        ri_le_put32(p + 48 + 16 * i, (uint32_t)(ns % 1000000000u));
     }
-    wasi_put_u64(p + 88, wasi_get_u64(fs + 8));
+    ri_le_put64(p + 88, ri_le_get64(fs + 8));
     return 0;
 }
 
@@ -195,9 +195,9 @@ EMSC_HANDLER(getdents64) {
         if (n == 0) break;
         uint8_t *p = out + used;
         memset(p, 0, DIRENT_BYTES);
-        wasi_put_u64(p, d.ino);
-        wasi_put_u64(p + 8, d.next);
-        wasi_put_u16(p + 16, DIRENT_BYTES);
+        ri_le_put64(p, d.ino);
+        ri_le_put64(p + 8, d.next);
+        ri_le_put16(p + 16, DIRENT_BYTES);
         p[18] = d.filetype == FT_DIRECTORY ? 4 : d.filetype == FT_SYMBOLIC_LINK ? 10 : d.filetype == FT_CHARACTER_DEVICE ? 2 : 8;
         memcpy(p + 19, d.name, d.namelen < 255 ? d.namelen : 255);
         f->offset = d.next;

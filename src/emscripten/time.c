@@ -71,8 +71,8 @@ static bool write_tm(const wasi_mem *m, int64_t t, uint32_t ptr) {
     int64_t wday = (days % 7 + 11) % 7; /* 1970-01-01 was a Thursday */
     int32_t f[9] = {(int32_t)(secs % 60), (int32_t)(secs / 60 % 60), (int32_t)(secs / 3600), (int32_t)d,
                     (int32_t)(mo - 1), (int32_t)(y - 1900), (int32_t)wday, (int32_t)yday, 0};
-    for (int i = 0; i < 9; i++) wasi_put_u32(p + 4 * i, (uint32_t)f[i]);
-    wasi_put_u32(p + 36, 0); /* tm_gmtoff: UTC */
+    for (int i = 0; i < 9; i++) ri_le_put32(p + 4 * i, (uint32_t)f[i]);
+    ri_le_put32(p + 36, 0); /* tm_gmtoff: UTC */
     return true;
 }
 
@@ -91,7 +91,7 @@ EMSC_HANDLER(mktime) {
     uint8_t *p = wasi_mem_range(&c->mem, ptr, TM_BYTES);
     if (!p) return ri_host_fail(c->call, "_mktime_js: struct tm at %u is outside memory", ptr);
     int64_t f[6];
-    for (int i = 0; i < 6; i++) f[i] = (int32_t)wasi_get_u32(p + 4 * i);
+    for (int i = 0; i < 6; i++) f[i] = (int32_t)ri_le_get32(p + 4 * i);
     int64_t mon = f[4], year = f[5] + 1900;
     year += mon / 12;
     mon %= 12;

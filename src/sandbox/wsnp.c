@@ -23,20 +23,10 @@
 #include <string.h>
 
 #include "sandbox_internal.h"
+#include "util/le.h"
 
 #define WSNP_VERSION RI_WSNP_VERSION
 #define WSNP_HEADER_SIZE 5u
-
-static void put_u32le(uint8_t *p, uint32_t v) {
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-    p[2] = (uint8_t)(v >> 16);
-    p[3] = (uint8_t)(v >> 24);
-}
-
-static uint32_t get_u32le(const uint8_t *p) {
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
 
 static bool snapshot_error(ri_sandbox_error *err, const char *reason) {
     sb_error_set(err, RI_SANDBOX_SNAPSHOT_ERROR, "%s", reason);
@@ -101,9 +91,9 @@ bool sb_snapshot_v1(ri_sandbox *sb, uint8_t **out, size_t *out_len, ri_sandbox_e
     if (!bytes) return snapshot_error(err, "Out of memory allocating the snapshot");
     memcpy(bytes, "WSNP", 4);
     bytes[4] = WSNP_VERSION;
-    put_u32le(bytes + 5, (uint32_t)memory_size);
+    ri_le_put32(bytes + 5, (uint32_t)memory_size);
     if (memory_size) memcpy(bytes + 9, ri_memory_data(sb->image->memory), (size_t)memory_size);
-    put_u32le(bytes + 9 + memory_size, (uint32_t)state_len);
+    ri_le_put32(bytes + 9 + memory_size, (uint32_t)state_len);
     memcpy(bytes + 13 + memory_size, state, (size_t)state_len);
     *out = bytes;
     *out_len = total;
@@ -197,13 +187,13 @@ bool ri_wsnp_parse(const uint8_t *data, size_t len, ri_wsnp_view *out, ri_sandbo
     }
     size_t pos = WSNP_HEADER_SIZE;
     if (len - pos < 4) return snapshot_error(err, "Snapshot truncated \u2014 missing memory length");
-    uint32_t memory_len = get_u32le(data + pos);
+    uint32_t memory_len = ri_le_get32(data + pos);
     pos += 4;
     if (len - pos < memory_len) return snapshot_error(err, "Snapshot truncated \u2014 memory section incomplete");
     const uint8_t *memory = data + pos;
     pos += memory_len;
     if (len - pos < 4) return snapshot_error(err, "Snapshot truncated \u2014 missing state length");
-    uint32_t state_len = get_u32le(data + pos);
+    uint32_t state_len = ri_le_get32(data + pos);
     pos += 4;
     if (len - pos < state_len) return snapshot_error(err, "Snapshot truncated \u2014 state section incomplete");
     const char *state = (const char *)data + pos;

@@ -44,13 +44,13 @@ void snap_buf_u8(snap_buf *b, uint8_t v) { snap_buf_put(b, &v, 1); }
 
 void snap_buf_u32(snap_buf *b, uint32_t v) {
     uint8_t p[4];
-    snap_put_u32(p, v);
+    ri_le_put32(p, v);
     snap_buf_put(b, p, 4);
 }
 
 void snap_buf_u64(snap_buf *b, uint64_t v) {
     uint8_t p[8];
-    snap_put_u64(p, v);
+    ri_le_put64(p, v);
     snap_buf_put(b, p, 8);
 }
 
@@ -70,7 +70,7 @@ size_t snap_buf_begin_section(snap_buf *b, snap_tag_id tag, uint32_t flags) {
 
 void snap_buf_end_section(snap_buf *b, size_t at) {
     if (b->failed) return;
-    snap_put_u64(b->data + at + 8, (uint64_t)(b->len - at - RI_SNAP_SECTION_HEADER_BYTES));
+    ri_le_put64(b->data + at + 8, (uint64_t)(b->len - at - RI_SNAP_SECTION_HEADER_BYTES));
 }
 
 uint32_t snap_buf_crc32c(const snap_buf *b) {

@@ -35,19 +35,19 @@ static bool walk(const uint8_t *data, size_t len, raw_section *secs, size_t *n, 
         data[4] != RI_SNAP_VERSION)
         return snap_fail(err, RI_SNAP_ERR_CORRUPT, "Invalid snapshot \u2014 not a WSNP v2 image");
     const uint8_t *trailer = data + len - RI_SNAP_TRAILER_BYTES;
-    if (memcmp(trailer, "CSUM", 4) != 0 || snap_get_u64(trailer + 8) != RI_SNAP_CHECKSUM_BYTES ||
-        snap_get_u32(trailer + 16) != ri_snap_crc32c(data, len - RI_SNAP_TRAILER_BYTES))
+    if (memcmp(trailer, "CSUM", 4) != 0 || ri_le_get64(trailer + 8) != RI_SNAP_CHECKSUM_BYTES ||
+        ri_le_get32(trailer + 16) != ri_snap_crc32c(data, len - RI_SNAP_TRAILER_BYTES))
         return snap_fail(err, RI_SNAP_ERR_CORRUPT, "Invalid snapshot \u2014 checksum mismatch or no checksum section");
     size_t pos = RI_SNAP_HEADER_BYTES, end = len - RI_SNAP_TRAILER_BYTES;
     while (pos < end) {
         if (end - pos < RI_SNAP_SECTION_HEADER_BYTES || *n == MAX_SECTIONS)
             return snap_fail(err, RI_SNAP_ERR_CORRUPT, "Invalid snapshot \u2014 malformed sections");
-        uint64_t clen = snap_get_u64(data + pos + 8);
+        uint64_t clen = ri_le_get64(data + pos + 8);
         if (clen > end - pos - RI_SNAP_SECTION_HEADER_BYTES)
             return snap_fail(err, RI_SNAP_ERR_CORRUPT, "Invalid snapshot \u2014 a section runs past the end");
         raw_section *s = &secs[(*n)++];
         s->tag = data + pos;
-        s->flags = snap_get_u32(data + pos + 4);
+        s->flags = ri_le_get32(data + pos + 4);
         s->at = pos;
         s->len = (size_t)clen;
         pos += RI_SNAP_SECTION_HEADER_BYTES + (size_t)clen;
@@ -66,7 +66,7 @@ static bool read_prnt(const uint8_t *c, ri_snap_delta_info *info, ri_snap_error 
     for (size_t k = 41; k < RI_SNAP_PARENT_BYTES; k++)
         if (c[k] || c[40] > 1) return snap_fail(err, RI_SNAP_ERR_CORRUPT, "Invalid snapshot \u2014 PRNT: reserved bytes set");
     memcpy(info->parent_sha256, c, RI_SNAP_SHA256_BYTES);
-    info->parent_len = snap_get_u64(c + 32);
+    info->parent_len = ri_le_get64(c + 32);
     info->compression = c[40] ? RI_SNAP_COMPRESS_NONE : RI_SNAP_COMPRESS_ZSTD;
     return true;
 }
@@ -80,7 +80,7 @@ bool ri_snap_is_delta(const uint8_t *data, size_t len, ri_snap_delta_info *info)
     if (info) {
         const uint8_t *c = data + p->at + RI_SNAP_SECTION_HEADER_BYTES;
         memcpy(info->parent_sha256, c, RI_SNAP_SHA256_BYTES);
-        info->parent_len = snap_get_u64(c + 32);
+        info->parent_len = ri_le_get64(c + 32);
         info->compression = c[40] ? RI_SNAP_COMPRESS_NONE : RI_SNAP_COMPRESS_ZSTD;
     }
     return true;
@@ -267,7 +267,7 @@ bool ri_snap_delta_encode(const uint8_t *parent, size_t parent_len, const uint8_
     bool ok = same_shape(&p, &img, err) && walk(image, image_len, secs, &n, err) &&
               ri_snap_sha256(parent, parent_len, prnt);
     if (ok) {
-        snap_put_u64(prnt + 32, (uint64_t)parent_len);
+        ri_le_put64(prnt + 32, (uint64_t)parent_len);
         prnt[40] = compression == RI_SNAP_COMPRESS_NONE ? 1 : 0;
         encode_ctx ctx = {&p, &img, compression};
         /* A workspace that the parent has too travels as the changes from the parent's. */
@@ -331,7 +331,7 @@ bool ri_snap_delta_apply(const uint8_t *parent, size_t parent_len, const uint8_t
     uint8_t digest[RI_SNAP_SHA256_BYTES];
     if (!parent || !ri_snap_sha256(parent, parent_len, digest))
         return snap_fail(err, RI_SNAP_ERR_ARGUMENT, "cannot hash the parent image");
-    if (memcmp(digest, c, RI_SNAP_SHA256_BYTES) != 0 || snap_get_u64(c + 32) != (uint64_t)parent_len) {
+    if (memcmp(digest, c, RI_SNAP_SHA256_BYTES) != 0 || ri_le_get64(c + 32) != (uint64_t)parent_len) {
         char want[2 * RI_SNAP_SHA256_BYTES + 1], have[2 * RI_SNAP_SHA256_BYTES + 1];
         ri_snap_hex(c, want);
         ri_snap_hex(digest, have);

@@ -186,7 +186,7 @@ static bool push_entry(diff_ctx *c, uint32_t table, uint32_t index, uint32_t old
     return true;
 }
 
-static uint32_t entry(const ri_snap_table *t, uint32_t i) { return snap_get_u32(t->entries + (size_t)i * 4); }
+static uint32_t entry(const ri_snap_table *t, uint32_t i) { return ri_le_get32(t->entries + (size_t)i * 4); }
 
 static bool diff_table(diff_ctx *c, const ri_snap_table *x, const ri_snap_table *y, ri_snap_table_diff *td) {
     uint32_t common = x->size < y->size ? x->size : y->size;

@@ -137,7 +137,7 @@ static bool get_values(rd *r, uint32_t n, ri_susp_value **out, uint32_t func_cou
     for (uint32_t i = 0; i < n; i++) {
         const uint8_t *p = take(r, FRMS_VALUE_BYTES);
         ri_valtype t = (ri_valtype)p[0];
-        uint64_t bits = snap_get_u64(p + 1);
+        uint64_t bits = ri_le_get64(p + 1);
         const char *why = storable_type(t) ? value_problem(t, bits, func_count) : "an unknown value type";
         if (why) return CORRUPT("Invalid snapshot — FRMS: frame %u, %s %u: %s", frame, what, i, why);
         (*out)[i].type = t;
@@ -151,7 +151,7 @@ static bool read_call(const ri_snap_image *img, ri_snap_call *out, ri_snap_error
     uint32_t func_count = img->func_count;
     const uint8_t *h = take(&r, FRMS_HEADER_BYTES);
     if (!h) return CORRUPT("Invalid snapshot — FRMS is cut short");
-    uint32_t layout = snap_get_u32(h), reason = snap_get_u32(h + 4), pause_on = snap_get_u32(h + 8);
+    uint32_t layout = ri_le_get32(h), reason = ri_le_get32(h + 4), pause_on = ri_le_get32(h + 8);
     if (layout != FRMS_LAYOUT && layout != FRMS_LAYOUT_INVOKE)
         return snap_fail(err, RI_SNAP_ERR_UNSUPPORTED,
                          "Unsupported snapshot — FRMS layout %u (this reader knows %u and %u)", layout, FRMS_LAYOUT,
@@ -161,16 +161,16 @@ static bool read_call(const ri_snap_image *img, ri_snap_call *out, ri_snap_error
     if (pause_on & ~(uint32_t)RI_SUSPEND_ALL) return CORRUPT("Invalid snapshot — FRMS: unknown pause-on bits 0x%x", pause_on);
     out->suspension.reason = (ri_suspend_reason)reason;
     out->pause_on = pause_on;
-    out->gas_schedule = snap_get_u32(h + 12);
+    out->gas_schedule = ri_le_get32(h + 12);
     if (out->gas_schedule > 1) return CORRUPT("Invalid snapshot — FRMS: unknown gas schedule %u", out->gas_schedule);
-    out->gas_used = snap_get_u64(h + 16);
+    out->gas_used = ri_le_get64(h + 16);
     if (out->gas_used > (uint64_t)INT64_MAX) return CORRUPT("Invalid snapshot — FRMS: gas used above 2^63 - 1");
-    out->gas_left = snap_get_u64(h + 24);
-    out->suspension.func_index = snap_get_u32(h + 32);
+    out->gas_left = ri_le_get64(h + 24);
+    out->suspension.func_index = ri_le_get32(h + 32);
     if (out->suspension.func_index >= func_count)
         return CORRUPT("Invalid snapshot — FRMS: called function %u out of range (%u functions)",
                        out->suspension.func_index, func_count);
-    uint32_t name_len = snap_get_u32(h + 36);
+    uint32_t name_len = ri_le_get32(h + 36);
     const uint8_t *name = name_len < FRMS_MAX_NAME ? take(&r, name_len) : NULL;
     if (!name) return CORRUPT("Invalid snapshot — FRMS: export name of %u bytes does not fit", name_len);
     if (name_len) {
@@ -181,7 +181,7 @@ static bool read_call(const ri_snap_image *img, ri_snap_call *out, ri_snap_error
     }
     const uint8_t *p = take(&r, 4);
     if (!p) return CORRUPT("Invalid snapshot — FRMS is cut short");
-    uint32_t nresults = snap_get_u32(p);
+    uint32_t nresults = ri_le_get32(p);
     const uint8_t *types = take(&r, nresults);
     if (!types) return CORRUPT("Invalid snapshot — FRMS: %u result types do not fit", nresults);
     out->result_types = calloc(nresults ? nresults : 1, sizeof *out->result_types);
@@ -193,7 +193,7 @@ static bool read_call(const ri_snap_image *img, ri_snap_call *out, ri_snap_error
             return CORRUPT("Invalid snapshot — FRMS: result %u has unknown type 0x%02X", i, types[i]);
     }
     if (!(p = take(&r, 4))) return CORRUPT("Invalid snapshot — FRMS is cut short");
-    uint32_t nframes = snap_get_u32(p);
+    uint32_t nframes = ri_le_get32(p);
     if (nframes == 0) return CORRUPT("Invalid snapshot — FRMS holds no frame");
     if ((uint64_t)nframes * FRMS_FRAME_BYTES > r.left)
         return CORRUPT("Invalid snapshot — FRMS claims %u frames, more than the section holds", nframes);
@@ -204,8 +204,8 @@ static bool read_call(const ri_snap_image *img, ri_snap_call *out, ri_snap_error
         ri_susp_frame *f = &out->suspension.frames[i];
         const uint8_t *fh = take(&r, FRMS_FRAME_BYTES);
         if (!fh) return CORRUPT("Invalid snapshot — FRMS is cut short in frame %u", i);
-        f->func_index = snap_get_u32(fh);
-        f->wasm_offset = snap_get_u32(fh + 4);
+        f->func_index = ri_le_get32(fh);
+        f->wasm_offset = ri_le_get32(fh + 4);
         uint32_t point = fh[8];
         if (fh[10] || fh[11] || (layout == FRMS_LAYOUT && fh[9]))
             return CORRUPT("Invalid snapshot — FRMS: frame %u has non-zero reserved bytes", i);
@@ -217,11 +217,11 @@ static bool read_call(const ri_snap_image *img, ri_snap_call *out, ri_snap_error
         if (f->func_index >= func_count)
             return CORRUPT("Invalid snapshot — FRMS: frame %u names function %u (%u functions)", i, f->func_index,
                            func_count);
-        uint32_t nlocals = snap_get_u32(fh + 12), nstack = snap_get_u32(fh + 16);
+        uint32_t nlocals = ri_le_get32(fh + 12), nstack = ri_le_get32(fh + 16);
         if (f->via == RI_SUSP_VIA_INVOKE) {
             const uint8_t *sp = take(&r, 4);
             if (!sp) return CORRUPT("Invalid snapshot — FRMS is cut short in frame %u", i);
-            f->via_value = snap_get_u32(sp);
+            f->via_value = ri_le_get32(sp);
         }
         if (!get_values(&r, nlocals, &f->locals, func_count, i, "local", err)) return false;
         f->nlocals = nlocals;

@@ -142,8 +142,8 @@ bool snap_write_memory_pages(snap_buf *b, const uint8_t *data, uint32_t pages, r
             b->len += RI_SNAP_PAGE_BYTES;
             present++;
         }
-        snap_put_u32(b->data + header + 12, present);
-        snap_put_u64(b->data + header + 16, (uint64_t)(b->len - payload_at));
+        ri_le_put32(b->data + header + 12, present);
+        ri_le_put64(b->data + header + 16, (uint64_t)(b->len - payload_at));
         if (b->nspans < SNAP_CRC_SPANS && b->len > payload_at)
             b->spans[b->nspans++] = (snap_crc_span){payload_at, b->len - payload_at, reg};
         return true;
@@ -171,8 +171,8 @@ bool snap_write_memory_pages(snap_buf *b, const uint8_t *data, uint32_t pages, r
         payload_len = (size_t)content;
     }
     b->data[header + 9] = (uint8_t)encoding;
-    snap_put_u32(b->data + header + 12, present);
-    snap_put_u64(b->data + header + 16, (uint64_t)payload_len);
+    ri_le_put32(b->data + header + 12, present);
+    ri_le_put64(b->data + header + 16, (uint64_t)payload_len);
     return true;
 }
 

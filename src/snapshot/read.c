@@ -52,11 +52,11 @@ static bool check_header_and_checksum(const uint8_t *data, size_t len, ri_snap_i
     const uint8_t *trailer = len >= RI_SNAP_HEADER_BYTES + RI_SNAP_TRAILER_BYTES ? data + len - RI_SNAP_TRAILER_BYTES
                                                                                  : NULL;
     if (!trailer || memcmp(trailer, snap_tags[SNAP_TAG_CSUM], 4) != 0 ||
-        snap_get_u32(trailer + 4) != SNAP_FLAG_REQUIRED || snap_get_u64(trailer + 8) != RI_SNAP_CHECKSUM_BYTES)
+        ri_le_get32(trailer + 4) != SNAP_FLAG_REQUIRED || ri_le_get64(trailer + 8) != RI_SNAP_CHECKSUM_BYTES)
         return CORRUPT("Snapshot truncated — the checksum section is missing at the end (the image is cut short, or "
                        "has bytes after it)");
     uint32_t crc = ri_snap_crc32c(data, len - RI_SNAP_TRAILER_BYTES);
-    if (crc != snap_get_u32(trailer + RI_SNAP_SECTION_HEADER_BYTES))
+    if (crc != ri_le_get32(trailer + RI_SNAP_SECTION_HEADER_BYTES))
         return CORRUPT("Invalid snapshot — checksum mismatch: the image is corrupted");
     img->checksum = crc;
     return true;
@@ -71,7 +71,7 @@ static bool read_sections(const uint8_t *data, size_t len, ri_snap_image *img, r
         char tag[20];
         if (end - pos < RI_SNAP_SECTION_HEADER_BYTES)
             return CORRUPT("Invalid snapshot — the section header at offset %zu is incomplete", pos);
-        uint64_t length = snap_get_u64(data + pos + 8);
+        uint64_t length = ri_le_get64(data + pos + 8);
         if (length > end - pos - RI_SNAP_SECTION_HEADER_BYTES) {
             snap_tag_text(data + pos, tag);
             return CORRUPT("Invalid snapshot — section '%s' at offset %zu declares %llu bytes, more than the %zu left "
@@ -92,9 +92,9 @@ static bool read_sections(const uint8_t *data, size_t len, ri_snap_image *img, r
         char tag[20];
         snap_tag_text(h, tag);
         memcpy(s->tag, h, 4);
-        s->flags = snap_get_u32(h + 4);
+        s->flags = ri_le_get32(h + 4);
         s->offset = pos;
-        s->length = snap_get_u64(h + 8);
+        s->length = ri_le_get64(h + 8);
         pos += RI_SNAP_SECTION_HEADER_BYTES + (size_t)s->length;
         img->nsections = i + 1;
         snap_tag_id id = snap_tag_lookup(h);
@@ -149,22 +149,22 @@ static bool read_meta(const uint8_t *data, ri_snap_image *img, counts *k, ri_sna
     const uint8_t *p = content_of(data, s).p;
     ri_snap_meta *m = &img->meta;
     memcpy(m->module_sha256, p, RI_SNAP_SHA256_BYTES);
-    m->module_size = snap_get_u64(p + 32);
-    uint32_t status = snap_get_u32(p + 40);
+    m->module_size = ri_le_get64(p + 32);
+    uint32_t status = ri_le_get32(p + 40);
     if (status != RI_SNAP_STATUS_LOADED && status != RI_SNAP_STATUS_SUSPENDED)
         return CORRUPT("Invalid snapshot — META: unknown sandbox status %u", status);
     m->status = (ri_snap_status)status;
-    m->prng_state = snap_get_u32(p + 44);
-    m->gas_used = snap_get_u64(p + 48);
+    m->prng_state = ri_le_get32(p + 44);
+    m->gas_used = ri_le_get64(p + 48);
     if (m->gas_used > (uint64_t)INT64_MAX)
         return CORRUPT("Invalid snapshot — META: gas used %llu is above 2^63 - 1", (unsigned long long)m->gas_used);
-    m->event_timestamp = snap_i64_from_bits(snap_get_u64(p + 56));
-    img->func_count = snap_get_u32(p + 64);
-    k->memories = snap_get_u32(p + 68);
-    k->tables = snap_get_u32(p + 72);
-    k->globals = snap_get_u32(p + 76);
-    k->elems = snap_get_u32(p + 80);
-    k->datas = snap_get_u32(p + 84);
+    m->event_timestamp = snap_i64_from_bits(ri_le_get64(p + 56));
+    img->func_count = ri_le_get32(p + 64);
+    k->memories = ri_le_get32(p + 68);
+    k->tables = ri_le_get32(p + 72);
+    k->globals = ri_le_get32(p + 76);
+    k->elems = ri_le_get32(p + 80);
+    k->datas = ri_le_get32(p + 84);
     img->has_module_hash = true;
     img->has_instance_state = true;
     return true;
@@ -206,11 +206,11 @@ static unsigned popcount8(uint8_t v) {
 static bool read_one_memory(cursor *c, uint32_t i, ri_snap_memory *m, ri_snap_error *err) {
     const uint8_t *h;
     if (!take(c, SNAP_MEMORY_HEADER_BYTES, &h)) return CORRUPT("Invalid snapshot — MEMS: memory %u is cut short", i);
-    m->pages = snap_get_u32(h);
-    m->max_pages = snap_get_u32(h + 4);
+    m->pages = ri_le_get32(h);
+    m->max_pages = ri_le_get32(h + 4);
     uint8_t flags = h[8], encoding = h[9];
-    m->present_pages = snap_get_u32(h + 12);
-    m->payload_len = snap_get_u64(h + 16);
+    m->present_pages = ri_le_get32(h + 12);
+    m->payload_len = ri_le_get64(h + 16);
     if (m->pages > RI_SNAP_MAX_PAGES)
         return CORRUPT("Invalid snapshot — MEMS: memory %u has %u pages (at most %u)", i, m->pages, RI_SNAP_MAX_PAGES);
     if (flags & ~SNAP_MEMORY_HAS_MAX || h[10] || h[11])
@@ -247,7 +247,7 @@ static bool read_memories(const uint8_t *data, ri_snap_image *img, const counts 
     cursor c = content_of(data, find(img, SNAP_TAG_MEMS));
     const uint8_t *p;
     if (!take(&c, 4, &p)) return CORRUPT("Invalid snapshot — MEMS is cut short");
-    uint32_t n = snap_get_u32(p);
+    uint32_t n = ri_le_get32(p);
     if (!check_count("MEMS", n, k->memories, c.left, SNAP_MEMORY_HEADER_BYTES, "memories", err)) return false;
     img->memories = calloc(n ? n : 1, sizeof *img->memories);
     if (!img->memories) return snap_fail(err, RI_SNAP_ERR_NOMEM, "out of memory reading %u memories", n);
@@ -268,7 +268,7 @@ static bool read_tables(const uint8_t *data, ri_snap_image *img, const counts *k
     cursor c = content_of(data, find(img, SNAP_TAG_TBLS));
     const uint8_t *p;
     if (!take(&c, 4, &p)) return CORRUPT("Invalid snapshot — TBLS is cut short");
-    uint32_t n = snap_get_u32(p);
+    uint32_t n = ri_le_get32(p);
     if (!check_count("TBLS", n, k->tables, c.left, SNAP_TABLE_HEADER_BYTES, "tables", err)) return false;
     img->tables = calloc(n ? n : 1, sizeof *img->tables);
     if (!img->tables) return snap_fail(err, RI_SNAP_ERR_NOMEM, "out of memory reading %u tables", n);
@@ -283,14 +283,14 @@ static bool read_tables(const uint8_t *data, ri_snap_image *img, const counts *k
             return CORRUPT("Invalid snapshot — TBLS: table %u has unknown flags or reserved bytes set", i);
         t->elem = (ri_valtype)p[0];
         t->has_max = p[1] & SNAP_TABLE_HAS_MAX;
-        t->size = snap_get_u32(p + 4);
-        t->max = snap_get_u32(p + 8);
+        t->size = ri_le_get32(p + 4);
+        t->max = ri_le_get32(p + 8);
         if (t->has_max ? t->size > t->max : t->max != 0)
             return CORRUPT("Invalid snapshot — TBLS: table %u has %u entries and a maximum of %u", i, t->size, t->max);
         if (!take(&c, (uint64_t)t->size * 4, &t->entries))
             return CORRUPT("Invalid snapshot — TBLS: table %u's %u entries are cut short", i, t->size);
         for (uint32_t e = 0; e < t->size; e++) {
-            uint32_t v = snap_get_u32(t->entries + (size_t)e * 4);
+            uint32_t v = ri_le_get32(t->entries + (size_t)e * 4);
             if (!ref_ok(v, t->elem, img->func_count))
                 return CORRUPT("Invalid snapshot — TBLS: table %u, entry %u, names function %u, but the module has %u "
                                "functions%s",
@@ -305,7 +305,7 @@ static bool read_globals(const uint8_t *data, ri_snap_image *img, const counts *
     cursor c = content_of(data, find(img, SNAP_TAG_GLBS));
     const uint8_t *p;
     if (!take(&c, 4, &p)) return CORRUPT("Invalid snapshot — GLBS is cut short");
-    uint32_t n = snap_get_u32(p);
+    uint32_t n = ri_le_get32(p);
     if (!check_count("GLBS", n, k->globals, c.left, SNAP_GLOBAL_BYTES, "globals", err)) return false;
     if (c.left != (uint64_t)n * SNAP_GLOBAL_BYTES)
         return CORRUPT("Invalid snapshot — GLBS holds %llu bytes for %u globals (expected %llu)",
@@ -317,7 +317,7 @@ static bool read_globals(const uint8_t *data, ri_snap_image *img, const counts *
         ri_snap_global *g = &img->globals[i];
         take(&c, SNAP_GLOBAL_BYTES, &p);
         g->type = (ri_valtype)p[0];
-        g->bits = snap_get_u64(p + 8);
+        g->bits = ri_le_get64(p + 8);
         bool reserved = p[2] || p[3] || p[4] || p[5] || p[6] || p[7];
         if (p[1] > 1 || reserved)
             return CORRUPT("Invalid snapshot — GLBS: global %u has unknown flags or reserved bytes set", i);
@@ -341,7 +341,7 @@ static bool read_segments(const uint8_t *data, ri_snap_image *img, const counts 
     cursor c = content_of(data, find(img, SNAP_TAG_SEGS));
     const uint8_t *p;
     if (!take(&c, SNAP_SEGS_HEADER_BYTES, &p)) return CORRUPT("Invalid snapshot — SEGS is cut short");
-    uint32_t ne = snap_get_u32(p), nd = snap_get_u32(p + 4);
+    uint32_t ne = ri_le_get32(p), nd = ri_le_get32(p + 4);
     if (!check_count("SEGS", ne, k->elems, 0, 0, "element segments", err) ||
         !check_count("SEGS", nd, k->datas, 0, 0, "data segments", err))
         return false;

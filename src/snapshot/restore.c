@@ -251,7 +251,7 @@ bool ri_snap_restore(ri_instance *inst, const ri_snap_image *img, ri_snap_error 
         const ri_snap_table *t = &img->tables[i];
         (void)ri_table_resize(table, t->size, NULL);
         for (uint32_t e = 0; e < t->size; e++) {
-            uint32_t index = snap_get_u32(t->entries + (size_t)e * 4);
+            uint32_t index = ri_le_get32(t->entries + (size_t)e * 4);
             ri_table_set(table, e, index == RI_SNAP_NULL_REF ? NULL : ri_instance_func(inst, index));
         }
     }

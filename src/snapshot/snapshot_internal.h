@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 #include "ri/snapshot.h"
+#include "util/le.h"
 
 /* ---- the wire format (docs/SNAPSHOT_FORMAT.md) --------------------------------------- */
 
@@ -71,24 +72,6 @@ void snap_ok(ri_snap_error *err);
 /* A section tag made printable for a message: 'MEMS', or \xNN for other bytes. */
 void snap_tag_text(const uint8_t tag[4], char out[20]);
 
-/* ---- little-endian integers ---------------------------------------------------------------- */
-
-static inline uint32_t snap_get_u32(const uint8_t *p) {
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-static inline uint64_t snap_get_u64(const uint8_t *p) {
-    return (uint64_t)snap_get_u32(p) | (uint64_t)snap_get_u32(p + 4) << 32;
-}
-static inline void snap_put_u32(uint8_t *p, uint32_t v) {
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-    p[2] = (uint8_t)(v >> 16);
-    p[3] = (uint8_t)(v >> 24);
-}
-static inline void snap_put_u64(uint8_t *p, uint64_t v) {
-    snap_put_u32(p, (uint32_t)v);
-    snap_put_u32(p + 4, (uint32_t)(v >> 32));
-}
 /* Two's complement without implementation-defined conversions. */
 static inline int64_t snap_i64_from_bits(uint64_t bits) {
     return bits <= (uint64_t)INT64_MAX ? (int64_t)bits : -(int64_t)(~bits) - 1;

@@ -86,7 +86,7 @@ bool snap_read_wasi(const uint8_t *data, ri_snap_image *img, ri_snap_error *err)
     if (p[1] > SNAP_WSFS_DELTA) return CORRUPT("Invalid snapshot — WSFS: unknown kind %u", p[1]);
     for (int i = 2; i < 8; i++)
         if (p[i]) return CORRUPT("Invalid snapshot — WSFS: reserved bytes are not zero");
-    uint64_t raw = snap_get_u64(p + 8), payload = fs->length - SNAP_WSFS_HEADER_BYTES;
+    uint64_t raw = ri_le_get64(p + 8), payload = fs->length - SNAP_WSFS_HEADER_BYTES;
     if (p[0] == RI_SNAP_ENC_RAW && payload != raw)
         return CORRUPT("Invalid snapshot — WSFS holds %llu raw bytes, but declares %llu", (unsigned long long)payload,
                        (unsigned long long)raw);

@@ -90,7 +90,7 @@ static bool write_tables(snap_buf *b, const ri_instance *inst, ri_snap_error *er
                 snprintf(where, sizeof where, "table %u, entry %u,", i, k);
                 return ref_refused(why, where, err);
             }
-            snap_put_u32(b->data + b->len, index);
+            ri_le_put32(b->data + b->len, index);
             b->len += 4;
         }
     }
@@ -196,7 +196,7 @@ static bool write_image(snap_buf *b_, const ri_instance *inst, const ri_snap_met
         uint8_t prnt[RI_SNAP_PARENT_BYTES];
         memset(prnt, 0, sizeof prnt);
         memcpy(prnt, target->parent_sha256, RI_SNAP_SHA256_BYTES);
-        snap_put_u64(prnt + 32, target->parent_len);
+        ri_le_put64(prnt + 32, target->parent_len);
         prnt[40] = compression == RI_SNAP_COMPRESS_NONE ? 1 : 0;
         snap_buf_put(&b, "PRNT", 4);
         snap_buf_u32(&b, SNAP_FLAG_REQUIRED);

@@ -24,16 +24,16 @@
 #define ENC_ZSTD 1u
 #define ABORT_EVERY 16u
 
-static size_t begin_section(ss_buf *b, const char tag[4], uint32_t flags) {
+static size_t begin_section(ri_buf *b, const char tag[4], uint32_t flags) {
     size_t at = b->len;
-    ss_buf_put(b, tag, 4);
-    ss_buf_u32(b, flags);
-    ss_buf_u64(b, 0);
+    ri_buf_put(b, tag, 4);
+    ri_buf_u32(b, flags);
+    ri_buf_u64(b, 0);
     return at;
 }
 
-static void end_section(ss_buf *b, size_t at) {
-    if (!b->failed) ss_put_u64(b->data + at + 8, (uint64_t)(b->len - at - 16));
+static void end_section(ri_buf *b, size_t at) {
+    if (!b->failed) ri_le_put64(b->data + at + 8, (uint64_t)(b->len - at - 16));
 }
 
 typedef struct pages_ctx {
@@ -71,9 +71,9 @@ static bool remember(pages_ctx *c, uint32_t i, uint32_t p, uint32_t k, const uin
     return true;
 }
 
-static bool raw_payload(pages_ctx *c, ss_buf *b, uint32_t i, ri_snapstore_error *err) {
+static bool raw_payload(pages_ctx *c, ri_buf *b, uint32_t i, ri_snapstore_error *err) {
     const ss_memory *mem = &c->m->memories[i];
-    if (!ss_buf_reserve(b, (size_t)mem->stored * SS_PAGE)) return ss_nomem(err);
+    if (!ri_buf_reserve(b, (size_t)mem->stored * SS_PAGE)) return ss_nomem(err);
     uint32_t k = 0;
     for (uint32_t p = 0; p < mem->pages; p++) {
         if (!(mem->bitmap[p / 8] >> (p % 8) & 1)) continue;
@@ -100,11 +100,11 @@ static bool zstd_params(ZSTD_CCtx *cctx, uint64_t content) {
            !ZSTD_isError(ZSTD_CCtx_setPledgedSrcSize(cctx, content));
 }
 
-static bool feed(ZSTD_CCtx *cctx, ss_buf *b, const uint8_t *data, size_t len, bool last) {
+static bool feed(ZSTD_CCtx *cctx, ri_buf *b, const uint8_t *data, size_t len, bool last) {
     ZSTD_inBuffer in = {data, len, 0};
     size_t chunk = ZSTD_CStreamOutSize();
     for (;;) {
-        if (!ss_buf_reserve(b, chunk)) return false;
+        if (!ri_buf_reserve(b, chunk)) return false;
         ZSTD_outBuffer out = {b->data + b->len, b->cap - b->len, 0};
         size_t left = ZSTD_compressStream2(cctx, &out, &in, last ? ZSTD_e_end : ZSTD_e_continue);
         b->len += out.pos;
@@ -114,7 +114,7 @@ static bool feed(ZSTD_CCtx *cctx, ss_buf *b, const uint8_t *data, size_t len, bo
 }
 
 /* Returns the payload's encoding; 0xFF on failure. */
-static unsigned zstd_payload(pages_ctx *c, ss_buf *b, uint32_t i, ri_snapstore_error *err) {
+static unsigned zstd_payload(pages_ctx *c, ri_buf *b, uint32_t i, ri_snapstore_error *err) {
     const ss_memory *mem = &c->m->memories[i];
     uint64_t content = (uint64_t)mem->stored * SS_PAGE;
     size_t start = b->len;
@@ -144,20 +144,20 @@ static unsigned zstd_payload(pages_ctx *c, ss_buf *b, uint32_t i, ri_snapstore_e
     return raw_payload(c, b, i, err) ? ENC_RAW : 0xFF;
 }
 
-static bool write_memories(pages_ctx *c, ss_buf *b, uint32_t flags, ri_snapstore_error *err) {
+static bool write_memories(pages_ctx *c, ri_buf *b, uint32_t flags, ri_snapstore_error *err) {
     size_t at = begin_section(b, "MEMS", flags);
-    ss_buf_u32(b, c->m->nmemories);
+    ri_buf_u32(b, c->m->nmemories);
     for (uint32_t i = 0; i < c->m->nmemories; i++) {
         const ss_memory *mem = &c->m->memories[i];
         size_t header = b->len;
-        ss_buf_u32(b, mem->pages);
-        ss_buf_u32(b, mem->max_pages);
-        ss_buf_u8(b, mem->has_max ? 1 : 0);
-        ss_buf_u8(b, ENC_RAW);
-        ss_buf_zeros(b, 2);
-        ss_buf_u32(b, mem->stored);
-        ss_buf_u64(b, 0);
-        ss_buf_put(b, mem->bitmap, ((size_t)mem->pages + 7) / 8);
+        ri_buf_u32(b, mem->pages);
+        ri_buf_u32(b, mem->max_pages);
+        ri_buf_u8(b, mem->has_max ? 1 : 0);
+        ri_buf_u8(b, ENC_RAW);
+        ri_buf_zeros(b, 2);
+        ri_buf_u32(b, mem->stored);
+        ri_buf_u64(b, 0);
+        ri_buf_put(b, mem->bitmap, ((size_t)mem->pages + 7) / 8);
         if (b->failed) return ss_nomem(err);
         size_t payload = b->len;
         unsigned enc = ENC_RAW;
@@ -166,22 +166,22 @@ static bool write_memories(pages_ctx *c, ss_buf *b, uint32_t flags, ri_snapstore
         if (enc == 0xFF) return false;
         if (b->failed) return ss_nomem(err);
         b->data[header + 9] = (uint8_t)enc;
-        ss_put_u64(b->data + header + 16, (uint64_t)(b->len - payload));
+        ri_le_put64(b->data + header + 16, (uint64_t)(b->len - payload));
     }
     end_section(b, at);
     return true;
 }
 
-static void write_section(ss_buf *b, const char tag[4], uint32_t flags, const void *content, uint64_t len) {
+static void write_section(ri_buf *b, const char tag[4], uint32_t flags, const void *content, uint64_t len) {
     size_t at = begin_section(b, tag, flags);
-    ss_buf_put(b, content, (size_t)len);
+    ri_buf_put(b, content, (size_t)len);
     end_section(b, at);
 }
 
 /* WSFS from the workspace record: the canonical bytes rebuilt from the file chunks, then
  * as the writer encodes them (src/snapshot/wasi.c): one zstd frame made in one call with
  * the pages' parameters when compressing and zstd makes it smaller, else raw. */
-static bool write_workspace(pages_ctx *c, ss_buf *b, uint32_t flags, ri_snapstore_error *err) {
+static bool write_workspace(pages_ctx *c, ri_buf *b, uint32_t flags, ri_snapstore_error *err) {
     uint8_t *ws;
     size_t len;
     if (!ss_workspace_rebuild(c->st, c->m, &ws, &len, err)) return false;
@@ -205,11 +205,11 @@ static bool write_workspace(pages_ctx *c, ss_buf *b, uint32_t flags, ri_snapstor
         }
     }
     size_t at = begin_section(b, "WSFS", flags);
-    ss_buf_u8(b, frame ? ENC_ZSTD : ENC_RAW);
-    ss_buf_zeros(b, 7);
-    ss_buf_u64(b, len);
-    if (frame) ss_buf_put(b, frame, frame_len);
-    else ss_buf_put(b, ws, len);
+    ri_buf_u8(b, frame ? ENC_ZSTD : ENC_RAW);
+    ri_buf_zeros(b, 7);
+    ri_buf_u64(b, len);
+    if (frame) ri_buf_put(b, frame, frame_len);
+    else ri_buf_put(b, ws, len);
     end_section(b, at);
     free(frame);
     free(ws);
@@ -224,7 +224,7 @@ static const ss_section writers_layout[] = {
 };
 
 /* The sections after the header, in the layout's order. */
-static bool write_sections(pages_ctx *c, ss_buf *b, const char *rimd, const uint8_t *module,
+static bool write_sections(pages_ctx *c, ri_buf *b, const char *rimd, const uint8_t *module,
                            ri_snapstore_error *err) {
     const ss_manifest *m = c->m;
     const ss_section *layout = m->nsections ? m->sections : writers_layout;
@@ -257,7 +257,7 @@ static bool write_sections(pages_ctx *c, ss_buf *b, const char *rimd, const uint
 }
 
 bool ss_assemble(ri_snapstore *st, const ss_manifest *m, const ri_snapstore_image_options *o, const char *rimd,
-                 ri_snapstore_cache *cache_out, ss_buf *out, ri_snapstore_error *err) {
+                 ri_snapstore_cache *cache_out, ri_buf *out, ri_snapstore_error *err) {
     memset(out, 0, sizeof *out);
     if (o->include_module && !m->info.module_stored) {
         char hex[SS_HEX + 1];
@@ -267,11 +267,11 @@ bool ss_assemble(ri_snapstore *st, const ss_manifest *m, const ri_snapstore_imag
                        "from an image without it)",
                        m->info.name, hex);
     }
-    ss_buf b = {NULL, 0, 0, false};
+    ri_buf b = {NULL, 0, 0, false};
     uint8_t *module = NULL;
     pages_ctx c = {st, m, o, cache_out, malloc(SS_PAGE)};
     bool ok = c.page != NULL || ss_nomem(err);
-    if (ok && !ss_buf_reserve(&b, m->info.image_bytes < SIZE_MAX / 2 ? (size_t)m->info.image_bytes : 0))
+    if (ok && !ri_buf_reserve(&b, m->info.image_bytes < SIZE_MAX / 2 ? (size_t)m->info.image_bytes : 0))
         ok = ss_nomem(err);
     if (ok && o->include_module) {
         char what[RI_SNAPSTORE_NAME_MAX + 40];
@@ -279,15 +279,15 @@ bool ss_assemble(ri_snapstore *st, const ss_manifest *m, const ri_snapstore_imag
         ok = ss_blob_read_alloc(st, m->info.module_sha256, (size_t)m->info.module_size, &module, what, err);
     }
     if (ok) {
-        ss_buf_put(&b, "WSNP", 4);
-        ss_buf_u8(&b, RI_SNAP_VERSION);
-        ss_buf_zeros(&b, 3);
+        ri_buf_put(&b, "WSNP", 4);
+        ri_buf_u8(&b, RI_SNAP_VERSION);
+        ri_buf_zeros(&b, 3);
         ok = write_sections(&c, &b, rimd, module, err);
     }
     if (ok) {
         uint32_t crc = ri_snap_crc32c(b.data, b.len);
         size_t at = begin_section(&b, "CSUM", FLAG_REQUIRED);
-        ss_buf_u32(&b, crc);
+        ri_buf_u32(&b, crc);
         end_section(&b, at);
         if (b.failed) ok = ss_nomem(err);
     }
@@ -307,7 +307,7 @@ bool ss_assemble(ri_snapstore *st, const ss_manifest *m, const ri_snapstore_imag
     free(module);
     free(c.page);
     if (!ok) {
-        ss_buf_free(&b);
+        ri_buf_free(&b);
         return false;
     }
     *out = b;

@@ -112,7 +112,7 @@ bool ss_blob_prepare(ri_snapstore *st, const uint8_t hash[SS_HASH], const uint8_
     if (!cctx) return ss_fail(err, RI_SNAPSTORE_ERR_NOMEM, "Out of memory creating a zstd context");
     size_t bound = ZSTD_compressBound(len);
     st->scratch.len = 0;
-    if (!ss_buf_reserve(&st->scratch, bound)) return ss_nomem(err);
+    if (!ri_buf_reserve(&st->scratch, bound)) return ss_nomem(err);
     size_t n = ZSTD_compress2(cctx, st->scratch.data, bound, data, len);
     if (ZSTD_isError(n)) return ss_fail(err, RI_SNAPSTORE_ERR_NOMEM, "zstd failed: %s", ZSTD_getErrorName(n));
     int dfd = fanout_dir(st, hash, err);
@@ -191,7 +191,7 @@ static bool read_frame(ri_snapstore *st, const uint8_t hash[SS_HASH], size_t exp
         return ss_fail(err, RI_SNAPSTORE_ERR_CORRUPT, "Corrupt store: blob %s (%s) declares %llu bytes, expected %zu",
                        path + 3, what, declared, expected);
     }
-    ss_buf_free(&st->scratch);
+    ri_buf_free(&st->scratch);
     st->scratch.data = data;
     st->scratch.len = st->scratch.cap = len;
     return true;

@@ -186,12 +186,12 @@ typedef struct collector {
 } collector;
 
 typedef struct hash_list {
-    ss_buf buf;
+    ri_buf buf;
 } hash_list;
 
 static bool add_hash(void *user, const uint8_t hash[SS_HASH], uint64_t size) {
     (void)size;
-    ss_buf_put(&((hash_list *)user)->buf, hash, SS_HASH);
+    ri_buf_put(&((hash_list *)user)->buf, hash, SS_HASH);
     return !((hash_list *)user)->buf.failed;
 }
 

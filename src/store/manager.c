@@ -119,7 +119,7 @@ static bool image_for_sandbox(ri_snapshots *m, const char *name, uint8_t **out, 
         memset(&o, 0, sizeof o);
         o.include_module = !same && man.info.module_stored;
         o.cache = m->cache;
-        ss_buf image;
+        ri_buf image;
         ok = ss_assemble(m->st, &man, &o, NULL, m->cache, &image, err);
         if (ok) {
             *out = image.data;

@@ -108,11 +108,11 @@ void ss_manifest_file(const char *name, char *out, size_t cap) { snprintf(out, c
 void ss_manifest_derive(ss_manifest *m) {
     ri_snapstore_info *in = &m->info;
     memcpy(in->module_sha256, m->meta, SS_HASH);
-    in->module_size = ss_get_u64(m->meta + 32);
-    in->status = (ri_snap_status)ss_get_u32(m->meta + 40);
-    in->prng_state = ss_get_u32(m->meta + 44);
-    in->gas_used = ss_get_u64(m->meta + 48);
-    in->event_timestamp = (int64_t)ss_get_u64(m->meta + 56);
+    in->module_size = ri_le_get64(m->meta + 32);
+    in->status = (ri_snap_status)ri_le_get32(m->meta + 40);
+    in->prng_state = ri_le_get32(m->meta + 44);
+    in->gas_used = ri_le_get64(m->meta + 48);
+    in->event_timestamp = (int64_t)ri_le_get64(m->meta + 56);
     in->nmemories = m->nmemories;
     in->memory_bytes = 0;
     in->stored_pages = 0;
@@ -136,7 +136,7 @@ static bool sha(const uint8_t *data, size_t len, uint8_t out[SS_HASH], ri_snapst
     return true;
 }
 
-bool ss_manifest_encode(const ss_manifest *m, ss_buf *out, ri_snapstore_error *err) {
+bool ss_manifest_encode(const ss_manifest *m, ri_buf *out, ri_snapstore_error *err) {
     char *meta = ss_meta_json(&m->info, false);
     if (!meta) return ss_nomem(err);
     size_t mlen = strlen(meta);
@@ -145,79 +145,79 @@ bool ss_manifest_encode(const ss_manifest *m, ss_buf *out, ri_snapstore_error *e
         return ss_fail(err, RI_SNAPSTORE_ERR_INVALID_NAME, "The snapshot's metadata is too large (%zu bytes of JSON)",
                        mlen);
     }
-    ss_buf b = {NULL, 0, 0, false};
-    ss_buf_put(&b, MAGIC, 4);
-    ss_buf_u16(&b, m->ws.present ? VERSION_WORKSPACE : m->nsections ? VERSION_LAYOUT : VERSION_PLAIN);
-    ss_buf_u16(&b, 0);
-    ss_buf_u32(&b, (uint32_t)mlen);
-    ss_buf_u32(&b, 0);
-    ss_buf_u64(&b, 0); /* B, patched below */
-    ss_buf_zeros(&b, SS_HASH);
-    ss_buf_put(&b, meta, mlen);
+    ri_buf b = {NULL, 0, 0, false};
+    ri_buf_put(&b, MAGIC, 4);
+    ri_buf_u16(&b, m->ws.present ? VERSION_WORKSPACE : m->nsections ? VERSION_LAYOUT : VERSION_PLAIN);
+    ri_buf_u16(&b, 0);
+    ri_buf_u32(&b, (uint32_t)mlen);
+    ri_buf_u32(&b, 0);
+    ri_buf_u64(&b, 0); /* B, patched below */
+    ri_buf_zeros(&b, SS_HASH);
+    ri_buf_put(&b, meta, mlen);
     free(meta);
     size_t body = b.len;
-    ss_buf_put(&b, m->meta, SS_META_BYTES);
-    ss_buf_u32(&b, m->nmemories);
+    ri_buf_put(&b, m->meta, SS_META_BYTES);
+    ri_buf_u32(&b, m->nmemories);
     for (uint32_t i = 0; i < m->nmemories; i++) {
         const ss_memory *mem = &m->memories[i];
-        ss_buf_u32(&b, mem->pages);
-        ss_buf_u32(&b, mem->max_pages);
-        ss_buf_u8(&b, mem->has_max ? 1 : 0);
-        ss_buf_zeros(&b, 3);
-        ss_buf_u32(&b, mem->stored);
-        ss_buf_put(&b, mem->bitmap, ((size_t)mem->pages + 7) / 8);
-        ss_buf_put(&b, mem->hashes, (size_t)mem->stored * SS_HASH);
+        ri_buf_u32(&b, mem->pages);
+        ri_buf_u32(&b, mem->max_pages);
+        ri_buf_u8(&b, mem->has_max ? 1 : 0);
+        ri_buf_zeros(&b, 3);
+        ri_buf_u32(&b, mem->stored);
+        ri_buf_put(&b, mem->bitmap, ((size_t)mem->pages + 7) / 8);
+        ri_buf_put(&b, mem->hashes, (size_t)mem->stored * SS_HASH);
     }
-    ss_buf_u64(&b, m->tbls_len);
-    ss_buf_put(&b, m->tbls, (size_t)m->tbls_len);
-    ss_buf_u64(&b, m->glbs_len);
-    ss_buf_put(&b, m->glbs, (size_t)m->glbs_len);
-    ss_buf_u64(&b, m->segs_len);
-    ss_buf_put(&b, m->segs, (size_t)m->segs_len);
-    if (m->nsections) ss_buf_u32(&b, m->nsections);
+    ri_buf_u64(&b, m->tbls_len);
+    ri_buf_put(&b, m->tbls, (size_t)m->tbls_len);
+    ri_buf_u64(&b, m->glbs_len);
+    ri_buf_put(&b, m->glbs, (size_t)m->glbs_len);
+    ri_buf_u64(&b, m->segs_len);
+    ri_buf_put(&b, m->segs, (size_t)m->segs_len);
+    if (m->nsections) ri_buf_u32(&b, m->nsections);
     for (uint32_t i = 0; i < m->nsections; i++) {
         const ss_section *sec = &m->sections[i];
-        ss_buf_put(&b, sec->tag, 4);
-        ss_buf_u32(&b, sec->flags);
-        ss_buf_u64(&b, sec->content ? sec->len : 0);
-        if (sec->content) ss_buf_put(&b, sec->content, (size_t)sec->len);
+        ri_buf_put(&b, sec->tag, 4);
+        ri_buf_u32(&b, sec->flags);
+        ri_buf_u64(&b, sec->content ? sec->len : 0);
+        if (sec->content) ri_buf_put(&b, sec->content, (size_t)sec->len);
     }
     if (m->ws.present) {
-        ss_buf_u64(&b, m->ws.raw_len);
-        ss_buf_u64(&b, m->ws.skeleton_len);
-        ss_buf_put(&b, m->ws.skeleton, (size_t)m->ws.skeleton_len);
-        ss_buf_u64(&b, m->ws.nchunks);
-        ss_buf_put(&b, m->ws.hashes, (size_t)m->ws.nchunks * SS_HASH);
+        ri_buf_u64(&b, m->ws.raw_len);
+        ri_buf_u64(&b, m->ws.skeleton_len);
+        ri_buf_put(&b, m->ws.skeleton, (size_t)m->ws.skeleton_len);
+        ri_buf_u64(&b, m->ws.nchunks);
+        ri_buf_put(&b, m->ws.hashes, (size_t)m->ws.nchunks * SS_HASH);
     }
     if (b.failed) {
-        ss_buf_free(&b);
+        ri_buf_free(&b);
         return ss_nomem(err);
     }
     /* A manifest no reader would accept must not be committed. */
     if ((uint64_t)b.len + SS_HASH > SS_MAX_MANIFEST) {
         size_t n = b.len;
-        ss_buf_free(&b);
+        ri_buf_free(&b);
         return ss_fail(err, RI_SNAPSTORE_ERR_INPUT,
                        "The image's state outside its memory pages (tables, globals, segments and other sections) "
                        "needs a manifest of %zu bytes; the store's limit is %llu",
                        n + SS_HASH, (unsigned long long)SS_MAX_MANIFEST);
     }
-    ss_put_u64(b.data + 16, (uint64_t)(b.len - body));
+    ri_le_put64(b.data + 16, (uint64_t)(b.len - body));
     /* The head digest covers the header and the metadata, skipping its own place. */
-    ss_buf head = {NULL, 0, 0, false};
-    ss_buf_put(&head, b.data, HEADER);
-    ss_buf_put(&head, b.data + HEAD, mlen);
+    ri_buf head = {NULL, 0, 0, false};
+    ri_buf_put(&head, b.data, HEADER);
+    ri_buf_put(&head, b.data + HEAD, mlen);
     uint8_t digest[SS_HASH];
     bool ok = !head.failed && sha(head.data, head.len, digest, err);
-    ss_buf_free(&head);
+    ri_buf_free(&head);
     if (ok) {
         memcpy(b.data + HEADER, digest, SS_HASH);
         ok = sha(b.data, b.len, digest, err);
     }
-    if (ok) ss_buf_put(&b, digest, SS_HASH);
+    if (ok) ri_buf_put(&b, digest, SS_HASH);
     if (ok && b.failed) ok = ss_nomem(err);
     if (!ok) {
-        ss_buf_free(&b);
+        ri_buf_free(&b);
         return false;
     }
     *out = b;
@@ -247,15 +247,15 @@ static bool corrupt(ri_snapstore_error *err, const char *name, const char *what)
 static bool check_header(const uint8_t *d, uint64_t file_len, const char *name, uint32_t *meta_len,
                          uint64_t *body_len, ri_snapstore_error *err) {
     if (memcmp(d, MAGIC, 4) != 0) return corrupt(err, name, "does not start with RISM (not a manifest)");
-    uint16_t version = ss_get_u16(d + 4);
+    uint16_t version = ri_le_get16(d + 4);
     if (version < VERSION_PLAIN || version > VERSION_WORKSPACE) {
         return ss_fail(err, RI_SNAPSTORE_ERR_CORRUPT,
                        "The manifest of snapshot '%s' has format version %u; this build reads versions %d to %d", name,
                        version, VERSION_PLAIN, VERSION_WORKSPACE);
     }
-    if (ss_get_u16(d + 6) != 0 || ss_get_u32(d + 12) != 0) return corrupt(err, name, "has non-zero reserved bytes");
-    *meta_len = ss_get_u32(d + 8);
-    *body_len = ss_get_u64(d + 16);
+    if (ri_le_get16(d + 6) != 0 || ri_le_get32(d + 12) != 0) return corrupt(err, name, "has non-zero reserved bytes");
+    *meta_len = ri_le_get32(d + 8);
+    *body_len = ri_le_get64(d + 16);
     if (*meta_len > SS_MAX_META_JSON) return corrupt(err, name, "declares more metadata than a manifest may hold");
     if (*body_len > file_len || file_len - *body_len != (uint64_t)MIN_FILE + *meta_len) {
         char what[160];
@@ -298,10 +298,10 @@ static bool parse_memory(cursor *c, const char *name, uint32_t index, ss_memory 
     const uint8_t *h;
     char what[128];
     if (!take(c, 16, &h)) return corrupt(err, name, "ends inside a memory's header");
-    mem->pages = ss_get_u32(h);
-    mem->max_pages = ss_get_u32(h + 4);
+    mem->pages = ri_le_get32(h);
+    mem->max_pages = ri_le_get32(h + 4);
     mem->has_max = h[8] & 1;
-    mem->stored = ss_get_u32(h + 12);
+    mem->stored = ri_le_get32(h + 12);
     if (h[8] > 1 || h[9] || h[10] || h[11]) {
         snprintf(what, sizeof what, "has bad flags for memory %u", index);
         return corrupt(err, name, what);
@@ -338,7 +338,7 @@ static bool parse_section(cursor *c, const char *name, const char *tag, uint8_t 
     char what[96];
     snprintf(what, sizeof what, "ends inside its %s section", tag);
     if (!take(c, 8, &h)) return corrupt(err, name, what);
-    uint64_t n = ss_get_u64(h);
+    uint64_t n = ri_le_get64(h);
     if (n > c->left || !take(c, (size_t)n, &content)) return corrupt(err, name, what);
     *out = malloc(n ? (size_t)n : 1);
     if (!*out) return ss_nomem(err);
@@ -353,7 +353,7 @@ static bool parse_section(cursor *c, const char *name, const char *tag, uint8_t 
 static bool parse_layout(cursor *c, const char *name, ss_manifest *m, bool *has_wsfs, ri_snapstore_error *err) {
     const uint8_t *p;
     if (!take(c, 4, &p)) return corrupt(err, name, "ends before its section layout");
-    uint32_t n = ss_get_u32(p);
+    uint32_t n = ri_le_get32(p);
     if (n == 0 || n > c->left / 16) return corrupt(err, name, "declares a section layout its bytes do not hold");
     m->sections = calloc(n, sizeof *m->sections);
     if (!m->sections) return ss_nomem(err);
@@ -364,8 +364,8 @@ static bool parse_layout(cursor *c, const char *name, ss_manifest *m, bool *has_
         ss_section *sec = &m->sections[i];
         if (!take(c, 16, &p)) return corrupt(err, name, "ends inside its section layout");
         memcpy(sec->tag, p, 4);
-        sec->flags = ss_get_u32(p + 4);
-        uint64_t len = ss_get_u64(p + 8);
+        sec->flags = ri_le_get32(p + 4);
+        uint64_t len = ri_le_get64(p + 8);
         int k = known_order(sec->tag);
         const char *why = NULL;
         if ((i == 0) != (k == 0)) why = "where META must be first, and only there";
@@ -397,11 +397,11 @@ static bool parse_layout(cursor *c, const char *name, ss_manifest *m, bool *has_
 static bool parse_workspace(cursor *c, const char *name, ss_workspace *w, ri_snapstore_error *err) {
     const uint8_t *p, *skeleton, *hashes;
     if (!take(c, 16, &p)) return corrupt(err, name, "ends inside its workspace record");
-    w->raw_len = ss_get_u64(p);
-    w->skeleton_len = ss_get_u64(p + 8);
+    w->raw_len = ri_le_get64(p);
+    w->skeleton_len = ri_le_get64(p + 8);
     if (w->skeleton_len > c->left || !take(c, (size_t)w->skeleton_len, &skeleton) || !take(c, 8, &p))
         return corrupt(err, name, "ends inside its workspace skeleton");
-    w->nchunks = ss_get_u64(p);
+    w->nchunks = ri_le_get64(p);
     if (w->nchunks > c->left / SS_HASH || !take(c, (size_t)w->nchunks * SS_HASH, &hashes))
         return corrupt(err, name, "ends inside its workspace chunk hashes");
     w->present = true;
@@ -420,8 +420,8 @@ static bool parse_body(const uint8_t *body, size_t len, uint16_t version, const 
     if (!take(&c, SS_META_BYTES, &p) ) return corrupt(err, name, "ends inside its META");
     memcpy(m->meta, p, SS_META_BYTES);
     if (!take(&c, 4, &p)) return corrupt(err, name, "ends before its memory count");
-    uint32_t n = ss_get_u32(p);
-    if (n != ss_get_u32(m->meta + 68)) return corrupt(err, name, "counts memories other than its META does");
+    uint32_t n = ri_le_get32(p);
+    if (n != ri_le_get32(m->meta + 68)) return corrupt(err, name, "counts memories other than its META does");
     if (n > c.left / 16) return corrupt(err, name, "declares more memories than its bytes hold");
     m->memories = calloc(n ? n : 1, sizeof *m->memories);
     if (!m->memories) return ss_nomem(err);
@@ -439,8 +439,8 @@ static bool parse_body(const uint8_t *body, size_t len, uint16_t version, const 
                                            : "is version 3 without a WSFS section in its layout");
     if (version == VERSION_WORKSPACE && !parse_workspace(&c, name, &m->ws, err)) return false;
     if (c.left) return corrupt(err, name, "has bytes after its last section");
-    uint32_t status = ss_get_u32(m->meta + 40);
-    if (status > RI_SNAP_STATUS_SUSPENDED || ss_get_u64(m->meta + 48) > (uint64_t)INT64_MAX)
+    uint32_t status = ri_le_get32(m->meta + 40);
+    if (status > RI_SNAP_STATUS_SUSPENDED || ri_le_get64(m->meta + 48) > (uint64_t)INT64_MAX)
         return corrupt(err, name, "holds a META with an unknown status or gas above 2^63 - 1");
     return true;
 }
@@ -487,7 +487,7 @@ bool ss_manifest_decode(const uint8_t *data, size_t len, const char *name, ss_ma
     if (!check_head_digest(data, meta_len, name, err)) return false;
     if (!parse_meta(data, meta_len, name, &out->info, err)) return false;
     ri_snapstore_info said = out->info;
-    if (!parse_body(data + HEAD + meta_len, (size_t)body_len, ss_get_u16(data + 4), name, out, err)) {
+    if (!parse_body(data + HEAD + meta_len, (size_t)body_len, ri_le_get16(data + 4), name, out, err)) {
         ss_manifest_free(out);
         return false;
     }

@@ -28,7 +28,7 @@ void ri_snapstore_close(ri_snapstore *st) {
     if (st->snaps_fd >= 0) close(st->snaps_fd);
     ZSTD_freeCCtx(st->cctx);
     ZSTD_freeDCtx(st->dctx);
-    ss_buf_free(&st->scratch);
+    ri_buf_free(&st->scratch);
     free(st->dir);
     free(st);
 }
@@ -210,12 +210,12 @@ static bool fill_info(ri_snapstore_info *info, const char *name, const ri_snapst
  * commit point; the directory fsync makes it durable. */
 static bool commit_manifest(ri_snapstore *st, const ss_manifest *m, bool replace, const ri_snapstore_abort *abort,
                             uint64_t *bytes, ri_snapstore_error *err) {
-    ss_buf file;
+    ri_buf file;
     if (!ss_manifest_encode(m, &file, err)) return false;
     char tmp[64];
     bool ok = ss_write_temp(st->snaps_fd, file.data, file.len, abort, tmp, err);
     *bytes = file.len;
-    ss_buf_free(&file);
+    ri_buf_free(&file);
     if (!ok) return false;
     if (ss_aborted(abort)) {
         unlinkat(st->snaps_fd, tmp, 0);
@@ -307,7 +307,7 @@ bool ss_get_image_locked(ri_snapstore *st, const char *name, const ri_snapstore_
         rimd = ss_meta_json(&m.info, true);
         if (!rimd) ok = ss_nomem(err);
     }
-    ss_buf image;
+    ri_buf image;
     if (ok) ok = ss_assemble(st, &m, o, rimd, cache_update ? o->cache : NULL, &image, err);
     free(rimd);
     if (ok) {

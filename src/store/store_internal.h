@@ -3,7 +3,6 @@
  * concern each; docs/STORE.md has the layout and the commit protocol):
  *
  *   error.c        error values, codes' names, the abort signal
- *   buf.c          a growable byte buffer, little-endian integers
  *   text.c         hex, UTF-8 checks, names and ids, random ids, the wall clock
  *   fsio.c         whole-file reads, temporary files, fsync, rename: the atomic write
  *   lock.c         the store's flock locks (shared, exclusive), abortable waits
@@ -32,8 +31,10 @@
 
 #include "ri/store.h"
 #include "util/base64.h"
+#include "util/buf.h"
 #include "util/clock.h"
 #include "util/hex.h"
+#include "util/le.h"
 #include "util/random.h"
 #include "util/utf8.h"
 
@@ -76,28 +77,6 @@ bool ss_aborted(const ri_snapstore_abort *abort);
 /* The check every operation starts with. */
 bool ss_abort_at_start(const ri_snapstore_abort *abort, ri_snapstore_error *err);
 
-/* ---- buffer (buf.c) --------------------------------------------------------------------- */
-
-typedef struct ss_buf {
-    uint8_t *data;
-    size_t len, cap;
-    bool failed;                 /* an allocation failed; later writes are dropped */
-} ss_buf;
-
-bool ss_buf_reserve(ss_buf *b, size_t more);
-void ss_buf_put(ss_buf *b, const void *p, size_t n);
-void ss_buf_u8(ss_buf *b, uint8_t v);
-void ss_buf_u16(ss_buf *b, uint16_t v);
-void ss_buf_u32(ss_buf *b, uint32_t v);
-void ss_buf_u64(ss_buf *b, uint64_t v);
-void ss_buf_zeros(ss_buf *b, size_t n);
-void ss_buf_free(ss_buf *b);
-void ss_put_u32(uint8_t *p, uint32_t v);
-void ss_put_u64(uint8_t *p, uint64_t v);
-uint16_t ss_get_u16(const uint8_t *p);
-uint32_t ss_get_u32(const uint8_t *p);
-uint64_t ss_get_u64(const uint8_t *p);
-
 /* ---- text, ids, time (text.c) ---------------------------------------------------------------- */
 
 bool ss_utf8_valid(const char *s, size_t n);
@@ -139,7 +118,7 @@ struct ri_snapstore {
     /* Reused across calls (a handle is used by one thread at a time): zstd contexts are
      * costly to create per page. Made on first use. */
     void *cctx, *dctx;           /* ZSTD_CCtx, ZSTD_DCtx */
-    ss_buf scratch;              /* a compressed blob on its way out or in */
+    ri_buf scratch;              /* a compressed blob on its way out or in */
 };
 
 /* ---- locks (lock.c) ------------------------------------------------------------------------------- */
@@ -280,7 +259,7 @@ void ss_manifest_free(ss_manifest *m);
 /* Fills info's derived fields (memory_bytes, stored_pages, image_bytes, state from
  * META) from the body. */
 void ss_manifest_derive(ss_manifest *m);
-bool ss_manifest_encode(const ss_manifest *m, ss_buf *out, ri_snapstore_error *err);
+bool ss_manifest_encode(const ss_manifest *m, ri_buf *out, ri_snapstore_error *err);
 /* Whole file: both digests, every length, metadata consistent with the body. */
 bool ss_manifest_decode(const uint8_t *data, size_t len, const char *name, ss_manifest *out, ri_snapstore_error *err);
 /* Reads and decodes snapshots/<name>.snap whole (NOT_FOUND when missing). */
@@ -330,7 +309,7 @@ bool ss_ingest_image(ri_snapstore *st, const uint8_t *image, size_t len, const s
  * exactly as the writer makes them, every blob verified. rimd: the RIMD section's JSON,
  * or NULL. When cache_out is set, it is updated with the pages (a restore's new state). */
 bool ss_assemble(ri_snapstore *st, const ss_manifest *m, const ri_snapstore_image_options *o, const char *rimd,
-                 ri_snapstore_cache *cache_out, ss_buf *out, ri_snapstore_error *err);
+                 ri_snapstore_cache *cache_out, ri_buf *out, ri_snapstore_error *err);
 
 /* ---- workspaces (workspace.c) ---------------------------------------------------------------------------------- */
 

@@ -31,7 +31,7 @@ static uint32_t strings_get(wasi_call *c, char **v, uint32_t n, uint32_t ptrs, u
     for (uint32_t i = 0; i < n; i++) {
         size_t len = strlen(v[i]) + 1;
         memmove(bytes + at, v[i], len);
-        wasi_put_u32(table + 4u * i, (uint32_t)(buf + at)); /* buf + size fits: checked */
+        ri_le_put32(table + 4u * i, (uint32_t)(buf + at)); /* buf + size fits: checked */
         at += len;
     }
     return WASI_ESUCCESS;

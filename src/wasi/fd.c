@@ -91,9 +91,9 @@ WASI_HANDLER(fd_fdstat_get) {
     if (!p) return WASI_EFAULT;
     memset(p, 0, 24);
     p[0] = filetype_of(c->w, f);
-    wasi_put_u16(p + 2, f->fdflags);
-    wasi_put_u64(p + 8, f->rights_base);
-    wasi_put_u64(p + 16, f->rights_inheriting);
+    ri_le_put16(p + 2, f->fdflags);
+    ri_le_put64(p + 8, f->rights_base);
+    ri_le_put64(p + 16, f->rights_inheriting);
     return WASI_ESUCCESS;
 }
 
@@ -124,7 +124,7 @@ WASI_HANDLER(fd_prestat_get) {
     uint8_t *p = wasi_mem_range(&c->mem, wasi_arg32(args, 1), 8);
     if (!p) return WASI_EFAULT;
     memset(p, 0, 8);
-    wasi_put_u32(p + 4, (uint32_t)strlen(f->name));
+    ri_le_put32(p + 4, (uint32_t)strlen(f->name));
     return WASI_ESUCCESS;
 }
 

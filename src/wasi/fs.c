@@ -61,14 +61,14 @@ uint32_t wasi_fs_size(ri_wasi *w, uint64_t ino, uint64_t *size) {
 void wasi_filestat_put(uint8_t *p, const void *stat) {
     const wsfs_filestat *st = stat;
     memset(p, 0, 64);
-    wasi_put_u64(p, st->dev);
-    wasi_put_u64(p + 8, st->ino);
+    ri_le_put64(p, st->dev);
+    ri_le_put64(p + 8, st->ino);
     p[16] = st->filetype;
-    wasi_put_u64(p + 24, st->nlink);
-    wasi_put_u64(p + 32, st->size);
-    wasi_put_u64(p + 40, st->atim);
-    wasi_put_u64(p + 48, st->mtim);
-    wasi_put_u64(p + 56, st->ctim);
+    ri_le_put64(p + 24, st->nlink);
+    ri_le_put64(p + 32, st->size);
+    ri_le_put64(p + 40, st->atim);
+    ri_le_put64(p + 48, st->mtim);
+    ri_le_put64(p + 56, st->ctim);
 }
 
 uint32_t wasi_fs_filestat(ri_wasi *w, uint64_t ino, uint8_t *p) {
@@ -170,9 +170,9 @@ WASI_HANDLER(fd_readdir) {
         for (size_t i = 0; i < n && used < len; i++) {
             uint8_t head[24];
             memset(head, 0, sizeof head);
-            wasi_put_u64(head, d[i].next);
-            wasi_put_u64(head + 8, d[i].ino);
-            wasi_put_u32(head + 16, d[i].namelen);
+            ri_le_put64(head, d[i].next);
+            ri_le_put64(head + 8, d[i].ino);
+            ri_le_put32(head + 16, d[i].namelen);
             head[20] = d[i].filetype;
             uint32_t k = len - used < 24 ? len - used : 24;
             memcpy(buf + used, head, k);

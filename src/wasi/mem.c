@@ -24,50 +24,29 @@ uint8_t *wasi_mem_range(const wasi_mem *m, uint32_t ptr, uint64_t len) {
     return m->data + ptr;
 }
 
-void wasi_put_u16(uint8_t *p, uint16_t v) {
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-}
-void wasi_put_u32(uint8_t *p, uint32_t v) {
-    for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
-}
-void wasi_put_u64(uint8_t *p, uint64_t v) {
-    for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
-}
-uint16_t wasi_get_u16(const uint8_t *p) { return (uint16_t)(p[0] | (uint16_t)(p[1] << 8)); }
-uint32_t wasi_get_u32(const uint8_t *p) {
-    uint32_t v = 0;
-    for (int i = 3; i >= 0; i--) v = (v << 8) | p[i];
-    return v;
-}
-uint64_t wasi_get_u64(const uint8_t *p) {
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--) v = (v << 8) | p[i];
-    return v;
-}
 
 bool wasi_load_u32(const wasi_mem *m, uint32_t ptr, uint32_t *out) {
     const uint8_t *p = wasi_mem_range(m, ptr, 4);
     if (!p) return false;
-    *out = wasi_get_u32(p);
+    *out = ri_le_get32(p);
     return true;
 }
 bool wasi_load_u64(const wasi_mem *m, uint32_t ptr, uint64_t *out) {
     const uint8_t *p = wasi_mem_range(m, ptr, 8);
     if (!p) return false;
-    *out = wasi_get_u64(p);
+    *out = ri_le_get64(p);
     return true;
 }
 bool wasi_store_u32(const wasi_mem *m, uint32_t ptr, uint32_t v) {
     uint8_t *p = wasi_mem_range(m, ptr, 4);
     if (!p) return false;
-    wasi_put_u32(p, v);
+    ri_le_put32(p, v);
     return true;
 }
 bool wasi_store_u64(const wasi_mem *m, uint32_t ptr, uint64_t v) {
     uint8_t *p = wasi_mem_range(m, ptr, 8);
     if (!p) return false;
-    wasi_put_u64(p, v);
+    ri_le_put64(p, v);
     return true;
 }
 
@@ -77,7 +56,7 @@ uint32_t wasi_iovs_get(const wasi_mem *m, uint32_t iovs, uint32_t n, wasi_iovs *
     if (!entries) return WASI_EFAULT;
     uint64_t total = 0;
     for (uint32_t i = 0; i < n; i++) {
-        uint32_t buf = wasi_get_u32(entries + 8u * i), len = wasi_get_u32(entries + 8u * i + 4);
+        uint32_t buf = ri_le_get32(entries + 8u * i), len = ri_le_get32(entries + 8u * i + 4);
         if (!wasi_mem_range(m, buf, len)) return WASI_EFAULT;
         total += len;
         if (total > UINT32_MAX) return WASI_EINVAL; /* the byte count is a u32 */
@@ -89,8 +68,8 @@ uint32_t wasi_iovs_get(const wasi_mem *m, uint32_t iovs, uint32_t n, wasi_iovs *
 }
 
 uint8_t *wasi_iov_buf(const wasi_mem *m, const wasi_iovs *v, uint32_t i, uint32_t *len) {
-    uint32_t buf = wasi_get_u32(v->entries + 8u * i);
-    *len = wasi_get_u32(v->entries + 8u * i + 4);
+    uint32_t buf = ri_le_get32(v->entries + 8u * i);
+    *len = ri_le_get32(v->entries + 8u * i + 4);
     return wasi_mem_range(m, buf, *len);
 }
 

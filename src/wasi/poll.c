@@ -63,11 +63,11 @@ static fd_state fd_readiness(ri_wasi *w, uint8_t type, uint32_t fd) {
 
 static void put_event(uint8_t *ev, uint64_t userdata, uint16_t error, uint8_t type, uint64_t nbytes, uint16_t flags) {
     memset(ev, 0, EVENT_BYTES);
-    wasi_put_u64(ev, userdata);
-    wasi_put_u16(ev + 8, error);
+    ri_le_put64(ev, userdata);
+    ri_le_put16(ev + 8, error);
     ev[10] = type;
-    wasi_put_u64(ev + 16, nbytes);
-    wasi_put_u16(ev + 24, flags);
+    ri_le_put64(ev + 16, nbytes);
+    ri_le_put16(ev + 24, flags);
 }
 
 /* WASI_R_WAIT when nothing is ready and only stdin can make something ready. */
@@ -88,12 +88,12 @@ static uint32_t poll_run(wasi_call *c, uint32_t in, uint32_t out, uint32_t n, ui
     for (uint32_t pass = 0; pass < 2 && nev == 0; pass++) {
         for (uint32_t i = 0; i < n; i++) {
             const uint8_t *s = subs + (size_t)i * SUB_BYTES;
-            uint64_t userdata = wasi_get_u64(s);
+            uint64_t userdata = ri_le_get64(s);
             uint8_t type = s[8];
             if (type == EV_CLOCK) {
-                uint32_t id = wasi_get_u32(s + 16);
+                uint32_t id = ri_le_get32(s + 16);
                 uint64_t deadline =
-                    wasi_clock_deadline(c->w, id, wasi_get_u64(s + 24), (wasi_get_u16(s + 40) & SUBCLOCK_ABSTIME) != 0,
+                    wasi_clock_deadline(c->w, id, ri_le_get64(s + 24), (ri_le_get16(s + 40) & SUBCLOCK_ABSTIME) != 0,
                                         start);
                 if (id > CLOCK_THREAD_CPUTIME_ID) {
                     if (pass == 0) put_event(events + (size_t)nev++ * EVENT_BYTES, userdata, WASI_EINVAL, type, 0, 0);
@@ -107,7 +107,7 @@ static uint32_t poll_run(wasi_call *c, uint32_t in, uint32_t out, uint32_t n, ui
                 continue;
             }
             if (pass == 1) continue;
-            fd_state st = fd_readiness(c->w, type, wasi_get_u32(s + 16));
+            fd_state st = fd_readiness(c->w, type, ri_le_get32(s + 16));
             if (st.ready) put_event(events + (size_t)nev++ * EVENT_BYTES, userdata, st.error, type, st.nbytes, st.flags);
         }
         if (nev == 0 && pass == 0) {

@@ -16,77 +16,38 @@
 #include "wasi_internal.h"
 #include "workspace/wsfs.h"
 
-typedef struct wbuf {
-    uint8_t *p;
-    size_t len, cap;
-    bool oom;
-} wbuf;
-
-static void put(wbuf *b, const void *src, size_t n) {
-    if (b->oom) return;
-    if (b->len + n > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (cap < b->len + n) cap *= 2;
-        uint8_t *g = realloc(b->p, cap);
-        if (!g) {
-            b->oom = true;
-            return;
-        }
-        b->p = g;
-        b->cap = cap;
-    }
-    if (n) memcpy(b->p + b->len, src, n);
-    b->len += n;
-}
-static void put8(wbuf *b, uint8_t v) { put(b, &v, 1); }
-static void put16(wbuf *b, uint16_t v) {
-    uint8_t t[2];
-    wasi_put_u16(t, v);
-    put(b, t, 2);
-}
-static void put32(wbuf *b, uint32_t v) {
-    uint8_t t[4];
-    wasi_put_u32(t, v);
-    put(b, t, 4);
-}
-static void put64(wbuf *b, uint64_t v) {
-    uint8_t t[8];
-    wasi_put_u64(t, v);
-    put(b, t, 8);
-}
-
 bool ri_wasi_state_write(const ri_wasi *w, uint8_t **out, size_t *len) {
-    wbuf b = {NULL, 0, 0, false};
-    put32(&b, 1);
-    put64(&b, w->monotonic_ns);
-    put8(&b, w->exited);
-    put32(&b, w->exit_code);
-    put8(&b, (uint8_t)w->wait.kind);
-    put32(&b, w->wait.a);
-    put32(&b, w->wait.b);
-    put32(&b, w->wait.c);
-    put32(&b, w->wait.d);
-    put8(&b, w->in_closed);
-    put64(&b, w->in_len);
-    put(&b, w->in, w->in_len);
-    put32(&b, w->nfds);
+    ri_buf b = {0};
+    ri_buf_u32(&b, 1);
+    ri_buf_u64(&b, w->monotonic_ns);
+    ri_buf_u8(&b, w->exited);
+    ri_buf_u32(&b, w->exit_code);
+    ri_buf_u8(&b, (uint8_t)w->wait.kind);
+    ri_buf_u32(&b, w->wait.a);
+    ri_buf_u32(&b, w->wait.b);
+    ri_buf_u32(&b, w->wait.c);
+    ri_buf_u32(&b, w->wait.d);
+    ri_buf_u8(&b, w->in_closed);
+    ri_buf_u64(&b, w->in_len);
+    ri_buf_put(&b, w->in, w->in_len);
+    ri_buf_u32(&b, w->nfds);
     for (uint32_t i = 0; i < w->nfds; i++) {
         const wasi_fd *f = &w->fds[i];
-        put8(&b, (uint8_t)f->kind);
-        put16(&b, f->fdflags);
-        put64(&b, f->rights_base);
-        put64(&b, f->rights_inheriting);
-        put64(&b, f->ino);
-        put64(&b, f->offset);
+        ri_buf_u8(&b, (uint8_t)f->kind);
+        ri_buf_u16(&b, f->fdflags);
+        ri_buf_u64(&b, f->rights_base);
+        ri_buf_u64(&b, f->rights_inheriting);
+        ri_buf_u64(&b, f->ino);
+        ri_buf_u64(&b, f->offset);
         size_t n = f->name ? strlen(f->name) : 0;
-        put32(&b, (uint32_t)n);
-        put(&b, f->name, n);
+        ri_buf_u32(&b, (uint32_t)n);
+        ri_buf_put(&b, f->name, n);
     }
-    if (b.oom) {
-        free(b.p);
+    if (b.failed) {
+        ri_buf_free(&b);
         return false;
     }
-    *out = b.p;
+    *out = b.data;
     *len = b.len;
     return true;
 }
@@ -112,15 +73,15 @@ static uint8_t get8(rbuf *r) {
 }
 static uint16_t get16(rbuf *r) {
     const uint8_t *p = take(r, 2);
-    return p ? wasi_get_u16(p) : 0;
+    return p ? ri_le_get16(p) : 0;
 }
 static uint32_t get32(rbuf *r) {
     const uint8_t *p = take(r, 4);
-    return p ? wasi_get_u32(p) : 0;
+    return p ? ri_le_get32(p) : 0;
 }
 static uint64_t get64(rbuf *r) {
     const uint8_t *p = take(r, 8);
-    return p ? wasi_get_u64(p) : 0;
+    return p ? ri_le_get64(p) : 0;
 }
 
 static bool fail(char *why, size_t cap, const char *what) {

@@ -30,6 +30,8 @@
 #include "ri/engine.h"
 #include "ri/wasi.h"
 #include "wasi/wasi.h"
+#include "util/buf.h"
+#include "util/le.h"
 
 /* ---- errno (typenames.witx) --------------------------------------------------------- */
 enum {
@@ -79,12 +81,6 @@ bool wasi_load_u64(const wasi_mem *m, uint32_t ptr, uint64_t *out);
 bool wasi_store_u32(const wasi_mem *m, uint32_t ptr, uint32_t v);
 bool wasi_store_u64(const wasi_mem *m, uint32_t ptr, uint64_t v);
 /* Host-buffer encoders for structs built before one checked copy. */
-void wasi_put_u16(uint8_t *p, uint16_t v);
-void wasi_put_u32(uint8_t *p, uint32_t v);
-void wasi_put_u64(uint8_t *p, uint64_t v);
-uint16_t wasi_get_u16(const uint8_t *p);
-uint32_t wasi_get_u32(const uint8_t *p);
-uint64_t wasi_get_u64(const uint8_t *p);
 
 /* An iovec/ciovec array, checked: every entry's buffer inside the memory, the total
  * within UINT32_MAX (else EINVAL, as the total must fit the u32 size result). */

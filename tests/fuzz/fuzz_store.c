@@ -139,13 +139,13 @@ static void target_manifest(const uint8_t *d, size_t n) {
     ss_manifest m;
     ri_snapstore_error err;
     if (ss_manifest_decode(copy, n, "fuzz", &m, &err)) {
-        ss_buf out;
+        ri_buf out;
         memset(&out, 0, sizeof out);
         if (!ss_manifest_encode(&m, &out, &err)) die("a decoded manifest does not encode", &err);
         ss_manifest again;
         if (!ss_manifest_decode(out.data, out.len, "fuzz", &again, &err)) die("an encoded manifest does not decode", &err);
         ss_manifest_free(&again);
-        ss_buf_free(&out);
+        ri_buf_free(&out);
         ss_manifest_free(&m);
     }
     free(copy);

@@ -13,8 +13,10 @@
 
 #include "ri/engine.h"
 #include "util/base64.h"
+#include "util/buf.h"
 #include "util/clock.h"
 #include "util/hex.h"
+#include "util/le.h"
 #include "util/random.h"
 #include "util/utf8.h"
 
@@ -127,6 +129,36 @@ static void random_ids_and_clocks(void **state) {
     assert_true(ri_clock_wall_ms() > 1600000000000LL); /* after 2020 */
 }
 
+static void buffer_and_little_endian(void **state) {
+    (void)state;
+    ri_buf b = {0};
+    ri_buf_u8(&b, 0xAB);
+    ri_buf_u16(&b, 0x1234);
+    ri_buf_u32(&b, 0xDEADBEEF);
+    ri_buf_u64(&b, 0x0102030405060708ull);
+    ri_buf_zeros(&b, 3);
+    ri_buf_put(&b, "xyz", 3);
+    assert_false(b.failed);
+    static const uint8_t want[] = {0xAB, 0x34, 0x12, 0xEF, 0xBE, 0xAD, 0xDE, 8, 7, 6, 5, 4, 3, 2, 1, 0, 0, 0, 'x', 'y', 'z'};
+    assert_int_equal(b.len, sizeof want);
+    assert_memory_equal(b.data, want, sizeof want);
+    assert_int_equal(ri_le_get16(b.data + 1), 0x1234);
+    assert_int_equal(ri_le_get32(b.data + 3), 0xDEADBEEF);
+    assert_true(ri_le_get64(b.data + 7) == 0x0102030405060708ull);
+    for (int i = 0; i < 10000; i++) ri_buf_u32(&b, (uint32_t)i); /* grows */
+    assert_int_equal(b.len, sizeof want + 40000);
+    assert_int_equal(ri_le_get32(b.data + sizeof want + 4 * 9999), 9999);
+    /* a size that cannot exist fails once and every later write is dropped */
+    assert_false(ri_buf_reserve(&b, SIZE_MAX));
+    assert_true(b.failed);
+    size_t len = b.len;
+    ri_buf_u8(&b, 1);
+    assert_int_equal(b.len, len);
+    ri_buf_free(&b);
+    assert_null(b.data);
+    assert_false(b.failed);
+}
+
 static void value_type_names(void **state) {
     (void)state;
     assert_string_equal(ri_valtype_name(RI_I32), "i32");
@@ -139,7 +171,7 @@ static void value_type_names(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(hex_round_trip),   cmocka_unit_test(base64_strict),         cmocka_unit_test(base64_lenient),
-        cmocka_unit_test(utf8_rules),       cmocka_unit_test(random_ids_and_clocks), cmocka_unit_test(value_type_names),
+        cmocka_unit_test(utf8_rules),       cmocka_unit_test(random_ids_and_clocks), cmocka_unit_test(value_type_names), cmocka_unit_test(buffer_and_little_endian),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
