@@ -203,40 +203,52 @@ void *ri_elem_item(const ri_instance *inst, const ri_elem_segment *seg, uint32_t
 }
 
 ri_slot ri_eval_const(const ri_instance *inst, ri_expr e) {
-    /* Validation guarantees one constant instruction then `end`; anything else
-     * (which cannot happen for a validated module) yields zero rather than UB. */
-    ri_slot value;
-    value.i64 = 0;
+    /* Validation guarantees constant instructions, well typed, at most
+     * RI_CONST_EXPR_MAX_DEPTH values deep, one value left at `end`; anything else (which
+     * cannot happen for a validated module) yields zero rather than UB. Integer
+     * arithmetic wraps (unsigned), as the instructions do. */
+    ri_slot stack[RI_CONST_EXPR_MAX_DEPTH];
+    uint32_t n = 0;
+    ri_slot zero;
+    zero.i64 = 0;
     const ri_module *m = inst->module;
-    if ((uint64_t)e.offset + e.len > m->size) return value;
+    if ((uint64_t)e.offset + e.len > m->size) return zero;
     ri_reader r;
     const uint8_t *start = ri_span_ptr(m, e);
     ri_reader_init(&r, m->bytes, start, start + e.len);
     ri_instr in;
     while (!ri_reader_eof(&r) && ri_read_instr(&r, &in)) {
+        ri_slot v;
+        v.i64 = 0;
         switch (in.op) {
-        case RI_OP_I32_CONST: value.i64 = (uint32_t)in.imm.i32; break;
-        case RI_OP_I64_CONST: value.i64 = (uint64_t)in.imm.i64; break;
-        case RI_OP_F32_CONST: value.i64 = in.imm.f32_bits; break;
-        case RI_OP_F64_CONST: value.i64 = in.imm.f64_bits; break;
-        case RI_OP_REF_NULL: value.i64 = 0; value.ref = NULL; break;
-        case RI_OP_REF_FUNC:
-            value.i64 = 0;
-            value.ref = in.imm.index < m->nfuncs ? inst->funcs[in.imm.index] : NULL;
-            break;
+        case RI_OP_I32_CONST: v.i64 = (uint32_t)in.imm.i32; break;
+        case RI_OP_I64_CONST: v.i64 = (uint64_t)in.imm.i64; break;
+        case RI_OP_F32_CONST: v.i64 = in.imm.f32_bits; break;
+        case RI_OP_F64_CONST: v.i64 = in.imm.f64_bits; break;
+        case RI_OP_REF_NULL: v.ref = NULL; break;
+        case RI_OP_REF_FUNC: v.ref = in.imm.index < m->nfuncs ? inst->funcs[in.imm.index] : NULL; break;
         case RI_OP_GLOBAL_GET:
-            if (in.imm.index < m->nglobals && inst->globals[in.imm.index])
-                value = inst->globals[in.imm.index]->value;
-            else
-                value.i64 = 0;
+            if (in.imm.index < m->nglobals && inst->globals[in.imm.index]) v = inst->globals[in.imm.index]->value;
             break;
-        case RI_OP_END:
-            return value;
-        default:
-            return value;
+        case RI_OP_I32_ADD: case RI_OP_I32_SUB: case RI_OP_I32_MUL:
+        case RI_OP_I64_ADD: case RI_OP_I64_SUB: case RI_OP_I64_MUL: {
+            if (n < 2) return zero;
+            uint64_t a = stack[n - 2].i64, b = stack[n - 1].i64, x;
+            n -= 2;
+            if (in.op == RI_OP_I32_ADD || in.op == RI_OP_I64_ADD) x = a + b;
+            else if (in.op == RI_OP_I32_SUB || in.op == RI_OP_I64_SUB) x = a - b;
+            else x = a * b;
+            /* i32 results live zero-extended in the slot */
+            v.i64 = in.op == RI_OP_I32_ADD || in.op == RI_OP_I32_SUB || in.op == RI_OP_I32_MUL ? (uint32_t)x : x;
+            break;
         }
+        case RI_OP_END: return n == 1 ? stack[0] : zero;
+        default: return zero;
+        }
+        if (n == RI_CONST_EXPR_MAX_DEPTH) return zero;
+        stack[n++] = v;
     }
-    return value;
+    return zero;
 }
 
 /* ---- instantiation --------------------------------------------------------------- */

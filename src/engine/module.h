@@ -32,9 +32,12 @@ typedef struct ri_span {
 /* A constant expression as it stands in the binary, from its first instruction up to
  * and including its `end` (0x0B). The decoder only finds its extent (it decodes the
  * instructions, so malformed ones are reported); validate.c checks that it is constant
- * and of the right type; instance.c evaluates it (a valid one is one instruction + end
- * in WebAssembly 2.0). */
+ * and of the right type; instance.c evaluates it (constants, ref.null/ref.func,
+ * global.get, and i32/i64 add/sub/mul of extended constant expressions). */
 typedef ri_span ri_expr;
+/* The deepest operand stack a constant expression may build (an implementation limit:
+ * a module beyond it is refused with RI_ERR_LIMIT; evaluation uses a fixed array). */
+#define RI_CONST_EXPR_MAX_DEPTH 64u
 
 typedef struct ri_import {
     ri_span module_name; /* UTF-8, validated by the decoder */

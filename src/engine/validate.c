@@ -889,9 +889,12 @@ static ri_errcode module_error(ri_error *err, ri_errcode code, const char *fmt, 
     return code;
 }
 
-/* A constant expression of WebAssembly 2.0: t.const, ref.null, ref.func or
- * global.get of an immutable imported global, then end; exactly one value of type
- * `expected`. `what`/`index` name its place for messages ("global", 3). */
+/* A constant expression: t.const, ref.null, ref.func, global.get of an immutable
+ * imported global and (extended constant expressions, WebAssembly 3.0) i32/i64 add, sub
+ * and mul, then end; exactly one value of type `expected` left. The operand stack is
+ * tracked by type; its height is bounded by RI_CONST_EXPR_MAX_DEPTH (an implementation
+ * limit, which ri_eval_const relies on). `what`/`index` name its place for messages
+ * ("global", 3). */
 static ri_errcode validate_const_expr(const ri_module *m, ri_expr expr, uint8_t expected, const char *what,
                                       uint32_t index, ri_error *err) {
     if ((uint64_t)expr.offset + expr.len > m->size)
@@ -899,7 +902,7 @@ static ri_errcode validate_const_expr(const ri_module *m, ri_expr expr, uint8_t 
     ri_reader r;
     const uint8_t *start = m->bytes + expr.offset;
     ri_reader_init(&r, m->bytes, start, start + expr.len);
-    uint8_t got[6];
+    uint8_t got[RI_CONST_EXPR_MAX_DEPTH];
     uint32_t ngot = 0;
     ri_instr in;
     for (;;) {
@@ -917,6 +920,17 @@ static ri_errcode validate_const_expr(const ri_module *m, ri_expr expr, uint8_t 
         case RI_OP_F32_CONST: t = RI_F32; break;
         case RI_OP_F64_CONST: t = RI_F64; break;
         case RI_OP_REF_NULL: t = in.imm.reftype; break;
+        case RI_OP_I32_ADD: case RI_OP_I32_SUB: case RI_OP_I32_MUL:
+        case RI_OP_I64_ADD: case RI_OP_I64_SUB: case RI_OP_I64_MUL: {
+            t = in.op == RI_OP_I32_ADD || in.op == RI_OP_I32_SUB || in.op == RI_OP_I32_MUL ? RI_I32 : RI_I64;
+            if (ngot < 2 || got[ngot - 1] != t || got[ngot - 2] != t) {
+                name_buf nb;
+                return module_error(err, RI_ERR_INVALID, "type mismatch: %s expects two %s operands (%s %u, offset 0x%x)",
+                                    what_name(in.op, &nb), ri_valtype_name((ri_valtype)t), what, index, in.offset);
+            }
+            ngot -= 2;
+            break;
+        }
         case RI_OP_REF_FUNC:
             if (in.imm.index >= m->nfuncs)
                 return module_error(err, RI_ERR_INVALID, "unknown function %u (%s %u, offset 0x%x)", in.imm.index,
@@ -940,15 +954,17 @@ static ri_errcode validate_const_expr(const ri_module *m, ri_expr expr, uint8_t 
                                 what_name(in.op, &nb), what, index, in.offset);
         }
         }
-        if (ngot < sizeof got) got[ngot] = t;
-        ngot++;
+        if (ngot == RI_CONST_EXPR_MAX_DEPTH)
+            return module_error(err, RI_ERR_LIMIT, "constant expression deeper than %u values (%s %u, offset 0x%x)",
+                                RI_CONST_EXPR_MAX_DEPTH, what, index, in.offset);
+        got[ngot++] = t;
     }
     if (!ri_reader_eof(&r))
         return module_error(err, RI_ERR_MALFORMED, "section size mismatch: bytes after a constant expression (%s %u)",
                             what, index);
     if (ngot != 1 || got[0] != expected) {
         char gotbuf[80];
-        format_types(gotbuf, sizeof gotbuf, got, ngot < sizeof got ? ngot : (uint32_t)sizeof got);
+        format_types(gotbuf, sizeof gotbuf, got, ngot);
         return module_error(err, RI_ERR_INVALID, "type mismatch: constant expression expects [%s], got [%s] (%s %u)",
                             valtype_name(expected), gotbuf, what, index);
     }

@@ -1157,7 +1157,16 @@ static bool convert(const runner *rn, const char *wast, const char *json_path, c
     }
     posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
     posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
-    char *argv[] = {(char *)RI_WAST2JSON, (char *)wast, (char *)"-o", (char *)json_path, NULL};
+    /* A script of a proposal (proposals/<name>/) needs that proposal's syntax. */
+    static const struct { const char *dir, *flag; } proposals[] = {
+        {"/proposals/extended-const/", "--enable-extended-const"}, {"/proposals/tail-call/", "--enable-tail-call"},
+        {"/proposals/exception-handling/", "--enable-exceptions"}, {"/proposals/multi-memory/", "--enable-multi-memory"},
+        {"/proposals/memory64/", "--enable-memory64"},            {"/proposals/threads/", "--enable-threads"},
+    };
+    char *flag = (char *)"--enable-annotations"; /* harmless when no proposal applies */
+    for (size_t i = 0; i < sizeof proposals / sizeof *proposals; i++)
+        if (strstr(wast, proposals[i].dir)) flag = (char *)proposals[i].flag;
+    char *argv[] = {(char *)RI_WAST2JSON, flag, (char *)wast, (char *)"-o", (char *)json_path, NULL};
     pid_t pid;
     int rc = posix_spawnp(&pid, RI_WAST2JSON, &actions, NULL, argv, environ);
     posix_spawn_file_actions_destroy(&actions);
