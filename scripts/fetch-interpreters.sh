@@ -3,7 +3,7 @@
 # published on npm, pinned by version, checked by SHA-256 (the package and the .wasm in it).
 # Nothing is committed to the repository: they go to a cache folder outside the source tree,
 #   $RI_INTERPRETERS_DIR, default ~/.cache/ri/interpreters
-# as <language>.wasm (ruby.wasm, lua.wasm, python.wasm). Safe to run again: files already
+# as <language>.wasm (ruby.wasm, lua.wasm, python.wasm, javascript.wasm). Safe to run again: files already
 # there are checked, not fetched. Exits non-zero (and leaves nothing half-written) when a
 # download or a hash fails.
 set -euo pipefail
@@ -22,6 +22,9 @@ interpreters=(
     "python @micropython/micropython-webassembly-pyscript@1.27.0 @micropython/micropython-webassembly-pyscript/-/micropython-webassembly-pyscript-1.27.0.tgz
      303919763c8ebfe5923b9da66226c20dce44ad72b604b225fb39338ea15367af
      package/micropython.wasm 06338c955b03c5700aa0069015d3e392d76836ef8e2ce25bedbe59b88ccd373c"
+    "javascript quickjs-wasi@3.6.2 quickjs-wasi/-/quickjs-wasi-3.6.2.tgz
+     f1f4349f19a2d849e33ea0ae9bec2e7062b8839f4eceb17c9051ddbaa2720982
+     package/quickjs.wasm d4c9375f2b1ca4dc95f72c8aa2982a7a9951ac8011490d79c6582df732b4bbd9"
 )
 
 sha256_of() { sha256sum "$1" | cut -d' ' -f1; }

@@ -30,13 +30,14 @@ typedef enum ri_language {
     RI_LANG_RUBY = 1,
     RI_LANG_LUA = 2,
     RI_LANG_PYTHON = 3,
+    RI_LANG_JAVASCRIPT = 4,
 } ri_language;
 
 /* "ruby"; NULL for an unknown value. */
 RI_API const char *ri_language_name(ri_language lang);
-/* The language of a name ("ruby"), RI_LANG_NONE when unknown. */
+/* The language of a name ("ruby"; "js" for "javascript"), RI_LANG_NONE when unknown. */
 RI_API ri_language ri_language_from_name(const char *name);
-/* The names of the languages this library can run, comma-separated ("ruby, lua, python"). */
+/* The names of the languages this library can run, comma-separated ("ruby, lua, python, javascript"). */
 RI_API const char *ri_language_names(void);
 
 typedef struct ri_interpreter ri_interpreter;

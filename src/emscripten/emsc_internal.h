@@ -32,4 +32,8 @@ EMSC_HANDLER(rmdir); EMSC_HANDLER(renameat); EMSC_HANDLER(readlinkat); EMSC_HAND
 EMSC_HANDLER(mkdirat); EMSC_HANDLER(poll); EMSC_HANDLER(getdents64); EMSC_HANDLER(fstat64); EMSC_HANDLER(stat64);
 EMSC_HANDLER(newfstatat); EMSC_HANDLER(lstat64); EMSC_HANDLER(statfs64);
 
+/* quickjs_host.c */
+EMSC_HANDLER(qjs_host_call); EMSC_HANDLER(qjs_host_interrupt); EMSC_HANDLER(qjs_host_promise_rejection);
+EMSC_HANDLER(qjs_host_module); EMSC_HANDLER(qjs_host_timezone_offset);
+
 #endif

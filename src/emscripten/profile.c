@@ -1,7 +1,7 @@
 /*
  * The profile's table: each env import it serves, with its type, and the dispatch; the
  * process functions (abort, exit, system, the heap, random numbers). Time is in time.c,
- * the file system's syscalls in syscalls.c.
+ * the file system's syscalls in syscalls.c, QuickJS's host imports in quickjs_host.c.
  */
 #include <stdio.h>
 #include <string.h>
@@ -106,6 +106,12 @@ static const struct {
     {"__syscall_newfstatat", "iiii>i", emsc_newfstatat},
     {"__syscall_lstat64", "ii>i", emsc_lstat64},
     {"__syscall_statfs64", "iii>i", emsc_statfs64},
+    {"host_call", "iiiii>i", emsc_qjs_host_call},
+    {"host_interrupt", ">i", emsc_qjs_host_interrupt},
+    {"host_promise_rejection", "iii>", emsc_qjs_host_promise_rejection},
+    {"host_module_normalize", "ii>i", emsc_qjs_host_module},
+    {"host_module_load", "ii>i", emsc_qjs_host_module},
+    {"host_get_timezone_offset", "ii>i", emsc_qjs_host_timezone_offset},
 };
 #define NHOSTS ((uint32_t)(sizeof hosts / sizeof hosts[0]))
 

@@ -5,7 +5,7 @@
 
 #include "lang/lang_internal.h"
 
-static const lang_ops *const languages[] = {&lang_ruby, &lang_lua, &lang_python};
+static const lang_ops *const languages[] = {&lang_ruby, &lang_lua, &lang_python, &lang_javascript};
 #define NLANGUAGES (sizeof languages / sizeof languages[0])
 
 static const lang_ops *ops_of(ri_language lang) {
@@ -20,12 +20,13 @@ const char *ri_language_name(ri_language lang) {
 }
 
 ri_language ri_language_from_name(const char *name) {
+    if (name && strcmp(name, "js") == 0) return RI_LANG_JAVASCRIPT;
     for (size_t i = 0; name && i < NLANGUAGES; i++)
         if (strcmp(languages[i]->name, name) == 0) return languages[i]->lang;
     return RI_LANG_NONE;
 }
 
-const char *ri_language_names(void) { return "ruby, lua, python"; }
+const char *ri_language_names(void) { return "ruby, lua, python, javascript"; }
 
 struct ri_interpreter {
     const lang_ops *ops;

@@ -36,6 +36,7 @@ typedef struct lang_ops {
 extern const lang_ops lang_ruby;
 extern const lang_ops lang_lua;
 extern const lang_ops lang_python;
+extern const lang_ops lang_javascript;
 
 /* A call made to completion: paused slices (gas, time) are resumed until it ends, up to
  * LANG_MAX_SLICES. The result is the call's (the caller frees it). */

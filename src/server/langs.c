@@ -1,4 +1,4 @@
-/* Executions of code as text ({"language":"python"|"lua","code":...}): the interpreters of
+/* Executions of code as text ({"language":"python"|"lua"|"javascript","code":...}): the interpreters of
  * ri/lang.h, each opened once per server on its first use (loaded, initialised, kept as a
  * checkpoint), and every execution restarts the sandbox into one of them among its own
  * files (ri_interpreter_run), as a WASI process like any other: streamed output, stdin,
@@ -11,7 +11,7 @@
 
 /* The languages the server runs; Ruby's interpreter needs host functions of its own that a
  * server sandbox does not have. */
-static const ri_language served[] = {RI_LANG_PYTHON, RI_LANG_LUA};
+static const ri_language served[] = {RI_LANG_PYTHON, RI_LANG_LUA, RI_LANG_JAVASCRIPT};
 
 ri_language srv_language_of(const char *name) {
     ri_language lang = ri_language_from_name(name);
@@ -20,7 +20,7 @@ ri_language srv_language_of(const char *name) {
     return RI_LANG_NONE;
 }
 
-const char *srv_language_names(void) { return "wasm, python, lua"; }
+const char *srv_language_names(void) { return "wasm, python, lua, javascript"; }
 
 static char *interpreter_path(const srv *s, ri_language lang) {
     const char *dir = s->cfg.interpreters_dir;

@@ -428,7 +428,7 @@ struct srv_job {
     uint32_t max_depth;
 };
 
-#define SRV_LANGUAGES 4 /* indexed by ri_language */
+#define SRV_LANGUAGES 5 /* indexed by ri_language */
 #define SRV_DEFAULT_MEMORY ((uint64_t)64 << 20) /* a sandbox's memory limit when the client names none */
 
 struct ri_server {

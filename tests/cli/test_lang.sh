@@ -14,7 +14,7 @@ out_is() { if [ "$(cat "$tmp/out")" = "$1" ]; then pass; else fail "stdout is no
 
 # usage errors come before any interpreter is read
 t "unknown language" 2 "$ri" run --lang cobol -c 'DISPLAY 1'
-err_has "unknown language 'cobol' \(known: ruby, lua, python\)"
+err_has "unknown language 'cobol' \(known: ruby, lua, python, javascript\)"
 t "no code" 2 "$ri" run --lang ruby
 err_has 'no code: give -c CODE or a FILE'
 t "--help" 0 "$ri" run --lang ruby --help
@@ -73,6 +73,34 @@ name="python: stdin"
 echo "a line" | "$ri" run --lang python -c 'import sys; print(sys.stdin.readline().strip().upper())' >"$tmp/out" 2>"$tmp/err" && pass || fail "exit status"
 out_is "A LINE"
 t "python: gas limit" 1 "$ri" run --lang python --max-gas 50000000 -c 'while True: pass'
+err_has 'GAS_EXHAUSTED'
+
+# JavaScript (QuickJS-NG, quickjs-wasi's WASI build): the same contract, `js` as the short name
+t "javascript: hello" 0 "$ri" run --lang js -c 'console.log(1 + 1, [1, "a", {b: 2}], new Map([[1, 2]]))'
+out_is "2 [ 1, 'a', { b: 2 } ] Map(1) { 1 => 2 }"
+t "javascript: an uncaught error" 1 "$ri" run --lang javascript -c $'console.log("start")\nthrow new Error("boom")'
+out_is "start"
+err_is $'Error: boom\n    at <eval> (main.js:2:11)'
+t "javascript: a rejected top-level await" 1 "$ri" run --lang js -c 'await Promise.reject(new TypeError("late"))'
+err_has '^TypeError: late'
+t "javascript: a syntax error" 1 "$ri" run --lang js -c 'let = ;'
+err_has '^SyntaxError: '
+t "javascript: process.exit" 6 "$ri" run --lang js -c 'async function f() { await null; console.log("job"); process.exit(6) } f(); console.log("sync")'
+out_is $'sync\njob'
+printf 'console.log(Math.random() === Math.random(), new Date().toISOString())\n' >"$tmp/prog.js"
+t "javascript: a file, the seed and the clock" 0 "$ri" run --lang js --seed 7 --timestamp 1700000000000 "$tmp/prog.js"
+out_is "false 2023-11-14T22:13:20.000Z"
+"$ri" run --lang js --seed 7 -c 'console.log(Math.random())' >"$tmp/r1" 2>&1
+"$ri" run --lang js --seed 7 -c 'console.log(Math.random())' >"$tmp/r2" 2>&1
+"$ri" run --lang js --seed 8 -c 'console.log(Math.random())' >"$tmp/r3" 2>&1
+name="javascript: Math.random from the seed"
+if cmp -s "$tmp/r1" "$tmp/r2" && ! cmp -s "$tmp/r1" "$tmp/r3"; then pass; else fail "the same seed gave other numbers, or another seed the same"; fi
+name="javascript: stdin"
+printf 'a line\nrest\n' | "$ri" run --lang js -c 'console.log(readline().toUpperCase(), JSON.stringify(require("fs").readFileSync(0, "utf8")))' >"$tmp/out" 2>"$tmp/err" && pass || fail "exit status"
+out_is 'A LINE "rest\n"'
+t "javascript: gas limit" 1 "$ri" run --lang js --max-gas 50000000 -c 'for (;;) {}'
+err_has 'GAS_EXHAUSTED'
+t "javascript: gas limit in promise jobs" 1 "$ri" run --lang js --max-gas 50000000 -c '(async () => { for (;;) await null })()'
 err_has 'GAS_EXHAUSTED'
 
 cli_done

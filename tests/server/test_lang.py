@@ -64,7 +64,7 @@ async def errors_and_exit_codes(ri):
     await sess.client.send({"language": "cobol", "code": "DISPLAY 1."})
     got = await sess.client.until_status("SANDBOX_EXECUTION_DONE", 10)
     errs = [f for f in got if f.get("event") == "error"]
-    check(errs and "Unsupported language: cobol (this server runs wasm, python, lua)" in errs[0].get("message", ""),
+    check(errs and "Unsupported language: cobol (this server runs wasm, python, lua, javascript)" in errs[0].get("message", ""),
           f"unsupported language: {got!r}")
     s.stop()
 
@@ -80,6 +80,29 @@ async def kill_stops_an_endless_loop(ri):
     got = await sess.client.until_status("SANDBOX_EXECUTION_DONE", 30)
     check("SANDBOX_EXECUTION_DONE" in statuses(got), "ended")
     got = await run(sess.client, "python", "print('after')")
+    check_eq(texts(got, "stdout"), "after\n", "the sandbox runs code again")
+    s.stop()
+
+
+@test(120)
+async def javascript_output_errors_and_kill(ri):
+    need("javascript")
+    s = Server(ri)
+    sess = await create(s)
+    got = await run(sess.client, "javascript", "console.log(1 + 1, [1, {a: 'b'}])")
+    check_eq(texts(got, "stdout"), "2 [ 1, { a: 'b' } ]\n", "javascript's output")
+    check_eq(done_of(got).get("exit_code"), 0, "exit code")
+    got = await run(sess.client, "javascript", "console.log('a')\nthrow new RangeError('boom')")
+    check("RangeError: boom" in texts(got, "stderr"), f"the error on stderr: {texts(got, 'stderr')!r}")
+    check_eq(done_of(got).get("exit_code"), 1, "exit code of an uncaught error")
+    got = await run(sess.client, "javascript", "await null; process.exit(5)")
+    check_eq(done_of(got).get("exit_code"), 5, "process.exit(5) in a promise job")
+    await sess.client.send({"language": "javascript", "code": "console.log('start'); for (;;) {}"})
+    await sess.client.until(lambda f: "start" in texts(sess.client.frames, "stdout"), 30, "the program started")
+    await sess.client.send({"action": "kill_process"})
+    got = await sess.client.until_status("SANDBOX_EXECUTION_DONE", 30)
+    check("SANDBOX_EXECUTION_DONE" in statuses(got), "ended")
+    got = await run(sess.client, "javascript", "console.log('after')")
     check_eq(texts(got, "stdout"), "after\n", "the sandbox runs code again")
     s.stop()
 
