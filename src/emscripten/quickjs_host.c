@@ -9,7 +9,8 @@
  * such function, "ri", and calls it from its JavaScript runtime with ints only:
  *   ri(op, ...ints, slot)   slot: undefined, the block the result is returned in
  *   op 1 write: fd, n (UTF-16 code units), then the units two to an int (low unit first)
- *   op 2 read: the next stdin bytes (up to 3, packed low first, count << 24), -1 at its end
+ *   op 2 read: the next stdin bytes (up to 3, packed low first, count << 24), -1 at its end,
+ *        -2 when none has come yet and the process pauses (call again after)
  *   op 3 exit: code (ends the process as proc_exit)
  *   op 4 random: 32 bits of the sandbox's seeded PRNG
  * The glue must hand back a malloc'd JSValue the trampoline frees; the host cannot call
@@ -73,9 +74,11 @@ static int do_write(emsc_ctx *c, uint32_t argv, uint32_t argc) {
     return 0;
 }
 
-/* Up to 3 bytes of stdin, count << 24 | bytes; -1 at its end. With no input yet, the call
- * is made again after a pause (ri_host_pause_before), as a WASI read waits. */
-static int do_read(emsc_ctx *c, int32_t *value) {
+/* Up to 3 bytes of stdin, count << 24 | bytes; -1 at its end. With no input yet: -2 and a
+ * pause after the call (*yield) when the process may pause (the runtime calls again once
+ * resumed, which is when input or its end has come), else a pause before the call as out
+ * of gas. */
+static int do_read(emsc_ctx *c, int32_t *value, bool *yield) {
     switch (wasi_stdin_poll(c->w)) {
     case WASI_IN_READY: {
         uint8_t b[3] = {0, 0, 0};
@@ -83,7 +86,11 @@ static int do_read(emsc_ctx *c, int32_t *value) {
         *value = (int32_t)((uint32_t)n << 24 | (uint32_t)b[2] << 16 | (uint32_t)b[1] << 8 | b[0]);
         return 0;
     }
-    case WASI_IN_AGAIN: return ri_host_pause_before(c->call);
+    case WASI_IN_AGAIN:
+        if (!wasi_stdin_wait(c->w, c->call)) return ri_host_pause_before(c->call);
+        *value = -2;
+        *yield = true;
+        return 0;
     default: *value = -1; return 0;
     }
 }
@@ -103,9 +110,10 @@ EMSC_HANDLER(qjs_host_call) {
         (int32_t)(slot_val >> 32) != TAG_UNDEFINED || !wasi_load_u32(&c->mem, 4, &zero_tag) || zero_tag != TAG_INT)
         return ri_host_fail(c->call, "ri's JavaScript runtime: a call without its result slot");
     int failed = 0;
+    bool yield = false;
     switch (op) {
     case OP_WRITE: failed = do_write(c, argv, argc); break;
-    case OP_READ: failed = do_read(c, &value); break;
+    case OP_READ: failed = do_read(c, &value, &yield); break;
     case OP_EXIT: {
         int32_t code;
         uint32_t index;
@@ -122,7 +130,7 @@ EMSC_HANDLER(qjs_host_call) {
     wasi_store_u64(&c->mem, slot, (uint64_t)(uint32_t)value); /* an int JSValue */
     wasi_store_u32(&c->mem, argv + 4 * (argc - 1), 0);
     results[0] = ri_val_i32((int32_t)slot);
-    return 0;
+    return yield ? ri_host_yield(c->call) : 0;
 }
 
 /* QuickJS polls it only when the embedder enabled the interrupt handler: ri stops code

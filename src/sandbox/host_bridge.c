@@ -40,6 +40,7 @@ static int emsc_call(ri_host_call *call, sb_binding *binding, const ri_val *args
     ri_sandbox *sb = binding->sb;
     ri_wasi_outcome outcome;
     int failed = ri_emsc_call(sb->wasi, binding->wasi_index, call, args, results, &outcome);
+    if (failed == RI_HOST_YIELD || failed == RI_HOST_PAUSE_BEFORE) return failed; /* a pause, not a failure */
     if (!failed && outcome == RI_WASI_EXIT) {
         uint32_t code = 0;
         ri_wasi_exited(sb->wasi, &code);

@@ -11,10 +11,6 @@ static bool is_stdio(const wasi_fd *f) {
     return f->kind == WASI_FD_STDIN || f->kind == WASI_FD_STDOUT || f->kind == WASI_FD_STDERR;
 }
 
-static bool can_pause(wasi_call *c) {
-    return c->host && (ri_store_suspend_mode(ri_host_call_store(c->host)) & RI_SUSPEND_ON_YIELD);
-}
-
 /* stdin into the iovecs; *n bytes. WASI_R_WAIT when there is no input yet and the
  * process may pause. */
 static uint32_t stdin_read(wasi_call *c, wasi_fd *f, const wasi_iovs *v, uint64_t *n, bool may_wait) {
@@ -45,7 +41,7 @@ WASI_HANDLER(fd_read) {
     if (!wasi_mem_range(&c->mem, nread_ptr, 4)) return WASI_EFAULT;
     uint64_t n = 0;
     if (f->kind == WASI_FD_STDIN) {
-        e = stdin_read(c, f, &v, &n, can_pause(c));
+        e = stdin_read(c, f, &v, &n, wasi_may_pause(c->host));
         if (e == WASI_R_WAIT) {
             c->w->wait = (wasi_wait){WASI_WAIT_READ, iovs, niovs, nread_ptr, 0};
             return e;

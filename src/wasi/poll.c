@@ -122,14 +122,10 @@ static uint32_t poll_run(wasi_call *c, uint32_t in, uint32_t out, uint32_t n, ui
     return WASI_ESUCCESS;
 }
 
-static bool can_pause(wasi_call *c) {
-    return c->host && (ri_store_suspend_mode(ri_host_call_store(c->host)) & RI_SUSPEND_ON_YIELD);
-}
-
 WASI_HANDLER(poll_oneoff) {
     uint32_t in = wasi_arg32(args, 0), out = wasi_arg32(args, 1), n = wasi_arg32(args, 2);
     uint32_t nevents = wasi_arg32(args, 3);
-    uint32_t e = poll_run(c, in, out, n, nevents, can_pause(c));
+    uint32_t e = poll_run(c, in, out, n, nevents, wasi_may_pause(c->host));
     if (e == WASI_R_WAIT) c->w->wait = (wasi_wait){WASI_WAIT_POLL, in, out, n, nevents};
     return e;
 }
@@ -151,8 +147,9 @@ bool ri_wasi_complete_wait(ri_wasi *w, ri_memory *memory) {
         c.mem.size = ri_memory_size(memory);
     }
     wasi_wait wt = w->wait;
-    bool done = wt.kind == WASI_WAIT_READ ? wasi_read_complete(&c, wt.a, wt.b, wt.c)
-                                          : wasi_poll_complete(&c, wt.a, wt.b, wt.c, wt.d);
+    bool done = wt.kind == WASI_WAIT_READ    ? wasi_read_complete(&c, wt.a, wt.b, wt.c)
+                : wt.kind == WASI_WAIT_INPUT ? wasi_stdin_poll(w) != WASI_IN_AGAIN
+                                             : wasi_poll_complete(&c, wt.a, wt.b, wt.c, wt.d);
     if (done) memset(&w->wait, 0, sizeof w->wait);
     return done;
 }

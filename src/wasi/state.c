@@ -126,7 +126,7 @@ bool ri_wasi_state_read(ri_wasi *w, const uint8_t *data, size_t len, const uint8
     const uint8_t *in = take(&r, in_len);
     uint32_t nfds = get32(&r);
     if (r.bad) return fail(why, cap, "truncated");
-    if (exited > 1 || closed > 1 || wait.kind > WASI_WAIT_POLL) return fail(why, cap, "a flag out of range");
+    if (exited > 1 || closed > 1 || wait.kind > WASI_WAIT_INPUT) return fail(why, cap, "a flag out of range");
     if (nfds > WASI_MAX_FDS) return fail(why, cap, "too many descriptors");
     wasi_fd *fds = calloc(nfds ? nfds : 1, sizeof *fds);
     uint8_t *inbuf = in_len ? malloc((size_t)in_len) : NULL;

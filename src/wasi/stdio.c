@@ -79,3 +79,13 @@ const uint8_t *ri_wasi_output(const ri_wasi *w, ri_wasi_stream stream, size_t *l
 }
 
 void ri_wasi_output_clear(ri_wasi *w, ri_wasi_stream stream) { w->out[stream == RI_WASI_STDERR ? 1 : 0].len = 0; }
+
+bool wasi_may_pause(ri_host_call *call) {
+    return call && (ri_store_suspend_mode(ri_host_call_store(call)) & RI_SUSPEND_ON_YIELD);
+}
+
+bool wasi_stdin_wait(ri_wasi *w, ri_host_call *call) {
+    if (!wasi_may_pause(call)) return false;
+    w->wait = (wasi_wait){WASI_WAIT_INPUT, 0, 0, 0, 0};
+    return true;
+}

@@ -163,6 +163,11 @@ wasi_in_state wasi_stdin_poll(ri_wasi *w);
 /* Takes up to cap buffered bytes (after a READY poll). */
 size_t wasi_stdin_take(ri_wasi *w, uint8_t *dst, size_t cap);
 size_t wasi_stdin_buffered(const ri_wasi *w);
+/* Whether the call in progress may pause at a stop point (its run suspends on yields). */
+bool wasi_may_pause(ri_host_call *call);
+/* For a host function with no stdin input yet: true if the process may pause, and then
+ * the process waits (WASI_WAIT_INPUT) once the function returns with ri_host_yield. */
+bool wasi_stdin_wait(ri_wasi *w, ri_host_call *call);
 
 /* ---- the call in progress --------------------------------------------------------------- */
 
@@ -180,7 +185,10 @@ typedef struct wasi_call {
 typedef uint32_t (*wasi_handler)(wasi_call *c, const ri_val *args);
 
 /* A read or poll that waits for stdin: what to complete when input comes (resume). */
-typedef enum wasi_wait_kind { WASI_WAIT_NONE = 0, WASI_WAIT_READ = 1, WASI_WAIT_POLL = 2 } wasi_wait_kind;
+/* INPUT: a host function of another profile (an interpreter's own stdin read) returned
+ * "nothing yet" and is called again by the program once input or its end has come:
+ * nothing to complete. */
+typedef enum wasi_wait_kind { WASI_WAIT_NONE = 0, WASI_WAIT_READ = 1, WASI_WAIT_POLL = 2, WASI_WAIT_INPUT = 3 } wasi_wait_kind;
 typedef struct wasi_wait {
     wasi_wait_kind kind;
     uint32_t a, b, c, d; /* READ: iovs, iovs_len, nread_ptr; POLL: in, out, nsubscriptions, nevents_ptr */

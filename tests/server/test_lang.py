@@ -107,23 +107,28 @@ async def javascript_output_errors_and_kill(ri):
     s.stop()
 
 
-COUNT = "import sys\nfor i in range(400):\n    print('line', i, i * i)\nname = sys.stdin.readline().strip()\nprint('bye', name)\n"
+COUNT = {
+    "python": "import sys\nfor i in range(400):\n    print('line', i, i * i)\nname = sys.stdin.readline().strip()\nprint('bye', name)\n",
+    "javascript": "for (let i = 0; i < 400; i++) console.log('line', i, i * i);\nconst name = readline();\nconsole.log('bye', name);\n",
+}
 
 
-@test(240)
-async def live_checkpoint_of_python_finishes_on_another_server(ri):
-    need("python")
+async def live_checkpoint_finishes_on_another_server(ri, lang):
+    """A program waiting on stdin is checkpointed live on server A and finishes on B with
+    the output of an uninterrupted run."""
+    need(lang)
+    code = COUNT[lang]
     vol = tempdir()
     # the reference: one server, uninterrupted
     ref = Server(ri, ckpt=vol)
     sess = await create(ref)
-    got = await run(sess.client, "python", COUNT, "ri\n")
+    got = await run(sess.client, lang, code, "ri\n")
     want = texts(got, "stdout")
     check(want.endswith("bye ri\n") and want.count("\n") == 401, f"reference: {want[-80:]!r}")
     ref.stop()
     a, b = Server(ri, ckpt=vol), Server(ri, ckpt=vol)
     sess = await create(a, enable_checkpoint=True)
-    await sess.client.send({"language": "python", "code": COUNT})
+    await sess.client.send({"language": lang, "code": code})
     await sess.client.until(lambda f: "line 399 " in texts(sess.client.frames, "stdout"), 60, "waiting on stdin")
     await sess.client.send({"action": "checkpoint", "live": True})
     got = await sess.client.until_closed(30)
@@ -138,6 +143,16 @@ async def live_checkpoint_of_python_finishes_on_another_server(ri):
     check_eq(seen, want, "output across the live checkpoint")
     a.stop()
     b.stop()
+
+
+@test(240)
+async def live_checkpoint_of_python_finishes_on_another_server(ri):
+    await live_checkpoint_finishes_on_another_server(ri, "python")
+
+
+@test(240)
+async def live_checkpoint_of_javascript_finishes_on_another_server(ri):
+    await live_checkpoint_finishes_on_another_server(ri, "javascript")
 
 
 if __name__ == "__main__":
