@@ -117,12 +117,14 @@ static int resource_drop(ri_host_call *call, void *user, const ri_val *args, ri_
     return 0;
 }
 
-/* An import of the JavaScript host (ruby.wasm's rb-js-abi-host, ...): no such host here. */
+/* An import of the JavaScript host (ruby.wasm's rb-js-abi-host, ...): no such host here. The
+ * error's function_name names it (no pointer into this object: sandboxes copy the function
+ * and may outlive it). */
 static int javascript_host(ri_host_call *call, void *user, const ri_val *args, ri_val *results) {
+    (void)user;
     (void)args;
     (void)results;
-    return ri_host_fail(call, "%s: there is no JavaScript host in ri (the interpreter's JavaScript interop is not available)",
-                        (const char *)user);
+    return ri_host_fail(call, "there is no JavaScript host in ri (the interpreter's JavaScript interop is not available)");
 }
 
 /* One host function for a function import (module, name) of type t. */
@@ -153,7 +155,6 @@ static bool add(ri_interpreter_imports *im, const uint8_t *module, uint32_t mlen
         f->fn = resource_identity;
     } else {
         f->fn = javascript_host;
-        f->user = fname;
     }
     return true;
 }
