@@ -74,6 +74,56 @@ RI_API ri_sandbox_result ri_interpreter_resume(ri_interpreter *it, ri_sandbox *s
  * ri_interpreter_run does (nothing for a result that is still a pause). */
 RI_API void ri_interpreter_end(ri_interpreter *it, ri_sandbox *sb, ri_sandbox_result *r);
 
+/* ---- where an interpreter is -----------------------------------------------------------
+ * The file of lang's interpreter, as scripts/fetch-interpreters.sh installs it:
+ * DIR/<name>.wasm with DIR dir (NULL or "": $RI_INTERPRETERS_DIR, else
+ * $HOME/.cache/ri/interpreters). false when the path does not fit cap or lang is unknown. */
+RI_API bool ri_interpreter_path(ri_language lang, const char *dir, char *buf, size_t cap);
+
+/* ---- the host functions of an interpreter's module --------------------------------------
+ * An interpreter may import functions of a host other than WASI and Emscripten's env: Ruby's
+ * JavaScript host (rb-js-abi-host), answered with an error naming the function, and its
+ * table of its own values (canonical_abi.resource_*), answered with handles that are the
+ * values. Every sandbox that runs the interpreter needs them among its host functions:
+ * ri_interpreter_open's sandboxes have them; an embedder that makes its own sandboxes (a
+ * server) puts them in its config. Read from the module's type and import sections only: a
+ * prefix of the module that holds them is enough. */
+typedef struct ri_interpreter_imports ri_interpreter_imports;
+RI_API ri_interpreter_imports *ri_interpreter_imports_read(const uint8_t *wasm, size_t len, ri_sandbox_error *err);
+/* Their number; *fns and *modules (either may be NULL): arrays for ri_sandbox_config's
+ * host_functions and host_modules, valid until ri_interpreter_imports_free. */
+RI_API uint32_t ri_interpreter_imports_get(const ri_interpreter_imports *im, const ri_host_function **fns,
+                                           const char *const **modules);
+RI_API void ri_interpreter_imports_free(ri_interpreter_imports *im);
+
+/* ---- images of an initialised interpreter ------------------------------------------------
+ * Opening an interpreter runs its initialisation (for Ruby, 1.6 billion instructions). An
+ * image is that initialised state saved as bytes: opening from it loads the module and
+ * restores the state, and gives the same interpreter as ri_interpreter_open would. An image
+ * is bound to the module's bytes (SHA-256), this library's version and image format, and what
+ * of the config the initialisation can see (seed, event time, the WASI arguments,
+ * environment and terminals); any other pairing is refused. */
+RI_API bool ri_interpreter_image(ri_interpreter *it, uint8_t **out, size_t *out_len, ri_sandbox_error *err);
+/* ri_interpreter_open from an image; NULL with INVALID_MODULE / SNAPSHOT_ERROR when the image
+ * does not match (other module, version or config; damaged) or does not restore. */
+RI_API ri_interpreter *ri_interpreter_open_image(ri_sandboxes *factory, ri_language lang, const uint8_t *wasm,
+                                                 size_t len, const ri_sandbox_config *config, const uint8_t *image,
+                                                 size_t image_len, ri_sandbox_error *err);
+
+typedef enum ri_image_use {
+    RI_IMAGE_NOT_CACHED = 0, /* no cache folder, or the image could not be written there */
+    RI_IMAGE_RESTORED = 1,   /* opened from the cached image */
+    RI_IMAGE_WRITTEN = 2,    /* initialised, and the image saved for the next open */
+} ri_image_use;
+
+/* ri_interpreter_open with a cache of images in folder cache_dir (NULL: none): an image there
+ * for this module and config is restored; a missing, damaged or mismatching one is ignored
+ * and the interpreter initialised, then its image written (temporary file, fsync, rename)
+ * as cache_dir/<language>-<key>.image. *used (may be NULL) says which happened. */
+RI_API ri_interpreter *ri_interpreter_open_cached(ri_sandboxes *factory, ri_language lang, const uint8_t *wasm,
+                                                  size_t len, const ri_sandbox_config *config, const char *cache_dir,
+                                                  ri_image_use *used, ri_sandbox_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -225,6 +225,10 @@ RI_API const ri_sandbox_config *ri_sandbox_get_config(const ri_sandbox *sb);
  * "Failed to instantiate WASM module: ...", "Cannot load module into destroyed
  * instance: <id>"). */
 RI_API bool ri_sandbox_load(ri_sandbox *sb, const uint8_t *wasm, size_t len, ri_sandbox_error *err);
+/* ri_sandbox_load of a module the caller loaded already (ri_module_load with the default
+ * config): the sandbox retains it, nothing is decoded or compiled again (a large module, an
+ * interpreter, is compiled once for the embedder's own look at it and the sandbox). */
+RI_API bool ri_sandbox_load_module(ri_sandbox *sb, ri_module *module, ri_sandbox_error *err);
 /* The bytes checks of ri_sandbox_load alone (header, decode, validation), with the same
  * INVALID_MODULE texts, and no sandbox: one wording for a bad module wherever a module is
  * read (the command line's validate, run and store commands say what a load would). */

@@ -118,10 +118,9 @@ static int parse(int argc, char **argv, lang_options *o, bool *help) {
 /* The interpreter's bytes from --interpreter, $RI_INTERPRETERS_DIR or the default cache. */
 static int read_interpreter(const lang_options *o, uint8_t **wasm, size_t *len, char *path, size_t cap) {
     const char *name = ri_language_name(o->lang);
-    const char *dir = getenv("RI_INTERPRETERS_DIR"), *home = getenv("HOME");
     if (o->interpreter) snprintf(path, cap, "%s", o->interpreter);
-    else if (dir && *dir) snprintf(path, cap, "%s/%s.wasm", dir, name);
-    else snprintf(path, cap, "%s/.cache/ri/interpreters/%s.wasm", home ? home : ".", name);
+    else if (!ri_interpreter_path(o->lang, NULL, path, cap))
+        return ri_fail(RI_EXIT_INPUT, CMD, "the %s interpreter's path is too long", name);
     char why[256];
     int rc = ri_read_file(path, RI_MODULE_FILE_MAX, wasm, len, why, sizeof why);
     if (rc != RI_EXIT_OK)
@@ -212,7 +211,14 @@ static int run_parsed(const lang_options *o_) {
     ri_sandbox_error err;
     ri_sandboxes *factory = ri_sandboxes_new();
     ri_progress *starting = ri_progress_start("starting the interpreter", 0);
-    ri_interpreter *it = factory ? ri_interpreter_open(factory, o.lang, wasm, wasm_len, &config, &err) : NULL;
+    /* the initialised interpreter's image is cached beside the .wasm: the next run restores it */
+    char cache_dir[4096];
+    snprintf(cache_dir, sizeof cache_dir, "%s", path);
+    char *slash = strrchr(cache_dir, '/');
+    if (slash) *slash = '\0';
+    else snprintf(cache_dir, sizeof cache_dir, ".");
+    ri_interpreter *it = factory ? ri_interpreter_open_cached(factory, o.lang, wasm, wasm_len, &config, cache_dir, NULL, &err)
+                                 : NULL;
     ri_progress_finish(starting);
     free(wasm);
     if (!it) {

@@ -28,16 +28,6 @@ ri_language ri_language_from_name(const char *name) {
 
 const char *ri_language_names(void) { return "ruby, lua, python, javascript"; }
 
-struct ri_interpreter {
-    const lang_ops *ops;
-    ri_sandbox *template_sb;   /* initialised; never runs code */
-    ri_checkpoint *ready;      /* its state: what every run starts from */
-    int64_t state[LANG_STATE_WORDS]; /* the language's own (lang_ops) */
-    ri_host_function *stubs;   /* the answers to the JavaScript host's imports */
-    const char **stub_modules;
-    uint32_t nstubs;
-};
-
 static void set_error(ri_sandbox_error *err, ri_sandbox_errcode code, const char *fmt, const char *detail) {
     if (!err) return;
     memset(err, 0, sizeof *err);
@@ -68,13 +58,26 @@ ri_sandbox_result lang_failed(const ri_sandbox_error *err) {
     return r;
 }
 
-ri_sandbox_result lang_call_through(ri_sandbox *sb, const char *action, const ri_val *args, uint32_t nargs) {
-    ri_sandbox_result r = ri_sandbox_call(sb, action, args, nargs);
+ri_sandbox_result lang_through(ri_sandbox *sb, ri_sandbox_result r) {
     for (uint32_t slices = 0; !r.ok && r.error.code == RI_SANDBOX_SUSPENDED_CALL && slices < LANG_MAX_SLICES; slices++) {
         ri_sandbox_result_free(&r);
         r = ri_sandbox_resume(sb, 0);
     }
     return r;
+}
+
+bool lang_call(ri_sandbox *sb, const char *name, const ri_val *args, uint32_t nargs, int64_t *out,
+               ri_sandbox_error *err) {
+    ri_sandbox_result r = lang_through(sb, ri_sandbox_call(sb, name, args, nargs));
+    bool ok = r.ok;
+    if (ok && out) *out = r.nresults ? (r.results[0].type == RI_I64 ? r.results[0].of.i64 : r.results[0].of.i32) : 0;
+    if (!ok) {
+        *err = r.error;
+        size_t n = strlen(err->message);
+        snprintf(err->message + n, sizeof err->message - n, " (calling %s)", name);
+    }
+    ri_sandbox_result_free(&r);
+    return ok;
 }
 
 uint32_t lang_guest_bytes(ri_sandbox *sb, const char *alloc_export, const void *data, size_t len, uint32_t align,
@@ -84,113 +87,19 @@ uint32_t lang_guest_bytes(ri_sandbox *sb, const char *alloc_export, const void *
         return 0;
     }
     ri_val args[4] = {ri_val_i32(0), ri_val_i32(0), ri_val_i32((int32_t)align), ri_val_i32((int32_t)len)};
-    ri_sandbox_result r = lang_call_through(sb, alloc_export, args, 4);
-    uint32_t at = r.ok && r.nresults == 1 ? (uint32_t)r.results[0].of.i32 : 0;
-    if (!r.ok) *err = r.error;
-    else if (at == 0) set_error(err, RI_SANDBOX_MEMORY_EXCEEDED, "the interpreter's %s found no memory", alloc_export);
-    ri_sandbox_result_free(&r);
+    int64_t v = 0;
+    if (!lang_call(sb, alloc_export, args, 4, &v, err)) return 0;
+    uint32_t at = (uint32_t)v;
+    if (at == 0) set_error(err, RI_SANDBOX_MEMORY_EXCEEDED, "the interpreter's %s found no memory", alloc_export);
     if (at && !ri_sandbox_memory_write(sb, at, data, len, err)) at = 0;
     return at;
-}
-
-/* An import of the JavaScript host (ruby.wasm's rb-js-abi-host, ...): no such host here. */
-static int javascript_host(ri_host_call *call, void *user, const ri_val *args, ri_val *results) {
-    (void)args;
-    (void)results;
-    return ri_host_fail(call, "%s: there is no JavaScript host in ri (the interpreter's JavaScript interop is not available)",
-                        (const char *)user);
-}
-
-/* The component-model resource table of an interpreter's own values: handle = value. */
-static int resource_identity(ri_host_call *call, void *user, const ri_val *args, ri_val *results) {
-    (void)call;
-    (void)user;
-    results[0] = args[0];
-    return 0;
-}
-
-static int resource_drop(ri_host_call *call, void *user, const ri_val *args, ri_val *results) {
-    (void)call;
-    (void)user;
-    (void)args;
-    (void)results;
-    return 0;
-}
-
-static void free_stubs(ri_interpreter *it) {
-    for (uint32_t i = 0; i < it->nstubs; i++) {
-        free((void *)it->stubs[i].name);
-        free((void *)it->stubs[i].params);
-        free((void *)it->stubs[i].results);
-        free((void *)it->stub_modules[i]);
-    }
-    free(it->stubs);
-    free(it->stub_modules);
-}
-
-static char *copy_name(const char *s, size_t n) {
-    char *c = malloc(n + 1);
-    if (c) {
-        memcpy(c, s, n);
-        c[n] = '\0';
-    }
-    return c;
-}
-
-static ri_valtype *copy_types(const ri_valtype *t, uint32_t n) {
-    ri_valtype *c = malloc(n ? n * sizeof *c : 1);
-    if (c && n) memcpy(c, t, n * sizeof *c);
-    return c;
-}
-
-/* One host function per function import outside WASI, typed as the module declares it. */
-static bool make_stubs(ri_interpreter *it, const ri_module *m, ri_sandbox_error *err) {
-    uint32_t n = ri_module_import_count(m);
-    it->stubs = calloc(n ? n : 1, sizeof *it->stubs);
-    it->stub_modules = calloc(n ? n : 1, sizeof *it->stub_modules);
-    if (!it->stubs || !it->stub_modules) goto oom;
-    for (uint32_t i = 0; i < n; i++) {
-        ri_import_info in = ri_module_import(m, i);
-        /* WASI's, and env's (the Emscripten profile's, for a build that has them) are served */
-        if (in.type.kind != RI_EXTERN_FUNC || strcmp(in.module, "wasi_snapshot_preview1") == 0 ||
-            strcmp(in.module, "env") == 0)
-            continue;
-        ri_host_function *f = &it->stubs[it->nstubs];
-        const char **mod = &it->stub_modules[it->nstubs];
-        it->nstubs++;
-        f->name = copy_name(in.name, in.name_len);
-        *mod = copy_name(in.module, in.module_len);
-        f->nparams = in.type.of.func.nparams;
-        f->nresults = in.type.of.func.nresults;
-        f->params = copy_types(in.type.of.func.params, f->nparams);
-        f->results = copy_types(in.type.of.func.results, f->nresults);
-        if (!f->name || !*mod || !f->params || !f->results) goto oom;
-        bool resource = strcmp(*mod, "canonical_abi") == 0;
-        if (resource && strncmp(f->name, "resource_drop_", 14) == 0 && f->nresults == 0) {
-            f->fn = resource_drop;
-        } else if (resource && f->nparams == 1 && f->nresults == 1 &&
-                   (strncmp(f->name, "resource_new_", 13) == 0 || strncmp(f->name, "resource_get_", 13) == 0)) {
-            f->fn = resource_identity;
-        } else {
-            f->fn = javascript_host;
-            f->user = (void *)f->name;
-        }
-    }
-    return true;
-oom:
-    set_error(err, RI_SANDBOX_INVALID_MODULE, "%s", "out of memory reading the interpreter's imports");
-    return false;
 }
 
 /* The template's initialisation in slices of the config's limits. */
 static bool initialise(ri_interpreter *it, ri_sandbox_error *err) {
     ri_sandbox *sb = it->template_sb;
     if (!ri_sandbox_set_pause_on(sb, RI_SUSPEND_ON_GAS | RI_SUSPEND_ON_INTERRUPT, err)) return false;
-    ri_sandbox_result r = ri_sandbox_wasi_initialize(sb);
-    for (uint32_t slices = 0; !r.ok && r.error.code == RI_SANDBOX_SUSPENDED_CALL && slices < LANG_MAX_SLICES; slices++) {
-        ri_sandbox_result_free(&r);
-        r = ri_sandbox_resume(sb, 0);
-    }
+    ri_sandbox_result r = lang_through(sb, ri_sandbox_wasi_initialize(sb));
     bool ok = r.ok;
     if (!ok) *err = r.error;
     ri_sandbox_result_free(&r);
@@ -199,18 +108,15 @@ static bool initialise(ri_interpreter *it, ri_sandbox_error *err) {
     return ri_sandbox_set_pause_on(sb, 0, ok ? err : NULL) && ok;
 }
 
-ri_interpreter *ri_interpreter_open(ri_sandboxes *factory, ri_language lang, const uint8_t *wasm, size_t len,
-                                    const ri_sandbox_config *config, ri_sandbox_error *err) {
-    ri_sandbox_error scratch;
-    if (!err) err = &scratch;
+ri_interpreter *lang_prepare(ri_sandboxes *factory, ri_language lang, const uint8_t *wasm, size_t len,
+                             const ri_sandbox_config *config, ri_sandbox_error *err) {
     const lang_ops *ops = ops_of(lang);
     if (!ops || !factory || !config || !wasm) {
         set_error(err, RI_SANDBOX_INVALID_CONFIG, "%s", ops ? "ri_interpreter_open: a NULL argument" : "unknown language");
         return NULL;
     }
-    if (!ri_module_check(wasm, len, err)) return NULL;
     ri_error e;
-    ri_module *m = ri_module_load(wasm, len, NULL, &e);
+    ri_module *m = ri_module_load(wasm, len, NULL, &e); /* once: the template's sandbox retains it */
     if (!m) {
         set_error(err, RI_SANDBOX_INVALID_MODULE, "Failed to load WASM module: %s", e.message);
         return NULL;
@@ -225,33 +131,58 @@ ri_interpreter *ri_interpreter_open(ri_sandboxes *factory, ri_language lang, con
     }
     if (ok) {
         it->ops = ops;
-        ok = make_stubs(it, m, err);
+        it->imports = ri_interpreter_imports_read(wasm, len, err);
+        ok = it->imports != NULL;
+        if (ok && !lang_image_key(lang, wasm, len, config, it->key))
+            ok = false, set_error(err, RI_SANDBOX_INVALID_MODULE, "%s", "out of memory");
     }
-    ri_module_free(m);
     if (ok) {
         ri_sandbox_config c = *config;
         c.enable_wasi = true;
         c.enable_emscripten = ops->emscripten;
-        c.host_functions = it->stubs;
-        c.nhost_functions = it->nstubs;
-        c.host_modules = it->stub_modules;
+        const char *const *modules;
+        const ri_host_function *fns;
+        c.nhost_functions = ri_interpreter_imports_get(it->imports, &fns, &modules);
+        c.host_functions = fns;
+        c.host_modules = modules;
         if (c.gas_schedule != RI_GAS_INSTRUCTIONS) c.gas_schedule = RI_GAS_INSTRUCTIONS; /* slices need it */
         it->template_sb = ri_sandbox_create(factory, &c, err);
-        ok = it->template_sb && ri_sandbox_load(it->template_sb, wasm, len, err) && initialise(it, err);
+        ok = it->template_sb && ri_sandbox_load_module(it->template_sb, m, err);
     }
-    if (ok) it->ready = ri_sandbox_checkpoint(it->template_sb, NULL, err);
-    if (!ok || !it->ready) {
+    ri_module_free(m);
+    if (!ok) {
         ri_interpreter_free(it);
         return NULL;
     }
     return it;
 }
 
+ri_interpreter *lang_ready(ri_interpreter *it, ri_sandbox_error *err) {
+    it->ready = ri_sandbox_checkpoint(it->template_sb, NULL, err);
+    if (!it->ready) {
+        ri_interpreter_free(it);
+        return NULL;
+    }
+    return it;
+}
+
+ri_interpreter *ri_interpreter_open(ri_sandboxes *factory, ri_language lang, const uint8_t *wasm, size_t len,
+                                    const ri_sandbox_config *config, ri_sandbox_error *err) {
+    ri_sandbox_error scratch;
+    if (!err) err = &scratch;
+    ri_interpreter *it = lang_prepare(factory, lang, wasm, len, config, err);
+    if (it && !initialise(it, err)) {
+        ri_interpreter_free(it);
+        return NULL;
+    }
+    return it ? lang_ready(it, err) : NULL;
+}
+
 void ri_interpreter_free(ri_interpreter *it) {
     if (!it) return;
     ri_checkpoint_free(it->ready);
     ri_sandbox_free(it->template_sb);
-    free_stubs(it);
+    ri_interpreter_imports_free(it->imports);
     free(it);
 }
 
@@ -288,4 +219,15 @@ ri_sandbox_result ri_interpreter_resume(ri_interpreter *it, ri_sandbox *sb, uint
     ri_sandbox_result r = ri_sandbox_resume(sb, gas);
     ri_interpreter_end(it, sb, &r);
     return r;
+}
+
+bool ri_interpreter_path(ri_language lang, const char *dir, char *buf, size_t cap) {
+    const char *name = ri_language_name(lang);
+    if (!name || !buf || cap == 0) return false;
+    const char *env = getenv("RI_INTERPRETERS_DIR"), *home = getenv("HOME");
+    int n;
+    if (dir && dir[0]) n = snprintf(buf, cap, "%s/%s.wasm", dir, name);
+    else if (env && env[0]) n = snprintf(buf, cap, "%s/%s.wasm", env, name);
+    else n = snprintf(buf, cap, "%s/.cache/ri/interpreters/%s.wasm", home && home[0] ? home : ".", name);
+    return n >= 0 && (size_t)n < cap;
 }

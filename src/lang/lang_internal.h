@@ -11,7 +11,6 @@
 
 #include "ri/engine.h"
 #include "ri/lang.h"
-#include "lang/emsc_drivers.h"
 
 /* What a language keeps of its initialised interpreter (guest addresses and the like: the
  * same in every fork), filled by initialise, read by run and finish. */
@@ -38,10 +37,32 @@ extern const lang_ops lang_lua;
 extern const lang_ops lang_python;
 extern const lang_ops lang_javascript;
 
-/* A call made to completion: paused slices (gas, time) are resumed until it ends, up to
- * LANG_MAX_SLICES. The result is the call's (the caller frees it). */
+/* An interpreter opened once (ri/lang.h): the generic part (lang.c) and its images (image.c). */
+struct ri_interpreter {
+    const lang_ops *ops;
+    ri_sandbox *template_sb;         /* initialised; never runs code */
+    ri_checkpoint *ready;            /* its state: what every run starts from */
+    int64_t state[LANG_STATE_WORDS]; /* the language's own (lang_ops) */
+    ri_interpreter_imports *imports; /* the answers to its imports of a JavaScript host */
+    uint8_t key[32];                 /* what its image is bound to (image.c) */
+};
+
+/* The key of an image of lang's interpreter from these module bytes and config (image.c). */
+bool lang_image_key(ri_language lang, const uint8_t *wasm, size_t len, const ri_sandbox_config *config,
+                    uint8_t key[32]);
+
+/* The first half of an open: the module loaded once, recognised, in a template sandbox
+ * (created from config as every open makes it), not initialised. NULL on error (err). */
+ri_interpreter *lang_prepare(ri_sandboxes *factory, ri_language lang, const uint8_t *wasm, size_t len,
+                             const ri_sandbox_config *config, ri_sandbox_error *err);
+/* The second half: the template's state (initialised or restored) kept as the checkpoint
+ * runs start from. it, or NULL (it freed, err set). */
+ri_interpreter *lang_ready(ri_interpreter *it, ri_sandbox_error *err);
+
+/* A call made to completion: r, a call's result, resumed while it is paused (gas, time
+ * slices), up to LANG_MAX_SLICES times. The result is the call's (the caller frees it). */
 #define LANG_MAX_SLICES 100000u
-ri_sandbox_result lang_call_through(ri_sandbox *sb, const char *action, const ri_val *args, uint32_t nargs);
+ri_sandbox_result lang_through(ri_sandbox *sb, ri_sandbox_result r);
 
 /* Whether the module exports every function of `names` (n of them); why names the first
  * missing one, as `who` ("wasmoon's Lua") exports it. */
@@ -55,11 +76,11 @@ ri_sandbox_result lang_failed(const ri_sandbox_error *err);
 uint32_t lang_guest_bytes(ri_sandbox *sb, const char *alloc_export, const void *data, size_t len, uint32_t align,
                           ri_sandbox_error *err);
 
-/* The Emscripten drivers' helpers (call.c). Calls export `name` of sb to completion: its
- * first result in *out (if any); on failure *err, its message naming the export. */
+/* Calls export `name` of sb to completion (lang_through): its first result in *out (if any);
+ * on failure *err, its message naming the export. */
 bool lang_call(ri_sandbox *sb, const char *name, const ri_val *args, uint32_t nargs, int64_t *out,
                ri_sandbox_error *err);
-/* A driver's own failure: err set (INVALID_MODULE, the message), false. */
+/* The drivers' helpers (call.c). A driver's own failure: err set (INVALID_MODULE, the message), false. */
 bool lang_fail(ri_sandbox_error *err, const char *message);
 /* What the glue's initRuntime does: the stack's limits, then the constructors. */
 bool lang_init_runtime(ri_sandbox *sb, ri_sandbox_error *err);

@@ -52,11 +52,7 @@ static bool warm_up(ri_sandbox *sb, ri_sandbox_error *err) {
     uint32_t at = lang_guest_bytes(sb, ALLOC, warm_up_code, sizeof warm_up_code - 1, 1, err);
     if (!at) return false;
     ri_val args[2] = {ri_val_i32((int32_t)at), ri_val_i32((int32_t)(sizeof warm_up_code - 1))};
-    ri_sandbox_result r = lang_call_through(sb, EVAL, args, 2);
-    bool ok = r.ok;
-    if (!ok) *err = r.error;
-    ri_sandbox_result_free(&r);
-    return ok;
+    return lang_call(sb, EVAL, args, 2, NULL, err);
 }
 
 /* ruby-init(args): the arguments as ruby.wasm's own host passes them (C strings with their
@@ -75,11 +71,7 @@ static bool initialise(ri_sandbox *sb, int64_t state[LANG_STATE_WORDS], ri_sandb
     uint32_t at = lang_guest_bytes(sb, ALLOC, list, sizeof list, 4, err); /* (little-endian, as the guest's) */
     if (!at) return false;
     ri_val call_args[2] = {ri_val_i32((int32_t)at), ri_val_i32(NARGS)};
-    ri_sandbox_result r = lang_call_through(sb, INIT, call_args, 2);
-    bool ok = r.ok;
-    if (!ok) *err = r.error;
-    ri_sandbox_result_free(&r);
-    return ok && warm_up(sb, err);
+    return lang_call(sb, INIT, call_args, 2, NULL, err) && warm_up(sb, err);
 }
 
 /* A Ruby double-quoted literal of any bytes: \\ \" \# escaped, other bytes below 0x20 and

@@ -160,10 +160,8 @@ bool ri_module_check(const uint8_t *wasm, size_t len, ri_sandbox_error *err) {
     return module != NULL;
 }
 
-bool sb_build_image(ri_sandbox *sb, const uint8_t *wasm, size_t len, sb_image **out, ri_sandbox_error *err) {
-    *out = NULL;
-    ri_module *module = decode_module(wasm, len, err);
-    if (!module) return false;
+/* The image of a decoded module (owned from here, freed on failure). */
+static bool build_image_of(ri_sandbox *sb, ri_module *module, sb_image **out, ri_sandbox_error *err) {
     if (!check_defined_memory(sb, module, err)) {
         ri_module_free(module);
         return false;
@@ -174,6 +172,12 @@ bool sb_build_image(ri_sandbox *sb, const uint8_t *wasm, size_t len, sb_image **
         return fail(err, "Import validation failed: %s", reason);
     }
     return sb_build_image_from(sb, module, true, out, err);
+}
+
+bool sb_build_image(ri_sandbox *sb, const uint8_t *wasm, size_t len, sb_image **out, ri_sandbox_error *err) {
+    *out = NULL;
+    ri_module *module = decode_module(wasm, len, err);
+    return module && build_image_of(sb, module, out, err);
 }
 
 bool sb_build_image_from(ri_sandbox *sb, ri_module *module, bool run_start, sb_image **out, ri_sandbox_error *err) {
@@ -216,7 +220,7 @@ bool sb_build_image_from(ri_sandbox *sb, ri_module *module, bool run_start, sb_i
     return true;
 }
 
-bool ri_sandbox_load(ri_sandbox *sb, const uint8_t *wasm, size_t len, ri_sandbox_error *err) {
+static bool load(ri_sandbox *sb, const uint8_t *wasm, size_t len, ri_module *module, ri_sandbox_error *err) {
     ri_sandbox_error scratch;
     if (!err) err = &scratch;
     sb_error_clear(err);
@@ -228,12 +232,26 @@ bool ri_sandbox_load(ri_sandbox *sb, const uint8_t *wasm, size_t len, ri_sandbox
     }
     if (sb->run) return fail(err, "Cannot load module into a running instance: %s", sb->id);
 
-    sb_image *img;
-    if (!sb_build_image(sb, wasm, len, &img, err)) return false;
+    sb_image *img = NULL;
+    if (module) {
+        if (!build_image_of(sb, ri_module_retain(module), &img, err)) return false;
+    } else if (!sb_build_image(sb, wasm, len, &img, err)) {
+        return false;
+    }
     sb_pending_free(sb->pending); /* a paused call dies with its image */
     sb->pending = NULL;
     sb_image_free(sb->image);
     sb->image = img;
     sb_set_status(sb, RI_SANDBOX_LOADED);
     return true;
+}
+
+bool ri_sandbox_load(ri_sandbox *sb, const uint8_t *wasm, size_t len, ri_sandbox_error *err) {
+    return load(sb, wasm, len, NULL, err);
+}
+
+bool ri_sandbox_load_module(ri_sandbox *sb, ri_module *module, ri_sandbox_error *err) {
+    ri_sandbox_error scratch;
+    if (!module) return fail(err ? err : &scratch, "%s", "ri_sandbox_load_module: module is NULL");
+    return load(sb, NULL, 0, module, err);
 }

@@ -111,9 +111,10 @@ ri_sandbox_config srv_sandbox_ri_config(srv_sandbox *sb) {
     return c;
 }
 
-ri_sandbox_config srv_sandbox_full_config(srv_sandbox *sb, ri_host_function fns[2], ri_wasi_config *wasi) {
+ri_sandbox_config srv_sandbox_full_config(srv_sandbox *sb, srv_host_fns *host, ri_wasi_config *wasi) {
     static const char *const argv[1] = {"main"};
-    memset(fns, 0, 2 * sizeof *fns);
+    ri_host_function *fns = host->fns;
+    memset(host, 0, sizeof *host);
     memset(wasi, 0, sizeof *wasi);
     wasi->argv = argv;
     wasi->argc = 1;
@@ -123,11 +124,11 @@ ri_sandbox_config srv_sandbox_full_config(srv_sandbox *sb, ri_host_function fns[
                                 .nresults = 1, .results = i32_result, .fn = host_write, .user = sb};
     fns[1] = (ri_host_function){.name = "read", .nparams = 2, .params = read_params,
                                 .nresults = 1, .results = i32_result, .fn = host_read, .user = sb};
+    host->modules[0] = host->modules[1] = "ri";
     ri_sandbox_config c = srv_sandbox_ri_config(sb);
-    static const char *const io_modules[2] = {"ri", "ri"};
     c.host_functions = fns;
-    c.nhost_functions = 2;
-    c.host_modules = io_modules;
+    c.nhost_functions = srv_lang_imports_add(sb->s, host, 2);
+    c.host_modules = host->modules;
     /* every sandbox owns a workspace: its files outlive executions, and snapshots carry them;
      * the Emscripten profile lets it run the interpreters of code as text (langs.c) */
     c.enable_wasi = true;
@@ -137,10 +138,18 @@ ri_sandbox_config srv_sandbox_full_config(srv_sandbox *sb, ri_host_function fns[
 }
 
 ri_sandbox *srv_sandbox_make(srv_sandbox *sb, ri_sandbox_error *err) {
-    ri_host_function fns[2];
+    srv_host_fns *fns = malloc(sizeof *fns);
     ri_wasi_config wasi;
+    if (!fns) {
+        memset(err, 0, sizeof *err);
+        err->code = RI_SANDBOX_INVALID_CONFIG;
+        snprintf(err->message, sizeof err->message, "out of memory");
+        return NULL;
+    }
     ri_sandbox_config c = srv_sandbox_full_config(sb, fns, &wasi);
-    return ri_sandbox_create_with_id(sb->s->factory, &c, sb->id, err);
+    ri_sandbox *made = ri_sandbox_create_with_id(sb->s->factory, &c, sb->id, err);
+    free(fns);
+    return made;
 }
 
 /* ---- the execution job ------------------------------------------------------------------- */

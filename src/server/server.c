@@ -290,6 +290,7 @@ srv *srv_new_core(const ri_server_config *cfg, char *err, size_t errcap) {
     pthread_cond_init(&s->q_cond, NULL);
     pthread_mutex_init(&s->log_lock, NULL);
     pthread_mutex_init(&s->lang_lock, NULL);
+    pthread_cond_init(&s->lang_cond, NULL);
     atomic_init(&s->stop, false);
     s->m.started_us = srv_mono_us();
     if (s->cfg.server_id) {
@@ -348,6 +349,9 @@ srv *srv_new_core(const ri_server_config *cfg, char *err, size_t errcap) {
         snprintf(err, errcap, "out of memory");
         ri_server_free(s);
         return NULL;
+    }
+    srv_lang_imports_read(s);
+    if (0) {
     }
     return s;
 }
@@ -503,5 +507,6 @@ void ri_server_free(ri_server *s) {
     pthread_cond_destroy(&s->q_cond);
     pthread_mutex_destroy(&s->log_lock);
     pthread_mutex_destroy(&s->lang_lock);
+    pthread_cond_destroy(&s->lang_cond);
     free(s);
 }

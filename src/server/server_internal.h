@@ -429,7 +429,7 @@ struct srv_job {
 };
 
 #define SRV_LANGUAGES 5 /* indexed by ri_language */
-#define SRV_DEFAULT_MEMORY ((uint64_t)64 << 20) /* a sandbox's memory limit when the client names none */
+#define SRV_DEFAULT_MEMORY ((uint64_t)128 << 20) /* a sandbox's memory limit when the client names none */
 
 struct ri_server {
     ri_server_config cfg;
@@ -437,6 +437,11 @@ struct ri_server {
     pthread_mutex_t lang_lock;
     ri_sandboxes *lang_factory;
     ri_interpreter *interpreters[SRV_LANGUAGES];
+    bool opening[SRV_LANGUAGES];        /* a worker opens it; others wait on lang_cond */
+    pthread_cond_t lang_cond;
+    /* the host functions the interpreters import beyond WASI and env (Ruby's JavaScript
+     * host), read at start and admitted in every sandbox's config */
+    ri_interpreter_imports *lang_imports[SRV_LANGUAGES];
     char server_id[80];
     char *checkpoint_path;
     char *store_dir;
@@ -501,7 +506,14 @@ void srv_sandbox_remove(srv_sandbox *sb); /* leaves the registry; freed with its
 ri_sandbox_config srv_sandbox_ri_config(srv_sandbox *sb);
 /* The config with the I/O host functions and WASI, stdout/stderr to the output log (fns:
  * room for 2, and wasi: must outlive the create). */
-ri_sandbox_config srv_sandbox_full_config(srv_sandbox *sb, ri_host_function fns[2], ri_wasi_config *wasi);
+/* The host functions of a sandbox's config: the server's ri.write and ri.read, and the
+ * interpreters' (langs.c), filled by srv_sandbox_full_config. */
+#define SRV_HOST_FNS 160
+typedef struct srv_host_fns {
+    ri_host_function fns[SRV_HOST_FNS];
+    const char *modules[SRV_HOST_FNS];
+} srv_host_fns;
+ri_sandbox_config srv_sandbox_full_config(srv_sandbox *sb, srv_host_fns *fns, ri_wasi_config *wasi);
 /* Makes the ri_sandbox (worker or service thread). */
 ri_sandbox *srv_sandbox_make(srv_sandbox *sb, ri_sandbox_error *err);
 void srv_sandbox_touch(srv_sandbox *sb);
@@ -514,6 +526,10 @@ const char *srv_language_names(void);
 /* The server's interpreter of lang, opened on first use (thread-safe); NULL with why. */
 ri_interpreter *srv_interpreter(srv *s, ri_language lang, char *why, size_t cap);
 void srv_interpreters_free(srv *s);
+/* At start: the interpreters' host imports (lang_imports) from the files installed. */
+void srv_lang_imports_read(srv *s);
+/* Appends them to fns from index n (at most SRV_HOST_FNS in all); the new count. */
+uint32_t srv_lang_imports_add(const srv *s, srv_host_fns *fns, uint32_t n);
 
 /* ---- executions and jobs (exec.c, jobs.c, snapshots.c) ----------------------------------- */
 void srv_start_execution(srv_sandbox *sb, json_t *msg);

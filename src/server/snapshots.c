@@ -234,12 +234,14 @@ char *srv_snapshot_action(srv_job *job, const char *action) {
     }
     /* restore / branch: a NEW sandbox, with the origin's limits and the I/O functions */
     srv_sandbox *nsb = job->created;
-    ri_host_function fns[2];
+    srv_host_fns *fns = malloc(sizeof *fns);
+    if (!fns) return srv_ev_result_err(action, rid(job), "IO", "out of memory", NULL);
     ri_wasi_config wasi;
     ri_sandbox_config cfg = srv_sandbox_full_config(nsb, fns, &wasi);
     call.config = &cfg;
     ri_sandbox *created = strcmp(action, "snapshot_restore") == 0 ? ri_snapshotter_restore(sb->snapper, &ref, &call, &err)
                                                                  : ri_snapshotter_branch(sb->snapper, &ref, &call, &err);
+    free(fns);
     if (!created) return store_error(job, action, &err);
     if (nsb->cfg.enable_checkpoint && sb->s->checkpoint_path) {
         char holder[128], why[512];

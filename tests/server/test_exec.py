@@ -120,7 +120,7 @@ async def unsupported_language_and_bad_code(ri):
     c = sess.client
     await rejected(c, {"language": "cobol", "code": "DISPLAY 1."},
                    "SANDBOX_EXECUTION_UNSUPPORTED_LANGUAGE_ERROR",
-                   "Unsupported language: cobol (this server runs wasm, python, lua)")
+                   "Unsupported language: cobol (this server runs wasm, python, lua, ruby, javascript)")
     await rejected(c, {"language": "wasm", "code": "@@@ not base64 @@@"}, "SANDBOX_EXECUTION_ERROR")
     await rejected(c, {"language": "wasm", "code": base64.b64encode(b"\0asm\x01\0\0\0\xff").decode()},
                    "SANDBOX_EXECUTION_ERROR")

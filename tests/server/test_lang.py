@@ -64,8 +64,36 @@ async def errors_and_exit_codes(ri):
     await sess.client.send({"language": "cobol", "code": "DISPLAY 1."})
     got = await sess.client.until_status("SANDBOX_EXECUTION_DONE", 10)
     errs = [f for f in got if f.get("event") == "error"]
-    check(errs and "Unsupported language: cobol (this server runs wasm, python, lua, javascript)" in errs[0].get("message", ""),
+    check(errs and "Unsupported language: cobol (this server runs wasm, python, lua, ruby, javascript)" in errs[0].get("message", ""),
           f"unsupported language: {got!r}")
+    s.stop()
+
+
+@test(300)
+async def ruby_shares_the_files_and_exits_with_codes(ri):
+    need("ruby")
+    need("python")
+    s = Server(ri)
+    sess = await create(s)
+    # Ruby opens on a worker (seconds): a second client's Python runs meanwhile
+    await sess.client.send({"language": "ruby", "code": "puts 1+1\nFile.write('/from_ruby.txt', 'hi from ruby')"})
+    other = await create(s)
+    got = await run(other.client, "python", "print('not blocked')")
+    check_eq(texts(got, "stdout"), "not blocked\n", "another client's python while ruby opens")
+    got = await sess.client.until_status("SANDBOX_EXECUTION_DONE", 240)
+    check_eq(texts(got, "stdout"), "2\n", f"ruby's output (stderr {texts(got, 'stderr')!r})")
+    check_eq(done_of(got).get("exit_code"), 0, "exit code")
+    got = await run(sess.client, "python", "print(open('/from_ruby.txt').read())\nopen('/from_py.txt', 'w').write('py')")
+    check_eq(texts(got, "stdout"), "hi from ruby\n", "python reads ruby's file")
+    got = await run(sess.client, "ruby", "puts File.read('/from_py.txt') + '!'")
+    check_eq(texts(got, "stdout"), "py!\n", "ruby reads python's file")
+    got = await run(sess.client, "ruby", "puts 'a'\nraise ArgumentError, 'boom'")
+    check_eq(texts(got, "stdout"), "a\n", "output before the error")
+    check("boom (ArgumentError)" in texts(got, "stderr"), f"ruby's error: {texts(got, 'stderr')!r}")
+    check("main.rb:2" in texts(got, "stderr"), "the error names main.rb")
+    check_eq(done_of(got).get("exit_code"), 1, "exit code of an uncaught exception")
+    got = await run(sess.client, "ruby", "exit 5")
+    check_eq(done_of(got).get("exit_code"), 5, "exit 5")
     s.stop()
 
 

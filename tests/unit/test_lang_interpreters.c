@@ -85,7 +85,7 @@ static void append(char **all, size_t *len, char *part) {
 
 static void check_language(const language_case *lc) {
     size_t len = 0;
-    uint8_t *wasm = read_interpreter(lc->file, &len);
+    uint8_t *wasm = read_interpreter(lc->lang, &len);
     if (!wasm) {
         print_message("skipped: no %s (run scripts/fetch-interpreters.sh)\n", lc->file);
         skip();

@@ -1,6 +1,6 @@
 /*
  * Lua (wasmoon's Emscripten build, fetched by scripts/fetch-interpreters.sh into
- * $RI_INTERPRETERS_DIR) in a sandbox through the Lua driver (src/lang): hello world, Lua
+ * $RI_INTERPRETERS_DIR) through ri_interpreter (ri/lang.h): hello world, Lua
  * errors with their messages (error, a syntax error, pcall inside Lua: longjmp through the
  * engine's invoke and throw), fib(25), files through the workspace, and a long loop paused
  * by gas many times, each pause snapshotted, restored in a new sandbox and resumed, with
@@ -15,47 +15,17 @@
 
 #include "lang_test_util.h"
 
-#define LUA_WASM "lua.wasm"
-#define NEED_LUA() NEED_INTERPRETER(wasm, LUA_WASM)
-
-static uint8_t *wasm;
-static size_t wasm_len;
-static uint8_t *ready;     /* a sandbox with Lua set up (a v2 image with the module) */
-static size_t ready_len;
-static ri_lua ready_lua;   /* its L and runner */
-
-static bool open_lua(void *driver, ri_sandbox *sb, const uint8_t *bytes, size_t len, ri_sandbox_error *err) {
-    return ri_lua_open(driver, sb, bytes, len, err);
-}
+#define NEED_LUA() NEED_INTERPRETER(RI_LANG_LUA)
 
 static int setup(void **state) {
     (void)state;
-    return lang_setup(LUA_WASM, open_lua, &ready_lua, &wasm, &wasm_len, &ready, &ready_len);
+    return lang_setup(RI_LANG_LUA, UINT64_C(1) << 40);
 }
 
 static int teardown(void **state) {
     (void)state;
-    lang_teardown(wasm, ready);
+    lang_teardown();
     return 0;
-}
-
-/* Runs code uninterrupted in a sandbox from the ready image. */
-static void run(const char *code, outcome *o) {
-    memset(o, 0, sizeof *o);
-    ri_sandbox *sb = sandbox_from(ready, ready_len, UINT64_C(1) << 40, 0);
-    ri_lua lua = ready_lua;
-    lua.sb = sb;
-    double t0 = now_ms();
-    ri_sandbox_result r = ri_lua_start(&lua, code, strlen(code));
-    o->ms = now_ms() - t0;
-    if (!r.ok) print_error("run: %s\n", r.error.message);
-    assert_true(r.ok);
-    o->gas = r.gas_used;
-    ri_sandbox_error err;
-    o->status = ri_lua_finish(&lua, r.results[0].of.i32, &err);
-    ri_sandbox_result_free(&r);
-    collect(sb, o);
-    ri_sandbox_free(sb);
 }
 
 static void hello_world(void **state) {
@@ -75,10 +45,10 @@ static void lua_errors_come_with_their_messages(void **state) {
     run("print('before')\nerror('boom')\nprint('after')", &o);
     assert_int_equal(o.status, 1);
     assert_string_equal(o.out, "before\n");
-    assert_string_equal(o.err, "input:2: boom\n");
+    assert_string_equal(o.err, "lua: main.lua:2: boom\n");
     run("x = = 1", &o);
     assert_int_equal(o.status, 1);
-    assert_non_null(strstr(o.err, "input:1:"));
+    assert_non_null(strstr(o.err, "main.lua:1:"));
     /* pcall inside Lua: a longjmp caught by an invoke, the program goes on */
     run("print(pcall(error, 'inner'))\nprint(select('#', pcall(function() local t = nil; return t.x end)))", &o);
     assert_int_equal(o.status, 0);
@@ -120,30 +90,9 @@ static const char long_loop[] =
 static void a_long_loop_paused_snapshotted_and_resumed(void **state) {
     (void)state;
     NEED_LUA();
-    outcome want;
-    run(long_loop, &want);
-    assert_int_equal(want.status, 0);
-    uint64_t slice = want.gas / 9 + 1;
-    outcome got;
-    memset(&got, 0, sizeof got);
-    ri_sandbox *sb = sandbox_from(ready, ready_len, slice, RI_SUSPEND_ON_GAS);
-    ri_lua lua = ready_lua;
-    lua.sb = sb;
+    outcome want, got;
     int pauses;
-    ri_sandbox_result r = lang_resume_through_snapshots(&sb, ri_lua_start(&lua, long_loop, strlen(long_loop)), slice,
-                                                        &got, &pauses);
-    lua.sb = sb;
-    assert_true(pauses >= 8);
-    assert_int_equal(r.gas_used, want.gas);
-    ri_sandbox_error err;
-    got.status = ri_lua_finish(&lua, r.results[0].of.i32, &err);
-    ri_sandbox_result_free(&r);
-    collect(sb, &got);
-    ri_sandbox_free(sb);
-    assert_int_equal(got.status, 0);
-    assert_int_equal(got.out_len, want.out_len);
-    assert_memory_equal(got.out, want.out, want.out_len);
-    assert_string_equal(got.err, want.err);
+    run_sliced(long_loop, &want, &got, &pauses);
     assert_non_null(strstr(want.out, "done\t"));
 }
 

@@ -1,7 +1,7 @@
 /*
  * MicroPython (@micropython/micropython-webassembly-pyscript 1.27.0, fetched by
- * scripts/fetch-interpreters.sh into $RI_INTERPRETERS_DIR) in a sandbox through the Python
- * driver (src/lang): hello world, an uncaught exception with its traceback, exceptions
+ * scripts/fetch-interpreters.sh into $RI_INTERPRETERS_DIR) through ri_interpreter (ri/lang.h):
+ * hello world, an uncaught exception with its traceback, exceptions
  * caught in Python (nlr's longjmp through the engine's invoke and throw), fib(25), files in
  * the workspace, a JavaScript-only import refused with a clear message, and a long loop
  * paused by gas, snapshotted, restored and resumed with byte-identical output and the same
@@ -15,60 +15,17 @@
 
 #include "lang_test_util.h"
 
-#define PY_WASM "python.wasm"
-#define NEED_PY() NEED_INTERPRETER(wasm, PY_WASM)
-
-static uint8_t *wasm;
-static size_t wasm_len;
-static uint8_t *ready;
-static size_t ready_len;
-static ri_python ready_py;
-
-static bool open_python(void *driver, ri_sandbox *sb, const uint8_t *bytes, size_t len, ri_sandbox_error *err) {
-    return ri_python_open(driver, sb, bytes, len, err);
-}
+#define NEED_PY() NEED_INTERPRETER(RI_LANG_PYTHON)
 
 static int setup(void **state) {
     (void)state;
-    return lang_setup(PY_WASM, open_python, &ready_py, &wasm, &wasm_len, &ready, &ready_len);
+    return lang_setup(RI_LANG_PYTHON, UINT64_C(1) << 40);
 }
 
 static int teardown(void **state) {
     (void)state;
-    lang_teardown(wasm, ready);
+    lang_teardown();
     return 0;
-}
-
-/* After the call: the status, and an exception's traceback appended to o's stderr. */
-static void finish(ri_python *py, ri_sandbox_result *r, outcome *o) {
-    if (!r->ok) print_error("run: %s\n", r->error.message);
-    assert_true(r->ok);
-    o->gas = r->gas_used;
-    ri_sandbox_error err;
-    char *error = NULL;
-    o->status = ri_python_finish(py, &error, &err);
-    if (o->status < 0) print_error("finish: %s\n", err.message);
-    assert_true(o->status >= 0);
-    collect(py->sb, o);
-    if (error) {
-        size_t n = strlen(error);
-        assert_true(o->err_len + n < sizeof o->err);
-        memcpy(o->err + o->err_len, error, n + 1);
-        o->err_len += n;
-        free(error);
-    }
-}
-
-static void run(const char *code, outcome *o) {
-    memset(o, 0, sizeof *o);
-    ri_python py = ready_py;
-    py.sb = sandbox_from(ready, ready_len, UINT64_C(1) << 40, 0);
-    double t0 = now_ms();
-    ri_sandbox_result r = ri_python_start(&py, code, strlen(code));
-    o->ms = now_ms() - t0;
-    finish(&py, &r, o);
-    ri_sandbox_result_free(&r);
-    ri_sandbox_free(py.sb);
 }
 
 static void hello_world(void **state) {
@@ -115,16 +72,14 @@ static void files_and_javascript(void **state) {
     assert_int_equal(o.status, 0);
     assert_string_equal(o.out, "['one', 'two']\nTrue\n");
     /* The `js` module needs JavaScript: the call fails, clearly. */
-    memset(&o, 0, sizeof o);
-    ri_python py = ready_py;
-    py.sb = sandbox_from(ready, ready_len, UINT64_C(1) << 40, 0);
+    ri_sandbox *sb = sandbox_of(NULL, 0, 0);
     const char *code = "import js\nprint(js.Math)";
-    ri_sandbox_result r = ri_python_start(&py, code, strlen(code));
+    ri_sandbox_result r = ri_interpreter_run(interp, sb, code, strlen(code));
     assert_false(r.ok);
     assert_int_equal(r.error.code, RI_SANDBOX_HOST_FUNCTION_ERROR);
     assert_non_null(strstr(r.error.message, "JavaScript"));
     ri_sandbox_result_free(&r);
-    ri_sandbox_free(py.sb);
+    ri_sandbox_free(sb);
 }
 
 static const char long_loop[] =
@@ -142,25 +97,9 @@ static const char long_loop[] =
 static void a_long_loop_paused_snapshotted_and_resumed(void **state) {
     (void)state;
     NEED_PY();
-    outcome want;
-    run(long_loop, &want);
-    assert_int_equal(want.status, 0);
-    uint64_t slice = want.gas / 9 + 1;
-    outcome got;
-    memset(&got, 0, sizeof got);
-    ri_python py = ready_py;
-    py.sb = sandbox_from(ready, ready_len, slice, RI_SUSPEND_ON_GAS);
+    outcome want, got;
     int pauses;
-    ri_sandbox_result r = lang_resume_through_snapshots(&py.sb, ri_python_start(&py, long_loop, strlen(long_loop)),
-                                                        slice, &got, &pauses);
-    assert_true(pauses >= 8);
-    finish(&py, &r, &got);
-    assert_int_equal(r.gas_used, want.gas);
-    ri_sandbox_result_free(&r);
-    ri_sandbox_free(py.sb);
-    assert_int_equal(got.status, 0);
-    assert_int_equal(got.out_len, want.out_len);
-    assert_memory_equal(got.out, want.out, want.out_len);
+    run_sliced(long_loop, &want, &got, &pauses);
     assert_non_null(strstr(want.out, "done "));
 }
 

@@ -35,7 +35,7 @@ static ri_sandbox_config base_config(void) {
 static int setup(void **state) {
     static fixture fx;
     size_t len = 0;
-    uint8_t *wasm = read_interpreter("ruby.wasm", &len);
+    uint8_t *wasm = read_interpreter(RI_LANG_RUBY, &len);
     if (!wasm) return -1; /* (main checked that it is there) */
     fx.factory = ri_sandboxes_new();
     ri_sandbox_config c = base_config();
@@ -312,7 +312,7 @@ static void not_an_interpreter(void **state) {
 
 int main(void) {
     size_t len = 0;
-    uint8_t *wasm = read_interpreter("ruby.wasm", &len);
+    uint8_t *wasm = read_interpreter(RI_LANG_RUBY, &len);
     if (!wasm) {
         printf("test_lang_ruby: skipped: no ruby.wasm in RI_INTERPRETERS_DIR (run scripts/fetch-interpreters.sh)\n");
         return 0;
