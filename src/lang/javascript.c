@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "lang/lang_internal.h"
+#include "util/le.h"
 
 #define JS_EVAL_FLAG_ASYNC (1 << 7)
 #define BLOCK_BYTES 16
@@ -197,7 +198,7 @@ static bool js_initialise(ri_sandbox *sb, int64_t state[LANG_STATE_WORDS], ri_sa
     if (!lang_call(sb, "qjs_set_prop_string", set, 3, NULL, err)) return false;
     ri_val ev[4] = {ri_val_i32((int32_t)code), ri_val_i32((int32_t)(sizeof js_runtime - 1)), ri_val_i32((int32_t)file),
                     ri_val_i32(0)};
-    ri_sandbox_result r = lang_call_through(sb, "qjs_eval", ev, 4);
+    ri_sandbox_result r = lang_through(sb, ri_sandbox_call(sb, "qjs_eval", ev, 4));
     bool ok = r.ok && r.nresults == 1;
     if (!ok) *err = r.error;
     settle = ok ? (uint32_t)r.results[0].of.i32 : 0;
@@ -227,13 +228,13 @@ static ri_sandbox_result js_run(ri_sandbox *sb, const int64_t state[LANG_STATE_W
     return ri_sandbox_wasi_call(sb, "qjs_eval", ev, 4);
 }
 
-static uint32_t le32(const uint8_t *p) { return p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24; }
+
 
 /* settle(the eval's result): a short call made to completion. */
 static bool call_settle(ri_sandbox *sb, const int64_t state[LANG_STATE_WORDS], ri_sandbox_error *err) {
     ri_val args[4] = {ri_val_i32((int32_t)state[1]), ri_val_i32((int32_t)state[1]), ri_val_i32(1),
                       ri_val_i32((int32_t)state[0] + 4)};
-    ri_sandbox_result r = lang_call_through(sb, "qjs_call", args, 4);
+    ri_sandbox_result r = lang_through(sb, ri_sandbox_call(sb, "qjs_call", args, 4));
     bool ok = r.ok;
     if (!ok) *err = r.error;
     ri_sandbox_result_free(&r);
@@ -254,12 +255,12 @@ static void js_finish(ri_sandbox *sb, const int64_t state[LANG_STATE_WORDS], ri_
     memset(&err, 0, sizeof err);
     uint8_t block[BLOCK_BYTES];
     if (!ri_sandbox_memory_read(sb, (uint64_t)state[0], block, sizeof block, &err)) return fail_with(r, &err);
-    uint64_t job_gas = (uint64_t)le32(block + 8) | (uint64_t)le32(block + 12) << 32;
-    if (le32(block) == 2) { /* the ending call (settle()) completed without exiting */
+    uint64_t job_gas = (uint64_t)ri_le_get32(block + 8) | (uint64_t)ri_le_get32(block + 12) << 32;
+    if (ri_le_get32(block) == 2) { /* the ending call (settle()) completed without exiting */
         r->gas_used += job_gas;
         return;
     }
-    if (le32(block) == 0) { /* the eval's result: a promise, or the exception of a syntax error */
+    if (ri_le_get32(block) == 0) { /* the eval's result: a promise, or the exception of a syntax error */
         uint32_t value = r->nresults == 1 ? (uint32_t)r->results[0].of.i32 : 0;
         uint8_t head[8] = {1, 0, 0, 0, (uint8_t)value, (uint8_t)(value >> 8), (uint8_t)(value >> 16), (uint8_t)(value >> 24)};
         int64_t exc = 0;
