@@ -153,7 +153,7 @@ static void volume_layout(void **state) {
     assert_int_equal(srv_volume_map_latest(root, id, &img, &n, NULL, 0, why, sizeof why), 1); /* not found */
     for (int i = 0; i < 5; i++) {
         uint8_t data[3] = {'i', 'm', (uint8_t)('0' + i)};
-        assert_true(srv_volume_write_checkpoint(root, id, data, 3, file, sizeof file, why, sizeof why));
+        assert_true(srv_volume_write_checkpoint(root, id, 0, data, 3, file, sizeof file, why, sizeof why));
         assert_memory_equal(file, "checkpoint_", 11);
     }
     snprintf(path, sizeof path, "%s/%s/checkpoints", root, id);
