@@ -277,9 +277,11 @@ bool srv_etcd_holds(srv *s, const char *id, int64_t fence) {
 
 bool srv_etcd_owned_here(srv *s, const char *id) { return ri_owner_holds(s->etcd->owner, id, NULL); }
 
+/* LOST counts as refused: the module's lease is gone (it held nothing since), so the write
+ * was not sent and the sandbox is no longer ours, as with a txn etcd refused. */
 static srv_fence_result fence_result(const ri_owner_error *err) {
-    return err->code == RI_OWNER_E_FENCED ? SRV_FENCE_REFUSED
-           : err->code == RI_OWNER_E_ETCD || err->code == RI_OWNER_E_LOST ? SRV_FENCE_UNAVAILABLE
+    return err->code == RI_OWNER_E_FENCED || err->code == RI_OWNER_E_LOST ? SRV_FENCE_REFUSED
+           : err->code == RI_OWNER_E_ETCD                                 ? SRV_FENCE_UNAVAILABLE
                                                                           : SRV_FENCE_ERROR;
 }
 

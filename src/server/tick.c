@@ -124,7 +124,9 @@ void srv_tick(srv *s) {
         srv_sandbox_ref(sb);
         if (sb->job && atomic_load(&sb->killed) && sb->sb) ri_sandbox_interrupt(sb->sb);
         if (sb->lease_held && s->checkpoint_path && !srv_coord_renew(s, sb, now)) {
-            srv_ownership_lost(sb, "Lost the sandbox's lease to another server.");
+            srv_ownership_lost(sb, s->etcd ? "Lost the sandbox: this server's etcd lease ended (another server may "
+                                             "own it now)."
+                                           : "Lost the sandbox's lease to another server.");
             srv_sandbox_unref(sb);
             continue;
         }

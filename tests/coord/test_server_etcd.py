@@ -162,8 +162,8 @@ async def frozen_owner_is_fenced(ri):
         srvs[0].signal(signal.SIGCONT)
     got = await c1.until_closed(15)
     errs = [f for f in got if f.get("event") == "error"]
-    check(any(f.get("status") == "SANDBOX_LOCK_RENEWAL_ERROR" for f in errs),
-          f"srv1's client is told it lost the sandbox: {[(f.get('status'), f.get('message')) for f in errs]}")
+    check("SANDBOX_LOCK_RENEWAL_ERROR" in statuses(got) and errs,
+          f"srv1's client is told it lost the sandbox: {statuses(got)} {[f.get('message') for f in errs]}")
     check("SANDBOX_CHECKPOINTED" not in statuses(got), "srv1's late checkpoint is not confirmed")
     check_eq(latest_of(sess.id), new, "latest is still srv2's checkpoint")
     after = set(os.listdir(os.path.join(vol, sess.id, "checkpoints")))
@@ -177,6 +177,43 @@ async def frozen_owner_is_fenced(ri):
     check_eq(await value_of(c3, "get"), 1001, "srv3 restores srv2's checkpoint")
     await checkpoint(c3)
     check(srvs[0].status_ok(), "srv1 serves on")
+
+
+def etcdctl(*args):
+    for ep in endpoints().split(","):
+        r = subprocess.run(["etcdctl", f"--endpoints={ep}", "--command-timeout=2s"] + list(args),
+                           capture_output=True, text=True, timeout=10)
+        if r.returncode == 0:
+            return r.stdout
+    raise TestFailure(f"etcdctl {args}: no member answered")
+
+
+@test(60)
+async def late_write_is_fenced(ri):
+    """The owner's key replaced behind its back (what a lease that etcd expired while its
+    server was frozen, and another server's acquisition, leave): the owner's next checkpoint
+    is refused by etcd's txn, its image removed, latest unchanged, its client told."""
+    srvs, vol = servers(ri, 1)
+    sess = await create(srvs[0], module="counter", enable_checkpoint=True)
+    await value_of(sess.client, "add", [3])
+    await checkpoint(sess.client)
+    before = latest_of(sess.id)
+    c, _ = await attach_until_running(srvs[0], sess.id, sess.token)
+    check_eq(await value_of(c, "add", [4]), 7, "srv1 owns it")
+    etcdctl("del", f"/ri/sandboxes/{sess.id}/owner")
+    etcdctl("put", f"/ri/sandboxes/{sess.id}/owner", "intruder")
+    await c.send({"action": "checkpoint"})
+    got = await c.until_closed(15)
+    check("SANDBOX_LOCK_RENEWAL_ERROR" in statuses(got) and "SANDBOX_CHECKPOINTED" not in statuses(got),
+          f"the late checkpoint is refused: {statuses(got)}")
+    msg = [f.get("message") for f in got if f.get("event") == "error"]
+    check(any("no longer the owner's" in (m or "") for m in msg), f"the client hears why: {msg}")
+    check_eq(latest_of(sess.id), before, "latest is unchanged")
+    check_eq(owner_of(sess.id), "intruder", "the new owner stays")
+    imgs = os.listdir(os.path.join(vol, sess.id, "checkpoints"))
+    check_eq(sorted(imgs), [before["checkpoint"]], "the refused image was removed")
+    check(srvs[0].status_ok(), "srv1 serves on")
+    etcdctl("del", f"/ri/sandboxes/{sess.id}/owner")
 
 
 @test(120)
@@ -231,7 +268,7 @@ async def randomized_with_checker(ri):
         await checkpoint(s.client)
         sandboxes.append({"id": s.id, "token": s.token, "confirmed": 1})
     ops = faults = lost = 0
-    owners_seen = set()
+    owners_seen = {}
     log = []
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and ops < 40:
@@ -245,7 +282,7 @@ async def randomized_with_checker(ri):
             log.append(f"op {ops}: attach {sb['id'][-6:]} on {srv.name}: failed ({str(e)[:80]})")
             continue
         owner = owner_of(sb["id"])
-        owners_seen.add((sb["id"], owner))
+        owners_seen.setdefault(sb["id"], set()).add(owner)
         check_eq(owner, srv.name, f"op {ops}: the owner in etcd is the server that runs it")
         got = await value_of(c, "get")
         if got != sb["confirmed"]:
@@ -261,7 +298,34 @@ async def randomized_with_checker(ri):
             log.append(f"op {ops}: {srv.name} SIGKILLed holding {sb['id'][-6:]} (+{inc} unconfirmed)")
             srv.start()
             continue
-        if fault < 0.3:
+        if fault < 0.3 and len(live) > 1:
+            # frozen past its lease: another server takes over from the last confirmed state;
+            # the frozen one, woken, must not confirm anything and must drop its client
+            faults += 1
+            srv.signal(signal.SIGSTOP)
+            other = rng.choice([s for s in live if s is not srv])
+            try:
+                await c.send({"action": "checkpoint"})
+                c2, _ = await attach_until_running(other, sb["id"], sb["token"], LEASE_S + 10)
+                got2 = await value_of(c2, "get")
+                owners_seen.setdefault(sb["id"], set()).add(other.name)
+                if got2 != sb["confirmed"]:
+                    lost += 1
+                    log.append(f"op {ops}: {sb['id'][-6:]} taken over with {got2}, last confirmed "
+                               f"{sb['confirmed']}: LOST")
+                await value_of(c2, "add", [1])
+                await checkpoint(c2)
+                sb["confirmed"] = got2 + 1
+            finally:
+                srv.signal(signal.SIGCONT)
+            late = statuses(await c.until_closed(15))
+            if "SANDBOX_CHECKPOINTED" in late or "SANDBOX_LOCK_RENEWAL_ERROR" not in late:
+                lost += 1
+                log.append(f"op {ops}: the frozen {srv.name}'s late checkpoint: {late}: NOT REFUSED")
+            log.append(f"op {ops}: {srv.name} SIGSTOPped holding {sb['id'][-6:]} (+{inc}); {other.name} "
+                       f"confirmed {sb['confirmed']}; woken, its client got {late[-1:]}")
+            continue
+        if fault < 0.4:
             faults += 1
             m = rng.randint(1, 3)
             cluster("signal", m, "KILL")
@@ -284,8 +348,9 @@ async def randomized_with_checker(ri):
             lost += 1
             log.append(f"final: {sb['id'][-6:]} has {got}, last confirmed {sb['confirmed']}: LOST")
         await checkpoint(c)
-    print(f"  randomized: {ops} operations, {faults} faults, owners seen "
-          f"{sorted(o for _, o in owners_seen)}, checkpoints lost {lost}")
+    seen = {k[-6:]: sorted(v) for k, v in owners_seen.items()}
+    print(f"  randomized: {ops} operations, {faults} faults, owners seen per sandbox {seen}, "
+          f"checkpoints lost {lost}")
     for line in log:
         print("   ", line)
     check_eq(lost, 0, "no confirmed checkpoint lost")
