@@ -130,7 +130,8 @@ void srv_tick(srv *s) {
             srv_sandbox_unref(sb);
             continue;
         }
-        if (sb->lease_held && sb->cfg.handoff && !sb->handoff_pending && now - sb->handoff_checked >= 200) {
+        if (sb->lease_held && sb->cfg.handoff && !sb->handoff_pending &&
+            now - sb->handoff_checked >= (s->etcd ? 0 : 200)) { /* etcd: a local flag the watch sets */
             sb->handoff_checked = now;
             if (srv_coord_handoff_requested(s, sb->id)) {
                 srv_log(s, "info", "handoff: releasing", "{s:s}", "sandbox_id", sb->id);
