@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "server_internal.h"
 
@@ -37,23 +38,38 @@ struct srv_etcd {
     coord_item *head, *tail;
     coord_item *running;   /* the item the thread works on (not in the list) */
     bool quit;
+    bool gave_up;          /* closing, and a release was not answered: the rest are dropped */
     char **asked;          /* sandboxes another server asked for (handoff watch) */
     size_t n_asked, cap_asked;
 };
 
 static void owner_why(const ri_owner_error *e, char *why, size_t cap) { snprintf(why, cap, "%s", e->message); }
 
-/* A release or a forget, on the calling thread (the coordination thread or a worker). */
-static void run_item(srv *s, const coord_item *it) {
+#define RELEASE_RETRY_MS 200
+
+/* A release or a forget, on the calling thread (the coordination thread or a worker); false:
+ * etcd did not answer, to be tried again. FENCED (another owner now) and LOST (our lease is
+ * gone, and every key bound to it) leave nothing of ours to give up. */
+static bool run_item(srv *s, const coord_item *it) {
     srv_etcd *e = s->etcd;
     ri_owner_error err;
     bool ok = it->forget ? ri_owner_forget(e->owner, it->id, it->fence, &err)
                          : ri_owner_release(e->owner, it->id, it->fence, &err);
-    /* FENCED: someone else owns it now, nothing of ours to give up. Otherwise the key is
-     * bound to our lease and goes when the lease does. */
-    if (!ok && err.code != RI_OWNER_E_FENCED)
-        srv_log(s, "warning", it->forget ? "etcd: cannot delete a killed sandbox's keys" : "etcd: release failed",
-                "{s:s, s:s}", "sandbox_id", it->id, "error", err.message);
+    if (ok || err.code == RI_OWNER_E_FENCED || err.code == RI_OWNER_E_LOST || err.code == RI_OWNER_E_INVALID)
+        return true;
+    /* A sandbox checkpointed here but still owned in etcd would be IN_USE for every other
+     * server as long as this one lives: the release is retried until etcd answers. */
+    srv_log(s, "warning", it->forget ? "etcd: cannot delete a killed sandbox's keys (retrying)"
+                                     : "etcd: release failed (retrying)",
+            "{s:s, s:s}", "sandbox_id", it->id, "error", err.message);
+    return false;
+}
+
+static void push_item(srv_etcd *e, coord_item *it) {
+    it->next = NULL;
+    if (e->tail) e->tail->next = it;
+    else e->head = it;
+    e->tail = it;
 }
 
 static void *coord_main(void *arg) {
@@ -66,13 +82,30 @@ static void *coord_main(void *arg) {
         if (!it) break; /* quit, and the queue is empty */
         e->head = it->next;
         if (!e->head) e->tail = NULL;
+        if (e->quit && e->gave_up) { /* closing with etcd away: the lease's revocation (or expiry) frees them */
+            free(it);
+            continue;
+        }
         e->running = it;
         pthread_mutex_unlock(&e->mu);
-        run_item(s, it);
+        bool done = run_item(s, it);
         pthread_mutex_lock(&e->mu);
         e->running = NULL;
-        free(it);
         pthread_cond_broadcast(&e->cond);
+        if (done || e->quit) {
+            e->gave_up |= !done;
+            free(it);
+            continue;
+        }
+        push_item(e, it);
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += RELEASE_RETRY_MS * 1000000L;
+        if (ts.tv_nsec >= 1000000000L) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000L;
+        }
+        if (!e->quit) pthread_cond_timedwait(&e->cond, &e->mu, &ts);
     }
     pthread_mutex_unlock(&e->mu);
     return NULL;
@@ -88,9 +121,7 @@ void srv_etcd_release(srv *s, const char *id, int64_t fence, bool forget) {
     it->fence = fence;
     it->forget = forget;
     pthread_mutex_lock(&e->mu);
-    if (e->tail) e->tail->next = it;
-    else e->head = it;
-    e->tail = it;
+    push_item(e, it);
     pthread_cond_broadcast(&e->cond);
     pthread_mutex_unlock(&e->mu);
 }
@@ -112,6 +143,8 @@ static void settle_releases(srv *s, const char *id) {
             }
         if (!it) break;
         pthread_mutex_unlock(&e->mu);
+        /* not answered: the acquire that follows finds the sandbox still held here (the
+         * same token), which is as consistent as the release */
         run_item(s, it);
         free(it);
         pthread_mutex_lock(&e->mu);
