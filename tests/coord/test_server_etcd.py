@@ -254,6 +254,53 @@ async def etcd_members_fail(ri):
     await checkpoint(sess.client)
 
 
+@test(120)
+async def etcd_unreachable(ri):
+    """Every member down: the live sandbox runs on until the lease could have expired, then is
+    dropped; new attaches and checkpoints are refused with "Coordinator unavailable"; etcd back:
+    served again, from the last confirmed checkpoint."""
+    srvs, vol = servers(ri, 2)
+    live = await create(srvs[0], module="counter", enable_checkpoint=True)
+    await value_of(live.client, "add", [2])
+    await checkpoint(live.client)
+    c, _ = await attach_until_running(srvs[0], live.id, live.token)
+    other = await create(srvs[1], module="counter", enable_checkpoint=True)
+    await value_of(other.client, "add", [9])
+    await checkpoint(other.client)
+    for m in (1, 2, 3):
+        cluster("signal", m, "KILL")
+    try:
+        check_eq(await value_of(c, "add", [1]), 3, "the live sandbox runs on without etcd")
+        a = await attach(srvs[1], other.id, other.token)
+        got = await a.until_closed(15)
+        msgs = [f.get("message", "") for f in got if f.get("event") == "error"]
+        check("SANDBOX_RESTORE_ERROR" in statuses(got) and any(m.startswith("Coordinator unavailable") for m in msgs),
+              f"an attach is refused clearly: {statuses(got)} {msgs}")
+        await c.send({"action": "checkpoint"})
+        got = await c.until_closed(15)
+        msgs = [f.get("message", "") for f in got if f.get("event") == "error"]
+        check("SANDBOX_CHECKPOINT_ERROR" in statuses(got) and any(m.startswith("Coordinator unavailable")
+                                                                   for m in msgs),
+              f"a checkpoint is refused clearly: {statuses(got)} {msgs}")
+        c = await attach(srvs[0], live.id, live.token)  # still live on srv1: no etcd needed
+        check_eq(statuses(await c.until_status("SANDBOX_RUNNING", 10)), ["SANDBOX_RUNNING"], "still live")
+        # past the lease: srv1 cannot know whether etcd expired it, so it lets go
+        got = await c.until_closed(LEASE_S + 10)
+        check("SANDBOX_LOCK_RENEWAL_ERROR" in statuses(got), f"dropped once the lease is over: {statuses(got)}")
+    finally:
+        for m in (1, 2, 3):
+            cluster("restart", m)
+        cluster("wait-healthy")
+    t0 = time.monotonic()
+    a, _ = await attach_until_running(srvs[1], other.id, other.token, 30)
+    check_eq(await value_of(a, "get"), 9, "attach works again once etcd is back")
+    print(f"  etcd unreachable: attaches served again {time.monotonic() - t0:.1f} s after the cluster was healthy")
+    await checkpoint(a)
+    b, _ = await attach_until_running(srvs[1], live.id, live.token, 30)
+    check_eq(await value_of(b, "get"), 2, "the sandbox live during the outage: its last confirmed checkpoint")
+    await checkpoint(b)
+
+
 @test(150)
 async def randomized_with_checker(ri):
     """Random operations on a few sandboxes across three servers, with servers SIGKILLed and
