@@ -57,6 +57,12 @@ typedef struct ri_server_config {
     bool log_text;                  /* one readable line per event instead of JSON */
     const char *interpreters_dir;   /* python.wasm, lua.wasm...: NULL: $RI_INTERPRETERS_DIR, else
                                        ~/.cache/ri/interpreters (scripts/fetch-interpreters.sh) */
+    /* Ownership on etcd instead of the volume's lease files (docs/SERVER.md, "Several machines"):
+     * "etcd://host:port[,host:port...]" (etcds:// for TLS); NULL: lease files. */
+    const char *coordinator;
+    const char *coordinator_ca, *coordinator_cert, *coordinator_key; /* TLS to etcd, optional */
+    const char *coordinator_user, *coordinator_password;            /* etcd auth, optional */
+    const char *coordinator_prefix; /* the keys' root: "/ri" */
 } ri_server_config;
 
 RI_API ri_server_config ri_server_config_default(void);

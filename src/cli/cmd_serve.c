@@ -10,6 +10,9 @@
 #include "cli/output.h"
 #include "cli/suggest.h"
 #include "ri/server.h"
+#ifdef RI_HAVE_COORD
+#include "coord/etcd.h"
+#endif
 
 static ri_server *volatile running_server;
 
@@ -37,7 +40,14 @@ static void serve_usage(FILE *f) {
             "  --keep-checkpoints N    checkpoint images kept per sandbox (3)\n"
             "  --memory-budget BYTES   hibernate idle sandboxes under pressure (none)\n"
             "  --server-id ID          this server's name in lease files (random)\n"
-            "  --lease-seconds N       lease duration on a shared volume (60)\n"
+            "  --lease-seconds N       lease duration on a shared volume, or of the etcd lease (60)\n"
+            "  --coordinator URL       ownership on etcd: etcd://host:port[,host:port...] (etcds:// for TLS);\n"
+            "                          default: lease files on the checkpoint volume (one machine)\n"
+            "  --coordinator-ca FILE   CA of the etcd members' certificates\n"
+            "  --coordinator-cert FILE client certificate for etcd (with --coordinator-key)\n"
+            "  --coordinator-key FILE  its private key\n"
+            "  --coordinator-user USER etcd user; the password is read from $RI_COORDINATOR_PASSWORD\n"
+            "  --coordinator-prefix P  the root of this cluster's etcd keys (/ri)\n"
             "  --store DIR             snapshot store (default: CHECKPOINT_PATH/_store)\n"
             "  --max-message-bytes N   largest client message (16 MiB)\n"
             "  --compress-checkpoints  zstd pages in checkpoint images (default raw: faster)\n"
@@ -80,7 +90,9 @@ int ri_cmd_serve(int argc, char **argv) {
                                                  "--max-sandbox-memory", "--max-execution-ms", "--max-gas",
                                                  "--slice-ms", "--detached-grace-seconds", "--output-budget",
                                                  "--tls-cert", "--tls-key", "--log-level", "--log-format",
-                                                 "--interpreters"};
+                                                 "--interpreters", "--coordinator", "--coordinator-ca",
+                                                 "--coordinator-cert", "--coordinator-key", "--coordinator-user",
+                                                 "--coordinator-prefix"};
         bool known = false;
         for (size_t k = 0; k < sizeof with_value / sizeof with_value[0]; k++)
             if (ri_arg_is(&arg, with_value[k])) known = true;
@@ -96,6 +108,12 @@ int ri_cmd_serve(int argc, char **argv) {
         else if (ri_arg_is(&arg, "--tls-cert")) cfg.tls_cert = v;
         else if (ri_arg_is(&arg, "--tls-key")) cfg.tls_key = v;
         else if (ri_arg_is(&arg, "--interpreters")) cfg.interpreters_dir = v;
+        else if (ri_arg_is(&arg, "--coordinator")) cfg.coordinator = v;
+        else if (ri_arg_is(&arg, "--coordinator-ca")) cfg.coordinator_ca = v;
+        else if (ri_arg_is(&arg, "--coordinator-cert")) cfg.coordinator_cert = v;
+        else if (ri_arg_is(&arg, "--coordinator-key")) cfg.coordinator_key = v;
+        else if (ri_arg_is(&arg, "--coordinator-user")) cfg.coordinator_user = v;
+        else if (ri_arg_is(&arg, "--coordinator-prefix")) cfg.coordinator_prefix = v;
         else if (ri_arg_is(&arg, "--log-level")) {
             static const char *const levels[] = {"error", "warning", "info", "debug"};
             size_t k = 0;
@@ -151,6 +169,23 @@ int ri_cmd_serve(int argc, char **argv) {
     if (!cfg.tls_cert != !cfg.tls_key)
         return ri_usage("ri serve", "%s needs %s too", cfg.tls_cert ? "--tls-cert" : "--tls-key",
                         cfg.tls_cert ? "--tls-key" : "--tls-cert");
+    if (cfg.coordinator_user) {
+        cfg.coordinator_password = getenv("RI_COORDINATOR_PASSWORD");
+        if (!cfg.coordinator_password)
+            return ri_usage("ri serve", "--coordinator-user needs the password in $RI_COORDINATOR_PASSWORD");
+    }
+    if ((cfg.coordinator_ca || cfg.coordinator_cert || cfg.coordinator_key || cfg.coordinator_user ||
+         cfg.coordinator_prefix) && !cfg.coordinator)
+        return ri_usage("ri serve", "the --coordinator-* options need --coordinator");
+    if (cfg.coordinator && !cfg.checkpoint_path)
+        return ri_usage("ri serve", "--coordinator needs a checkpoint volume (--checkpoint-path)");
+#ifdef RI_HAVE_COORD
+    ri_etcd_error eerr;
+    if (cfg.coordinator && !ri_etcd_global_init(&eerr)) { /* libcurl's, before any thread */
+        fprintf(stderr, "ri serve: %s\n", eerr.message);
+        return RI_EXIT_INTERNAL;
+    }
+#endif
     char err[1024];
     ri_server_errcode code;
     ri_server *s = ri_server_open(&cfg, &code, err, sizeof err);

@@ -82,6 +82,8 @@ bool ri_owner_put_meta(ri_owner *owner, const char *sandbox_id, int64_t token, c
                        ri_owner_error *err);
 /* Gives the sandbox up (the owner key is deleted if it still has this token). */
 bool ri_owner_release(ri_owner *owner, const char *sandbox_id, int64_t token, ri_owner_error *err);
+/* The sandbox is deleted: its owner key, latest and metadata go, fenced like a release. */
+bool ri_owner_forget(ri_owner *owner, const char *sandbox_id, int64_t token, ri_owner_error *err);
 /* Asks the owner to let go: PREFIX/handoff/<id> = this server's id, bound to this server's lease
  * (it goes away if this server dies; the next acquire of the sandbox deletes it). */
 bool ri_owner_request_handoff(ri_owner *owner, const char *sandbox_id, ri_owner_error *err);

@@ -198,6 +198,22 @@ bool ri_owner_release(ri_owner *o, const char *id, int64_t token, ri_owner_error
     return ok;
 }
 
+bool ri_owner_forget(ri_owner *o, const char *id, int64_t token, ri_owner_error *err) {
+    if (!check_token(id, token, err)) return false;
+    char *dir = owner_key(o, "sandboxes", id, "");
+    if (!dir) return nomem(err, id);
+    /* the whole directory, owner key included, in the one fenced txn */
+    ri_etcd_op del = {.kind = RI_ETCD_OP_DELETE, .key = dir, .prefix = true};
+    bool ok = fenced(o, id, token, &del, "deleting the keys of sandbox", err);
+    free(dir);
+    if (ok) {
+        pthread_mutex_lock(&o->mu);
+        owner_drop(o, id);
+        pthread_mutex_unlock(&o->mu);
+    }
+    return ok;
+}
+
 bool ri_owner_request_handoff(ri_owner *o, const char *id, ri_owner_error *err) {
     int64_t lease;
     if (!check_id(id, err) || !active_lease(o, id, &lease, err)) return false;

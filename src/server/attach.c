@@ -1,11 +1,22 @@
-/* /attach/{id}?sandbox_token=T. The token is checked before anything is restored: against
- * the live sandbox, or against the SHA-256 in metadata.json. A sandbox another server
- * holds is handed over when it enabled handoff (the original's order: RESTORING, then
- * LOCK_ACQUIRING and LOCK_ACQUIRED around the wait for the owner, then RUNNING). */
+/* /attach/{id}?sandbox_token=T. A sandbox live here is answered at once. Otherwise a worker
+ * reads its metadata (coord.c: metadata.json, or etcd), checks the token against the SHA-256
+ * in it before anything is restored, and takes the sandbox's ownership (a lease file, or the
+ * etcd owner key): the service thread never waits for the volume's lock or for etcd. A
+ * sandbox another server holds is handed over when it enabled handoff (the original's order:
+ * RESTORING, then LOCK_ACQUIRING and LOCK_ACQUIRED around the wait for the owner, then
+ * RUNNING); the wait retries from the tick. */
 #include <stdio.h>
 #include <string.h>
 
 #include "server_internal.h"
+
+typedef enum attach_outcome {
+    ATTACH_ACQUIRED,
+    ATTACH_TAKEN,        /* another server owns it (handoff asked for when it allows one) */
+    ATTACH_NOT_FOUND,
+    ATTACH_DENIED,
+    ATTACH_FAILED,       /* job->message says why (corrupt metadata, etcd unavailable, ...) */
+} attach_outcome;
 
 static void deny(srv_conn *c) {
     srv_conn_send_error(c, "SANDBOX_PERMISSION_DENIAL_ERROR", "Invalid sandbox token.");
@@ -25,72 +36,146 @@ static void restore_error(srv_conn *c, bool announced, const char *why) {
     srv_conn_close(c, 4000);
 }
 
-/* Takes the lease and starts the restore; false while another server holds it.
- * announced: RESTORING and LOCK_ACQUIRING were sent (a sandbox with handoff: the
- * original's lock is taken within the restore). */
-static bool try_restore(srv_conn *c, json_t *meta, const char *token, bool announced) {
-    srv *s = c->s;
-    char holder[128] = "", why[512] = "";
-    srv_lease_state st = srv_lease_acquire(s->checkpoint_path, c->attach_id, s->server_id, s->cfg.lease_ms, holder,
-                                           sizeof holder, why, sizeof why);
-    if (st == SRV_LEASE_HELD_BY_OTHER) return false;
-    if (st == SRV_LEASE_ERROR) {
-        restore_error(c, announced, why);
-        return true;
+/* Worker: metadata, token, ownership (and a handoff request on the first try). */
+static void attach_work(srv_job *job) {
+    srv *s = job->server;
+    const char *id = job->attach_id;
+    json_t *meta = NULL;
+    int r = srv_coord_read_meta(s, id, &meta, job->message, sizeof job->message);
+    if (r != SRV_READ_OK) {
+        job->attach = r == SRV_READ_NOT_FOUND ? ATTACH_NOT_FOUND : ATTACH_FAILED;
+        return;
     }
-    if (announced) srv_conn_send_status(c, "SANDBOX_LOCK_ACQUIRED");
-    /* a request left by anyone for the previous owner is answered by now */
-    srv_handoff_clear(s->checkpoint_path, c->attach_id);
+    const char *want = json_string_value(json_object_get(meta, "token_sha256"));
+    if (!job->token_given || !want || strlen(want) != 64 || !srv_hex_equal_ct(want, job->token_hash, 64)) {
+        json_decref(meta);
+        job->attach = ATTACH_DENIED;
+        return;
+    }
+    job->msg = meta;
+    job->handoff = json_is_true(json_object_get(meta, "enable_sandbox_handoff"));
+    char holder[640] = "";
+    switch (srv_coord_acquire(s, id, &job->fence, holder, sizeof holder, job->message, sizeof job->message)) {
+    case SRV_OWN_ACQUIRED: job->attach = ATTACH_ACQUIRED; return;
+    case SRV_OWN_TAKEN:
+        job->attach = ATTACH_TAKEN;
+        /* the owner's client hears SANDBOX_LOCK_RELEASE_REQUESTED (tick.c) */
+        if (job->handoff && !job->retry &&
+            !srv_coord_request_handoff(s, id, job->message, sizeof job->message))
+            job->attach = ATTACH_FAILED;
+        return;
+    case SRV_OWN_UNAVAILABLE: {
+        char detail[sizeof job->message];
+        snprintf(detail, sizeof detail, "%s", job->message);
+        snprintf(job->message, sizeof job->message, "%s: cannot take sandbox %s: %.900s", SRV_COORD_UNAVAILABLE, id,
+                 detail);
+        job->attach = ATTACH_FAILED;
+        return;
+    }
+    case SRV_OWN_ERROR: job->attach = ATTACH_FAILED; return;
+    }
+}
+
+/* The sandbox is ours: made from its metadata, restored on a worker. announced: RESTORING
+ * and LOCK_ACQUIRING were sent. */
+static void start_restore(srv_conn *c, json_t *meta, int64_t fence, bool handoff, bool announced) {
+    srv *s = c->s;
+    if (handoff && !announced) {
+        srv_conn_send_status(c, "SANDBOX_RESTORING");
+        srv_conn_send_status(c, "SANDBOX_LOCK_ACQUIRING");
+        announced = true;
+    }
+    if (handoff) srv_conn_send_status(c, "SANDBOX_LOCK_ACQUIRED");
     srv_sandbox_cfg cfg;
     if (!srv_cfg_from_json(&cfg, meta)) {
-        srv_lease_release(s->checkpoint_path, c->attach_id, s->server_id);
+        srv_coord_release(s, c->attach_id, fence, false);
         restore_error(c, announced, "Corrupted metadata.json.");
-        return true;
+        return;
     }
     cfg.enable_checkpoint = true;
     /* made under other limits (another server, or this one before a restart): this
      * server's caps hold */
     if (cfg.max_execution_ms > s->cfg.max_execution_ms) cfg.max_execution_ms = s->cfg.max_execution_ms;
     if (cfg.max_gas > s->cfg.max_gas) cfg.max_gas = s->cfg.max_gas;
-    srv_sandbox *sb = srv_sandbox_new(s, c->attach_id, token, &cfg);
+    srv_sandbox *sb = srv_sandbox_new(s, c->attach_id, c->attach_token, &cfg);
     if (!sb) {
-        srv_lease_release(s->checkpoint_path, c->attach_id, s->server_id);
+        srv_coord_release(s, c->attach_id, fence, false);
         restore_error(c, announced, "Out of memory.");
-        return true;
+        return;
     }
     sb->lease_held = true;
+    sb->fence = fence;
     sb->lease_renewed = srv_mono_ms();
     srv_conn_attach(c, sb);
     if (!announced) srv_conn_send_status(c, "SANDBOX_RESTORING");
     srv_start_restore(sb);
-    return true;
 }
 
-/* Reads the metadata and checks the token: NULL when the connection was answered. */
-static json_t *checked_metadata(srv_conn *c, const char *token) {
-    srv *s = c->s;
-    json_t *meta = NULL;
-    char why[512];
-    int r = srv_volume_read_metadata(s->checkpoint_path, c->attach_id, &meta, why, sizeof why);
-    if (r == 1) {
-        not_found(c, true);
-        return NULL;
+/* Service thread: what the worker found. */
+static void attach_done(srv_job *job) {
+    srv_conn *c = job->conn;
+    srv *s = job->server;
+    bool acquired = job->attach == ATTACH_ACQUIRED;
+    /* Live here meanwhile (another client restored it on this server): it holds the same
+     * ownership, which stays; the client is answered as for a live sandbox. */
+    bool live = srv_sandbox_find(s, job->attach_id) != NULL;
+    if (c) c->attach_job = NULL;
+    if (!c || c->closing) {
+        if (acquired && !live) srv_coord_release(s, job->attach_id, job->fence, false);
+        return;
     }
-    if (r == 2) {
+    bool announced = job->retry;
+    if (live && job->attach != ATTACH_NOT_FOUND && job->attach != ATTACH_DENIED) {
+        c->waiting_lease = false;
+        srv_handle_attach(c, c->attach_id, c->attach_token[0] ? c->attach_token : NULL);
+        return;
+    }
+    switch ((attach_outcome)job->attach) {
+    case ATTACH_NOT_FOUND:
+        c->waiting_lease = false;
+        not_found(c, !announced); /* deleted meanwhile, when retrying: RESTORING was sent */
+        return;
+    case ATTACH_DENIED: deny(c); return;
+    case ATTACH_FAILED:
+        c->waiting_lease = false;
+        restore_error(c, announced, job->message);
+        return;
+    case ATTACH_ACQUIRED:
+        c->waiting_lease = false;
+        start_restore(c, job->msg, job->fence, job->handoff, announced);
+        return;
+    case ATTACH_TAKEN: break;
+    }
+    if (!job->handoff) {
+        srv_conn_send_status(c, "SANDBOX_IN_USE");
+        srv_conn_close(c, 1011);
+        return;
+    }
+    if (!announced) {
         srv_conn_send_status(c, "SANDBOX_RESTORING");
-        srv_conn_send_error(c, "SANDBOX_RESTORE_ERROR", why);
-        srv_conn_close(c, 4000);
-        return NULL;
+        srv_conn_send_status(c, "SANDBOX_LOCK_ACQUIRING");
+        c->waiting_lease = true;
+        c->wait_deadline = srv_mono_ms() + (int64_t)s->cfg.lease_ms + 10000;
+        srv_log(s, "info", "handoff requested", "{s:s}", "sandbox_id", c->attach_id);
     }
-    char hash[65];
-    srv_token_hash_hex(token ? token : "", hash);
-    const char *want = json_string_value(json_object_get(meta, "token_sha256"));
-    if (!token || !want || strlen(want) != 64 || !srv_hex_equal_ct(want, hash, 64)) {
-        json_decref(meta);
-        deny(c);
-        return NULL;
+}
+
+/* Hands the lookup to a worker. */
+static void submit_attach(srv_conn *c, bool retry) {
+    srv_job *job = srv_job_new(SRV_JOB_ATTACH, NULL, NULL, attach_work, attach_done);
+    if (!job) {
+        c->waiting_lease = false;
+        restore_error(c, retry, "Out of memory.");
+        return;
     }
-    return meta;
+    job->server = c->s;
+    job->conn = c;
+    job->retry = retry;
+    snprintf(job->attach_id, sizeof job->attach_id, "%s", c->attach_id);
+    job->token_given = c->attach_token[0] != 0;
+    srv_token_hash_hex(c->attach_token, job->token_hash);
+    c->attach_job = job;
+    srv_submit(c->s, job);
 }
 
 void srv_handle_attach(srv_conn *c, const char *id, const char *token) {
@@ -121,37 +206,15 @@ void srv_handle_attach(srv_conn *c, const char *id, const char *token) {
         not_found(c, true);
         return;
     }
-    snprintf(c->attach_id, sizeof c->attach_id, "%s", id);
-    json_t *meta = checked_metadata(c, token);
-    if (!meta) return;
-    /* the original's order for a sandbox with handoff: RESTORING, then its lock */
-    bool handoff = json_is_true(json_object_get(meta, "enable_sandbox_handoff"));
-    if (handoff) {
-        srv_conn_send_status(c, "SANDBOX_RESTORING");
-        srv_conn_send_status(c, "SANDBOX_LOCK_ACQUIRING");
+    if (c->attach_job) return; /* already looking (a retry that found it live meanwhile) */
+    if (id != c->attach_id) snprintf(c->attach_id, sizeof c->attach_id, "%s", id);
+    /* A token of another length can never match (the metadata's hash is of SRV_TOKEN_HEX
+     * characters): kept empty, so that it is denied once the sandbox is found. */
+    if (token != c->attach_token) {
+        bool fits = token && strlen(token) == SRV_TOKEN_HEX;
+        snprintf(c->attach_token, sizeof c->attach_token, "%s", fits ? token : "");
     }
-    if (try_restore(c, meta, token, handoff)) {
-        json_decref(meta);
-        return;
-    }
-    json_decref(meta);
-    /* another server holds it */
-    if (!handoff) {
-        srv_conn_send_status(c, "SANDBOX_IN_USE");
-        srv_conn_close(c, 1011);
-        return;
-    }
-    /* the token matched the metadata's hash (so it is SRV_TOKEN_HEX long) */
-    snprintf(c->attach_token, sizeof c->attach_token, "%s", token);
-    if (!srv_handoff_request(s->checkpoint_path, id, s->server_id)) {
-        restore_error(c, true, "Cannot ask the owning server to release the sandbox.");
-        return;
-    }
-    /* the owner's client hears SANDBOX_LOCK_RELEASE_REQUESTED (tick.c); this one waits */
-    c->waiting_lease = true;
-    c->wait_deadline = srv_mono_ms() + (int64_t)s->cfg.lease_ms + 10000;
-    /* the token is kept as its check result: the retry re-reads the metadata and checks again */
-    srv_log(s, "info", "handoff requested", "{s:s}", "sandbox_id", id);
+    submit_attach(c, false);
 }
 
 /* Called from the tick while the connection waits for the owner to let go. */
@@ -162,25 +225,18 @@ void srv_attach_retry(srv_conn *c) {
         restore_error(c, true, "Timed out waiting for the owning server to release the sandbox.");
         return;
     }
-    const char *token = c->attach_token;
+    if (c->attach_job) return; /* one lookup at a time */
     /* live here meanwhile (another client attached it on this server): answered as a
      * live sandbox (RUNNING, IN_USE) */
     if (srv_sandbox_find(s, c->attach_id)) {
         c->waiting_lease = false;
-        char id[SRV_ID_LEN + 1];
-        snprintf(id, sizeof id, "%s", c->attach_id);
-        srv_handle_attach(c, id, token[0] ? token : NULL);
+        srv_handle_attach(c, c->attach_id, c->attach_token[0] ? c->attach_token : NULL);
         return;
     }
-    char why[512];
-    json_t *meta = NULL;
-    int r = srv_volume_read_metadata(s->checkpoint_path, c->attach_id, &meta, why, sizeof why);
-    if (r != 0) {
-        c->waiting_lease = false;
-        if (r == 1) not_found(c, false); /* deleted meanwhile; RESTORING was sent */
-        else restore_error(c, true, why);
-        return;
-    }
-    if (try_restore(c, meta, token, true)) c->waiting_lease = false;
-    json_decref(meta);
+    submit_attach(c, true);
+}
+
+void srv_conn_forget_attach(srv_conn *c) {
+    if (c->attach_job) c->attach_job->conn = NULL;
+    c->attach_job = NULL;
 }

@@ -83,23 +83,30 @@ static void create_work(srv_job *job) {
         }
     }
     if (sb->cfg.enable_checkpoint) {
-        char holder[128], why[512];
-        if (srv_lease_acquire(s->checkpoint_path, sb->id, s->server_id, s->cfg.lease_ms, holder, sizeof holder, why,
-                              sizeof why) != SRV_LEASE_ACQUIRED) {
-            snprintf(job->message, sizeof job->message, "Cannot take the sandbox's lease: %s", why);
+        char holder[640] = "", why[640] = "";
+        int64_t fence = 0;
+        srv_own own = srv_coord_acquire(s, sb->id, &fence, holder, sizeof holder, why, sizeof why);
+        if (own != SRV_OWN_ACQUIRED) {
+            snprintf(job->message, sizeof job->message, "%s: %s",
+                     own == SRV_OWN_UNAVAILABLE ? SRV_COORD_UNAVAILABLE : "Cannot take the sandbox's lease",
+                     own == SRV_OWN_TAKEN ? holder : why);
             ri_sandbox_free(rsb);
             return;
         }
         json_t *meta = srv_sandbox_metadata(sb);
-        bool ok = meta && srv_volume_write_metadata(s->checkpoint_path, sb->id, meta, why, sizeof why);
+        srv_fence_result fr = meta ? srv_coord_write_meta(s, sb->id, fence, meta, why, sizeof why) : SRV_FENCE_ERROR;
         json_decref(meta);
-        if (!ok) {
-            snprintf(job->message, sizeof job->message, "Cannot write the sandbox's metadata: %s", why);
+        if (fr != SRV_FENCE_OK) {
+            snprintf(job->message, sizeof job->message, "%s: %s",
+                     fr == SRV_FENCE_UNAVAILABLE ? SRV_COORD_UNAVAILABLE : "Cannot write the sandbox's metadata",
+                     meta ? why : "out of memory");
             srv_volume_remove(s->checkpoint_path, sb->id);
+            job->fence = fence; /* released by create_done */
             ri_sandbox_free(rsb);
             return;
         }
         job->lease_taken = true;
+        job->fence = fence;
     }
     job->new_sb = rsb;
     job->ok = true;
@@ -109,6 +116,7 @@ static void create_done(srv_job *job) {
     srv_sandbox *sb = job->sb;
     srv_conn *c = sb->conn;
     if (!job->ok) {
+        if (job->fence) srv_coord_release(sb->s, sb->id, job->fence, true);
         srv_log(sb->s, "warning", "create failed", "{s:s, s:s}", "sandbox_id", sb->id, "error", job->message);
         if (c) {
             srv_conn_send_error(c, "SANDBOX_CREATION_ERROR", job->message);
@@ -121,6 +129,7 @@ static void create_done(srv_job *job) {
     job->new_sb = NULL;
     if (job->lease_taken) {
         sb->lease_held = true;
+        sb->fence = job->fence;
         sb->lease_renewed = srv_mono_ms();
     }
     if (sb->removed) return; /* killed meanwhile */
@@ -194,20 +203,29 @@ bool srv_checkpoint_now(srv_sandbox *sb, srv_ckpt_info *info, char *why, size_t 
     struct stat st;
     snprintf(mpath, sizeof mpath, "%s/%s/metadata.json", s->checkpoint_path, sb->id);
     bool ok = true;
+    srv_fence_result fr = SRV_FENCE_OK;
     if (stat(mpath, &st) != 0) {
         json_t *meta = srv_sandbox_metadata(sb);
-        ok = meta && srv_volume_write_metadata(s->checkpoint_path, sb->id, meta, why, cap);
+        fr = meta ? srv_coord_write_meta(s, sb->id, sb->fence, meta, why, cap) : SRV_FENCE_ERROR;
         json_decref(meta);
     }
     char *file = info->file;
-    if (ok) ok = srv_volume_write_checkpoint(s->checkpoint_path, sb->id, img, n, file, sizeof info->file, why, cap);
+    if (fr == SRV_FENCE_OK)
+        fr = srv_coord_write_checkpoint(s, sb->id, sb->fence, img, n, file, sizeof info->file, why, cap);
+    info->fenced = fr == SRV_FENCE_REFUSED;
+    if (fr == SRV_FENCE_UNAVAILABLE) {
+        char detail[512];
+        snprintf(detail, sizeof detail, "%s", why);
+        snprintf(why, cap, "%s: the checkpoint was not confirmed: %.400s", SRV_COORD_UNAVAILABLE, detail);
+    }
+    ok = fr == SRV_FENCE_OK;
     if (ok && full) {
         /* the new parent of later deltas, by its SHA-256: metadata.json names it (after
          * `latest`: a restore trusts the hash only when the names agree) */
         srv_delta_wrote_full(sb, file, img, n);
         json_t *meta = srv_sandbox_metadata(sb);
-        char mwhy[256];
-        if (!meta || !srv_volume_write_metadata(s->checkpoint_path, sb->id, meta, mwhy, sizeof mwhy))
+        char mwhy[640];
+        if (!meta || srv_coord_write_meta(s, sb->id, sb->fence, meta, mwhy, sizeof mwhy) != SRV_FENCE_OK)
             srv_log(s, "warning", "cannot name the full image in metadata.json (the next checkpoint is full)",
                     "{s:s}", "sandbox_id", sb->id);
         json_decref(meta);
@@ -255,6 +273,12 @@ static void checkpoint_done(srv_job *job) {
     if (!job->ok) {
         atomic_fetch_add(&s->m.checkpoint_failures, 1);
         srv_log(s, "error", "checkpoint failed", "{s:s, s:s}", "sandbox_id", sb->id, "error", job->message);
+        if (job->ckpt.fenced) { /* another server owns it now: this one stops serving it */
+            if (job->reason == SRV_CKPT_HANDOFF) srv_coord_handoff_clear(s, sb->id);
+            srv_live_checkpoint_end(sb, false);
+            srv_ownership_lost(sb, job->message);
+            return;
+        }
         /* the sandbox stays live and the last good image stays; a live checkpoint's
          * process runs on, its client stays */
         if (c && job->proc_state) srv_conn_send_error(c, "SANDBOX_CHECKPOINT_ERROR", job->message);
@@ -268,7 +292,7 @@ static void checkpoint_done(srv_job *job) {
             /* the asker times out (SANDBOX_RESTORE_ERROR); the owner's client, told
              * CHECKPOINTING, hears why, and keeps its sandbox here */
             if (c) srv_conn_send_error(c, "SANDBOX_CHECKPOINT_ERROR", job->message);
-            srv_handoff_clear(s->checkpoint_path, sb->id);
+            srv_coord_handoff_clear(s, sb->id);
         }
         sb->handoff_pending = false;
         return;
@@ -278,10 +302,10 @@ static void checkpoint_done(srv_job *job) {
             (int)job->reason, "file", job->ckpt.file, "kind", job->ckpt.delta ? "delta" : "full", "bytes",
             (json_int_t)job->ckpt.bytes, "queued_us", (json_int_t)(job->started_us - job->submitted_us),
             "snapshot_us", (json_int_t)job->ckpt.snapshot_us, "write_us", (json_int_t)job->ckpt.write_us);
-    if (job->reason == SRV_CKPT_HANDOFF) srv_handoff_clear(s->checkpoint_path, sb->id);
+    if (job->reason == SRV_CKPT_HANDOFF) srv_coord_handoff_clear(s, sb->id);
     srv_live_checkpoint_end(sb, true); /* its process left with the image */
     if (job->reason == SRV_CKPT_SHUTDOWN) { /* what the shutdown says of every saved sandbox */
-        srv_release_lease_announced(sb);
+        srv_release_lease_announced(sb, false);
         if (c) {
             srv_conn_send_status(c, "SANDBOX_CHECKPOINTED");
             srv_conn_close(c, 1001);
@@ -293,7 +317,7 @@ static void checkpoint_done(srv_job *job) {
      * The original's order: the live copy is deleted (its lock released on the way),
      * then CHECKPOINTED. */
     if (c) srv_conn_send_status(c, "SANDBOX_DELETING");
-    srv_release_lease_announced(sb);
+    srv_release_lease_announced(sb, false);
     if (c) {
         srv_conn_send_status(c, "SANDBOX_DELETED");
         srv_conn_send_status(c, "SANDBOX_CHECKPOINTED");
@@ -324,8 +348,7 @@ static void restore_work(srv_job *job) {
     size_t n = 0;
     char latest[64] = "";
     srv_clean_temps(sb->s, sb->id); /* a server killed while checkpointing it left them */
-    int r = srv_volume_map_latest(sb->s->checkpoint_path, sb->id, &img, &n, latest, sizeof latest, job->message,
-                                  sizeof job->message);
+    int r = srv_coord_map_latest(sb->s, sb->id, &img, &n, latest, sizeof latest, job->message, sizeof job->message);
     if (r == 1) {
         /* The metadata was there at attach: a sandbox whose images are gone is a restore
          * error (the original's), unless it was deleted meanwhile (kill_sandbox elsewhere). */
@@ -487,12 +510,12 @@ void srv_start_wake(srv_sandbox *sb) {
 
 /* ---- kill_sandbox --------------------------------------------------------------------------- */
 
-void srv_release_lease_announced(srv_sandbox *sb) {
+void srv_release_lease_announced(srv_sandbox *sb, bool forget) {
     srv *s = sb->s;
     if (!sb->lease_held || !s->checkpoint_path) return;
     bool tell = sb->conn && sb->cfg.handoff;
     if (tell) srv_conn_send_status(sb->conn, "SANDBOX_LOCK_RELEASING");
-    srv_lease_release(s->checkpoint_path, sb->id, s->server_id);
+    srv_coord_release(s, sb->id, sb->fence, forget);
     sb->lease_held = false;
     if (tell) srv_conn_send_status(sb->conn, "SANDBOX_LOCK_RELEASED");
 }
@@ -503,7 +526,7 @@ void srv_finish_kill(srv_sandbox *sb) {
     sb->kill_pending = false;
     if (c) srv_conn_send_status(c, "SANDBOX_DELETING");
     if (s->checkpoint_path && sb->cfg.enable_checkpoint) {
-        srv_release_lease_announced(sb);
+        srv_release_lease_announced(sb, true);
         if (!srv_volume_remove(s->checkpoint_path, sb->id)) {
             srv_log(s, "error", "kill: cannot delete the files", "{s:s}", "sandbox_id", sb->id);
             if (c) {

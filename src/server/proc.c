@@ -99,20 +99,33 @@ void srv_live_checkpoint_end(srv_sandbox *sb, bool committed) {
     srv_resubmit(sb->s, job);
 }
 
+/* process.json, or process_{token}.json beside an image named with a fencing token (etcd,
+ * checkpoint_{token}_{ms}.img): a server that lost the sandbox never writes over the file of
+ * the owner after it. */
+static void proc_file_of(const char *image, char *out, size_t cap) {
+    const char *p = strncmp(image, "checkpoint_", 11) == 0 ? image + 11 : "";
+    size_t digits = strspn(p, "0123456789");
+    if (digits > 0 && digits <= 19 && p[digits] == '_') snprintf(out, cap, "process_%.*s.json", (int)digits, p);
+    else snprintf(out, cap, "%s", PROC_FILE);
+}
+
 bool srv_proc_write(const char *root, const char *id, json_t *state, const char *file, char *why, size_t whycap) {
     json_object_set_new(state, "checkpoint", json_string(file));
     char *text = json_dumps(state, JSON_COMPACT);
     if (!text) return snprintf(why, whycap, "Out of memory."), false;
     char dir[1024];
     snprintf(dir, sizeof dir, "%s/%s", root, id);
-    bool ok = srv_write_atomic(dir, PROC_FILE, text, strlen(text), why, whycap);
+    char name[64];
+    proc_file_of(file, name, sizeof name);
+    bool ok = srv_write_atomic(dir, name, text, strlen(text), why, whycap);
     free(text);
     return ok;
 }
 
 json_t *srv_proc_read(const char *root, const char *id, const char *latest) {
-    char path[1200];
-    snprintf(path, sizeof path, "%s/%s/%s", root, id, PROC_FILE);
+    char path[1200], name[64];
+    proc_file_of(latest, name, sizeof name);
+    snprintf(path, sizeof path, "%s/%s/%s", root, id, name);
     uint8_t *text;
     size_t n;
     int e;

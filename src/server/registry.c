@@ -77,7 +77,7 @@ void srv_sandbox_remove(srv_sandbox *sb) {
     if (sb->next) sb->next->prev = sb->prev;
     sb->prev = sb->next = NULL;
     s->nsandboxes--;
-    if (sb->lease_held && s->checkpoint_path) srv_lease_release(s->checkpoint_path, sb->id, s->server_id);
+    if (sb->lease_held && s->checkpoint_path) srv_coord_release(s, sb->id, sb->fence, false);
     sb->lease_held = false;
     if (sb->hibernated && sb->hibernate_file[0]) remove(sb->hibernate_file);
     if (sb->conn) srv_conn_detach(sb->conn);

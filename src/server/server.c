@@ -73,6 +73,7 @@ static void conn_free(srv *s, srv_conn *c) {
     if (c->next) c->next->prev = c->prev;
     s->nconns--;
     srv_conn_forget_parse(c);
+    srv_conn_forget_attach(c);
     while (c->head) {
         srv_frame *f = c->head;
         c->head = f->next;
@@ -422,6 +423,12 @@ ri_server *ri_server_open(const ri_server_config *cfg, ri_server_errcode *code, 
         return NULL;
     }
     s->port = lws_get_vhost_listen_port(s->vhost);
+    if (s->cfg.coordinator && !srv_etcd_open(s, err, errcap)) {
+        /* etcd unreachable at startup, or a bad --coordinator: the caller can fix it */
+        *code = RI_SERVER_BAD_CONFIG;
+        ri_server_free(s);
+        return NULL;
+    }
     if (!srv_workers_start(s)) {
         snprintf(err, errcap, "cannot start the worker threads");
         ri_server_free(s);
@@ -496,6 +503,7 @@ void ri_server_free(ri_server *s) {
     }
     srv_drain(s);
     while (s->sandboxes) srv_sandbox_remove(s->sandboxes);
+    srv_etcd_close(s); /* after the releases the removals queued */
     if (s->factory) ri_sandboxes_free(s->factory);
     srv_interpreters_free(s);
     if (s->lang_factory) ri_sandboxes_free(s->lang_factory);

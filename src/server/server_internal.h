@@ -42,7 +42,8 @@ typedef struct srv_pending srv_pending;
 
 /* What a checkpoint wrote, and what it took (jobs.c). */
 typedef struct srv_ckpt_info {
-    char file[64];     /* checkpoint_{ms}.img */
+    char file[64];     /* checkpoint_{ms}.img, or checkpoint_{fence}_{ms}.img */
+    bool fenced;       /* refused: this server no longer owns the sandbox */
     bool delta;        /* a delta on the last full image, else a full image */
     size_t bytes;
     int64_t snapshot_us, write_us;
@@ -121,8 +122,10 @@ bool srv_replace_file(const char *dir, const char *name, const void *data, size_
                       size_t whycap);
 bool srv_mkdirs(const char *path, char *why, size_t whycap);
 bool srv_read_file(const char *path, size_t max, uint8_t **out, size_t *out_len, int *err_no);
-/* Writes checkpoints/checkpoint_{ms}.img, then latest (srv_volume_prune removes old ones). */
-bool srv_volume_write_checkpoint(const char *root, const char *id, const uint8_t *img, size_t len,
+/* Writes checkpoints/checkpoint_{ms}.img, then latest (srv_volume_prune removes old ones).
+ * fence > 0 (etcd): checkpoints/checkpoint_{fence}_{ms}.img only; etcd's latest moves to it
+ * when the caller commits it (coord.c). */
+bool srv_volume_write_checkpoint(const char *root, const char *id, int64_t fence, const uint8_t *img, size_t len,
                                  char *file_out, size_t file_cap, char *why, size_t whycap);
 /* Removes images beyond `keep` (oldest first), never `newest` nor a full image that a
  * kept delta is built on. */
@@ -162,6 +165,65 @@ bool srv_lease_held_by_other(const char *root, const char *id, const char *owner
 bool srv_handoff_request(const char *root, const char *id, const char *requester);
 bool srv_handoff_requested(const char *root, const char *id);
 void srv_handoff_clear(const char *root, const char *id);
+
+/* ---- coordination: who owns a sandbox (coord.c) ---------------------------------------------
+ * One interface over two backends: the volume's lease files (lease.c, the default) and etcd
+ * (coord_etcd.c, --coordinator), so that attach, create, checkpoint and restore are one code.
+ * Calls marked "worker" may block (etcd: a round trip, a member failover); the others are
+ * for the service thread and never wait. A sandbox's fence is its ownership's fencing token
+ * (etcd: the owner key's create revision; volume leases: 0). */
+typedef enum srv_own { SRV_OWN_ACQUIRED, SRV_OWN_TAKEN, SRV_OWN_UNAVAILABLE, SRV_OWN_ERROR } srv_own;
+typedef enum srv_fence_result {
+    SRV_FENCE_OK,
+    SRV_FENCE_REFUSED,      /* the fence is no longer the owner's: this server lost the sandbox */
+    SRV_FENCE_UNAVAILABLE,  /* etcd did not answer (the outcome may be unknown) */
+    SRV_FENCE_ERROR,        /* the volume failed */
+} srv_fence_result;
+enum { SRV_READ_OK = 0, SRV_READ_NOT_FOUND = 1, SRV_READ_CORRUPT = 2, SRV_READ_UNAVAILABLE = 3 };
+#define SRV_COORD_UNAVAILABLE "Coordinator unavailable"   /* how such messages begin */
+typedef struct srv_etcd srv_etcd;
+
+/* worker: takes the sandbox (holder: who has it, on TAKEN). */
+srv_own srv_coord_acquire(srv *s, const char *id, int64_t *fence, char *holder, size_t holder_cap, char *why,
+                          size_t cap);
+/* worker: the sandbox's metadata (SRV_READ_*). */
+int srv_coord_read_meta(srv *s, const char *id, json_t **meta, char *why, size_t cap);
+/* worker: metadata written under the fence (etcd first, then metadata.json). */
+srv_fence_result srv_coord_write_meta(srv *s, const char *id, int64_t fence, json_t *meta, char *why, size_t cap);
+/* worker: the image written and committed as the latest checkpoint (volume: the latest file;
+ * etcd: an image named with the fence, then latest moved by the owner's fenced txn; a refused
+ * image is removed). */
+srv_fence_result srv_coord_write_checkpoint(srv *s, const char *id, int64_t fence, const uint8_t *img, size_t n,
+                                            char *file, size_t file_cap, char *why, size_t cap);
+/* worker: the image latest names, mapped (srv_volume_map_latest's codes; 3: etcd unavailable). */
+int srv_coord_map_latest(srv *s, const char *id, const uint8_t **img, size_t *len, char *name, size_t name_cap,
+                         char *why, size_t cap);
+/* worker: asks the owner to let go. */
+bool srv_coord_request_handoff(srv *s, const char *id, char *why, size_t cap);
+/* service thread: whether the sandbox is still ours (volume: its lease renewed when due). */
+bool srv_coord_renew(srv *s, srv_sandbox *sb, int64_t now);
+bool srv_coord_handoff_requested(srv *s, const char *id);
+void srv_coord_handoff_clear(srv *s, const char *id);
+/* service thread: gives the sandbox up (forget: it was deleted; etcd: its keys go too). */
+void srv_coord_release(srv *s, const char *id, int64_t fence, bool forget);
+/* Whether temporary files of id may be another live server's (startup cleaning). */
+bool srv_coord_maybe_elsewhere(srv *s, const char *id);
+
+/* coord_etcd.c (see coord.c for what each does) */
+bool srv_etcd_open(srv *s, char *err, size_t cap);
+void srv_etcd_close(srv *s);
+srv_own srv_etcd_acquire(srv *s, const char *id, int64_t *fence, char *holder, size_t holder_cap, char *why,
+                         size_t cap);
+bool srv_etcd_holds(srv *s, const char *id, int64_t fence);
+bool srv_etcd_owned_here(srv *s, const char *id);   /* under any fence */
+srv_fence_result srv_etcd_commit(srv *s, const char *id, int64_t fence, const char *file, char *why, size_t cap);
+srv_fence_result srv_etcd_put_meta(srv *s, const char *id, int64_t fence, const char *text, char *why, size_t cap);
+/* meta and/or latest ("" when none) at one revision: SRV_READ_* */
+int srv_etcd_read(srv *s, const char *id, json_t **meta, char *latest, size_t latest_cap, char *why, size_t cap);
+bool srv_etcd_request_handoff(srv *s, const char *id, char *why, size_t cap);
+bool srv_etcd_handoff_asked(srv *s, const char *id);
+void srv_etcd_handoff_clear(srv *s, const char *id);
+void srv_etcd_release(srv *s, const char *id, int64_t fence, bool forget);
 
 /* ---- metrics (metrics.c) ---------------------------------------------------------------- */
 /* Histograms: counts per bucket (not cumulative; the last one is above every bound) and the
@@ -243,6 +305,7 @@ struct srv_conn {
      * lws had already read waits here, in order */
     srv_job *parse_job;
     srv_pending *raw_head, *raw_tail;
+    srv_job *attach_job;                /* the attach lookup on a worker (attach.c) */
     srv_conn *prev, *next;
 };
 
@@ -271,6 +334,7 @@ typedef enum srv_job_kind {
     SRV_JOB_HIBERNATE,
     SRV_JOB_WAKE,
     SRV_JOB_PARSE,                      /* a large client message, parsed off the service thread */
+    SRV_JOB_ATTACH,                     /* attach of a sandbox not live here: metadata, token, ownership */
 } srv_job_kind;
 
 /* Why a sliced execution came back from its worker unfinished (sched.c). */
@@ -338,6 +402,7 @@ struct srv_sandbox {
     bool kill_pending;                  /* kill_sandbox waits for the job */
     bool handoff_pending;               /* another server asked for it */
     bool lease_held;
+    int64_t fence;                      /* the ownership's fencing token (coord.c) */
     int64_t lease_renewed;
     int64_t handoff_checked;
     int64_t rate_window;
@@ -401,6 +466,7 @@ struct srv_job {
     size_t data_len;
     bool not_found;
     bool lease_taken;                   /* the worker took the new sandbox's lease */
+    int64_t fence;                      /* ... under this fencing token (coord.c) */
     int64_t submitted_us, started_us, ended_us; /* monotonic: queue and work times for the logs */
     srv_ckpt_info ckpt;                 /* a checkpoint job: what it wrote */
     uint64_t restore_bytes;             /* a restore job: the bytes of the images it read */
@@ -426,6 +492,14 @@ struct srv_job {
     srv_conn *conn;                     /* SRV_JOB_PARSE: the connection (NULL once it closed) */
     size_t max_bytes;                   /* SRV_JOB_PARSE: the limits */
     uint32_t max_depth;
+    /* SRV_JOB_ATTACH (attach.c): conn is the asking connection (NULL once it closed) */
+    srv *server;
+    char attach_id[SRV_ID_LEN + 1];
+    bool token_given;
+    char token_hash[65];
+    bool retry;                         /* a retry while waiting for a handoff */
+    bool handoff;                       /* the metadata allows handoff */
+    int attach;                         /* the outcome */
 };
 
 #define SRV_LANGUAGES 5 /* indexed by ri_language */
@@ -445,6 +519,7 @@ struct ri_server {
     char server_id[80];
     char *checkpoint_path;
     char *store_dir;
+    srv_etcd *etcd;                     /* --coordinator: ownership on etcd (coord_etcd.c), else NULL */
     char *hibernate_dir;
     bool hibernate_dir_temp;
     struct lws_context *ctx;
@@ -552,7 +627,10 @@ bool srv_action_known(const char *action);
 void srv_finish_kill(srv_sandbox *sb);
 /* Releases the sandbox's lease; for a sandbox with handoff (whose lease is the original's
  * lock) its socket hears SANDBOX_LOCK_RELEASING and SANDBOX_LOCK_RELEASED around it. */
-void srv_release_lease_announced(srv_sandbox *sb);
+void srv_release_lease_announced(srv_sandbox *sb, bool forget);
+/* The sandbox is no longer this server's (lease lost, a write fenced): its client hears
+ * SANDBOX_LOCK_RENEWAL_ERROR (why), its execution ends, it leaves the registry. */
+void srv_ownership_lost(srv_sandbox *sb, const char *why);
 /* Runs queued messages while nothing runs (service thread). */
 void srv_pump(srv_sandbox *sb);
 /* A parsed client message (taken over), or NULL with why (dispatch.c). */
@@ -580,6 +658,8 @@ void srv_handle_attach(srv_conn *c, const char *id, const char *token);
 /* The sandbox_token query argument ("" when absent). */
 void srv_url_token(struct lws *wsi, char *out, size_t cap);
 void srv_attach_retry(srv_conn *c);
+/* The connection goes away: its attach lookup forgets it (an ownership taken is released). */
+void srv_conn_forget_attach(srv_conn *c);
 void srv_tick(srv *s);
 /* Checkpoints what must be saved; false (s->error says which) when some were not. */
 bool srv_shutdown_sandboxes(srv *s);

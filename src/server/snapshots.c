@@ -244,11 +244,11 @@ char *srv_snapshot_action(srv_job *job, const char *action) {
     free(fns);
     if (!created) return store_error(job, action, &err);
     if (nsb->cfg.enable_checkpoint && sb->s->checkpoint_path) {
-        char holder[128], why[512];
+        char holder[640], why[640] = "out of memory";
         json_t *meta = srv_sandbox_metadata(nsb);
-        bool ok = srv_lease_acquire(sb->s->checkpoint_path, nsb->id, sb->s->server_id, sb->s->cfg.lease_ms, holder,
-                                    sizeof holder, why, sizeof why) == SRV_LEASE_ACQUIRED &&
-                  meta && srv_volume_write_metadata(sb->s->checkpoint_path, nsb->id, meta, why, sizeof why);
+        srv_own own = srv_coord_acquire(sb->s, nsb->id, &job->fence, holder, sizeof holder, why, sizeof why);
+        bool ok = own == SRV_OWN_ACQUIRED && meta &&
+                  srv_coord_write_meta(sb->s, nsb->id, job->fence, meta, why, sizeof why) == SRV_FENCE_OK;
         json_decref(meta);
         if (!ok) {
             ri_sandbox_free(created);
@@ -271,11 +271,13 @@ void srv_snapshot_action_done(srv_job *job) {
         job->new_sb = NULL;
         if (job->lease_taken) {
             nsb->lease_held = true;
+            nsb->fence = job->fence;
             nsb->lease_renewed = srv_mono_ms();
         }
         srv_log(nsb->s, "info", "sandbox created from a snapshot", "{s:s, s:s}", "sandbox_id", nsb->id, "origin",
                 job->sb->id);
     } else {
+        if (job->fence) srv_coord_release(nsb->s, nsb->id, job->fence, true); /* taken, then failed */
         srv_sandbox_remove(nsb);
     }
     srv_sandbox_unref(nsb);

@@ -18,7 +18,7 @@ static void idle_expired(srv_sandbox *sb) {
     srv_log(s, "info", "idle timeout: deleting", "{s:s}", "sandbox_id", sb->id);
     if (c) srv_conn_send_status(c, "SANDBOX_DELETING");
     if (s->checkpoint_path && sb->cfg.enable_checkpoint) {
-        srv_release_lease_announced(sb); /* the original's lock statuses (handoff) */
+        srv_release_lease_announced(sb, true); /* the original's lock statuses (handoff) */
         srv_volume_remove(s->checkpoint_path, sb->id);
     }
     if (c) {
@@ -95,6 +95,18 @@ static void memory_budget(srv *s, int64_t now) {
     free(owners);
 }
 
+void srv_ownership_lost(srv_sandbox *sb, const char *why) {
+    srv *s = sb->s;
+    srv_log(s, "error", "lease lost", "{s:s, s:s}", "sandbox_id", sb->id, "error", why);
+    sb->lease_held = false; /* nothing to release: it is another server's now, or no one's */
+    if (sb->conn) {
+        srv_conn_send_error(sb->conn, "SANDBOX_LOCK_RENEWAL_ERROR", why);
+        srv_conn_close(sb->conn, 4000);
+    }
+    srv_kill_process(sb);
+    srv_sandbox_remove(sb);
+}
+
 void srv_tick(srv *s) {
     int64_t now = srv_mono_ms();
     for (srv_conn *c = s->conns, *next; c; c = next) {
@@ -111,26 +123,17 @@ void srv_tick(srv *s) {
         next = sb->next;
         srv_sandbox_ref(sb);
         if (sb->job && atomic_load(&sb->killed) && sb->sb) ri_sandbox_interrupt(sb->sb);
-        if (sb->lease_held && s->checkpoint_path && now - sb->lease_renewed >= (int64_t)s->cfg.lease_ms / 3) {
-            if (srv_lease_renew(s->checkpoint_path, sb->id, s->server_id, s->cfg.lease_ms)) {
-                sb->lease_renewed = now;
-            } else {
-                srv_log(s, "error", "lease lost", "{s:s}", "sandbox_id", sb->id);
-                sb->lease_held = false;
-                if (sb->conn) {
-                    srv_conn_send_error(sb->conn, "SANDBOX_LOCK_RENEWAL_ERROR",
-                                        "Lost the sandbox's lease to another server.");
-                    srv_conn_close(sb->conn, 4000);
-                }
-                srv_kill_process(sb);
-                srv_sandbox_remove(sb);
-                srv_sandbox_unref(sb);
-                continue;
-            }
+        if (sb->lease_held && s->checkpoint_path && !srv_coord_renew(s, sb, now)) {
+            srv_ownership_lost(sb, s->etcd ? "Lost the sandbox: this server's etcd lease ended (another server may "
+                                             "own it now)."
+                                           : "Lost the sandbox's lease to another server.");
+            srv_sandbox_unref(sb);
+            continue;
         }
-        if (sb->lease_held && sb->cfg.handoff && !sb->handoff_pending && now - sb->handoff_checked >= 200) {
+        if (sb->lease_held && sb->cfg.handoff && !sb->handoff_pending &&
+            now - sb->handoff_checked >= (s->etcd ? 0 : 200)) { /* etcd: a local flag the watch sets */
             sb->handoff_checked = now;
-            if (srv_handoff_requested(s->checkpoint_path, sb->id)) {
+            if (srv_coord_handoff_requested(s, sb->id)) {
                 srv_log(s, "info", "handoff: releasing", "{s:s}", "sandbox_id", sb->id);
                 sb->handoff_pending = true;
                 /* the original's order: the request, the checkpoint, a running execution

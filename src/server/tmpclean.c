@@ -34,7 +34,7 @@ static unsigned clean_dir(const char *dir, bool lease_held_elsewhere) {
 static void clean_sandbox(srv *s, const char *id) {
     int fd = srv_lease_lock(s->checkpoint_path, id);
     if (fd < 0) return;
-    bool elsewhere = srv_lease_held_by_other(s->checkpoint_path, id, s->server_id);
+    bool elsewhere = srv_coord_maybe_elsewhere(s, id);
     char dir[1200];
     snprintf(dir, sizeof dir, "%s/%s", s->checkpoint_path, id);
     unsigned n = clean_dir(dir, elsewhere);

@@ -141,14 +141,48 @@ bool srv_read_file(const char *path, size_t max, uint8_t **out, size_t *out_len,
     return true;
 }
 
-static bool ckpt_name_valid(const char *s, size_t n) {
-    if (n < 16 || n > 40 || memcmp(s, "checkpoint_", 11) != 0 || memcmp(s + n - 4, ".img", 4) != 0) return false;
-    for (size_t i = 11; i < n - 4; i++)
-        if (s[i] < '0' || s[i] > '9') return false;
+/* checkpoint_{ms}.img (volume leases) or checkpoint_{fence}_{ms}.img (etcd: the owner's
+ * fencing token, so that a server that lost the sandbox never writes over a name the new
+ * owner uses); both numbers of at most 19 digits. */
+static bool ckpt_name_parse(const char *s, size_t n, uint64_t *fence, uint64_t *ms) {
+    if (n < 16 || n > 54 || memcmp(s, "checkpoint_", 11) != 0 || memcmp(s + n - 4, ".img", 4) != 0) return false;
+    uint64_t num[2] = {0, 0};
+    size_t k = 0, digits = 0;
+    for (size_t i = 11; i < n - 4; i++) {
+        if (s[i] == '_' && k == 0 && digits > 0) {
+            k = 1;
+            digits = 0;
+        } else if (s[i] >= '0' && s[i] <= '9' && digits < 19) {
+            num[k] = num[k] * 10 + (uint64_t)(s[i] - '0');
+            digits++;
+        } else {
+            return false;
+        }
+    }
+    if (digits == 0) return false;
+    *fence = k ? num[0] : 0;
+    *ms = k ? num[1] : num[0];
     return true;
 }
 
-/* The images in dir, oldest first (the names sort by their time: length, then text). */
+static bool ckpt_name_valid(const char *s, size_t n) {
+    uint64_t f, m;
+    return ckpt_name_parse(s, n, &f, &m);
+}
+
+/* Name order: -1, 0, 1 as a is older than, the same as, newer than b: by fencing token (a
+ * later owner's images are newer whatever the machines' clocks say), then by time. */
+static int name_cmp(const char *a, const char *b) {
+    uint64_t fa = 0, ma = 0, fb = 0, mb = 0;
+    ckpt_name_parse(a, strlen(a), &fa, &ma);
+    ckpt_name_parse(b, strlen(b), &fb, &mb);
+    if (fa != fb) return fa < fb ? -1 : 1;
+    if (ma != mb) return ma < mb ? -1 : 1;
+    int c = strcmp(a, b);
+    return c < 0 ? -1 : c > 0;
+}
+
+/* The images in dir, oldest first (name_cmp). */
 static char **list_images(const char *dir, size_t *count) {
     *count = 0;
     DIR *d = opendir(dir);
@@ -171,8 +205,7 @@ static char **list_images(const char *dir, size_t *count) {
     closedir(d);
     for (size_t i = 1; i < n; i++)
         for (size_t j = i; j > 0; j--) {
-            size_t a = strlen(names[j - 1]), b = strlen(names[j]);
-            if (a > b || (a == b && strcmp(names[j - 1], names[j]) > 0)) {
+            if (name_cmp(names[j - 1], names[j]) > 0) {
                 char *t = names[j - 1];
                 names[j - 1] = names[j];
                 names[j] = t;
@@ -188,13 +221,6 @@ static void free_names(char **names, size_t n) {
     free(names);
 }
 
-/* Name order: -1, 0, 1 as a is older than, the same as, newer than b. */
-static int name_cmp(const char *a, const char *b) {
-    size_t x = strlen(a), y = strlen(b);
-    if (x != y) return x < y ? -1 : 1;
-    int c = strcmp(a, b);
-    return c < 0 ? -1 : c > 0;
-}
 
 /* Whether dir/name is a delta image (section PRNT). PRNT sits just before the checksum
  * trailer, so the tail tells; a full image whose tail happens to read "PRNT" is told
@@ -314,7 +340,7 @@ static void *sync_main(void *arg) {
     return NULL;
 }
 
-bool srv_volume_write_checkpoint(const char *root, const char *id, const uint8_t *img, size_t len,
+bool srv_volume_write_checkpoint(const char *root, const char *id, int64_t fence, const uint8_t *img, size_t len,
                                  char *file_out, size_t file_cap, char *why, size_t cap) {
     if (!srv_id_valid(id)) return snprintf(why, cap, "invalid sandbox id"), false;
     char dir[1024];
@@ -324,7 +350,8 @@ bool srv_volume_write_checkpoint(const char *root, const char *id, const uint8_t
     char name[64], path[1200];
     struct stat st;
     for (;; ms++) { /* never overwrite an image: two checkpoints in one ms get ms+1 */
-        snprintf(name, sizeof name, "checkpoint_%lld.img", (long long)ms);
+        if (fence > 0) snprintf(name, sizeof name, "checkpoint_%lld_%lld.img", (long long)fence, (long long)ms);
+        else snprintf(name, sizeof name, "checkpoint_%lld.img", (long long)ms);
         snprintf(path, sizeof path, "%s/%s", dir, name);
         if (stat(path, &st) != 0) break;
     }
@@ -335,6 +362,13 @@ bool srv_volume_write_checkpoint(const char *root, const char *id, const uint8_t
      * synced and renamed: the journal commits overlap, and a checkpoint waits for three
      * syncs in a row, not four. */
     staged latest, image;
+    if (fence > 0) {
+        /* etcd's latest names it once the owner's fenced txn holds (the caller's commit): no
+         * latest file here, which a server that lost the sandbox could move */
+        bool ok = stage_file(dir, name, img, len, true, NULL, &image, why, cap) && commit_file(dir, &image, true, why, cap);
+        if (ok && file_out) snprintf(file_out, file_cap, "%s", name);
+        return ok;
+    }
     int latest_fd = -1;
     if (!stage_file(dir, "latest", name, strlen(name), false, &latest_fd, &latest, why, cap)) return false;
     sync_job sj = {.fd = latest_fd};

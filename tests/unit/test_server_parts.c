@@ -143,6 +143,52 @@ static int count_images(const char *dir) {
     return n;
 }
 
+static bool image_exists(const char *root, const char *id, const char *name) {
+    char p[1200];
+    snprintf(p, sizeof p, "%s/%s/checkpoints/%s", root, id, name);
+    return access(p, F_OK) == 0;
+}
+
+/* With etcd, images carry the owner's fencing token (checkpoint_{token}_{ms}.img), no latest
+ * file is written, and images sort by (token, time): a later owner's image is newer even when
+ * its machine's clock is behind. */
+static void volume_fenced_names(void **state) {
+    (void)state;
+    char *root = tmpdir();
+    char id[SRV_ID_LEN + 1], why[512], file[128], path[1200];
+    assert_true(srv_new_sandbox_id(id));
+    uint8_t data[3] = {'i', 'm', 'x'};
+    assert_true(srv_volume_write_checkpoint(root, id, 42, data, 3, file, sizeof file, why, sizeof why));
+    assert_memory_equal(file, "checkpoint_42_", 14);
+    const uint8_t *img;
+    size_t n;
+    assert_int_equal(srv_volume_map_latest(root, id, &img, &n, NULL, 0, why, sizeof why), 1); /* no latest file */
+    assert_int_equal(srv_volume_map_image(root, id, file, &img, &n, why, sizeof why), 0);
+    srv_unmap(img, n);
+    /* an old owner's image from a clock far ahead, a new owner's from a clock behind */
+    const char *names[] = {"checkpoint_9999999999999.img", "checkpoint_5_9999999999999.img",
+                           "checkpoint_7_1000000000000.img"};
+    for (size_t i = 0; i < 3; i++) {
+        snprintf(path, sizeof path, "%s/%s/checkpoints", root, id);
+        assert_true(srv_write_atomic(path, names[i], data, 3, why, sizeof why));
+    }
+    /* images newer than latest = the token-7 image: the token-42 one only */
+    srv_volume_drop_newer(root, id, names[2]);
+    assert_false(image_exists(root, id, file));
+    assert_true(image_exists(root, id, names[2]));
+    /* keep 1: the token-7 image stays, the older owners' go */
+    srv_volume_prune(root, id, names[2], 1);
+    assert_false(image_exists(root, id, names[0]));
+    assert_false(image_exists(root, id, names[1]));
+    assert_true(image_exists(root, id, names[2]));
+    /* names that are not images */
+    const char *bad[] = {"checkpoint__1.img", "checkpoint_1_.img", "checkpoint_1_2_3.img", "checkpoint_x.img"};
+    for (size_t i = 0; i < 4; i++)
+        assert_int_equal(srv_volume_map_image(root, id, bad[i], &img, &n, why, sizeof why), 2);
+    srv_remove_tree(root);
+    free(root);
+}
+
 static void volume_layout(void **state) {
     (void)state;
     char *root = tmpdir();
@@ -153,7 +199,7 @@ static void volume_layout(void **state) {
     assert_int_equal(srv_volume_map_latest(root, id, &img, &n, NULL, 0, why, sizeof why), 1); /* not found */
     for (int i = 0; i < 5; i++) {
         uint8_t data[3] = {'i', 'm', (uint8_t)('0' + i)};
-        assert_true(srv_volume_write_checkpoint(root, id, data, 3, file, sizeof file, why, sizeof why));
+        assert_true(srv_volume_write_checkpoint(root, id, 0, data, 3, file, sizeof file, why, sizeof why));
         assert_memory_equal(file, "checkpoint_", 11);
     }
     snprintf(path, sizeof path, "%s/%s/checkpoints", root, id);
@@ -367,6 +413,7 @@ int main(void) {
         cmocka_unit_test(utf8_split_character_waits), cmocka_unit_test(utf8_invalid_bytes_become_fffd),
         cmocka_unit_test(base64_strict),              cmocka_unit_test(ids_and_tokens),
         cmocka_unit_test(message_limits),             cmocka_unit_test(volume_layout),
+        cmocka_unit_test(volume_fenced_names),
         cmocka_unit_test(leases_between_owners),      cmocka_unit_test(host_modules_namespace),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
