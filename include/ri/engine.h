@@ -440,8 +440,10 @@ RI_API bool ri_memimage_read_page(const ri_memimage *img, uint32_t page, uint8_t
 
 /* One more reference to a module (ri_module_free drops one): a fork shares it. */
 RI_API ri_module *ri_module_retain(ri_module *module);
-/* ri_instantiate without running the start function: for an instance whose state is
- * about to be replaced (a fork), where the start function already ran in the original. */
+/* ri_instantiate without running the start function and without initialising from the
+ * active segments (tables and memories stay as allocated, no segment is marked dropped):
+ * for an instance whose whole state is about to be replaced (a fork, a restore), where
+ * the original's instantiation already did both. */
 RI_API ri_instance *ri_instantiate_nostart(ri_store *store, const ri_module *module, const ri_extern *imports,
                                     uint32_t nimports, ri_error *err);
 /* ---- suspension: pause anywhere, resume anywhere ---------------------

@@ -454,8 +454,11 @@ static bool init_datas(ri_instance *inst, ri_error *err) {
     return true;
 }
 
+/* fresh: the state is about to be replaced whole (a fork, a restore): no start function and
+ * no active segments (their copies would be overwritten at once: for a large interpreter
+ * they were most of a fork's time); the replacing state sets the dropped flags too. */
 static ri_instance *instantiate(ri_store *store, const ri_module *module, const ri_extern *imports,
-                                uint32_t nimports, bool run_start, ri_error *err) {
+                                uint32_t nimports, bool fresh, ri_error *err) {
     ri_error scratch;
     if (!err) err = &scratch;
     if (!store || !module) {
@@ -503,10 +506,10 @@ static ri_instance *instantiate(ri_store *store, const ri_module *module, const 
         }
     }
     if (!alloc_definitions(inst, err)) return NULL;
-    if (!init_elems(inst, err)) return NULL;
-    if (!init_datas(inst, err)) return NULL;
+    if (!fresh && !init_elems(inst, err)) return NULL;
+    if (!fresh && !init_datas(inst, err)) return NULL;
 
-    if (run_start && module->has_start) {
+    if (!fresh && module->has_start) {
         ri_func *start = module->start < module->nfuncs ? inst->funcs[module->start] : NULL;
         if (!start) {
             ri_error_set(err, RI_ERR_INVALID, "start function %u does not exist", module->start);
@@ -536,12 +539,12 @@ fail_unlinked:
 
 ri_instance *ri_instantiate(ri_store *store, const ri_module *module, const ri_extern *imports,
                             uint32_t nimports, ri_error *err) {
-    return instantiate(store, module, imports, nimports, true, err);
+    return instantiate(store, module, imports, nimports, false, err);
 }
 
 ri_instance *ri_instantiate_nostart(ri_store *store, const ri_module *module, const ri_extern *imports,
                                     uint32_t nimports, ri_error *err) {
-    return instantiate(store, module, imports, nimports, false, err);
+    return instantiate(store, module, imports, nimports, true, err);
 }
 
 /* ---- exports --------------------------------------------------------------------- */
