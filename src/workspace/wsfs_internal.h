@@ -180,6 +180,36 @@ static inline uint64_t get_u64(const uint8_t *p) {
 #define WSFS_INODE_FIXED 56u /* ino .. parent */
 #define WSFS_ENTRY_FIXED 18u /* key, ino, name length */
 
+/* The record of one inode: its length (added to *total; false on overflow) and its bytes
+ * (at p, returning the end). serialize.c. */
+bool fs_record_size(const wsfs_inode *in, size_t *total);
+uint8_t *fs_put_record(const wsfs_inode *in, uint8_t *p);
+/* parse.c, for deltas applied to a file system (delta_fs.c): exactly one record of len
+ * bytes into fs (its inode's slot empty, fs->next_ino already the result's counter), with
+ * the parser's rules for one record; and the parser's whole-tree checks of fs. */
+wsfs_status fs_parse_one(wsfs *fs, const uint8_t *data, size_t len, wsfs_error *err);
+wsfs_status fs_check_tree(wsfs *fs, wsfs_error *err);
+
+/* ---- the workspace delta's format (delta.c, delta_fs.c) ---- */
+#define WSFS_DELTA_MAGIC "WSFD"
+#define WSFS_DELTA_VERSION 1u
+#define WSFS_DELTA_HEADER 48u
+#define WSFS_DELTA_OP_HEADER 16u
+#define WSFS_DELTA_RANGE_HEADER 16u
+#define WSFS_DELTA_GAP 32u /* equal bytes that do not split a range */
+enum { WSFS_OP_REMOVED = 1, WSFS_OP_RECORD = 2, WSFS_OP_FILE = 3 };
+/* A growing output buffer; failed sticks after the first allocation failure. */
+typedef struct wsfs_dbuf {
+    uint8_t *p;
+    size_t len, cap;
+    bool failed;
+} wsfs_dbuf;
+uint8_t *wsfs_dbuf_grow(wsfs_dbuf *b, size_t n);
+void wsfs_dbuf_op(wsfs_dbuf *b, uint64_t ino, uint8_t kind, uint32_t k);
+void wsfs_dbuf_put(wsfs_dbuf *b, const void *src, size_t n);
+/* The header, written over the first WSFS_DELTA_HEADER bytes of b. */
+void wsfs_dbuf_header(wsfs_dbuf *b, uint64_t blen, uint64_t clen, uint64_t counter, uint64_t count, uint64_t nops);
+
 /* One record of a canonical image (files.c), found by structure only. */
 typedef struct wsfs_record {
     uint64_t ino;
