@@ -168,12 +168,18 @@ bool srv_checkpoint_now(srv_sandbox *sb, srv_ckpt_info *info, char *why, size_t 
         ri_sandbox_error err;
         size_t sel_len = 0;
         uint8_t *select = srv_delta_pages(sb, &sel_len);
-        /* a delta of the pages changed since the parent (delta.c); if it cannot be
-         * written, a full image does the job */
-        if (select && ri_sandbox_snapshot_pages(sb->sb, &o, select, sel_len, sb->delta.parent_sha256,
-                                                sb->delta.parent_len, &img, &n, &err))
+        /* a delta of the pages changed since the parent and of the workspace's changes
+         * since the parent's (delta.c); if it cannot be written, a full image does the job */
+        if (select && ri_sandbox_snapshot_pages_on(sb->sb, &o, select, sel_len, sb->delta.parent_sha256,
+                                                   sb->delta.parent_len,
+                                                   sb->delta.base_is_parent ? sb->delta.base : NULL, &img, &n, &err))
             full = false;
         free(select);
+        if (!full && n > sb->delta.parent_len / 2) { /* the changes add up to much of the state */
+            free(img);
+            img = NULL;
+            full = true;
+        }
         if (full && !ri_sandbox_snapshot_with(sb->sb, &o, &img, &n, &err))
             return snprintf(why, cap, "Snapshot failed: %s", err.message), false;
     } else if (sb->hibernated) {
@@ -429,6 +435,7 @@ static void hibernate_done(srv_job *job) {
     sb->delta.tracking = false;
     ri_checkpoint_free(sb->delta.base);
     sb->delta.base = NULL;
+    sb->delta.base_is_parent = false;
     atomic_fetch_add(&sb->s->m.hibernations, 1);
     srv_log(sb->s, "info", "sandbox hibernated", "{s:s}", "sandbox_id", sb->id);
 }

@@ -308,6 +308,8 @@ typedef struct srv_delta_state {
     uint32_t dirty_pages;               /* pages dirty covers */
     bool tracking;                      /* memory backed by the capture made at restore */
     ri_checkpoint *base;                /* that capture: still the memory's backing? */
+    bool base_is_parent;                /* base holds the parent image's state: deltas store the
+                                           workspace as its changes from base's */
 } srv_delta_state;
 
 struct srv_sandbox {
