@@ -11,6 +11,7 @@
 #ifndef RI_WORKSPACE_WSFS_INTERNAL_H
 #define RI_WORKSPACE_WSFS_INTERNAL_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 
 #include "common/ri_assert.h"
@@ -21,12 +22,25 @@ enum { OBJ_NODE = 1, OBJ_INODE = 2, OBJ_BLOCK = 3 };
 typedef struct wsfs_obj {
     atomic_uint_fast32_t refs;
     uint8_t kind;
+    uint8_t slab; /* blocks: from a slab of the family (slab.c), else malloc's */
 } wsfs_obj;
 
-/* What an origin and its forks share: counters of live objects (tests, accounting). */
+/* A 2 MiB slab of blocks (slab.c); its header is at its start. */
+typedef struct wsfs_slab {
+    struct wsfs_slab *prev, *next; /* in the family's list of slabs with room */
+    void *free;                    /* freed slots, each holding the next one's address */
+    uint32_t live, bump;           /* blocks handed out; slots handed out from the start */
+    bool listed;
+} wsfs_slab;
+
+/* What an origin and its forks share: counters of live objects (tests, accounting), and
+ * the slabs their blocks come from. */
 typedef struct wsfs_family {
     atomic_uint_fast32_t refs;
     atomic_int_fast64_t blocks, nodes, inodes;
+    pthread_mutex_t lock; /* guards avail */
+    wsfs_slab *avail;     /* slabs with a free slot */
+    uint32_t empty;       /* empty slabs kept (in avail) */
 } wsfs_family;
 
 #define RX_BITS 6
@@ -88,6 +102,11 @@ bool obj_shared(const wsfs_obj *o);
 wsfs_family *family_new(void);
 void family_release(wsfs_family *fam);
 wsfs_block *block_new(wsfs_family *fam); /* zeroed */
+/* A block from the family's slabs (h.slab set, data unset), or NULL: use malloc (a small
+ * family, or no mapping); its free; the empty slabs' unmapping at the family's end. */
+wsfs_block *slab_block_alloc(wsfs_family *fam);
+void slab_block_free(wsfs_family *fam, wsfs_block *b);
+void slab_release_all(wsfs_family *fam);
 /* A block holding src's n bytes (n >= 1), zero after them (n = 0: data left unset). */
 wsfs_block *block_new_filled(wsfs_family *fam, const uint8_t *src, size_t n);
 wsfs_inode *inode_alloc(wsfs_family *fam, uint64_t ino, uint8_t type);
