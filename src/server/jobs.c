@@ -460,6 +460,7 @@ bool srv_hibernatable(const srv_sandbox *sb) {
      * its whole state in the sandbox (the paused call, the process's wait) */
     const srv_job *j = sb->job;
     return sb->parked == j && j->kind == SRV_JOB_EXECUTION && j->wasi && j->started && !sb->proc &&
+           sb->conn && /* a detached one is woken at once (tick.c): its grace runs in memory */
            !atomic_load(&sb->live_ckpt) && !atomic_load(&sb->killed);
 }
 
