@@ -7,7 +7,9 @@
  *   serialize and parse of a workspace of 1,000 files (10 MiB), against memcpy;
  *   checkpoint (ri_sandbox_snapshot_with, uncompressed) of a WASI sandbox with 16 MiB of
  *     memory and that workspace after 1% of each file changed, and fsync of the image
- *     written to a file, reported apart; restore of it;
+ *     written to a file, reported apart; restore of it; incremental checkpoints on a parent
+ *     image (the workspace whole, then as its changes from the parent state's) and their
+ *     restore, from the parent's bytes and on the parent state held in memory (cache warm);
  *   fork of the workspace with 10, 1,000 and 10,000 files;
  *   store size of 100 snapshots of a slowly changing workspace against 100 full images.
  * WASI call overhead (fd_write against a plain host function) is not measured here yet.
