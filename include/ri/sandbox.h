@@ -522,6 +522,28 @@ RI_API bool ri_sandbox_restore_delta_known(ri_sandbox *sb, const uint8_t *parent
 RI_API bool ri_sandbox_snapshot_pages(ri_sandbox *sb, const ri_snapshot_options *opts, const uint8_t *select,
                                size_t select_len, const uint8_t parent_sha256[32], uint64_t parent_len, uint8_t **out,
                                size_t *out_len, ri_sandbox_error *err);
+/* ri_sandbox_snapshot_pages whose workspace, too, is only the changes from the parent's:
+ * parent_state is a checkpoint holding the state the parent image holds (taken when it
+ * was written or restored; the caller answers for it, as for select). The workspace
+ * delta is found by walking both workspaces, skipping what they share, so its cost
+ * follows the files changed since. parent_state NULL, or without a WASI process: as
+ * ri_sandbox_snapshot_pages (the workspace whole). */
+RI_API bool ri_sandbox_snapshot_pages_on(ri_sandbox *sb, const ri_snapshot_options *opts, const uint8_t *select,
+                                  size_t select_len, const uint8_t parent_sha256[32], uint64_t parent_len,
+                                  const ri_checkpoint *parent_state, uint8_t **out, size_t *out_len,
+                                  ri_sandbox_error *err);
+/* Restores a delta image on its parent's state held in memory (cache warm): parent_state
+ * is a checkpoint of the state the parent image (parent_sha256, parent_len: the delta's
+ * PRNT must name them) holds, taken from a sandbox running the same module. The memory
+ * becomes a copy-on-write mapping of the checkpoint's with the delta's pages written over
+ * it, the workspace a fork of the checkpoint's with the delta's changes applied, so the
+ * cost follows the delta, not the state. The result is the state ri_sandbox_restore_delta
+ * gives (the same snapshot bytes). A delta holding a paused call (section FRMS) is
+ * refused: restore it with its parent's bytes. Atomic: on failure the sandbox is
+ * unchanged. */
+RI_API bool ri_sandbox_restore_delta_on(ri_sandbox *sb, const ri_checkpoint *parent_state,
+                                 const uint8_t parent_sha256[32], uint64_t parent_len, const uint8_t *delta,
+                                 size_t delta_len, ri_sandbox_error *err);
 /* ---- pausable executions --------------------------------------------------------
  * With a pause-on mask (RI_SUSPEND_ON_GAS, _INTERRUPT, _YIELD of ri/engine.h), an
  * execution of the direct convention that runs out of gas (instructions schedule), is

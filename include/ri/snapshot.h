@@ -228,6 +228,10 @@ RI_API void ri_snap_image_free(ri_snap_image *img);
 /* The workspace's canonical bytes of an image with has_wasi (decompressed and checked:
  * one zstd frame of exactly the declared length): *out malloc'd (NULL when empty). */
 RI_API bool ri_snap_workspace(const ri_snap_image *img, uint8_t **out, size_t *len, ri_snap_error *err);
+/* The workspace delta of a delta image read alone (img->workspace_delta: WSFS of kind 1),
+ * decompressed and checked as ri_snap_workspace checks a workspace; the caller applies it
+ * to the parent's workspace. Any other image: RI_SNAP_ERR_ARGUMENT. *out malloc'd. */
+RI_API bool ri_snap_workspace_delta(const ri_snap_image *img, uint8_t **out, size_t *len, ri_snap_error *err);
 
 /* A copy of a full WSNP v2 image that holds a WASI process, with `workspace` (a
  * workspace's canonical serialization, as ri_snap_workspace gives it) in place of its own:
@@ -268,6 +272,12 @@ RI_API bool ri_snap_check(const ri_instance *inst, const ri_snap_image *img, ri_
  * both the image's mapping and fresh pages at the commit, that memory is left empty and
  * the error (RI_SNAP_ERR_NOMEM, "Restore incomplete ...") says so. */
 RI_API bool ri_snap_restore(ri_instance *inst, const ri_snap_image *img, ri_snap_error *err);
+/* ri_snap_restore of a delta image read alone (ri_snap_delta_read) onto an instance whose
+ * memories already hold the parent's contents (a rollback to a checkpoint of the parent's
+ * state): each memory takes the image's size and the pages the image stores are written
+ * over it, the rest as ri_snap_restore. The cost follows the stored pages. Fallible steps
+ * (decompression, growing) come first: false leaves the instance unchanged. */
+RI_API bool ri_snap_restore_onto(ri_instance *inst, const ri_snap_image *img, ri_snap_error *err);
 
 /* ---- diff ------------------------------------------------------------------------- */
 
@@ -451,6 +461,11 @@ typedef struct ri_snap_delta_target {
     uint64_t parent_len;
     const uint8_t *const *select; /* one bitmap per memory */
     uint32_t nselect;             /* must be the instance's memory count */
+    /* The workspace as a workspace delta against the parent's (docs/SNAPSHOT_FORMAT.md
+     * "WSFS in a delta"; WSFS kind 1), which the caller answers for; NULL: opts->workspace
+     * whole (kind 0). Only with opts->has_wasi. */
+    const uint8_t *workspace_delta;
+    size_t workspace_delta_len;
 } ri_snap_delta_target;
 RI_API bool ri_snap_write_delta(const ri_instance *inst, const ri_snap_meta *meta, const ri_snap_write_options *opts,
                          const ri_snap_call *call, const ri_snap_delta_target *target, uint8_t **out,

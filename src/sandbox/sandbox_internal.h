@@ -344,6 +344,9 @@ typedef struct sb_wasi_bytes {
  * the bytes until the image is written (sb_wasi_bytes_free). */
 bool sb_wasi_snapshot_options(ri_sandbox *sb, ri_snap_write_options *w, sb_wasi_bytes *owned,
                               ri_sandbox_error *err);
+/* The same without the workspace (w->workspace NULL): for a delta that carries it as the
+ * changes from the parent's. */
+bool sb_wasi_state_options(ri_sandbox *sb, ri_snap_write_options *w, sb_wasi_bytes *owned, ri_sandbox_error *err);
 void sb_wasi_bytes_free(sb_wasi_bytes *b);
 /* The process img's sections describe, built and checked beside the sandbox's (*out NULL
  * when the image holds none); sb_wasi_commit installs it (NULL: nothing changes). */

@@ -3,12 +3,15 @@
  * (the server's checkpoints): the pages written since the memory's backing image (the
  * last in-memory checkpoint, found through the engine's page tracking in O(pages written)),
  * and a WSNP v2 delta storing only a given page set. Unlike ri_sandbox_snapshot_delta no
- * full image is made or compared: the cost is that of the pages stored.
+ * full image is made or compared: the cost is that of the pages stored. Given the parent's
+ * state as a checkpoint, the workspace too is stored as the changes from the parent's.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "sandbox_internal.h"
+#include "wasi/wasi.h"
+#include "workspace/wsfs.h"
 
 static ri_memory *only_memory(ri_sandbox *sb, ri_sandbox_error *err) {
     if (!sb_snapshot_allowed(sb, err)) return NULL;
@@ -43,9 +46,9 @@ int64_t ri_sandbox_written_pages(ri_sandbox *sb, uint8_t *bitmap, size_t bitmap_
     return n;
 }
 
-bool ri_sandbox_snapshot_pages(ri_sandbox *sb, const ri_snapshot_options *opts, const uint8_t *select,
-                               size_t select_len, const uint8_t parent_sha256[32], uint64_t parent_len, uint8_t **out,
-                               size_t *out_len, ri_sandbox_error *err) {
+static bool snapshot_pages(ri_sandbox *sb, const ri_snapshot_options *opts, const uint8_t *select, size_t select_len,
+                           const uint8_t parent_sha256[32], uint64_t parent_len, const ri_checkpoint *parent_state,
+                           uint8_t **out, size_t *out_len, ri_sandbox_error *err) {
     ri_sandbox_error scratch;
     if (!err) err = &scratch;
     sb_error_clear(err);
@@ -81,12 +84,31 @@ bool ri_sandbox_snapshot_pages(ri_sandbox *sb, const ri_snapshot_options *opts, 
     const uint8_t *sets[1] = {select};
     target.select = sets;
     target.nselect = 1;
-    sb_wasi_bytes wasi; /* a delta carries the whole workspace and process state */
-    if (!sb_wasi_snapshot_options(sb, &w, &wasi, err)) return false;
+    /* The workspace: the changes from the parent state's when there is one (found by
+     * walking both trees, what they share skipped), else whole; and the process state. */
+    wsfs *base_ws = parent_state && parent_state->wasi ? ri_wasi_workspace(parent_state->wasi) : NULL;
+    wsfs *ws = sb->wasi ? ri_wasi_workspace(sb->wasi) : NULL;
+    uint8_t *ws_delta = NULL;
+    size_t ws_delta_len = 0;
+    if (base_ws && ws) {
+        wsfs_error we;
+        if (wsfs_delta_encode_fs(base_ws, ws, &ws_delta, &ws_delta_len, &we) != WSFS_OK) {
+            sb_error_set(err, RI_SANDBOX_SNAPSHOT_ERROR, "Cannot snapshot: %s", we.message);
+            return false;
+        }
+        target.workspace_delta = ws_delta;
+        target.workspace_delta_len = ws_delta_len;
+    }
+    sb_wasi_bytes wasi;
+    if (!(ws_delta ? sb_wasi_state_options(sb, &w, &wasi, err) : sb_wasi_snapshot_options(sb, &w, &wasi, err))) {
+        free(ws_delta);
+        return false;
+    }
     ri_snap_call call;
     memset(&call, 0, sizeof call);
     if (sb->pending && !sb_snapshot_call(sb, &call, err)) {
         sb_wasi_bytes_free(&wasi);
+        free(ws_delta);
         return false;
     }
     ri_snap_error e;
@@ -94,8 +116,22 @@ bool ri_sandbox_snapshot_pages(ri_sandbox *sb, const ri_snapshot_options *opts, 
                                   &e);
     ri_snap_call_free(&call);
     sb_wasi_bytes_free(&wasi);
+    free(ws_delta);
     if (!ok) sb_error_set(err, RI_SANDBOX_SNAPSHOT_ERROR, "Cannot snapshot: %s", e.message);
     return ok;
+}
+
+bool ri_sandbox_snapshot_pages(ri_sandbox *sb, const ri_snapshot_options *opts, const uint8_t *select,
+                               size_t select_len, const uint8_t parent_sha256[32], uint64_t parent_len, uint8_t **out,
+                               size_t *out_len, ri_sandbox_error *err) {
+    return snapshot_pages(sb, opts, select, select_len, parent_sha256, parent_len, NULL, out, out_len, err);
+}
+
+bool ri_sandbox_snapshot_pages_on(ri_sandbox *sb, const ri_snapshot_options *opts, const uint8_t *select,
+                                  size_t select_len, const uint8_t parent_sha256[32], uint64_t parent_len,
+                                  const ri_checkpoint *parent_state, uint8_t **out, size_t *out_len,
+                                  ri_sandbox_error *err) {
+    return snapshot_pages(sb, opts, select, select_len, parent_sha256, parent_len, parent_state, out, out_len, err);
 }
 
 bool ri_sandbox_backed_by(ri_sandbox *sb, const ri_checkpoint *cp) {

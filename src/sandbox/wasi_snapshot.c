@@ -11,13 +11,13 @@
 #include "sandbox_internal.h"
 #include "wasi/wasi.h"
 
-bool sb_wasi_snapshot_options(ri_sandbox *sb, ri_snap_write_options *w, sb_wasi_bytes *owned,
-                              ri_sandbox_error *err) {
+static bool wasi_options(ri_sandbox *sb, ri_snap_write_options *w, sb_wasi_bytes *owned, bool workspace,
+                         ri_sandbox_error *err) {
     memset(owned, 0, sizeof *owned);
     if (!sb->wasi) return true;
     size_t state_len = 0, ws_len = 0;
     if (!ri_wasi_state_write(sb->wasi, &owned->state, &state_len) ||
-        !ri_wasi_workspace_write(sb->wasi, &owned->workspace, &ws_len)) {
+        (workspace && !ri_wasi_workspace_write(sb->wasi, &owned->workspace, &ws_len))) {
         sb_wasi_bytes_free(owned);
         sb_error_set(err, RI_SANDBOX_SNAPSHOT_ERROR, "Cannot snapshot: out of memory serializing the WASI process");
         return false;
@@ -28,6 +28,15 @@ bool sb_wasi_snapshot_options(ri_sandbox *sb, ri_snap_write_options *w, sb_wasi_
     w->workspace = owned->workspace;
     w->workspace_len = ws_len;
     return true;
+}
+
+bool sb_wasi_snapshot_options(ri_sandbox *sb, ri_snap_write_options *w, sb_wasi_bytes *owned,
+                              ri_sandbox_error *err) {
+    return wasi_options(sb, w, owned, true, err);
+}
+
+bool sb_wasi_state_options(ri_sandbox *sb, ri_snap_write_options *w, sb_wasi_bytes *owned, ri_sandbox_error *err) {
+    return wasi_options(sb, w, owned, false, err);
 }
 
 void sb_wasi_bytes_free(sb_wasi_bytes *b) {

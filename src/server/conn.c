@@ -115,7 +115,7 @@ void srv_conn_attach(srv_conn *c, srv_sandbox *sb) {
     c->sb = sb;
     sb->conn = c;
     sb->detached_since = 0;
-    srv_output_attach(c, sb->job && sb->job->kind == SRV_JOB_EXECUTION);
+    srv_output_attach(c, (sb->job && sb->job->kind == SRV_JOB_EXECUTION) || sb->hib_proc);
 }
 
 void srv_conn_detach(srv_conn *c) {

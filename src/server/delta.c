@@ -56,6 +56,31 @@ static bool hex_to_bytes(const char *hex, uint8_t *out, size_t n) {
     return true;
 }
 
+/* The delta img restored on its parent p (the image bytes) through the parent's state in
+ * memory: p restored into rsb and checkpointed (d->base), then the delta applied on that
+ * checkpoint (ri_sandbox_restore_delta_on). false (d->base NULL, rsb perhaps holding the
+ * parent's state) when the parent is not the delta's or the delta needs the bytes (a
+ * paused call): the caller restores the delta from the bytes then. */
+static bool restore_on_parent(srv_delta_state *d, ri_sandbox *rsb, const uint8_t *p, size_t plen, bool known,
+                              const uint8_t *img, size_t n) {
+    ri_snap_delta_info info;
+    uint8_t sha[32];
+    ri_sandbox_error err;
+    if (!ri_snap_is_delta(img, n, &info) || info.parent_len != plen) return false;
+    if (known) memcpy(sha, info.parent_sha256, 32); /* metadata.json named it with this hash */
+    else if (!ri_snap_sha256(p, plen, sha) || memcmp(sha, info.parent_sha256, 32) != 0) return false;
+    if (!ri_sandbox_restore(rsb, p, plen, &err)) return false;
+    ri_checkpoint *cp = ri_sandbox_checkpoint(rsb, NULL, &err);
+    if (!cp) return false;
+    if (!ri_sandbox_restore_delta_on(rsb, cp, sha, plen, img, n, &err)) {
+        ri_checkpoint_free(cp);
+        return false;
+    }
+    d->base = cp;
+    d->base_is_parent = true;
+    return true;
+}
+
 bool srv_delta_restore(srv_sandbox *sb, ri_sandbox *rsb, const char *latest, const uint8_t *img, size_t n, char *why,
                        size_t cap) {
     srv *s = sb->s;
@@ -102,15 +127,18 @@ bool srv_delta_restore(srv_sandbox *sb, ri_sandbox *rsb, const char *latest, con
                 snprintf(named, sizeof named, "%s", file);
             json_decref(meta);
         }
-        bool done = false, failed = false;
+        bool done = false, failed = false, warm = false;
         for (size_t i = 0; i < nc && !done && !failed; i++) {
             const uint8_t *p = NULL;
             size_t plen = 0;
             if (srv_volume_map_image(s->checkpoint_path, sb->id, cands[i], &p, &plen, mwhy, sizeof mwhy) != 0)
                 continue;
             bool known = named[0] && strcmp(named, cands[i]) == 0;
-            if (known ? ri_sandbox_restore_delta_known(rsb, p, plen, named_sha, img, n, &err)
-                      : ri_sandbox_restore_delta(rsb, p, plen, img, n, &err)) {
+            /* the parent's state first, kept in memory (the base of later deltas, whose
+             * workspace is then its changes from the parent's), and the delta on it */
+            warm = restore_on_parent(d, rsb, p, plen, known, img, n);
+            if (warm || (known ? ri_sandbox_restore_delta_known(rsb, p, plen, named_sha, img, n, &err)
+                               : ri_sandbox_restore_delta(rsb, p, plen, img, n, &err))) {
                 done = true;
                 d->parent_known = true;
                 snprintf(d->parent_file, sizeof d->parent_file, "%s", cands[i]);
@@ -135,14 +163,23 @@ bool srv_delta_restore(srv_sandbox *sb, ri_sandbox *rsb, const char *latest, con
             free(hex);
             return false;
         }
-        remember_delta_pages(d, img, n);
-        if (!d->dirty) d->parent_known = false; /* cannot tell which pages differ: next one full */
+        if (!warm) {
+            remember_delta_pages(d, img, n);
+            if (!d->dirty) d->parent_known = false; /* cannot tell which pages differ: next one full */
+        }
     }
-    if (d->parent_known) {
+    if (d->parent_known && d->base) {
+        /* the parent's state: the memory is backed by it, and what the delta wrote over
+         * it counts as written since */
+        size_t mlen = 0;
+        d->tracking = ri_sandbox_module(rsb, &mlen, d->module_sha256) != NULL;
+    } else if (d->parent_known) {
         /* the baseline of page tracking; without it the next checkpoint is a full one */
         d->base = ri_sandbox_checkpoint(rsb, NULL, &err);
         size_t mlen = 0;
         d->tracking = d->base != NULL && ri_sandbox_module(rsb, &mlen, d->module_sha256) != NULL;
+        /* a full image restored: this state is its parent's */
+        d->base_is_parent = d->base != NULL && strcmp(d->parent_file, latest) == 0;
     }
     /* images newer than latest were never committed (a checkpoint died before renaming
      * latest): a later delta's parent must be the newest full image */
@@ -153,23 +190,35 @@ bool srv_delta_restore(srv_sandbox *sb, ri_sandbox *rsb, const char *latest, con
 uint8_t *srv_delta_pages(srv_sandbox *sb, size_t *len) {
     srv_delta_state *d = &sb->delta;
     *len = 0;
-    /* anything that moved the memory to another image since the restore (a capture with
-     * writes, a rollback, a new instance) would hide the pages written before it */
-    if (!sb->sb || !d->parent_known || !d->tracking || !ri_sandbox_backed_by(sb->sb, d->base)) return NULL;
+    if (!sb->sb || !d->parent_known || !d->tracking || !d->base) return NULL;
     uint8_t sha[32];
     size_t mlen = 0;
     if (!ri_sandbox_module(sb->sb, &mlen, sha) || memcmp(sha, d->module_sha256, 32) != 0) return NULL;
     uint8_t *bits = calloc(MAX_BITMAP_BYTES, 1);
     if (!bits) return NULL;
     uint32_t pages = 0;
-    if (ri_sandbox_written_pages(sb->sb, bits, MAX_BITMAP_BYTES, &pages, NULL) < 0 || d->dirty_pages > pages) {
-        free(bits);
-        return NULL;
+    if (ri_sandbox_backed_by(sb->sb, d->base)) {
+        /* the pages written since the baseline, and those the restored delta held */
+        if (ri_sandbox_written_pages(sb->sb, bits, MAX_BITMAP_BYTES, &pages, NULL) < 0 || d->dirty_pages > pages) {
+            free(bits);
+            return NULL;
+        }
+        for (size_t i = 0; i < ((size_t)d->dirty_pages + 7) / 8; i++) bits[i] |= d->dirty[i];
+    } else {
+        /* the memory moved to another image since (a new instance of the same module:
+         * a WASI command runs in one each execution; a rollback): every page may differ */
+        if (ri_sandbox_written_pages(sb->sb, NULL, 0, &pages, NULL) < 0) {
+            free(bits);
+            return NULL;
+        }
+        memset(bits, 0xff, ((size_t)pages + 7) / 8);
+        if (pages % 8) bits[pages / 8] = (uint8_t)((1u << (pages % 8)) - 1);
     }
     size_t bytes = ((size_t)pages + 7) / 8, count = 0;
-    for (size_t i = 0; i < ((size_t)d->dirty_pages + 7) / 8; i++) bits[i] |= d->dirty[i];
     for (size_t i = 0; i < bytes; i++) count += (size_t)__builtin_popcount(bits[i]);
-    if (count * 4 > pages) { /* more than a quarter: a full image */
+    /* pages worth more than a quarter of the full image: a full image (cheaper to restore,
+     * and it resets the chain) */
+    if ((uint64_t)count * 65536 * 4 > d->parent_len) {
         free(bits);
         return NULL;
     }
@@ -183,7 +232,9 @@ void srv_delta_wrote_full(srv_sandbox *sb, const char *file, const uint8_t *img,
     if (!ri_snap_sha256(img, n, d->parent_sha256)) return;
     snprintf(d->parent_file, sizeof d->parent_file, "%s", file);
     d->parent_len = n;
-    d->parent_known = true; /* tracking stays off: this state's memory has no baseline */
+    /* tracking stays off: this state's memory has no baseline (a checkpoint ends the
+     * sandbox's life here anyway: the next state is a restore's) */
+    d->parent_known = true;
 }
 
 json_t *srv_delta_metadata(const srv_sandbox *sb) {

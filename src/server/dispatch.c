@@ -7,7 +7,10 @@
 
 #include "server_internal.h"
 
-static bool exec_running(srv_sandbox *sb) { return sb->job && sb->job->kind == SRV_JOB_EXECUTION; }
+static bool exec_running(srv_sandbox *sb) {
+    /* (or held aside while its sandbox is hibernated) */
+    return (sb->job && sb->job->kind == SRV_JOB_EXECUTION) || sb->hib_proc;
+}
 
 static const char *str(json_t *msg, const char *k) { return json_string_value(json_object_get(msg, k)); }
 
@@ -165,7 +168,7 @@ static void stdin_message(srv_sandbox *sb, json_t *msg, bool close) {
     }
     pthread_cond_broadcast(&sb->io_cond);
     pthread_mutex_unlock(&sb->io_lock);
-    if (sb->parked) srv_sched_unpark(sb); /* a WASI process waiting for this input */
+    if (sb->parked || sb->hib_proc) srv_sched_unpark(sb); /* a WASI process waiting for this input */
 }
 
 /* Messages answered at once, whatever runs. true: handled. */

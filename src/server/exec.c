@@ -397,11 +397,11 @@ void srv_start_execution(srv_sandbox *sb, json_t *msg) {
 /* Stops whatever runs: the interrupt reaches a loop without host calls, the condition
  * variable a blocked read. */
 void srv_kill_process(srv_sandbox *sb) {
-    if (!sb->job) return;
+    if (!sb->job && !sb->hib_proc) return;
     pthread_mutex_lock(&sb->io_lock);
     atomic_store(&sb->killed, true);
     pthread_cond_broadcast(&sb->io_cond);
     pthread_mutex_unlock(&sb->io_lock);
     if (sb->sb) ri_sandbox_interrupt(sb->sb);
-    if (sb->parked) srv_sched_unpark(sb); /* a parked execution ends on its worker */
+    if (sb->parked || sb->hib_proc) srv_sched_unpark(sb); /* a parked execution ends on its worker */
 }

@@ -177,12 +177,18 @@ bool srv_checkpoint_now(srv_sandbox *sb, srv_ckpt_info *info, char *why, size_t 
         ri_sandbox_error err;
         size_t sel_len = 0;
         uint8_t *select = srv_delta_pages(sb, &sel_len);
-        /* a delta of the pages changed since the parent (delta.c); if it cannot be
-         * written, a full image does the job */
-        if (select && ri_sandbox_snapshot_pages(sb->sb, &o, select, sel_len, sb->delta.parent_sha256,
-                                                sb->delta.parent_len, &img, &n, &err))
+        /* a delta of the pages changed since the parent and of the workspace's changes
+         * since the parent's (delta.c); if it cannot be written, a full image does the job */
+        if (select && ri_sandbox_snapshot_pages_on(sb->sb, &o, select, sel_len, sb->delta.parent_sha256,
+                                                   sb->delta.parent_len,
+                                                   sb->delta.base_is_parent ? sb->delta.base : NULL, &img, &n, &err))
             full = false;
         free(select);
+        if (!full && n > sb->delta.parent_len / 2) { /* the changes add up to much of the state */
+            free(img);
+            img = NULL;
+            full = true;
+        }
         if (full && !ri_sandbox_snapshot_with(sb->sb, &o, &img, &n, &err))
             return snprintf(why, cap, "Snapshot failed: %s", err.message), false;
     } else if (sb->hibernated) {
@@ -438,10 +444,22 @@ static void hibernate_work(srv_job *job) {
     free(img);
 }
 
+/* A parked process held aside for the hibernation goes back to its sandbox: parked again,
+ * and on if what it waits for came meanwhile. */
+static void proc_back(srv_sandbox *sb) {
+    srv_job *proc = sb->hib_proc;
+    if (!proc) return;
+    sb->hib_proc = NULL;
+    sb->job = proc;
+    sb->parked = proc;
+    srv_sched_unpark(sb);
+}
+
 static void hibernate_done(srv_job *job) {
     srv_sandbox *sb = job->sb;
     if (!job->ok) {
         srv_log(sb->s, "warning", "hibernation failed", "{s:s, s:s}", "sandbox_id", sb->id, "error", job->message);
+        proc_back(sb);
         return;
     }
     snprintf(sb->hibernate_file, sizeof sb->hibernate_file, "%s/%s.img", sb->s->hibernate_dir, sb->id);
@@ -452,14 +470,33 @@ static void hibernate_done(srv_job *job) {
     sb->delta.tracking = false;
     ri_checkpoint_free(sb->delta.base);
     sb->delta.base = NULL;
+    sb->delta.base_is_parent = false;
     atomic_fetch_add(&sb->s->m.hibernations, 1);
-    srv_log(sb->s, "info", "sandbox hibernated", "{s:s}", "sandbox_id", sb->id);
+    srv_log(sb->s, "info", "sandbox hibernated", "{s:s, s:b}", "sandbox_id", sb->id, "process",
+            sb->hib_proc != NULL);
+}
+
+bool srv_hibernatable(const srv_sandbox *sb) {
+    if (!sb->sb || sb->hibernated) return false;
+    if (!sb->job) return true;
+    /* a WASI process parked (waiting for stdin, or for its client to read): off its worker,
+     * its whole state in the sandbox (the paused call, the process's wait) */
+    const srv_job *j = sb->job;
+    return sb->parked == j && j->kind == SRV_JOB_EXECUTION && j->wasi && j->started && !sb->proc &&
+           sb->conn && /* a detached one is woken at once (tick.c): its grace runs in memory */
+           !atomic_load(&sb->live_ckpt) && !atomic_load(&sb->killed);
 }
 
 void srv_start_hibernate(srv_sandbox *sb) {
-    if (!sb->s->hibernate_dir || !sb->sb || sb->job) return;
+    if (!sb->s->hibernate_dir || !srv_hibernatable(sb)) return;
     srv_job *job = srv_job_new(SRV_JOB_HIBERNATE, sb, NULL, hibernate_work, hibernate_done);
-    if (job) srv_submit(sb->s, job);
+    if (!job) return;
+    if (sb->job) { /* the parked process waits aside, with the sandbox's image on disk */
+        sb->hib_proc = sb->job;
+        sb->parked = NULL;
+        sb->job = NULL;
+    }
+    srv_submit(sb->s, job);
 }
 
 static void wake_work(srv_job *job) {
@@ -485,7 +522,7 @@ static void wake_work(srv_job *job) {
 
 static void wake_done(srv_job *job) {
     srv_sandbox *sb = job->sb;
-    if (!job->ok) {
+    if (!job->ok) { /* (a held process goes with the sandbox: srv_sandbox_remove) */
         srv_log(sb->s, "error", "wake failed", "{s:s, s:s}", "sandbox_id", sb->id, "error", job->message);
         if (sb->conn) {
             srv_conn_send_error(sb->conn, "SANDBOX_ERROR", job->message);
@@ -499,13 +536,21 @@ static void wake_done(srv_job *job) {
     sb->hibernated = false;
     remove(sb->hibernate_file);
     sb->hibernate_file[0] = 0;
-    srv_log(sb->s, "info", "sandbox woken", "{s:s}", "sandbox_id", sb->id);
+    srv_log(sb->s, "info", "sandbox woken", "{s:s, s:b}", "sandbox_id", sb->id, "process", sb->hib_proc != NULL);
+    if (sb->hib_proc) {
+        /* the restored sandbox holds the paused call; it pauses as its execution did */
+        ri_sandbox_set_pause_on(sb->sb, RI_SUSPEND_ON_INTERRUPT | RI_SUSPEND_ON_YIELD, NULL);
+        proc_back(sb);
+    }
 }
 
 void srv_start_wake(srv_sandbox *sb) {
     if (!sb->hibernated || sb->job) return;
     srv_job *job = srv_job_new(SRV_JOB_WAKE, sb, NULL, wake_work, wake_done);
-    if (job) srv_submit(sb->s, job);
+    if (!job) return;
+    bool killed = atomic_load(&sb->killed); /* a kill of the held process (submit clears it) */
+    srv_submit(sb->s, job);
+    if (killed && sb->hib_proc) atomic_store(&sb->killed, true);
 }
 
 /* ---- kill_sandbox --------------------------------------------------------------------------- */

@@ -37,7 +37,10 @@ static void uncount(srv_sandbox *sb, const srv_outchunk *k, size_t n) {
 
 bool srv_output_pending(srv_conn *c) { return c->sb && !c->out_held && c->sb->out_head; }
 
-static bool exec_running(const srv_sandbox *sb) { return sb->job && sb->job->kind == SRV_JOB_EXECUTION; }
+static bool exec_running(const srv_sandbox *sb) {
+    /* (or held aside while its sandbox is hibernated) */
+    return (sb->job && sb->job->kind == SRV_JOB_EXECUTION) || sb->hib_proc;
+}
 
 static bool read_now(const srv_sandbox *sb) { return sb->conn && !sb->conn->out_held; }
 
@@ -90,7 +93,7 @@ void srv_outlog_delivered(srv_sandbox *sb, size_t n) {
     k->pos += n;
     uncount(sb, k, n);
     if (k->pos == k->len) pop_chunk(sb);
-    if (sb->parked) srv_sched_unpark(sb); /* its execution may wait for this client to read */
+    if (sb->parked || sb->hib_proc) srv_sched_unpark(sb); /* its execution may wait for this client to read */
 }
 
 void srv_outlog_clear(srv_sandbox *sb) {

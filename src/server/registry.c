@@ -81,6 +81,13 @@ void srv_sandbox_remove(srv_sandbox *sb) {
     sb->lease_held = false;
     if (sb->hibernated && sb->hibernate_file[0]) remove(sb->hibernate_file);
     if (sb->conn) srv_conn_detach(sb->conn);
+    if (sb->hib_proc) { /* a process held while hibernated ends with its sandbox */
+        srv_job *proc = sb->hib_proc;
+        sb->hib_proc = NULL;
+        s->jobs_out--;
+        srv_job_free(proc);
+        srv_sandbox_unref(sb); /* its reference */
+    }
     srv_sandbox_unref(sb);
 }
 

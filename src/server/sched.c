@@ -59,6 +59,16 @@ void srv_sched_paused(srv_sandbox *sb, srv_job *job) {
 }
 
 void srv_sched_unpark(srv_sandbox *sb) {
+    if (!sb->parked && sb->hib_proc && sb->hibernated && !sb->job) {
+        /* hibernated with its process: what it waits for wakes the sandbox (wake_done
+         * parks it again and unparks it) */
+        srv_job *job = sb->hib_proc;
+        bool ready = job->pause_why == SRV_PAUSE_STDIN
+                         ? stdin_ready(sb, job->run_ms + (srv_mono_ms() - job->parked_at))
+                         : !output_blocked(sb);
+        if (ready) srv_start_wake(sb);
+        return;
+    }
     if (!sb->parked) return;
     srv_job *job = sb->parked;
     if (job->pause_why == SRV_PAUSE_STDIN) {
@@ -78,7 +88,7 @@ void srv_sched_tick(srv *s, int64_t now) {
     bool others_wait = s->exec_waiting > 0;
     pthread_mutex_unlock(&s->q_lock);
     for (srv_sandbox *sb = s->sandboxes; sb; sb = sb->next) {
-        if (sb->parked) srv_sched_unpark(sb);
+        if (sb->parked || sb->hib_proc) srv_sched_unpark(sb);
         srv_job *job = sb->job;
         if (!job || job->kind != SRV_JOB_EXECUTION) continue;
         int64_t started = atomic_load(&job->slice_started);

@@ -371,6 +371,8 @@ typedef struct srv_delta_state {
     uint32_t dirty_pages;               /* pages dirty covers */
     bool tracking;                      /* memory backed by the capture made at restore */
     ri_checkpoint *base;                /* that capture: still the memory's backing? */
+    bool base_is_parent;                /* base holds the parent image's state: deltas store the
+                                           workspace as its changes from base's */
 } srv_delta_state;
 
 struct srv_sandbox {
@@ -386,6 +388,8 @@ struct srv_sandbox {
     uint64_t mem_bytes;                 /* its memory when its last job ended (for busy ones) */
     bool hibernated;
     char hibernate_file[512];
+    srv_job *hib_proc;                  /* a parked WASI execution whose sandbox is hibernated (or
+                                           being hibernated): it goes on after the wake */
     srv_conn *conn;
     int64_t last_activity;              /* mono ms */
     srv_job *job;                       /* the job on a worker, or NULL */
@@ -614,6 +618,9 @@ srv_job *srv_execution_job_resumed(srv_sandbox *sb);
 bool srv_module_imports_wasi(const uint8_t *wasm, size_t n);
 void srv_kill_process(srv_sandbox *sb);
 void srv_start_checkpoint(srv_sandbox *sb, srv_ckpt_reason reason);
+/* Whether the memory budget may hibernate it now: no job, or a parked WASI process
+ * (jobs.c). */
+bool srv_hibernatable(const srv_sandbox *sb);
 /* The same, with a paused process's state to save beside the image (taken over); false:
  * out of memory (nothing started, state freed). */
 bool srv_start_checkpoint_with(srv_sandbox *sb, srv_ckpt_reason reason, json_t *proc_state);

@@ -37,7 +37,7 @@ static void memory_budget(srv *s, int64_t now) {
     size_t n = 0;
     uint64_t busy = 0;
     for (srv_sandbox *sb = s->sandboxes; sb; sb = sb->next) {
-        if (sb->sb && !sb->job) n++;
+        if (srv_hibernatable(sb)) n++;
         else if (sb->sb && sb->job && sb->job->kind != SRV_JOB_HIBERNATE) busy += sb->mem_bytes;
     }
     if (n == 0) return;
@@ -50,7 +50,7 @@ static void memory_budget(srv *s, int64_t now) {
     }
     size_t k = 0;
     for (srv_sandbox *sb = s->sandboxes; sb && k < n; sb = sb->next)
-        if (sb->sb && !sb->job) {
+        if (srv_hibernatable(sb)) {
             owners[k] = sb;
             arr[k++] = sb->sb;
         }
@@ -151,12 +151,16 @@ void srv_tick(srv *s) {
                 }
             }
         }
-        if (sb->handoff_pending && !sb->job && !sb->removed && (sb->sb || sb->hibernated))
+        /* a process held hibernated comes back when its sandbox moves or loses its client
+         * (then it is saved or ended as a parked one is) */
+        if (sb->hib_proc && sb->hibernated && !sb->job && !sb->removed && (sb->handoff_pending || !sb->conn))
+            srv_start_wake(sb);
+        if (sb->handoff_pending && !sb->job && !sb->hib_proc && !sb->removed && (sb->sb || sb->hibernated))
             srv_start_checkpoint(sb, SRV_CKPT_HANDOFF);
         if (!sb->removed && sb->cfg.idle_timeout_s > 0 && !sb->job && !sb->pend_head && sb->sb &&
             now - sb->last_activity > sb->cfg.idle_timeout_s * 1000)
             idle_expired(sb);
-        else if (!sb->removed && sb->cfg.idle_timeout_s > 0 && !sb->job && sb->hibernated &&
+        else if (!sb->removed && sb->cfg.idle_timeout_s > 0 && !sb->job && !sb->hib_proc && sb->hibernated &&
                  now - sb->last_activity > sb->cfg.idle_timeout_s * 1000)
             idle_expired(sb);
         srv_sandbox_unref(sb);

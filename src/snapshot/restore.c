@@ -222,7 +222,21 @@ static ri_val global_value(const ri_instance *inst, const ri_snap_global *g) {
     return v;
 }
 
-bool ri_snap_restore(ri_instance *inst, const ri_snap_image *img, ri_snap_error *err) {
+/* The memory after an onto restore: its contents stay, resized to the image's, with the
+ * image's stored pages written over them. Cannot fail (grown already; shrinking cannot). */
+static void commit_onto(ri_memory *mem, prepared *p) {
+    (void)ri_memory_resize(mem, p->m->pages);
+    uint8_t *data = ri_memory_data(mem);
+    size_t next = 0;
+    for (uint32_t i = 0; i < p->m->pages; i++)
+        if (snap_bit(p->m->bitmap, i))
+            memcpy(data + (size_t)i * RI_SNAP_PAGE_BYTES, p->content + (next++) * RI_SNAP_PAGE_BYTES,
+                   RI_SNAP_PAGE_BYTES);
+}
+
+/* onto: the memories keep their contents under the image's stored pages (a delta read
+ * alone, restored on its parent's state); else they become the image's. */
+static bool restore(ri_instance *inst, const ri_snap_image *img, bool onto, ri_snap_error *err) {
     if (!ri_snap_check(inst, img, err)) return false;
 
     /* Fallible, changing nothing: decompression (which checks every payload). */
@@ -231,7 +245,14 @@ bool ri_snap_restore(ri_instance *inst, const ri_snap_image *img, ri_snap_error 
     uint32_t *old_sizes = calloc(img->ntables ? img->ntables : 1, sizeof *old_sizes);
     bool ok = prep && old_pages && old_sizes;
     if (!ok) snap_fail(err, RI_SNAP_ERR_NOMEM, "Cannot restore: out of memory");
-    for (uint32_t i = 0; ok && i < img->nmemories; i++) ok = prepare_memory(&prep[i], &img->memories[i], i, err);
+    for (uint32_t i = 0; ok && i < img->nmemories; i++) {
+        if (onto) {
+            prep[i].m = &img->memories[i];
+            ok = snap_inflate(&img->memories[i], i, &prep[i].content, &prep[i].owned, err);
+        } else {
+            ok = prepare_memory(&prep[i], &img->memories[i], i, err);
+        }
+    }
     /* Fallible, undone on failure: growing. */
     ok = ok && grow_all(inst, img, old_pages, old_sizes, err);
     free(old_pages);
@@ -243,8 +264,10 @@ bool ri_snap_restore(ri_instance *inst, const ri_snap_image *img, ri_snap_error 
 
     /* From here nothing fails (but for the kernel refusing memory twice: commit_memory). */
     uint32_t lost = UINT32_MAX;
-    for (uint32_t i = 0; i < img->nmemories; i++)
-        if (!commit_memory(ri_instance_memory(inst, i), &prep[i]) && lost == UINT32_MAX) lost = i;
+    for (uint32_t i = 0; i < img->nmemories; i++) {
+        if (onto) commit_onto(ri_instance_memory(inst, i), &prep[i]);
+        else if (!commit_memory(ri_instance_memory(inst, i), &prep[i]) && lost == UINT32_MAX) lost = i;
+    }
     free_prepared(prep, img->nmemories);
     for (uint32_t i = 0; i < img->ntables; i++) {
         ri_table *table = ri_instance_table(inst, i);
@@ -266,4 +289,12 @@ bool ri_snap_restore(ri_instance *inst, const ri_snap_image *img, ri_snap_error 
                          lost);
     snap_ok(err);
     return true;
+}
+
+bool ri_snap_restore(ri_instance *inst, const ri_snap_image *img, ri_snap_error *err) {
+    return restore(inst, img, false, err);
+}
+
+bool ri_snap_restore_onto(ri_instance *inst, const ri_snap_image *img, ri_snap_error *err) {
+    return restore(inst, img, true, err);
 }

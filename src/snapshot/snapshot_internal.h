@@ -151,8 +151,10 @@ bool snap_write_frames(snap_buf *b, const ri_snap_call *call, uint32_t func_coun
 /* ---- the WASI process (wasi.c) --------------------------------------------------------------- */
 
 #define SNAP_WSFS_HEADER_BYTES 16u /* u8 encoding, 7 zero bytes, u64 content length */
-/* Appends sections WSFS and WASI from opts (nothing without opts->has_wasi). */
-bool snap_write_wasi(snap_buf *b, const ri_snap_write_options *opts, ri_snap_error *err);
+/* Appends sections WSFS and WASI from opts (nothing without opts->has_wasi); WSFS holds
+ * ws_delta (a workspace delta against the parent's, kind 1) when it is not NULL. */
+bool snap_write_wasi(snap_buf *b, const ri_snap_write_options *opts, const uint8_t *ws_delta, size_t ws_delta_len,
+                     ri_snap_error *err);
 /* Appends section WSFS holding ws (kind 0: a whole canonical serialization; 1: a workspace
  * delta against the parent's), zstd when zstd is true and it makes the bytes smaller. */
 bool snap_write_wsfs(snap_buf *b, const uint8_t *ws, size_t len, bool zstd, uint8_t kind);

@@ -54,12 +54,14 @@ bool snap_write_wsfs(snap_buf *b, const uint8_t *ws, size_t len, bool zstd, uint
     return !b->failed;
 }
 
-bool snap_write_wasi(snap_buf *b, const ri_snap_write_options *opts, ri_snap_error *err) {
+bool snap_write_wasi(snap_buf *b, const ri_snap_write_options *opts, const uint8_t *ws_delta, size_t ws_delta_len,
+                     ri_snap_error *err) {
     if (!opts || !opts->has_wasi) return true;
-    if ((opts->workspace_len && !opts->workspace) || (opts->wasi_state_len && !opts->wasi_state))
+    if ((!ws_delta && opts->workspace_len && !opts->workspace) || (opts->wasi_state_len && !opts->wasi_state))
         return snap_fail(err, RI_SNAP_ERR_ARGUMENT, "ri_snap_write: WASI sections without their bytes");
-    snap_write_wsfs(b, opts->workspace, opts->workspace_len, opts->compression == RI_SNAP_COMPRESS_ZSTD,
-                    SNAP_WSFS_WHOLE);
+    bool zstd = opts->compression == RI_SNAP_COMPRESS_ZSTD;
+    if (ws_delta) snap_write_wsfs(b, ws_delta, ws_delta_len, zstd, SNAP_WSFS_DELTA);
+    else snap_write_wsfs(b, opts->workspace, opts->workspace_len, zstd, SNAP_WSFS_WHOLE);
     size_t at = snap_buf_begin_section(b, SNAP_TAG_WASI, SNAP_FLAG_REQUIRED);
     snap_buf_put(b, opts->wasi_state, opts->wasi_state_len);
     snap_buf_end_section(b, at);
@@ -114,6 +116,16 @@ bool ri_snap_workspace(const ri_snap_image *img, uint8_t **out, size_t *len, ri_
     if (img->has_wasi && img->workspace_delta)
         return CORRUPT("Invalid snapshot — WSFS holds a workspace delta against a parent's workspace, which only a "
                        "delta image may hold (apply the delta to its parent)");
+    return snap_wsfs_bytes(img, out, len, err);
+}
+
+bool ri_snap_workspace_delta(const ri_snap_image *img, uint8_t **out, size_t *len, ri_snap_error *err) {
+    snap_ok(err);
+    if (!img || !out || !len) return snap_fail(err, RI_SNAP_ERR_ARGUMENT, "ri_snap_workspace_delta: a NULL argument");
+    *out = NULL;
+    *len = 0;
+    if (!img->has_wasi || !img->workspace_delta)
+        return snap_fail(err, RI_SNAP_ERR_ARGUMENT, "the image holds no workspace delta (WSFS of kind 1)");
     return snap_wsfs_bytes(img, out, len, err);
 }
 

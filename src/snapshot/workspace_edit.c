@@ -28,7 +28,7 @@ static bool rebuild(const uint8_t *image, const ri_snap_image *img, const edit *
         if (id == SNAP_TAG_CSUM) continue; /* recomputed */
         if (ed->wasi && id == SNAP_TAG_WASI) continue; /* written with WSFS */
         if (ed->wasi && id == SNAP_TAG_WSFS) {
-            ok = snap_write_wasi(&b, ed->wasi, err);
+            ok = snap_write_wasi(&b, ed->wasi, NULL, 0, err);
         } else if (ed->tag && memcmp(s->tag, ed->tag, 4) == 0) {
             if (set) continue; /* (a second one of that tag goes) */
             snap_buf_put(&b, ed->tag, 4);

@@ -190,7 +190,9 @@ static bool write_image(snap_buf *b_, const ri_instance *inst, const ri_snap_met
               write_tables(&b, inst, err) && write_globals(&b, inst, err);
     if (ok) write_segments(&b, inst);
     if (ok && call) ok = snap_write_frames(&b, call, ri_instance_func_count(inst), err);
-    if (ok) ok = snap_write_wasi(&b, opts, err);
+    if (ok)
+        ok = snap_write_wasi(&b, opts, target ? target->workspace_delta : NULL,
+                             target ? target->workspace_delta_len : 0, err);
     if (ok && target) {
         /* PRNT as docs/SNAPSHOT_FORMAT.md lays it out (src/snapshot/delta.c reads it) */
         uint8_t prnt[RI_SNAP_PARENT_BYTES];

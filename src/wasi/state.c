@@ -108,8 +108,10 @@ static bool fds_in(const wasi_fd *fds, uint32_t nfds, const wsfs *fs) {
     return true;
 }
 
-bool ri_wasi_state_read(ri_wasi *w, const uint8_t *data, size_t len, const uint8_t *ws, size_t ws_len, char *why,
-                        size_t cap) {
+/* The state from data, the workspace parsed from ws or given ready (given: owned only on
+ * success). */
+static bool state_read(ri_wasi *w, const uint8_t *data, size_t len, const uint8_t *ws, size_t ws_len, void *given,
+                       char *why, size_t cap) {
     rbuf r = {data, len, 0, false};
     if (get32(&r) != 1) return fail(why, cap, "unknown version");
     uint64_t clock = get64(&r);
@@ -149,9 +151,9 @@ bool ri_wasi_state_read(ri_wasi *w, const uint8_t *data, size_t len, const uint8
         f->kind = (wasi_fd_kind)kind;
         if (n && !(f->name = strndup((const char *)name, n))) ok = false;
     }
-    wsfs *fs = NULL;
+    wsfs *fs = given;
     if (ok && (r.bad || r.at != len)) ok = false;
-    if (ok && ws_len) {
+    if (ok && !given && ws_len) {
         wsfs_config cfg;
         memset(&cfg, 0, sizeof cfg);
         wsfs_error e;
@@ -159,7 +161,7 @@ bool ri_wasi_state_read(ri_wasi *w, const uint8_t *data, size_t len, const uint8
     }
     if (ok && !fds_in(fds, nfds, fs)) {
         ok = false;
-        if (fs) wsfs_free(fs);
+        if (fs && !given) wsfs_free(fs);
         fs = NULL;
     }
     if (!ok) {
@@ -185,4 +187,14 @@ bool ri_wasi_state_read(ri_wasi *w, const uint8_t *data, size_t len, const uint8
     w->exit_code = code;
     w->wait = wait;
     return true;
+}
+
+bool ri_wasi_state_read(ri_wasi *w, const uint8_t *data, size_t len, const uint8_t *ws, size_t ws_len, char *why,
+                        size_t cap) {
+    return state_read(w, data, len, ws, ws_len, NULL, why, cap);
+}
+
+bool ri_wasi_state_read_fs(ri_wasi *w, const uint8_t *data, size_t len, void *fs, char *why, size_t cap) {
+    if (!fs) return fail(why, cap, "no workspace");
+    return state_read(w, data, len, NULL, 0, fs, why, cap);
 }

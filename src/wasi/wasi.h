@@ -80,5 +80,8 @@ bool ri_wasi_workspace_write(const ri_wasi *w, uint8_t **out, size_t *len);
  * descriptors' inodes against the workspace: false with why, w unchanged). */
 bool ri_wasi_state_read(ri_wasi *w, const uint8_t *data, size_t len, const uint8_t *ws, size_t ws_len, char *why,
                         size_t cap);
+/* The same with the workspace given as a file system (a wsfs *, checked already), which
+ * w owns on success (the caller keeps it on failure). */
+bool ri_wasi_state_read_fs(ri_wasi *w, const uint8_t *data, size_t len, void *fs, char *why, size_t cap);
 
 #endif

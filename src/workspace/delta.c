@@ -14,15 +14,15 @@
 
 #include "workspace/wsfs_internal.h"
 
-#define DELTA_MAGIC "WSFD"
-#define DELTA_VERSION 1u
-#define DELTA_HEADER 48u
-#define OP_HEADER 16u
-#define RANGE_HEADER 16u
+#define DELTA_MAGIC WSFS_DELTA_MAGIC
+#define DELTA_VERSION WSFS_DELTA_VERSION
+#define DELTA_HEADER WSFS_DELTA_HEADER
+#define OP_HEADER WSFS_DELTA_OP_HEADER
+#define RANGE_HEADER WSFS_DELTA_RANGE_HEADER
 #define MAX_RESULT ((uint64_t)1 << 32) /* a declared result above 4 GiB is refused */
-#define GAP 32u                        /* equal bytes that do not split a range */
+#define GAP WSFS_DELTA_GAP
 
-enum { OP_REMOVED = 1, OP_RECORD = 2, OP_FILE = 3 };
+enum { OP_REMOVED = WSFS_OP_REMOVED, OP_RECORD = WSFS_OP_RECORD, OP_FILE = WSFS_OP_FILE };
 
 static wsfs_status dfail(wsfs_error *err, wsfs_status code, size_t pos, const char *fmt, ...) {
     if (err) {
@@ -76,13 +76,9 @@ static wsfs_status index_image(const uint8_t *d, size_t len, records *out, const
 
 /* ---- encoding ---------------------------------------------------------------------------- */
 
-typedef struct dbuf {
-    uint8_t *p;
-    size_t len, cap;
-    bool failed;
-} dbuf;
+typedef wsfs_dbuf dbuf;
 
-static uint8_t *grow(dbuf *b, size_t n) {
+uint8_t *wsfs_dbuf_grow(dbuf *b, size_t n) {
     if (b->failed) return NULL;
     if (n > b->cap - b->len) {
         size_t cap = b->cap ? b->cap : 4096;
@@ -100,7 +96,11 @@ static uint8_t *grow(dbuf *b, size_t n) {
     return at;
 }
 
-static void put_op(dbuf *b, uint64_t ino, uint8_t kind, uint32_t k) {
+#define grow wsfs_dbuf_grow
+#define put_op wsfs_dbuf_op
+#define put_bytes wsfs_dbuf_put
+
+void wsfs_dbuf_op(dbuf *b, uint64_t ino, uint8_t kind, uint32_t k) {
     uint8_t *p = grow(b, OP_HEADER);
     if (!p) return;
     put_u64(p, ino);
@@ -109,9 +109,20 @@ static void put_op(dbuf *b, uint64_t ino, uint8_t kind, uint32_t k) {
     put_u32(p + 12, k);
 }
 
-static void put_bytes(dbuf *b, const void *src, size_t n) {
+void wsfs_dbuf_put(dbuf *b, const void *src, size_t n) {
     uint8_t *p = grow(b, n);
     if (p && n) memcpy(p, src, n);
+}
+
+void wsfs_dbuf_header(dbuf *b, uint64_t blen, uint64_t clen, uint64_t counter, uint64_t count, uint64_t nops) {
+    uint8_t *h = b->p;
+    memcpy(h, DELTA_MAGIC, 4);
+    put_u32(h + 4, DELTA_VERSION);
+    put_u64(h + 8, blen);
+    put_u64(h + 16, clen);
+    put_u64(h + 24, counter);
+    put_u64(h + 32, count);
+    put_u64(h + 40, nops);
 }
 
 static bool all_zero(const uint8_t *p, size_t n) {
@@ -212,13 +223,7 @@ wsfs_status wsfs_delta_encode(const uint8_t *base, size_t blen, const uint8_t *c
         free(b.p);
         return dfail(err, WSFS_ERR_NOMEM, 0, "out of memory");
     }
-    h = b.p;
-    memcpy(h, DELTA_MAGIC, 4);
-    put_u32(h + 4, DELTA_VERSION);
-    put_u64(h + 8, blen);
-    put_u64(h + 16, clen);
-    memcpy(h + 24, child + 8, 16); /* the child's counter and inode count */
-    put_u64(h + 40, nops);
+    wsfs_dbuf_header(&b, blen, clen, get_u64(child + 8), get_u64(child + 16), nops); /* the child's counter, count */
     *out = b.p;
     *len = b.len;
     if (err) err->code = WSFS_OK, err->message[0] = 0;

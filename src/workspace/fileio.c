@@ -120,6 +120,23 @@ wsfs_errno wsfs_pwrite(wsfs *fs, uint64_t ino, const void *buf, size_t len, uint
         size_t in_block = (size_t)(pos % WSFS_BLOCK_SIZE);
         size_t k = WSFS_BLOCK_SIZE - in_block;
         if (k > len - done) k = len - done;
+        if (k == WSFS_BLOCK_SIZE) {
+            /* a whole block: written once into a new one where it would be copied or
+             * zeroed first (a shared block stays with its other owners) */
+            wsfs_obj **slot = rx_slot(fs->fam, &in->blocks, pos / WSFS_BLOCK_SIZE);
+            wsfs_block *old = slot ? (wsfs_block *)*slot : NULL;
+            if (slot && (!old || obj_shared(&old->h))) {
+                wsfs_block *c = block_new_filled(fs->fam, src + done, k);
+                if (!c) {
+                    e = WSFS_ENOMEM;
+                    break;
+                }
+                if (old) obj_release(fs->fam, &old->h);
+                *slot = &c->h;
+                done += k;
+                continue;
+            }
+        }
         wsfs_block *b = block_mut(fs, in, pos / WSFS_BLOCK_SIZE, true, &e);
         if (!b) break; /* no memory: what was written stays written */
         memcpy(b->data + in_block, src + done, k);

@@ -13,12 +13,20 @@ bool obj_shared(const wsfs_obj *o) {
 
 wsfs_family *family_new(void) {
     wsfs_family *f = calloc(1, sizeof *f);
-    if (f) atomic_init(&f->refs, 1);
+    if (!f) return NULL;
+    if (pthread_mutex_init(&f->lock, NULL) != 0) {
+        free(f);
+        return NULL;
+    }
+    atomic_init(&f->refs, 1);
     return f;
 }
 
 void family_release(wsfs_family *fam) {
-    if (fam && atomic_fetch_sub_explicit(&fam->refs, 1, memory_order_acq_rel) == 1) free(fam);
+    if (!fam || atomic_fetch_sub_explicit(&fam->refs, 1, memory_order_acq_rel) != 1) return;
+    slab_release_all(fam);
+    pthread_mutex_destroy(&fam->lock);
+    free(fam);
 }
 
 wsfs_block *block_new(wsfs_family *fam) {
@@ -29,8 +37,12 @@ wsfs_block *block_new(wsfs_family *fam) {
 
 wsfs_block *block_new_filled(wsfs_family *fam, const uint8_t *src, size_t n) {
     /* Not calloc: a parsed block is written once, and zeroing 16 KiB first doubled the cost. */
-    wsfs_block *b = malloc(sizeof *b);
-    if (!b) return NULL;
+    wsfs_block *b = slab_block_alloc(fam);
+    if (!b) {
+        b = malloc(sizeof *b);
+        if (!b) return NULL;
+        b->h.slab = 0;
+    }
     if (n) {
         memcpy(b->data, src, n);
         memset(b->data + n, 0, WSFS_BLOCK_SIZE - n); /* W6: zero past the content */
@@ -111,7 +123,8 @@ void obj_release(wsfs_family *fam, wsfs_obj *o) {
     case OBJ_INODE: inode_free(fam, (wsfs_inode *)o); break;
     case OBJ_BLOCK:
         atomic_fetch_sub_explicit(&fam->blocks, 1, memory_order_relaxed);
-        free(o);
+        if (o->slab) slab_block_free(fam, (wsfs_block *)o);
+        else free(o);
         break;
     default: RI_ASSERT(0, "W1"); break;
     }

@@ -315,6 +315,24 @@ out:
     return ok;
 }
 
+wsfs_status fs_parse_one(wsfs *fs, const uint8_t *data, size_t len, wsfs_error *err) {
+    parser ps = {.p = data, .len = data ? len : 0, .err = err, .code = WSFS_OK};
+    uint64_t prev = 0;
+    bool ok = parse_record(&ps, fs, &prev);
+    if (ok && ps.pos != len) ok = fail(&ps, WSFS_ERR_MALFORMED, "%zu bytes left over after the record", len - ps.pos);
+    return ok ? WSFS_OK : ps.code;
+}
+
+wsfs_status fs_check_tree(wsfs *fs, wsfs_error *err) {
+    parser ps = {.p = NULL, .len = 0, .err = err, .code = WSFS_OK};
+    if (fs->ninodes > fs->lim.max_inodes) {
+        fail(&ps, WSFS_ERR_LIMIT, "%llu inodes exceed the limit of %llu", (unsigned long long)fs->ninodes,
+             (unsigned long long)fs->lim.max_inodes);
+        return ps.code;
+    }
+    return check_tree(&ps, fs, fs->ninodes) ? WSFS_OK : ps.code;
+}
+
 wsfs_status wsfs_parse(const uint8_t *data, size_t len, const wsfs_config *cfg, wsfs **out, wsfs_error *err) {
     parser ps = {.p = data, .len = data ? len : 0, .err = err};
     *out = NULL;

@@ -13,7 +13,7 @@ static bool add(size_t *total, uint64_t n) {
     return true;
 }
 
-static bool record_size(const wsfs_inode *in, size_t *total) {
+bool fs_record_size(const wsfs_inode *in, size_t *total) {
     if (!add(total, WSFS_INODE_FIXED)) return false;
     switch (in->type) {
     case WSFS_FILETYPE_REGULAR_FILE: return add(total, 8) && add(total, in->size);
@@ -39,7 +39,7 @@ static uint8_t *put_file(const wsfs_inode *in, uint8_t *p) {
     return p;
 }
 
-static uint8_t *put_record(const wsfs_inode *in, uint8_t *p) {
+uint8_t *fs_put_record(const wsfs_inode *in, uint8_t *p) {
     put_u64(p, in->ino);
     p[8] = in->type;
     p[9] = p[10] = p[11] = 0;
@@ -77,7 +77,7 @@ wsfs_status wsfs_serialize(const wsfs *fs, uint8_t **out, size_t *len, wsfs_erro
     uint64_t key = 0;
     wsfs_obj *v;
     for (bool more = rx_next(&fs->inodes, 0, &key, &v); more; more = rx_next(&fs->inodes, key + 1, &key, &v))
-        if (!record_size((const wsfs_inode *)v, &total)) {
+        if (!fs_record_size((const wsfs_inode *)v, &total)) {
             if (err) {
                 err->code = WSFS_ERR_NOMEM;
                 snprintf(err->message, sizeof err->message, "wsfs serialize: the image does not fit in memory");
@@ -98,7 +98,7 @@ wsfs_status wsfs_serialize(const wsfs *fs, uint8_t **out, size_t *len, wsfs_erro
     put_u64(p + 16, fs->ninodes);
     p += WSFS_HEADER_SIZE;
     for (bool more = rx_next(&fs->inodes, 0, &key, &v); more; more = rx_next(&fs->inodes, key + 1, &key, &v))
-        p = put_record((const wsfs_inode *)v, p);
+        p = fs_put_record((const wsfs_inode *)v, p);
     RI_ASSERT((size_t)(p - buf) == total, "W7");
     *out = buf;
     *len = total;

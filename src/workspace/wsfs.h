@@ -231,6 +231,16 @@ wsfs_status wsfs_delta_encode(const uint8_t *base, size_t blen, const uint8_t *c
 wsfs_status wsfs_delta_apply(const uint8_t *base, size_t blen, const uint8_t *delta, size_t dlen, uint8_t **out,
                              size_t *len, wsfs_error *err);
 
+/* The same bytes as wsfs_delta_encode of the two file systems' serializations, from the
+ * file systems themselves: what they share (a fork and its origin) is skipped unread, so
+ * the cost follows the changes. */
+wsfs_status wsfs_delta_encode_fs(const wsfs *base, const wsfs *child, uint8_t **out, size_t *len, wsfs_error *err);
+/* The child as a fork of base with the delta applied in place (*out; shares all base
+ * inodes the delta does not name), checked as wsfs_parse checks an image (base's limits);
+ * its serialization is what wsfs_delta_apply gives. WSFS_ERR_MALFORMED / _LIMIT / _NOMEM
+ * with the byte offset and the rule. */
+wsfs_status wsfs_delta_apply_fs(const wsfs *base, const uint8_t *delta, size_t dlen, wsfs **out, wsfs_error *err);
+
 const char *wsfs_errno_name(wsfs_errno e);
 
 #endif

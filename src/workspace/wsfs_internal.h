@@ -11,6 +11,7 @@
 #ifndef RI_WORKSPACE_WSFS_INTERNAL_H
 #define RI_WORKSPACE_WSFS_INTERNAL_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 
 #include "common/ri_assert.h"
@@ -21,12 +22,25 @@ enum { OBJ_NODE = 1, OBJ_INODE = 2, OBJ_BLOCK = 3 };
 typedef struct wsfs_obj {
     atomic_uint_fast32_t refs;
     uint8_t kind;
+    uint8_t slab; /* blocks: from a slab of the family (slab.c), else malloc's */
 } wsfs_obj;
 
-/* What an origin and its forks share: counters of live objects (tests, accounting). */
+/* A 2 MiB slab of blocks (slab.c); its header is at its start. */
+typedef struct wsfs_slab {
+    struct wsfs_slab *prev, *next; /* in the family's list of slabs with room */
+    void *free;                    /* freed slots, each holding the next one's address */
+    uint32_t live, bump;           /* blocks handed out; slots handed out from the start */
+    bool listed;
+} wsfs_slab;
+
+/* What an origin and its forks share: counters of live objects (tests, accounting), and
+ * the slabs their blocks come from. */
 typedef struct wsfs_family {
     atomic_uint_fast32_t refs;
     atomic_int_fast64_t blocks, nodes, inodes;
+    pthread_mutex_t lock; /* guards avail */
+    wsfs_slab *avail;     /* slabs with a free slot */
+    uint32_t empty;       /* empty slabs kept (in avail) */
 } wsfs_family;
 
 #define RX_BITS 6
@@ -88,6 +102,11 @@ bool obj_shared(const wsfs_obj *o);
 wsfs_family *family_new(void);
 void family_release(wsfs_family *fam);
 wsfs_block *block_new(wsfs_family *fam); /* zeroed */
+/* A block from the family's slabs (h.slab set, data unset), or NULL: use malloc (a small
+ * family, or no mapping); its free; the empty slabs' unmapping at the family's end. */
+wsfs_block *slab_block_alloc(wsfs_family *fam);
+void slab_block_free(wsfs_family *fam, wsfs_block *b);
+void slab_release_all(wsfs_family *fam);
 /* A block holding src's n bytes (n >= 1), zero after them (n = 0: data left unset). */
 wsfs_block *block_new_filled(wsfs_family *fam, const uint8_t *src, size_t n);
 wsfs_inode *inode_alloc(wsfs_family *fam, uint64_t ino, uint8_t type);
@@ -179,6 +198,36 @@ static inline uint64_t get_u64(const uint8_t *p) {
 #define WSFS_HEADER_SIZE 24u
 #define WSFS_INODE_FIXED 56u /* ino .. parent */
 #define WSFS_ENTRY_FIXED 18u /* key, ino, name length */
+
+/* The record of one inode: its length (added to *total; false on overflow) and its bytes
+ * (at p, returning the end). serialize.c. */
+bool fs_record_size(const wsfs_inode *in, size_t *total);
+uint8_t *fs_put_record(const wsfs_inode *in, uint8_t *p);
+/* parse.c, for deltas applied to a file system (delta_fs.c): exactly one record of len
+ * bytes into fs (its inode's slot empty, fs->next_ino already the result's counter), with
+ * the parser's rules for one record; and the parser's whole-tree checks of fs. */
+wsfs_status fs_parse_one(wsfs *fs, const uint8_t *data, size_t len, wsfs_error *err);
+wsfs_status fs_check_tree(wsfs *fs, wsfs_error *err);
+
+/* ---- the workspace delta's format (delta.c, delta_fs.c) ---- */
+#define WSFS_DELTA_MAGIC "WSFD"
+#define WSFS_DELTA_VERSION 1u
+#define WSFS_DELTA_HEADER 48u
+#define WSFS_DELTA_OP_HEADER 16u
+#define WSFS_DELTA_RANGE_HEADER 16u
+#define WSFS_DELTA_GAP 32u /* equal bytes that do not split a range */
+enum { WSFS_OP_REMOVED = 1, WSFS_OP_RECORD = 2, WSFS_OP_FILE = 3 };
+/* A growing output buffer; failed sticks after the first allocation failure. */
+typedef struct wsfs_dbuf {
+    uint8_t *p;
+    size_t len, cap;
+    bool failed;
+} wsfs_dbuf;
+uint8_t *wsfs_dbuf_grow(wsfs_dbuf *b, size_t n);
+void wsfs_dbuf_op(wsfs_dbuf *b, uint64_t ino, uint8_t kind, uint32_t k);
+void wsfs_dbuf_put(wsfs_dbuf *b, const void *src, size_t n);
+/* The header, written over the first WSFS_DELTA_HEADER bytes of b. */
+void wsfs_dbuf_header(wsfs_dbuf *b, uint64_t blen, uint64_t clen, uint64_t counter, uint64_t count, uint64_t nops);
 
 /* One record of a canonical image (files.c), found by structure only. */
 typedef struct wsfs_record {

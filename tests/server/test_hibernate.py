@@ -1,11 +1,13 @@
 """Hibernation under --memory-budget and what may happen to a hibernated sandbox: its next
 message, attach, checkpoint, idle timeout and kill_sandbox all act on it as if it were live.
-Also many sandboxes executing at once, and --max-sandboxes."""
+A WASI process waiting for stdin is hibernated with its sandbox and goes on, with the same
+output, when its input comes. Also many sandboxes executing at once, and --max-sandboxes."""
 import asyncio
+import base64
 import os
 
-from harness import (CHECKPOINT_STATUSES, Client, Server, attach, attach_running, check, check_eq,
-                     checkpoint, create, init_message, main, statuses, test, value_of)
+from harness import (CHECKPOINT_STATUSES, Client, Server, Skip, attach, attach_running, check, check_eq,
+                     checkpoint, create, init_message, main, statuses, test, texts, value_of)
 
 BUDGET = 3 << 20
 
@@ -47,6 +49,53 @@ async def hibernated_one(server, sessions):
         if any(sess.id in n for n in names):
             return sess, want
     raise AssertionError(f"no hibernation image names a sandbox id: {names}")
+
+
+def c_program(name):
+    path = os.path.join(os.environ.get("RI_C_WASI_DIR", ""), name + ".wasm")
+    if not os.path.exists(path):
+        raise Skip(f"{path} not built (clang-19 and wasi-libc needed; RI_C_WASI_DIR)")
+    with open(path, "rb") as f:
+        return {"language": "wasm", "code": base64.b64encode(f.read()).decode()}
+
+
+async def hibernation_of(server, sid):
+    for _ in range(80):
+        if any(sid in n for n in images(server)):
+            return
+        await asyncio.sleep(0.25)
+    raise AssertionError(f"{sid} was not hibernated (images: {images(server)})")
+
+
+@test(120)
+async def process_waiting_for_stdin_is_hibernated_and_goes_on(ri):
+    # a budget below one process's memory: the process, parked waiting for stdin, is
+    # hibernated with its sandbox; its input wakes it, and it goes on where it was
+    s = Server(ri, args=["--memory-budget", str(64 << 10)])
+    sess = await create(s)
+    c = sess.client
+    await c.send(c_program("srv_lines"))
+    await c.until(lambda f: "ready" in texts(c.frames, "stdout"), 20)
+    await c.send({"event": "stdin", "data": "hello\n"})
+    await c.until(lambda f: f.get("event") == "stdout" and "HELLO" in f.get("data", ""), 20)
+    await hibernation_of(s, sess.id)
+    check(hibernated(s) >= 1, "the sandbox counts as hibernated")
+    await c.send({"event": "stdin", "data": "wor"})
+    await c.send({"event": "stdin", "data": "ld\nquit\n"})
+    got = await c.until_status("SANDBOX_EXECUTION_DONE", 30)
+    done = [f for f in got if f.get("status") == "SANDBOX_EXECUTION_DONE"][-1]
+    check_eq(done.get("exit_code"), 0, "exit code after the wake")
+    check_eq(texts(c.frames, "stdout"), "ready\n1> HELLO\n2> WORLD\nbye after 2\n", "the process's output")
+    check_eq(images(s), [], "the hibernation image left after the wake")
+    # hibernated again while waiting, then killed: it ends as a parked process does
+    await c.send(c_program("srv_lines"))
+    await c.until(lambda f: texts(c.frames, "stdout").count("ready") == 2, 20)
+    await hibernation_of(s, sess.id)
+    await c.send({"action": "kill_process"})
+    got = await c.until(lambda f: f.get("status") == "SANDBOX_EXECUTION_DONE" and
+                        statuses(c.frames).count("SANDBOX_EXECUTION_DONE") == 2, 30)
+    last = [f for f in c.frames if f.get("status") == "SANDBOX_EXECUTION_DONE"][-1]
+    check_eq(last.get("error", {}).get("code"), "KILLED", "a hibernated process killed")
 
 
 @test(90)
