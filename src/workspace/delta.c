@@ -47,9 +47,9 @@ typedef struct records {
 static wsfs_status index_image(const uint8_t *d, size_t len, records *out, const char *which, wsfs_error *err) {
     out->r = NULL;
     out->n = 0;
-    if (!d || len < WSFS_HEADER_SIZE || memcmp(d, WSFS_MAGIC, 4) || get_u32(d + 4) != WSFS_VERSION)
+    if (!d || len < WSFS_HEADER_SIZE || memcmp(d, WSFS_MAGIC, 4) || ri_le_get32(d + 4) != WSFS_VERSION)
         return dfail(err, WSFS_ERR_MALFORMED, 0, "the %s is not a WSFS image of version 1", which);
-    uint64_t count = get_u64(d + 16);
+    uint64_t count = ri_le_get64(d + 16);
     if (count > (len - WSFS_HEADER_SIZE) / (WSFS_INODE_FIXED + 4))
         return dfail(err, WSFS_ERR_MALFORMED, 0, "the %s declares more inodes than its bytes hold", which);
     out->r = malloc(count ? (size_t)count * sizeof *out->r : 1);
@@ -103,10 +103,10 @@ uint8_t *wsfs_dbuf_grow(dbuf *b, size_t n) {
 void wsfs_dbuf_op(dbuf *b, uint64_t ino, uint8_t kind, uint32_t k) {
     uint8_t *p = grow(b, OP_HEADER);
     if (!p) return;
-    put_u64(p, ino);
+    ri_le_put64(p, ino);
     p[8] = kind;
     p[9] = p[10] = p[11] = 0;
-    put_u32(p + 12, k);
+    ri_le_put32(p + 12, k);
 }
 
 void wsfs_dbuf_put(dbuf *b, const void *src, size_t n) {
@@ -117,12 +117,12 @@ void wsfs_dbuf_put(dbuf *b, const void *src, size_t n) {
 void wsfs_dbuf_header(dbuf *b, uint64_t blen, uint64_t clen, uint64_t counter, uint64_t count, uint64_t nops) {
     uint8_t *h = b->p;
     memcpy(h, DELTA_MAGIC, 4);
-    put_u32(h + 4, DELTA_VERSION);
-    put_u64(h + 8, blen);
-    put_u64(h + 16, clen);
-    put_u64(h + 24, counter);
-    put_u64(h + 32, count);
-    put_u64(h + 40, nops);
+    ri_le_put32(h + 4, DELTA_VERSION);
+    ri_le_put64(h + 8, blen);
+    ri_le_put64(h + 16, clen);
+    ri_le_put64(h + 24, counter);
+    ri_le_put64(h + 32, count);
+    ri_le_put64(h + 40, nops);
 }
 
 static bool all_zero(const uint8_t *p, size_t n) {
@@ -145,7 +145,7 @@ static void encode_file(dbuf *b, const uint8_t *base, const wsfs_record *br, con
     put_op(b, cr->ino, OP_FILE, 0);
     put_bytes(b, child + cr->start, WSFS_INODE_FIXED);
     uint8_t *sz = grow(b, 8);
-    if (sz) put_u64(sz, cs);
+    if (sz) ri_le_put64(sz, cs);
     uint32_t k = 0;
     uint64_t i = 0;
     while (i < cs) {
@@ -168,12 +168,12 @@ static void encode_file(dbuf *b, const uint8_t *base, const wsfs_record *br, con
             else run = 0, end = j + 1;
         }
         uint8_t *h = grow(b, RANGE_HEADER);
-        if (h) put_u64(h, start), put_u64(h + 8, end - start);
+        if (h) ri_le_put64(h, start), ri_le_put64(h + 8, end - start);
         put_bytes(b, cc + start, (size_t)(end - start));
         k++;
         i = end;
     }
-    if (!b->failed) put_u32(b->p + op + 12, k);
+    if (!b->failed) ri_le_put32(b->p + op + 12, k);
 }
 
 wsfs_status wsfs_delta_encode(const uint8_t *base, size_t blen, const uint8_t *child, size_t clen, uint8_t **out,
@@ -199,7 +199,7 @@ wsfs_status wsfs_delta_encode(const uint8_t *base, size_t blen, const uint8_t *c
         } else if (!x || y->ino < x->ino) {
             put_op(&b, y->ino, OP_RECORD, 0);
             uint8_t *l = grow(&b, 8);
-            if (l) put_u64(l, y->end - y->start);
+            if (l) ri_le_put64(l, y->end - y->start);
             put_bytes(&b, child + y->start, y->end - y->start);
             j++;
         } else {
@@ -211,7 +211,7 @@ wsfs_status wsfs_delta_encode(const uint8_t *base, size_t blen, const uint8_t *c
             } else {
                 put_op(&b, y->ino, OP_RECORD, 0);
                 uint8_t *l = grow(&b, 8);
-                if (l) put_u64(l, y->end - y->start);
+                if (l) ri_le_put64(l, y->end - y->start);
                 put_bytes(&b, child + y->start, y->end - y->start);
             }
         }
@@ -223,7 +223,7 @@ wsfs_status wsfs_delta_encode(const uint8_t *base, size_t blen, const uint8_t *c
         free(b.p);
         return dfail(err, WSFS_ERR_NOMEM, 0, "out of memory");
     }
-    wsfs_dbuf_header(&b, blen, clen, get_u64(child + 8), get_u64(child + 16), nops); /* the child's counter, count */
+    wsfs_dbuf_header(&b, blen, clen, ri_le_get64(child + 8), ri_le_get64(child + 16), nops); /* the child's counter, count */
     *out = b.p;
     *len = b.len;
     if (err) err->code = WSFS_OK, err->message[0] = 0;
@@ -262,14 +262,14 @@ static bool bad(applier *a, const char *fmt, unsigned long long v) {
 static bool apply_file(applier *a, uint64_t ino, uint32_t k, const wsfs_record *x) {
     if (!need(a, WSFS_INODE_FIXED + 8, "a file's fields")) return false;
     const uint8_t *fixed = a->d + a->pos;
-    if (get_u64(fixed) != ino || fixed[8] != WSFS_FILETYPE_REGULAR_FILE)
+    if (ri_le_get64(fixed) != ino || fixed[8] != WSFS_FILETYPE_REGULAR_FILE)
         return bad(a, "file operation on inode %llu: its fields name another inode or type", ino);
-    uint64_t size = get_u64(fixed + WSFS_INODE_FIXED);
+    uint64_t size = ri_le_get64(fixed + WSFS_INODE_FIXED);
     if (size > MAX_RESULT) return bad(a, "file operation on inode %llu: a size above 4 GiB", ino);
     a->pos += WSFS_INODE_FIXED + 8;
     emit(a, fixed, WSFS_INODE_FIXED);
     uint8_t sz[8];
-    put_u64(sz, size);
+    ri_le_put64(sz, size);
     emit(a, sz, 8);
     uint64_t at = a->olen, keep = x->size < size ? x->size : size;
     if (a->out) {
@@ -280,7 +280,7 @@ static bool apply_file(applier *a, uint64_t ino, uint32_t k, const wsfs_record *
     uint64_t next = 0;
     for (uint32_t r = 0; r < k; r++) {
         if (!need(a, RANGE_HEADER, "a range")) return false;
-        uint64_t off = get_u64(a->d + a->pos), n = get_u64(a->d + a->pos + 8);
+        uint64_t off = ri_le_get64(a->d + a->pos), n = ri_le_get64(a->d + a->pos + 8);
         if (n == 0 || off < next || off > size || n > size - off)
             return bad(a, "file operation on inode %llu: a range that is empty, out of order or past the size", ino);
         a->pos += RANGE_HEADER;
@@ -294,7 +294,7 @@ static bool apply_file(applier *a, uint64_t ino, uint32_t k, const wsfs_record *
 
 static bool apply_record(applier *a, uint64_t ino) {
     if (!need(a, 8, "a record's length")) return false;
-    uint64_t n = get_u64(a->d + a->pos);
+    uint64_t n = ri_le_get64(a->d + a->pos);
     a->pos += 8;
     if (!need(a, n, "a record")) return false;
     wsfs_record r;
@@ -312,13 +312,13 @@ static bool run(applier *a) {
     a->olen = WSFS_HEADER_SIZE;
     a->count = 0;
     if (a->out) memcpy(a->out, a->base, 8), memcpy(a->out + 8, d + 24, 16);
-    uint64_t nops = get_u64(d + 40), prev = 0;
+    uint64_t nops = ri_le_get64(d + 40), prev = 0;
     size_t i = 0;
     for (uint64_t o = 0; o < nops; o++) {
         if (!need(a, OP_HEADER, "an operation")) return false;
-        uint64_t ino = get_u64(d + a->pos);
+        uint64_t ino = ri_le_get64(d + a->pos);
         uint8_t kind = d[a->pos + 8];
-        uint32_t k = get_u32(d + a->pos + 12);
+        uint32_t k = ri_le_get32(d + a->pos + 12);
         if (d[a->pos + 9] || d[a->pos + 10] || d[a->pos + 11])
             return bad(a, "operation on inode %llu: reserved bytes are not zero", ino);
         if (ino == 0 || (o && ino <= prev)) return bad(a, "operation on inode %llu is not after the previous one", ino);
@@ -349,9 +349,9 @@ static bool run(applier *a) {
     for (; i < a->br->n; i++, a->count++)
         emit(a, a->base + a->br->r[i].start, a->br->r[i].end - a->br->r[i].start);
     if (a->pos != a->dlen) return bad(a, "%llu bytes left over after the last operation", a->dlen - a->pos);
-    if (a->olen != get_u64(d + 16))
+    if (a->olen != ri_le_get64(d + 16))
         return bad(a, "the result is %llu bytes, not the length the header declares", a->olen);
-    if (a->count != get_u64(d + 32))
+    if (a->count != ri_le_get64(d + 32))
         return bad(a, "the result holds %llu inodes, not the count the header declares", a->count);
     return true;
 }
@@ -362,12 +362,12 @@ wsfs_status wsfs_delta_apply(const uint8_t *base, size_t blen, const uint8_t *de
     *len = 0;
     if (!delta || dlen < DELTA_HEADER) return dfail(err, WSFS_ERR_MALFORMED, 0, "truncated: the header needs 48 bytes");
     if (memcmp(delta, DELTA_MAGIC, 4)) return dfail(err, WSFS_ERR_MALFORMED, 0, "not a workspace delta (bad magic)");
-    if (get_u32(delta + 4) != DELTA_VERSION)
-        return dfail(err, WSFS_ERR_MALFORMED, 4, "version %u is not supported (1 is)", get_u32(delta + 4));
-    if (get_u64(delta + 8) != blen)
+    if (ri_le_get32(delta + 4) != DELTA_VERSION)
+        return dfail(err, WSFS_ERR_MALFORMED, 4, "version %u is not supported (1 is)", ri_le_get32(delta + 4));
+    if (ri_le_get64(delta + 8) != blen)
         return dfail(err, WSFS_ERR_MALFORMED, 8, "made against a base of %llu bytes, given one of %zu",
-                     (unsigned long long)get_u64(delta + 8), blen);
-    if (get_u64(delta + 16) > MAX_RESULT || get_u64(delta + 16) > SIZE_MAX)
+                     (unsigned long long)ri_le_get64(delta + 8), blen);
+    if (ri_le_get64(delta + 16) > MAX_RESULT || ri_le_get64(delta + 16) > SIZE_MAX)
         return dfail(err, WSFS_ERR_MALFORMED, 16, "declares a result above 4 GiB");
     records br;
     wsfs_status s = index_image(base, blen, &br, "base", err);

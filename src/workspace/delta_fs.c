@@ -111,7 +111,7 @@ static void encode_file(wsfs_dbuf *d, const wsfs_inode *bi, const wsfs_inode *ci
     wsfs_dbuf_op(d, ci->ino, WSFS_OP_FILE, 0);
     wsfs_dbuf_put(d, fixed, WSFS_INODE_FIXED);
     uint8_t *sz = wsfs_dbuf_grow(d, 8);
-    if (sz) put_u64(sz, cs);
+    if (sz) ri_le_put64(sz, cs);
     uint32_t k = 0;
     for (uint64_t i = next_diff(&b, &c, 0, cs); i < cs; i = next_diff(&b, &c, i, cs)) {
         uint64_t start = i, end = i + 1, run = 0;
@@ -120,12 +120,12 @@ static void encode_file(wsfs_dbuf *d, const wsfs_inode *bi, const wsfs_inode *ci
             else run = 0, end = j + 1;
         }
         uint8_t *h = wsfs_dbuf_grow(d, WSFS_DELTA_RANGE_HEADER);
-        if (h) put_u64(h, start), put_u64(h + 8, end - start);
+        if (h) ri_le_put64(h, start), ri_le_put64(h + 8, end - start);
         put_content(d, &c, start, end - start);
         k++;
         i = end;
     }
-    if (!d->failed) put_u32(d->p + op + 12, k);
+    if (!d->failed) ri_le_put32(d->p + op + 12, k);
 }
 
 /* Whether a file's content equals the other's (sizes equal). */
@@ -137,16 +137,16 @@ static bool same_content(const wsfs_inode *a, const wsfs_inode *b) {
 static void fixed_of(const wsfs_inode *in, uint8_t *p) {
     /* the record's first WSFS_INODE_FIXED bytes (a file's record is at least that long
      * plus its size; the rest is not needed) */
-    put_u64(p, in->ino);
+    ri_le_put64(p, in->ino);
     p[8] = in->type;
     p[9] = p[10] = p[11] = 0;
-    put_u32(p + 12, in->nlink);
-    put_u32(p + 16, in->pins);
-    put_u32(p + 20, 0);
-    put_u64(p + 24, in->atim);
-    put_u64(p + 32, in->mtim);
-    put_u64(p + 40, in->ctim);
-    put_u64(p + 48, in->parent);
+    ri_le_put32(p + 12, in->nlink);
+    ri_le_put32(p + 16, in->pins);
+    ri_le_put32(p + 20, 0);
+    ri_le_put64(p + 24, in->atim);
+    ri_le_put64(p + 32, in->mtim);
+    ri_le_put64(p + 40, in->ctim);
+    ri_le_put64(p + 48, in->parent);
 }
 
 typedef struct encoder {
@@ -157,7 +157,7 @@ typedef struct encoder {
 static void put_whole(encoder *e, const wsfs_inode *in, size_t len) {
     wsfs_dbuf_op(&e->d, in->ino, WSFS_OP_RECORD, 0);
     uint8_t *l = wsfs_dbuf_grow(&e->d, 8);
-    if (l) put_u64(l, len);
+    if (l) ri_le_put64(l, len);
     uint8_t *p = wsfs_dbuf_grow(&e->d, len);
     if (p) fs_put_record(in, p);
 }
@@ -277,10 +277,10 @@ static bool apply_file(rd *r, wsfs *fs, uint64_t ino, uint32_t k) {
     if (!cur || cur->type != WSFS_FILETYPE_REGULAR_FILE)
         return rfail(r, WSFS_ERR_MALFORMED, "a file operation on inode %llu, not a file of the base",
                      (unsigned long long)ino);
-    if (get_u64(f) != ino || f[8] != WSFS_FILETYPE_REGULAR_FILE || f[9] || f[10] || f[11] || get_u32(f + 20))
+    if (ri_le_get64(f) != ino || f[8] != WSFS_FILETYPE_REGULAR_FILE || f[9] || f[10] || f[11] || ri_le_get32(f + 20))
         return rfail(r, WSFS_ERR_MALFORMED, "inode %llu: the fields do not name it as a file",
                      (unsigned long long)ino);
-    uint64_t size = get_u64(f + WSFS_INODE_FIXED);
+    uint64_t size = ri_le_get64(f + WSFS_INODE_FIXED);
     if (size > ((uint64_t)1 << 32)) return rfail(r, WSFS_ERR_MALFORMED, "inode %llu: a size above 4 GiB",
                                                  (unsigned long long)ino);
     r->pos += WSFS_INODE_FIXED + 8;
@@ -294,7 +294,7 @@ static bool apply_file(rd *r, wsfs *fs, uint64_t ino, uint32_t k) {
     uint64_t prev_end = 0;
     for (uint32_t i = 0; i < k; i++) {
         if (!rneed(r, WSFS_DELTA_RANGE_HEADER, "a range")) return false;
-        uint64_t off = get_u64(r->d + r->pos), n = get_u64(r->d + r->pos + 8);
+        uint64_t off = ri_le_get64(r->d + r->pos), n = ri_le_get64(r->d + r->pos + 8);
         if (n == 0 || off < prev_end || off > size || n > size - off)
             return rfail(r, WSFS_ERR_MALFORMED, "inode %llu: range %u is empty, out of order or past the size",
                          (unsigned long long)ino, i);
@@ -307,12 +307,12 @@ static bool apply_file(rd *r, wsfs *fs, uint64_t ino, uint32_t k) {
         prev_end = off + n;
     }
     in = fs_inode(fs, ino); /* still the private copy: pwrite found it unshared */
-    in->nlink = get_u32(f + 12);
-    in->pins = get_u32(f + 16);
-    in->atim = get_u64(f + 24);
-    in->mtim = get_u64(f + 32);
-    in->ctim = get_u64(f + 40);
-    in->parent = get_u64(f + 48);
+    in->nlink = ri_le_get32(f + 12);
+    in->pins = ri_le_get32(f + 16);
+    in->atim = ri_le_get64(f + 24);
+    in->mtim = ri_le_get64(f + 32);
+    in->ctim = ri_le_get64(f + 40);
+    in->parent = ri_le_get64(f + 48);
     return true;
 }
 
@@ -321,9 +321,9 @@ static bool run_ops(rd *r, wsfs *fs, uint64_t nops) {
     for (uint64_t i = 0; i < nops; i++) {
         if (!rneed(r, WSFS_DELTA_OP_HEADER, "an operation")) return false;
         const uint8_t *o = r->d + r->pos;
-        uint64_t ino = get_u64(o);
+        uint64_t ino = ri_le_get64(o);
         uint8_t kind = o[8];
-        uint32_t k = get_u32(o + 12);
+        uint32_t k = ri_le_get32(o + 12);
         if (o[9] || o[10] || o[11]) return rfail(r, WSFS_ERR_MALFORMED, "reserved bytes are not zero");
         if (i && ino <= prev) return rfail(r, WSFS_ERR_MALFORMED, "inode %llu is not after inode %llu",
                                            (unsigned long long)ino, (unsigned long long)prev);
@@ -339,10 +339,10 @@ static bool run_ops(rd *r, wsfs *fs, uint64_t nops) {
             if (!drop(r, fs, ino)) return false;
         } else if (kind == WSFS_OP_RECORD) {
             if (!rneed(r, 8, "a record's length")) return false;
-            uint64_t l = get_u64(r->d + r->pos);
+            uint64_t l = ri_le_get64(r->d + r->pos);
             r->pos += 8;
             if (!rneed(r, l, "a record")) return false;
-            if (l < 8 || get_u64(r->d + r->pos) != ino)
+            if (l < 8 || ri_le_get64(r->d + r->pos) != ino)
                 return rfail(r, WSFS_ERR_MALFORMED, "the record does not name inode %llu", (unsigned long long)ino);
             if (fs_inode(fs, ino) && !drop(r, fs, ino)) return false;
             wsfs_error pe;
@@ -360,16 +360,16 @@ wsfs_status wsfs_delta_apply_fs(const wsfs *base, const uint8_t *delta, size_t d
     *out = NULL;
     rd r = {.d = delta, .len = delta ? dlen : 0, .err = err, .code = WSFS_OK};
     if (!rneed(&r, WSFS_DELTA_HEADER, "the header")) return r.code;
-    if (memcmp(delta, WSFS_DELTA_MAGIC, 4) || get_u32(delta + 4) != WSFS_DELTA_VERSION)
+    if (memcmp(delta, WSFS_DELTA_MAGIC, 4) || ri_le_get32(delta + 4) != WSFS_DELTA_VERSION)
         return rfail(&r, WSFS_ERR_MALFORMED, "not a workspace delta of version 1"), r.code;
     uint64_t blen = 0;
     if (!image_size(base, &blen)) return rfail(&r, WSFS_ERR_NOMEM, "out of memory"), r.code;
-    if (get_u64(delta + 8) != blen)
+    if (ri_le_get64(delta + 8) != blen)
         return rfail(&r, WSFS_ERR_MALFORMED, "made against a base of %llu bytes, given one of %llu",
-                     (unsigned long long)get_u64(delta + 8), (unsigned long long)blen),
+                     (unsigned long long)ri_le_get64(delta + 8), (unsigned long long)blen),
                r.code;
-    uint64_t clen = get_u64(delta + 16), counter = get_u64(delta + 24), count = get_u64(delta + 32),
-             nops = get_u64(delta + 40);
+    uint64_t clen = ri_le_get64(delta + 16), counter = ri_le_get64(delta + 24), count = ri_le_get64(delta + 32),
+             nops = ri_le_get64(delta + 40);
     if (counter == 0 || counter == UINT64_MAX)
         return rfail(&r, WSFS_ERR_MALFORMED, "the inode counter %llu is out of range", (unsigned long long)counter),
                r.code;

@@ -49,7 +49,7 @@ static int bytes_cmp(const uint8_t *a, size_t al, const uint8_t *b, size_t bl) {
 
 static bool parse_file(parser *ps, wsfs *fs, wsfs_inode *in) {
     if (!need(ps, 8, "a file's size")) return false;
-    uint64_t size = get_u64(ps->p + ps->pos);
+    uint64_t size = ri_le_get64(ps->p + ps->pos);
     ps->pos += 8;
     if (size > fs->lim.max_bytes - fs->bytes)
         return fail(ps, WSFS_ERR_LIMIT, "inode %llu: %llu bytes exceed the quota of %llu", (unsigned long long)in->ino,
@@ -77,7 +77,7 @@ static bool parse_file(parser *ps, wsfs *fs, wsfs_inode *in) {
 
 static bool parse_symlink(parser *ps, wsfs *fs, wsfs_inode *in) {
     if (!need(ps, 4, "a symlink's length")) return false;
-    uint32_t n = get_u32(ps->p + ps->pos);
+    uint32_t n = ri_le_get32(ps->p + ps->pos);
     ps->pos += 4;
     if (n == 0 || n > fs->lim.max_path)
         return fail(ps, WSFS_ERR_MALFORMED, "inode %llu: symlink target of %u bytes (1 to %u allowed)",
@@ -98,7 +98,7 @@ static bool parse_symlink(parser *ps, wsfs *fs, wsfs_inode *in) {
 
 static bool parse_dir(parser *ps, wsfs *fs, wsfs_inode *in) {
     if (!need(ps, 4, "a directory's entry count")) return false;
-    uint32_t n = get_u32(ps->p + ps->pos);
+    uint32_t n = ri_le_get32(ps->p + ps->pos);
     ps->pos += 4;
     if ((uint64_t)n * WSFS_ENTRY_FIXED > ps->len - ps->pos)
         return fail(ps, WSFS_ERR_MALFORMED, "inode %llu: %u entries cannot fit in the %zu bytes left",
@@ -111,8 +111,8 @@ static bool parse_dir(parser *ps, wsfs *fs, wsfs_inode *in) {
     for (uint32_t i = 0; i < n; i++) {
         if (!need(ps, WSFS_ENTRY_FIXED, "an entry")) return false;
         const uint8_t *e = ps->p + ps->pos;
-        uint64_t key = get_u64(e), ino = get_u64(e + 8);
-        uint16_t nl = get_u16(e + 16);
+        uint64_t key = ri_le_get64(e), ino = ri_le_get64(e + 8);
+        uint16_t nl = ri_le_get16(e + 16);
         ps->pos += WSFS_ENTRY_FIXED;
         if (!need(ps, nl, "an entry's name")) return false;
         const uint8_t *name = ps->p + ps->pos;
@@ -145,7 +145,7 @@ static bool parse_dir(parser *ps, wsfs *fs, wsfs_inode *in) {
 static bool parse_record(parser *ps, wsfs *fs, uint64_t *prev) {
     if (!need(ps, WSFS_INODE_FIXED, "an inode")) return false;
     const uint8_t *r = ps->p + ps->pos;
-    uint64_t ino = get_u64(r);
+    uint64_t ino = ri_le_get64(r);
     uint8_t type = r[8];
     if (ino <= *prev) return fail(ps, WSFS_ERR_MALFORMED, "inode %llu is not after inode %llu", (unsigned long long)ino,
                                   (unsigned long long)*prev);
@@ -155,7 +155,7 @@ static bool parse_record(parser *ps, wsfs *fs, uint64_t *prev) {
                     (unsigned long long)fs->next_ino);
     if (type != WSFS_FILETYPE_DIRECTORY && type != WSFS_FILETYPE_REGULAR_FILE && type != WSFS_FILETYPE_SYMBOLIC_LINK)
         return fail(ps, WSFS_ERR_MALFORMED, "inode %llu has file type %u", (unsigned long long)ino, type);
-    if (r[9] || r[10] || r[11] || get_u32(r + 20))
+    if (r[9] || r[10] || r[11] || ri_le_get32(r + 20))
         return fail(ps, WSFS_ERR_MALFORMED, "inode %llu: reserved bytes are not zero", (unsigned long long)ino);
     wsfs_inode *in = inode_alloc(fs->fam, ino, type);
     wsfs_obj **slot = in ? rx_slot(fs->fam, &fs->inodes, ino) : NULL;
@@ -165,12 +165,12 @@ static bool parse_record(parser *ps, wsfs *fs, uint64_t *prev) {
     }
     *slot = &in->h;
     fs->ninodes++;
-    in->nlink = get_u32(r + 12);
-    in->pins = get_u32(r + 16);
-    in->atim = get_u64(r + 24);
-    in->mtim = get_u64(r + 32);
-    in->ctim = get_u64(r + 40);
-    in->parent = get_u64(r + 48);
+    in->nlink = ri_le_get32(r + 12);
+    in->pins = ri_le_get32(r + 16);
+    in->atim = ri_le_get64(r + 24);
+    in->mtim = ri_le_get64(r + 32);
+    in->ctim = ri_le_get64(r + 40);
+    in->parent = ri_le_get64(r + 48);
     ps->pos += WSFS_INODE_FIXED;
     if (type == WSFS_FILETYPE_REGULAR_FILE) return parse_file(ps, fs, in);
     if (type == WSFS_FILETYPE_SYMBOLIC_LINK) return parse_symlink(ps, fs, in);
@@ -343,12 +343,12 @@ wsfs_status wsfs_parse(const uint8_t *data, size_t len, const wsfs_config *cfg, 
     }
     bool ok = need(&ps, WSFS_HEADER_SIZE, "the header");
     if (ok && memcmp(data, WSFS_MAGIC, 4)) ok = fail(&ps, WSFS_ERR_MALFORMED, "not a WSFS image (bad magic)");
-    if (ok && get_u32(data + 4) != WSFS_VERSION)
-        ok = fail(&ps, WSFS_ERR_MALFORMED, "version %u is not supported (1 is)", get_u32(data + 4));
+    if (ok && ri_le_get32(data + 4) != WSFS_VERSION)
+        ok = fail(&ps, WSFS_ERR_MALFORMED, "version %u is not supported (1 is)", ri_le_get32(data + 4));
     uint64_t count = 0;
     if (ok) {
-        fs->next_ino = get_u64(data + 8);
-        count = get_u64(data + 16);
+        fs->next_ino = ri_le_get64(data + 8);
+        count = ri_le_get64(data + 16);
         ps.pos = WSFS_HEADER_SIZE;
         if (count > fs->lim.max_inodes)
             ok = fail(&ps, WSFS_ERR_LIMIT, "%llu inodes exceed the limit of %llu", (unsigned long long)count,

@@ -27,7 +27,7 @@ bool fs_record_size(const wsfs_inode *in, size_t *total) {
 }
 
 static uint8_t *put_file(const wsfs_inode *in, uint8_t *p) {
-    put_u64(p, in->size);
+    ri_le_put64(p, in->size);
     p += 8;
     for (uint64_t off = 0; off < in->size; off += WSFS_BLOCK_SIZE) {
         size_t k = in->size - off < WSFS_BLOCK_SIZE ? (size_t)(in->size - off) : WSFS_BLOCK_SIZE;
@@ -40,31 +40,31 @@ static uint8_t *put_file(const wsfs_inode *in, uint8_t *p) {
 }
 
 uint8_t *fs_put_record(const wsfs_inode *in, uint8_t *p) {
-    put_u64(p, in->ino);
+    ri_le_put64(p, in->ino);
     p[8] = in->type;
     p[9] = p[10] = p[11] = 0;
-    put_u32(p + 12, in->nlink);
-    put_u32(p + 16, in->pins);
-    put_u32(p + 20, 0);
-    put_u64(p + 24, in->atim);
-    put_u64(p + 32, in->mtim);
-    put_u64(p + 40, in->ctim);
-    put_u64(p + 48, in->parent);
+    ri_le_put32(p + 12, in->nlink);
+    ri_le_put32(p + 16, in->pins);
+    ri_le_put32(p + 20, 0);
+    ri_le_put64(p + 24, in->atim);
+    ri_le_put64(p + 32, in->mtim);
+    ri_le_put64(p + 40, in->ctim);
+    ri_le_put64(p + 48, in->parent);
     p += WSFS_INODE_FIXED;
     switch (in->type) {
     case WSFS_FILETYPE_REGULAR_FILE: return put_file(in, p);
     case WSFS_FILETYPE_SYMBOLIC_LINK:
-        put_u32(p, (uint32_t)in->size);
+        ri_le_put32(p, (uint32_t)in->size);
         memcpy(p + 4, in->target, (size_t)in->size);
         return p + 4 + in->size;
     default:
-        put_u32(p, (uint32_t)in->size);
+        ri_le_put32(p, (uint32_t)in->size);
         p += 4;
         for (uint64_t i = 0; i < in->size; i++) {
             const wsfs_entry *e = &in->ents[i];
-            put_u64(p, e->key);
-            put_u64(p + 8, e->ino);
-            put_u16(p + 16, (uint16_t)e->len);
+            ri_le_put64(p, e->key);
+            ri_le_put64(p + 8, e->ino);
+            ri_le_put16(p + 16, (uint16_t)e->len);
             memcpy(p + WSFS_ENTRY_FIXED, e->name, e->len);
             p += WSFS_ENTRY_FIXED + e->len;
         }
@@ -93,9 +93,9 @@ wsfs_status wsfs_serialize(const wsfs *fs, uint8_t **out, size_t *len, wsfs_erro
         return WSFS_ERR_NOMEM;
     }
     memcpy(p, WSFS_MAGIC, 4);
-    put_u32(p + 4, WSFS_VERSION);
-    put_u64(p + 8, fs->next_ino);
-    put_u64(p + 16, fs->ninodes);
+    ri_le_put32(p + 4, WSFS_VERSION);
+    ri_le_put64(p + 8, fs->next_ino);
+    ri_le_put64(p + 16, fs->ninodes);
     p += WSFS_HEADER_SIZE;
     for (bool more = rx_next(&fs->inodes, 0, &key, &v); more; more = rx_next(&fs->inodes, key + 1, &key, &v))
         p = fs_put_record((const wsfs_inode *)v, p);

@@ -15,6 +15,7 @@
 #include <stdatomic.h>
 
 #include "common/ri_assert.h"
+#include "util/le.h"
 #include "workspace/wsfs.h"
 
 enum { OBJ_NODE = 1, OBJ_INODE = 2, OBJ_BLOCK = 3 };
@@ -169,28 +170,7 @@ wsfs_errno walk_path(const wsfs *fs, uint64_t dir, const char *path, size_t len,
 void walk_done(wsfs_walk *w);
 bool name_is_dot(const char *name, size_t len);
 
-/* ---- bytes (little-endian, every host) ---- */
-static inline void put_u16(uint8_t *p, uint16_t v) {
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-}
-static inline void put_u32(uint8_t *p, uint32_t v) {
-    for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
-}
-static inline void put_u64(uint8_t *p, uint64_t v) {
-    for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
-}
-static inline uint16_t get_u16(const uint8_t *p) { return (uint16_t)(p[0] | (p[1] << 8)); }
-static inline uint32_t get_u32(const uint8_t *p) {
-    uint32_t v = 0;
-    for (int i = 3; i >= 0; i--) v = (v << 8) | p[i];
-    return v;
-}
-static inline uint64_t get_u64(const uint8_t *p) {
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--) v = (v << 8) | p[i];
-    return v;
-}
+/* ---- bytes: little-endian, every host (util/le.h) ---- */
 
 /* ---- the serialized form (serialize.c, parse.c) ---- */
 #define WSFS_MAGIC "WSFS"
