@@ -159,6 +159,8 @@ static uint32_t emit_op(compiler *c, ri_code_op op, uint32_t n) {
     if ((uint64_t)c->len + n > RI_MAX_CODE_WORDS) { fail(c, RI_ERR_LIMIT, "function code too large"); return NO_POS; }
     if (!grow_array(c, (void **)&c->code, &c->cap, (uint64_t)c->len + n, sizeof *c->code)) return NO_POS;
     if (!grow_array(c, (void **)&c->opmap, &c->opmap_cap, (uint64_t)c->len + n, sizeof *c->opmap)) return NO_POS;
+    /* invariant 13: the table's size is what is emitted (0: variable, ENTRY, BR_TABLE) */
+    RI_ASSERT(ri_code_words(op) == 0 || ri_code_words(op) == n, "I13");
     uint32_t pos = c->len;
     c->code[pos] = (uint32_t)c->dispatch[op];
     memset(&c->code[pos + 1], 0, (size_t)(n - 1) * sizeof *c->code);
@@ -451,43 +453,11 @@ static ri_code_op numeric_code_op(uint16_t op) {
 }
 
 /* The immediate form (NAME_I) of binary operation op, or RI_CODE_OP_COUNT. */
-static ri_code_op imm_form(ri_code_op op) {
-    switch (op) {
-#define RI_X_IMM(name) case RI_CODE_##name: return RI_CODE_##name##_I;
-    RI_CODE_IMM_OPS(RI_X_IMM)
-#undef RI_X_IMM
-    default: return RI_CODE_OP_COUNT;
-    }
-}
+static ri_code_op imm_form(ri_code_op op) { return ri_code_form(op, RI_REL_IMM); }
 
 /* op with its two operands swapped: op itself if commutative, the mirrored compare,
  * or RI_CODE_OP_COUNT. */
-static ri_code_op swapped_form(ri_code_op op) {
-    switch (op) {
-    case RI_CODE_I32_ADD: case RI_CODE_I32_MUL: case RI_CODE_I32_AND: case RI_CODE_I32_OR:
-    case RI_CODE_I32_XOR: case RI_CODE_I32_EQ: case RI_CODE_I32_NE:
-    case RI_CODE_I64_ADD: case RI_CODE_I64_MUL: case RI_CODE_I64_AND: case RI_CODE_I64_OR:
-    case RI_CODE_I64_XOR: case RI_CODE_I64_EQ: case RI_CODE_I64_NE:
-        return op;
-    case RI_CODE_I32_LT_S: return RI_CODE_I32_GT_S;
-    case RI_CODE_I32_GT_S: return RI_CODE_I32_LT_S;
-    case RI_CODE_I32_LT_U: return RI_CODE_I32_GT_U;
-    case RI_CODE_I32_GT_U: return RI_CODE_I32_LT_U;
-    case RI_CODE_I32_LE_S: return RI_CODE_I32_GE_S;
-    case RI_CODE_I32_GE_S: return RI_CODE_I32_LE_S;
-    case RI_CODE_I32_LE_U: return RI_CODE_I32_GE_U;
-    case RI_CODE_I32_GE_U: return RI_CODE_I32_LE_U;
-    case RI_CODE_I64_LT_S: return RI_CODE_I64_GT_S;
-    case RI_CODE_I64_GT_S: return RI_CODE_I64_LT_S;
-    case RI_CODE_I64_LT_U: return RI_CODE_I64_GT_U;
-    case RI_CODE_I64_GT_U: return RI_CODE_I64_LT_U;
-    case RI_CODE_I64_LE_S: return RI_CODE_I64_GE_S;
-    case RI_CODE_I64_GE_S: return RI_CODE_I64_LE_S;
-    case RI_CODE_I64_LE_U: return RI_CODE_I64_GE_U;
-    case RI_CODE_I64_GE_U: return RI_CODE_I64_LE_U;
-    default: return RI_CODE_OP_COUNT;
-    }
-}
+static ri_code_op swapped_form(ri_code_op op) { return ri_code_form(op, RI_REL_MIRROR); }
 
 /* Whether numeric operation op works on i64 operands. */
 static bool is_i64_op(ri_code_op op) { return (ri_code_flags(op) & RI_OPF_I64) != 0; }
@@ -501,22 +471,15 @@ static bool imm_fits(ri_code_op op, uint64_t bits) {
 /* Whether op with immediate second operand `bits` leaves its first operand unchanged
  * (x + 0, x * 1, x & ~0, x << 0, ...): then it needs no code at all. */
 static bool imm_is_identity(ri_code_op op, uint64_t bits) {
+    ri_code_op imm = imm_form(op);
+    if (imm == RI_CODE_OP_COUNT) return false;
     uint64_t ones = is_i64_op(op) ? UINT64_MAX : UINT32_MAX;
-    uint64_t shift_mask = is_i64_op(op) ? 63 : 31;
-    switch (op) {
-    case RI_CODE_I32_ADD: case RI_CODE_I32_SUB: case RI_CODE_I32_OR: case RI_CODE_I32_XOR:
-    case RI_CODE_I64_ADD: case RI_CODE_I64_SUB: case RI_CODE_I64_OR: case RI_CODE_I64_XOR:
-        return bits == 0;
-    case RI_CODE_I32_SHL: case RI_CODE_I32_SHR_S: case RI_CODE_I32_SHR_U: case RI_CODE_I32_ROTL:
-    case RI_CODE_I32_ROTR: case RI_CODE_I64_SHL: case RI_CODE_I64_SHR_S: case RI_CODE_I64_SHR_U:
-    case RI_CODE_I64_ROTL: case RI_CODE_I64_ROTR:
-        return (bits & shift_mask) == 0;
-    case RI_CODE_I32_MUL: case RI_CODE_I64_MUL:
-        return bits == 1;
-    case RI_CODE_I32_AND: case RI_CODE_I64_AND:
-        return bits == ones;
-    default:
-        return false;
+    switch (ri_code_infos[imm].ident) { /* code.h, RI_CODE_IMM_OPS's IDENTITY */
+    case RI_IDENT_ZERO: return bits == 0;
+    case RI_IDENT_ONE: return bits == 1;
+    case RI_IDENT_ONES: return bits == ones;
+    case RI_IDENT_SHIFT0: return (bits & (is_i64_op(op) ? 63 : 31)) == 0;
+    default: return false;
     }
 }
 
@@ -770,14 +733,9 @@ static void reset_stack(compiler *c, uint32_t height, uint32_t n) {
 /* A float compare as one of RI_CODE_FCMP_BRANCHES (lt, le), *swap when its operands
  * swap (gt, ge: a > b is b < a, a >= b is b <= a, NaN included); else RI_CODE_OP_COUNT. */
 static ri_code_op float_compare(ri_code_op op, bool *swap) {
-    *swap = op == RI_CODE_F32_GT || op == RI_CODE_F32_GE || op == RI_CODE_F64_GT || op == RI_CODE_F64_GE;
-    switch (op) {
-    case RI_CODE_F32_LT: case RI_CODE_F32_GT: return RI_CODE_F32_LT;
-    case RI_CODE_F32_LE: case RI_CODE_F32_GE: return RI_CODE_F32_LE;
-    case RI_CODE_F64_LT: case RI_CODE_F64_GT: return RI_CODE_F64_LT;
-    case RI_CODE_F64_LE: case RI_CODE_F64_GE: return RI_CODE_F64_LE;
-    default: return RI_CODE_OP_COUNT;
-    }
+    ri_code_op f = ri_code_form(op, RI_REL_FCMP);
+    *swap = f != RI_CODE_OP_COUNT && f != op;
+    return f;
 }
 
 /* If `cond` is the result of the i32/i64 compare emitted just before, removes that
@@ -811,7 +769,7 @@ static bool take_compare(compiler *c, operand cond, ri_code_op *cmp, uint32_t *a
         c->last.dst_pos && c->code[c->last.dst_pos] == *a && *a >= c->stack_base &&
         (fcmp = float_compare(c->last.op, &swap)) != RI_CODE_OP_COUNT) {
         switch (fcmp) {
-#define RI_X_FCMPBR(name) case RI_CODE_##name: *cmp = RI_CODE_BR_IFNOT_##name; break;
+#define RI_X_FCMPBR(name, mirror) case RI_CODE_##name: *cmp = RI_CODE_BR_IFNOT_##name; break;
         RI_CODE_FCMP_BRANCHES(RI_X_FCMPBR)
 #undef RI_X_FCMPBR
         default: break;
@@ -831,7 +789,7 @@ static ri_code_op branch_op_for(ri_code_op cmp, bool negate) {
     RI_CODE_CMP_BRANCHES(RI_X_CMPBR)
 #undef RI_X_CMPBR
     case RI_CODE_I64_EQZ: return negate ? RI_CODE_BR_IF_I64_NE_I : RI_CODE_BR_IF_I64_EQ_I; /* a == 0 */
-#define RI_X_FCMPBR(name) \
+#define RI_X_FCMPBR(name, mirror) \
     case RI_CODE_##name: return negate ? RI_CODE_BR_IFNOT_##name : RI_CODE_BR_IF_##name; \
     case RI_CODE_BR_IFNOT_##name: return negate ? RI_CODE_BR_IF_##name : RI_CODE_BR_IFNOT_##name; /* i32.eqz of it */
     RI_CODE_FCMP_BRANCHES(RI_X_FCMPBR)
@@ -1179,12 +1137,8 @@ static void compile_local_set(compiler *c, uint32_t k, bool tee) {
 
 /* The fused-address form (NAME_X or NAME_XI) of load or store op, or RI_CODE_OP_COUNT. */
 static ri_code_op addr_form(ri_code_op op, bool imm) {
-    switch (op) {
-#define RI_X_ADDR(name) case RI_CODE_##name: return imm ? RI_CODE_##name##_XI : RI_CODE_##name##_X;
-    RI_CODE_ADDR_OPS(RI_X_ADDR)
-#undef RI_X_ADDR
-    default: return RI_CODE_OP_COUNT;
-    }
+    ri_code_op x = ri_code_form(op, RI_REL_ADDR);
+    return x == RI_CODE_OP_COUNT || !imm ? x : (ri_code_op)(x + 1); /* NAME_XI follows NAME_X */
 }
 
 /* If the address `addr` is the result of the i32.add emitted just before, removes that
@@ -1281,13 +1235,8 @@ static void compile_load(compiler *c, ri_code_op op, const ri_instr *in) {
 static void compile_store(compiler *c, ri_code_op op, const ri_instr *in) {
     operand v = pop(c), addr = pop(c);
     if (op == RI_CODE_F64_STORE && from_last(c, &v) && addr.kind != ENTRY_IMM) {
-        ri_code_op fused = RI_CODE_OP_COUNT; /* f64 arithmetic stored right away: one instruction */
-        switch (c->last.op) {
-#define RI_X_FMEM(name) case RI_CODE_##name: fused = RI_CODE_##name##_S; break;
-        RI_CODE_FMEM_OPS(RI_X_FMEM)
-#undef RI_X_FMEM
-        default: break;
-        }
+        ri_code_op fused = ri_code_form(c->last.op, RI_REL_FMEM); /* f64 arithmetic stored right away: one instruction */
+        if (fused != RI_CODE_OP_COUNT) fused = (ri_code_op)(fused + RI_FMEM_S);
         if (fused != RI_CODE_OP_COUNT) {
             uint32_t a = c->code[c->last.pos + 2], b = c->code[c->last.pos + 3];
             truncate_code(c, c->last.pos);
@@ -1297,14 +1246,7 @@ static void compile_store(compiler *c, ri_code_op op, const ri_instr *in) {
         }
         /* x = load [addr + offset] op y; store [addr + offset] = x: read-modify-write.
          * Only the load can trap (the store goes to the same bytes): its stop point stays. */
-        switch (c->last.op) {
-#define RI_X_FMEM(name) \
-        case RI_CODE_##name##_LA: fused = RI_CODE_##name##_MA; break; \
-        case RI_CODE_##name##_LB: fused = RI_CODE_##name##_MB; break;
-        RI_CODE_FMEM_OPS(RI_X_FMEM)
-#undef RI_X_FMEM
-        default: break;
-        }
+        fused = ri_code_form(c->last.op, RI_REL_RMW);
         if (fused != RI_CODE_OP_COUNT && c->code[c->last.pos + 3] == addr.src &&
             c->code[c->last.pos + 4] == in->imm.mem.offset) {
             uint32_t other = c->code[c->last.pos + 2];
@@ -1392,13 +1334,7 @@ static void compile_store(compiler *c, ri_code_op op, const ri_instr *in) {
         add_point(c, p, RI_POINT_TRAP, c->h + 2);
         return;
     }
-    ri_code_op pair = RI_CODE_OP_COUNT;
-    switch (op) {
-#define RI_X_STORE2(name) case RI_CODE_##name: pair = RI_CODE_##name##_2; break;
-    RI_CODE_STORE2_OPS(RI_X_STORE2)
-#undef RI_X_STORE2
-    default: break;
-    }
+    ri_code_op pair = ri_code_form(op, RI_REL_STORE2);
     if (pair != RI_CODE_OP_COUNT && c->last.op == op && c->last.pos != NO_POS && c->last.pos + 4 == c->len &&
         addr.kind != ENTRY_IMM && v.kind != ENTRY_IMM && !c->failed) {
         /* two stores in a row: one instruction, with a second stop point at + 3 */
@@ -1421,7 +1357,8 @@ static void compile_store(compiler *c, ri_code_op op, const ri_instr *in) {
     add_point(c, p, RI_POINT_TRAP, c->h + 2);
 }
 
-static void compile_unary(compiler *c, ri_code_op op, bool may_trap) {
+static void compile_unary(compiler *c, ri_code_op op) {
+    bool may_trap = ri_code_stop(op) == RI_STOP_TRAP;
     operand a = pop(c);
     uint32_t src = slot_of(c, a, c->h);
     uint32_t p = emit2(c, op, own_slot(c, c->h), src);
@@ -1639,7 +1576,8 @@ static bool fuse_cmp3(compiler *c, operand a, operand b) {
     return true;
 }
 
-static void compile_binary(compiler *c, ri_code_op op, bool may_trap) {
+static void compile_binary(compiler *c, ri_code_op op) {
+    bool may_trap = ri_code_stop(op) == RI_STOP_TRAP;
     operand b = pop(c), a = pop(c);
     /* A constant operand becomes an immediate: the second, or the first of a
      * commutative operation or a compare (mirrored). */
@@ -1697,13 +1635,11 @@ static void compile_binary(compiler *c, ri_code_op op, bool may_trap) {
         return;
     }
     /* f64 arithmetic on a value loaded just before: one instruction. */
-    ri_code_op la = RI_CODE_OP_COUNT, lb = RI_CODE_OP_COUNT, lxa = RI_CODE_OP_COUNT, lxb = RI_CODE_OP_COUNT;
-    switch (op) {
-#define RI_X_FMEM(name) case RI_CODE_##name: la = RI_CODE_##name##_LA; lb = RI_CODE_##name##_LB; \
-                                             lxa = RI_CODE_##name##_LXA; lxb = RI_CODE_##name##_LXB; break;
-    RI_CODE_FMEM_OPS(RI_X_FMEM)
-#undef RI_X_FMEM
-    default: break;
+    ri_code_op la = ri_code_form(op, RI_REL_FMEM), lb = RI_CODE_OP_COUNT, lxa = RI_CODE_OP_COUNT, lxb = RI_CODE_OP_COUNT;
+    if (la != RI_CODE_OP_COUNT) {
+        lb = (ri_code_op)(la + RI_FMEM_LB);
+        lxa = (ri_code_op)(la + RI_FMEM_LXA);
+        lxb = (ri_code_op)(la + RI_FMEM_LXB);
     }
     if ((la != RI_CODE_OP_COUNT || op == RI_CODE_F64_DIV) && a.kind != ENTRY_IMM && b.kind != ENTRY_IMM) {
         /* f64 arithmetic on the result of the f64 arithmetic just before: one instruction */
@@ -1755,18 +1691,16 @@ static void compile_binary(compiler *c, ri_code_op op, bool may_trap) {
 }
 
 
-/* What an instruction is as a stop point. */
-enum { STOP_NONE, STOP_TRAP, STOP_BULK };
-
 /* Memory, table and bulk instructions: pops `nin` operands, emits op with the
  * immediates first (or last) and the operands (bottom first), pushes a result if
- * `result`. Bulk instructions charge gas as they run, so they are stop points where
- * every operand is materialised. */
+ * `result`; op's stop point, if any, is its table's (TRAP or BULK). Bulk instructions
+ * charge gas as they run, so they are stop points where every operand is materialised. */
 static void compile_generic(compiler *c, ri_code_op op, const uint32_t *imms, uint32_t nimm,
-                            uint32_t nin, bool result, bool imms_last, int stop) {
+                            uint32_t nin, bool result, bool imms_last) {
+    uint32_t stop = ri_code_stop(op);
     uint32_t words[8];
     operand ins[4];
-    if (stop == STOP_BULK) flush_all(c);
+    if (stop == RI_STOP_BULK) flush_all(c);
     for (uint32_t i = nin; i-- > 0;) ins[i] = pop(c);
     uint32_t n = 0;
     if (result) words[n++] = own_slot(c, c->h);
@@ -1776,7 +1710,7 @@ static void compile_generic(compiler *c, ri_code_op op, const uint32_t *imms, ui
     uint32_t p = emit_op(c, op, n + 1);
     if (p == NO_POS) return;
     memcpy(&c->code[p + 1], words, n * sizeof *words);
-    if (stop != STOP_NONE) add_point(c, p, stop == STOP_BULK ? RI_POINT_BULK : RI_POINT_TRAP, c->h + nin);
+    if (stop != RI_STOP_NONE) add_point(c, p, (ri_point_kind)(stop - 1), c->h + nin);
     if (result) { push_slot(c); note_dst(c, p); }
 }
 
@@ -1925,25 +1859,25 @@ static void compile_instr(compiler *c, const ri_instr *in) {
     }
     case RI_OP_TABLE_GET: {
         if (in->imm.index >= m->ntables) { fail(c, RI_ERR_INVALID, "unknown table"); return; }
-        compile_generic(c, RI_CODE_TABLE_GET, &in->imm.index, 1, 1, true, true, STOP_TRAP);
+        compile_generic(c, RI_CODE_TABLE_GET, &in->imm.index, 1, 1, true, true);
         return;
     }
     case RI_OP_TABLE_SET:
         if (in->imm.index >= m->ntables) { fail(c, RI_ERR_INVALID, "unknown table"); return; }
-        compile_generic(c, RI_CODE_TABLE_SET, &in->imm.index, 1, 2, false, false, STOP_TRAP);
+        compile_generic(c, RI_CODE_TABLE_SET, &in->imm.index, 1, 2, false, false);
         return;
     case RI_OP_MEMORY_SIZE:
     case RI_OP_MEMORY_GROW:
         if (m->nmemories == 0) { fail(c, RI_ERR_INVALID, "unknown memory"); return; }
-        if (op == RI_OP_MEMORY_SIZE) compile_generic(c, RI_CODE_MEMORY_SIZE, NULL, 0, 0, true, false, STOP_NONE);
-        else compile_generic(c, RI_CODE_MEMORY_GROW, NULL, 0, 1, true, false, STOP_NONE);
+        if (op == RI_OP_MEMORY_SIZE) compile_generic(c, RI_CODE_MEMORY_SIZE, NULL, 0, 0, true, false);
+        else compile_generic(c, RI_CODE_MEMORY_GROW, NULL, 0, 1, true, false);
         return;
     case RI_OP_I32_CONST: push_const(c, (uint32_t)in->imm.i32); return;
     case RI_OP_I64_CONST: push_const(c, (uint64_t)in->imm.i64); return;
     case RI_OP_F32_CONST: push_const(c, in->imm.f32_bits); return;
     case RI_OP_F64_CONST: push_const(c, in->imm.f64_bits); return;
     case RI_OP_REF_NULL: push_const(c, 0); return;
-    case RI_OP_REF_IS_NULL: compile_unary(c, RI_CODE_REF_IS_NULL, false); return;
+    case RI_OP_REF_IS_NULL: compile_unary(c, RI_CODE_REF_IS_NULL); return;
     case RI_OP_REF_FUNC: {
         if (in->imm.index >= m->nfuncs) { fail(c, RI_ERR_INVALID, "unknown function"); return; }
         uint32_t p = emit2(c, RI_CODE_REF_FUNC, own_slot(c, c->h), in->imm.index);
@@ -1962,57 +1896,57 @@ static void compile_instr(compiler *c, const ri_instr *in) {
 
 #define RI_X_NUM(name, byte, a, b, r) \
     case RI_OP_##name: \
-        if (RI_T_##b) compile_binary(c, RI_CODE_##name, (ri_code_flags(RI_CODE_##name) & RI_OPF_NUM_TRAP) != 0); \
-        else compile_unary(c, RI_CODE_##name, (ri_code_flags(RI_CODE_##name) & RI_OPF_NUM_TRAP) != 0); \
+        if (RI_T_##b) compile_binary(c, RI_CODE_##name); \
+        else compile_unary(c, RI_CODE_##name); \
         return;
     RI_NUMERIC_OPS(RI_X_NUM)
 #undef RI_X_NUM
 
-#define RI_X_SAT(name, sub, a, b, r) case RI_FC(sub): compile_unary(c, RI_CODE_##name, false); return;
+#define RI_X_SAT(name, sub, a, b, r) case RI_FC(sub): compile_unary(c, RI_CODE_##name); return;
     RI_SAT_OPS(RI_X_SAT)
 #undef RI_X_SAT
 
     case RI_FC(RI_FC_MEMORY_INIT):
         if (m->nmemories == 0 || in->imm.index >= m->ndatas) { fail(c, RI_ERR_INVALID, "unknown data segment"); return; }
-        compile_generic(c, RI_CODE_MEMORY_INIT, &in->imm.index, 1, 3, false, false, STOP_BULK);
+        compile_generic(c, RI_CODE_MEMORY_INIT, &in->imm.index, 1, 3, false, false);
         return;
     case RI_FC(RI_FC_DATA_DROP):
         if (in->imm.index >= m->ndatas) { fail(c, RI_ERR_INVALID, "unknown data segment"); return; }
-        compile_generic(c, RI_CODE_DATA_DROP, &in->imm.index, 1, 0, false, false, STOP_NONE);
+        compile_generic(c, RI_CODE_DATA_DROP, &in->imm.index, 1, 0, false, false);
         return;
     case RI_FC(RI_FC_MEMORY_COPY):
     case RI_FC(RI_FC_MEMORY_FILL):
         if (m->nmemories == 0) { fail(c, RI_ERR_INVALID, "unknown memory"); return; }
         compile_generic(c, op == RI_FC(RI_FC_MEMORY_COPY) ? RI_CODE_MEMORY_COPY : RI_CODE_MEMORY_FILL,
-                        NULL, 0, 3, false, false, STOP_BULK);
+                        NULL, 0, 3, false, false);
         return;
     case RI_FC(RI_FC_TABLE_INIT): {
         if (in->imm.pair.a >= m->nelems || in->imm.pair.b >= m->ntables) { fail(c, RI_ERR_INVALID, "unknown table or segment"); return; }
         uint32_t imms[2] = {in->imm.pair.a, in->imm.pair.b};
-        compile_generic(c, RI_CODE_TABLE_INIT, imms, 2, 3, false, false, STOP_BULK);
+        compile_generic(c, RI_CODE_TABLE_INIT, imms, 2, 3, false, false);
         return;
     }
     case RI_FC(RI_FC_ELEM_DROP):
         if (in->imm.index >= m->nelems) { fail(c, RI_ERR_INVALID, "unknown element segment"); return; }
-        compile_generic(c, RI_CODE_ELEM_DROP, &in->imm.index, 1, 0, false, false, STOP_NONE);
+        compile_generic(c, RI_CODE_ELEM_DROP, &in->imm.index, 1, 0, false, false);
         return;
     case RI_FC(RI_FC_TABLE_COPY): {
         if (in->imm.pair.a >= m->ntables || in->imm.pair.b >= m->ntables) { fail(c, RI_ERR_INVALID, "unknown table"); return; }
         uint32_t imms[2] = {in->imm.pair.a, in->imm.pair.b};
-        compile_generic(c, RI_CODE_TABLE_COPY, imms, 2, 3, false, false, STOP_BULK);
+        compile_generic(c, RI_CODE_TABLE_COPY, imms, 2, 3, false, false);
         return;
     }
     case RI_FC(RI_FC_TABLE_GROW):
         if (in->imm.index >= m->ntables) { fail(c, RI_ERR_INVALID, "unknown table"); return; }
-        compile_generic(c, RI_CODE_TABLE_GROW, &in->imm.index, 1, 2, true, true, STOP_NONE);
+        compile_generic(c, RI_CODE_TABLE_GROW, &in->imm.index, 1, 2, true, true);
         return;
     case RI_FC(RI_FC_TABLE_SIZE):
         if (in->imm.index >= m->ntables) { fail(c, RI_ERR_INVALID, "unknown table"); return; }
-        compile_generic(c, RI_CODE_TABLE_SIZE, &in->imm.index, 1, 0, true, false, STOP_NONE);
+        compile_generic(c, RI_CODE_TABLE_SIZE, &in->imm.index, 1, 0, true, false);
         return;
     case RI_FC(RI_FC_TABLE_FILL):
         if (in->imm.index >= m->ntables) { fail(c, RI_ERR_INVALID, "unknown table"); return; }
-        compile_generic(c, RI_CODE_TABLE_FILL, &in->imm.index, 1, 3, false, false, STOP_BULK);
+        compile_generic(c, RI_CODE_TABLE_FILL, &in->imm.index, 1, 3, false, false);
         return;
     default:
         fail(c, RI_ERR_INVALID, "unsupported instruction");
@@ -2188,6 +2122,35 @@ static void index_acc_variants(compiler *c) {
     }
 }
 
+#if RI_ASSERTS_ON
+/* Invariant 13: the table (code_info.h) describes the code compiled: the instructions
+ * follow one another by the table's sizes, and the stop points are exactly those the table
+ * gives their operations (every TRAP, CALL, BULK, ENTRY and LOOP instruction has its point,
+ * a TRAP2 one a second TRAP point at + 3; a GAS may have none: the GAS 0 after a call in
+ * unmetered code). */
+static void check_against_table(const compiler *c) {
+    uint32_t next_point = 0;
+    for (uint32_t pos = 0; pos < c->len;) {
+        uint32_t op = c->opmap[pos];
+        RI_ASSERT(op < RI_CODE_OP_COUNT, "I13");
+        uint32_t words = op == RI_CODE_ENTRY ? 5 + 2 * c->code[pos + 4]
+                       : op == RI_CODE_BR_TABLE ? c->code[pos + 2] + 4 : ri_code_words(op);
+        RI_ASSERT(words > 0 && pos + words <= c->len, "I13");
+        for (uint32_t k = 1; k < words; k++) RI_ASSERT(c->opmap[pos + k] == NO_OP, "I13");
+        uint32_t stop = ri_code_stop(ri_code_infos[op].base);
+        bool has = next_point < c->npoints && c->points[next_point].pos == pos;
+        RI_ASSERT(has ? c->points[next_point].kind + 1 == stop : stop == RI_STOP_NONE || stop == RI_STOP_GAS, "I13");
+        if (has) next_point++;
+        bool second = next_point < c->npoints && c->points[next_point].pos == pos + 3 && words > 3;
+        RI_ASSERT(second == ((ri_code_flags(op) & RI_OPF_TRAP2) != 0), "I13");
+        if (second) RI_ASSERT(c->points[next_point++].kind == RI_POINT_TRAP, "I13");
+        RI_ASSERT(next_point >= c->npoints || c->points[next_point].pos >= pos + words, "I13");
+        pos += words;
+    }
+    RI_ASSERT(next_point == c->npoints, "I13");
+}
+#endif
+
 static ri_code *compile_function(compiler *c, uint32_t body_index) {
     const ri_module *m = c->m;
     const ri_body *body = &m->bodies[body_index];
@@ -2259,6 +2222,9 @@ static ri_code *compile_function(compiler *c, uint32_t body_index) {
     choose_branch_variants(c);
     choose_acc_variants(c);
     if (c->failed) return NULL; /* (an internal error or no memory in either pass) */
+#if RI_ASSERTS_ON
+    check_against_table(c);
+#endif
 
     ri_code *code = calloc(1, sizeof *code);
     if (!code) { fail(c, RI_ERR_NOMEM, "out of memory"); return NULL; }

@@ -416,11 +416,11 @@ static RI_SINGLE_COPY ri_errcode run(ri_store *store, ri_exec *exec, const ri_co
     /* The handlers, then 3 words that are the code the entry marker returns to (see
      * ri_interp_exit_code): a GAS of cost 0 (word 1, which a return charges), then EXIT. */
     static const int32_t dispatch[RI_CODE_OP_COUNT + 3] = {
-#define RI_X_CTRL(name, words, flags) RI_OFFSET(name)
+#define RI_X_CTRL(name, words, flags, point) RI_OFFSET(name)
 #define RI_X_BR(name, words) RI_OFFSETS4(name)
 #define RI_X_CMPBR(cmp, neg) RI_OFFSETS4(BR_IF_##cmp) RI_OFFSETS4(BR_IF_##cmp##_I)
-#define RI_X_FCMPBR(cmp) RI_OFFSETS4(BR_IF_##cmp) RI_OFFSETS4(BR_IFNOT_##cmp)
-#define RI_X_IMM(name) RI_OFFSET(name##_I)
+#define RI_X_FCMPBR(cmp, mirror) RI_OFFSETS4(BR_IF_##cmp) RI_OFFSETS4(BR_IFNOT_##cmp)
+#define RI_X_IMM(name, mirror, ident) RI_OFFSET(name##_I)
 #define RI_X_ADDR(name) RI_OFFSET(name##_X) RI_OFFSET(name##_XI)
 #define RI_X_ADDBR(cmp) RI_OFFSETS4(ADDBR_##cmp##_SS) RI_OFFSETS4(ADDBR_##cmp##_SI) \
                         RI_OFFSETS4(ADDBR_##cmp##_IS) RI_OFFSETS4(ADDBR_##cmp##_II)

@@ -78,7 +78,7 @@ static uint32_t old_branch_words(uint32_t op) {
 #define RI_X_CMPBR(cmp, neg) case RI_CODE_BR_IF_##cmp: case RI_CODE_BR_IF_##cmp##_I: return 4;
     RI_CODE_CMP_BRANCHES(RI_X_CMPBR)
 #undef RI_X_CMPBR
-#define RI_X_FCMPBR(cmp) case RI_CODE_BR_IF_##cmp: case RI_CODE_BR_IFNOT_##cmp: return 4;
+#define RI_X_FCMPBR(cmp, mirror) case RI_CODE_BR_IF_##cmp: case RI_CODE_BR_IFNOT_##cmp: return 4;
     RI_CODE_FCMP_BRANCHES(RI_X_FCMPBR)
 #undef RI_X_FCMPBR
 #define RI_X_ADDBR(cmp) case RI_CODE_ADDBR_##cmp##_SS: case RI_CODE_ADDBR_##cmp##_SI: \
@@ -114,7 +114,7 @@ static bool old_is_call(uint32_t op) {
 
 static uint32_t old_call_words(uint32_t op) {
     switch (op) {
-#define RI_X_CTRL(name, words, flags) case RI_CODE_##name: return words;
+#define RI_X_CTRL(name, words, flags, point) case RI_CODE_##name: return words;
     RI_CODE_CONTROL_OPS(RI_X_CTRL)
 #undef RI_X_CTRL
     default: return 0;
@@ -140,7 +140,7 @@ static int old_acc_produced(const uint32_t *code, uint32_t pos, uint32_t op, uin
     case RI_CODE_##name: return RI_T_##r == RI_T_F64 ? ACC_F64 : ACC_INT;
     RI_NUMERIC_OPS(RI_X_NUM)
 #undef RI_X_NUM
-#define RI_X_IMM(name) case RI_CODE_##name##_I:
+#define RI_X_IMM(name, mirror, ident) case RI_CODE_##name##_I:
     RI_CODE_IMM_OPS(RI_X_IMM)
 #undef RI_X_IMM
 #define RI_X_PAIR(outer, inner) case RI_CODE_I32_##outer##_##inner: case RI_CODE_I32_##outer##_##inner##_I:
