@@ -1034,10 +1034,7 @@ static void compile_binary(compiler *c, ri_code_op op) {
             return;
         }
         if (from_last(c, &a)) { /* on the result of an i32 operation with an immediate */
-            ri_code_op fused = RI_CODE_OP_COUNT;
-#define RI_X_IPAIR(o, i) if (imm_op == RI_CODE_I32_##o##_I && c->last.op == RI_CODE_I32_##i##_I) fused = RI_CODE_I32_##o##I_##i##I;
-            RI_CODE_IPAIR_OPS(RI_X_IPAIR)
-#undef RI_X_IPAIR
+            ri_code_op fused = fuse_pair_rule(FUSE_IPAIR, imm_op, c->last.op);
             if (fused != RI_CODE_OP_COUNT) {
                 uint32_t x = c->code[c->last.pos + 2], k = c->code[c->last.pos + 3];
                 truncate_code(c, c->last.pos);
@@ -1080,12 +1077,8 @@ static void compile_binary(compiler *c, ri_code_op op) {
     if ((la != RI_CODE_OP_COUNT || op == RI_CODE_F64_DIV) && a.kind != ENTRY_IMM && b.kind != ENTRY_IMM) {
         /* f64 arithmetic on the result of the f64 arithmetic just before: one instruction */
         bool on_b = from_last(c, &b), on_a = !on_b && from_last(c, &a);
-        ri_code_op fused = RI_CODE_OP_COUNT;
-#define RI_X_FPAIR(o, i) \
-        if (op == RI_CODE_F64_##o && c->last.op == RI_CODE_F64_##i) \
-            fused = on_b ? RI_CODE_F64_##o##_##i##_B : RI_CODE_F64_##o##_##i##_A;
-        if (on_a || on_b) { RI_CODE_FPAIR_OPS(RI_X_FPAIR) }
-#undef RI_X_FPAIR
+        ri_code_op fused = on_a || on_b ? fuse_pair_rule(FUSE_FPAIR, op, c->last.op) : RI_CODE_OP_COUNT;
+        if (fused != RI_CODE_OP_COUNT && on_b) fused = (ri_code_op)(fused + 1); /* _B follows _A */
         if (fused != RI_CODE_OP_COUNT) {
             uint32_t x = c->code[c->last.pos + 2], y = c->code[c->last.pos + 3];
             truncate_code(c, c->last.pos);

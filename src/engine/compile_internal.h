@@ -162,6 +162,12 @@ void truncate_code(compiler *c, uint32_t pos);
 void unpair(compiler *c);
 
 /* ---- fuse.c ---- */
+/* The families of pair rules (fuse.c): code.h's RI_CODE_PAIR_OPS, _IPAIR_OPS, _FPAIR_OPS. */
+typedef enum fuse_family { FUSE_PAIR, FUSE_IPAIR, FUSE_FPAIR, FUSE_PAIR_COUNT } fuse_family;
+/* The fused operation of `outer` on the result of `inner` by family's rules, or
+ * RI_CODE_OP_COUNT (FUSE_FPAIR: the _A form). */
+#define fuse_pair_rule ri_compile_fuse_pair_rule
+ri_code_op fuse_pair_rule(fuse_family family, ri_code_op outer, ri_code_op inner);
 #define emit_cond_branch ri_compile_emit_cond_branch
 uint32_t emit_cond_branch(compiler *c, operand cond, bool fused, ri_code_op cmp, uint32_t a, uint32_t b,
                           bool negate);

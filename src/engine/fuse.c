@@ -256,14 +256,53 @@ ri_code_op take_address(compiler *c, ri_code_op op, operand addr, uint32_t *a, u
     return fused;
 }
 
-/* The fused form of i32 operation `outer` applied to the result of `inner` (code.h,
- * RI_CODE_PAIR_OPS), or RI_CODE_OP_COUNT. */
-static ri_code_op pair_form(ri_code_op outer, ri_code_op inner) {
+/* ---- pair rules as data -------------------------------------------------------------- */
+
+/* A pair rule: operation `outer` reading the result of `inner`, the instruction just
+ * before it, becomes `fused` (whose operand words the caller lays out: each family's
+ * comment in code.h). One table per family, each made from its code.h list, and one
+ * matcher for all. */
+typedef struct fuse_rule {
+    uint16_t outer, inner, fused;
+} fuse_rule;
+
+/* RI_CODE_PAIR_OPS: I32_<OUTER> on I32_<INNER> (or its _I form) */
+static const fuse_rule pair_rules[] = {
 #define RI_X_PAIR(o, i) \
-    if (outer == RI_CODE_I32_##o && inner == RI_CODE_I32_##i) return RI_CODE_I32_##o##_##i; \
-    if (outer == RI_CODE_I32_##o && inner == RI_CODE_I32_##i##_I) return RI_CODE_I32_##o##_##i##_I;
+    {RI_CODE_I32_##o, RI_CODE_I32_##i, RI_CODE_I32_##o##_##i}, \
+    {RI_CODE_I32_##o, RI_CODE_I32_##i##_I, RI_CODE_I32_##o##_##i##_I},
     RI_CODE_PAIR_OPS(RI_X_PAIR)
 #undef RI_X_PAIR
+};
+
+/* RI_CODE_IPAIR_OPS: I32_<OUTER>_I on I32_<INNER>_I */
+static const fuse_rule ipair_rules[] = {
+#define RI_X_IPAIR(o, i) {RI_CODE_I32_##o##_I, RI_CODE_I32_##i##_I, RI_CODE_I32_##o##I_##i##I},
+    RI_CODE_IPAIR_OPS(RI_X_IPAIR)
+#undef RI_X_IPAIR
+};
+
+/* RI_CODE_FPAIR_OPS: F64_<OUTER> on F64_<INNER>, the _A form (_B follows it) */
+static const fuse_rule fpair_rules[] = {
+#define RI_X_FPAIR(o, i) {RI_CODE_F64_##o, RI_CODE_F64_##i, RI_CODE_F64_##o##_##i##_A},
+    RI_CODE_FPAIR_OPS(RI_X_FPAIR)
+#undef RI_X_FPAIR
+};
+
+static const struct {
+    const fuse_rule *rules;
+    size_t n;
+} families[FUSE_PAIR_COUNT] = {
+    [FUSE_PAIR] = {pair_rules, sizeof pair_rules / sizeof pair_rules[0]},
+    [FUSE_IPAIR] = {ipair_rules, sizeof ipair_rules / sizeof ipair_rules[0]},
+    [FUSE_FPAIR] = {fpair_rules, sizeof fpair_rules / sizeof fpair_rules[0]},
+};
+
+ri_code_op fuse_pair_rule(fuse_family family, ri_code_op outer, ri_code_op inner) {
+    for (size_t k = 0; k < families[family].n; k++) {
+        const fuse_rule *r = &families[family].rules[k];
+        if (r->outer == outer && r->inner == inner) return (ri_code_op)r->fused;
+    }
     return RI_CODE_OP_COUNT;
 }
 
@@ -325,7 +364,7 @@ bool fuse_i32_pair(compiler *c, ri_code_op op, operand a, operand b) {
         note_dst(c, p);
         return true;
     }
-    ri_code_op fused = pair_form(op, c->last.op);
+    ri_code_op fused = fuse_pair_rule(FUSE_PAIR, op, c->last.op);
     if (fused == RI_CODE_OP_COUNT) return false;
     uint32_t x = c->code[c->last.pos + 2], y = c->code[c->last.pos + 3];
     truncate_code(c, c->last.pos);
