@@ -7,7 +7,10 @@
  * codedump.sh builds it against a build directory's libraries.
  *
  *   codedump MODULE.wasm...        (a file that does not load prints "error")
+ *   codedump --ops MODULE.wasm...  instead: every operation with the number of times it
+ *                                  was emitted in all of them (metered and unmetered)
  */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +34,8 @@ static uint32_t op_of(uint32_t w) {
     return RI_CODE_OP_COUNT;
 }
 
+static uint64_t emitted[RI_CODE_OP_COUNT];
+
 static uint64_t hash_module(const ri_module *m, uint64_t h) {
     for (uint32_t b = 0; b < m->nbodies; b++) {
         const ri_code *c = m->codes[b];
@@ -45,6 +50,7 @@ static uint64_t hash_module(const ri_module *m, uint64_t h) {
                                                                             : ri_code_words(op);
             if (n == 0 || pos + n > c->nwords) return 0;
             h = fnv(h, op);
+            emitted[op]++;
             for (uint32_t k = 1; k < n; k++) h = fnv(h, c->words[pos + k]);
             pos += n;
         }
@@ -63,7 +69,10 @@ int main(int argc, char **argv) {
         fprintf(stderr, "usage: codedump MODULE.wasm...\n");
         return 2;
     }
-    for (int a = 1; a < argc; a++) {
+    bool ops = strcmp(argv[1], "--ops") == 0;
+    FILE *out = ops ? fopen("/dev/null", "w") : stdout;
+    if (!out) return 1;
+    for (int a = ops ? 2 : 1; a < argc; a++) {
         FILE *f = fopen(argv[a], "rb");
         if (!f) { perror(argv[a]); return 1; }
         fseek(f, 0, SEEK_END);
@@ -72,19 +81,21 @@ int main(int argc, char **argv) {
         uint8_t *buf = malloc(len > 0 ? (size_t)len : 1);
         size_t n = buf ? fread(buf, 1, (size_t)len, f) : 0;
         fclose(f);
-        printf("%s", argv[a]);
+        fprintf(out, "%s", argv[a]);
         for (int unmetered = 0; unmetered < 2; unmetered++) {
             ri_module_config cfg;
             memset(&cfg, 0, sizeof cfg);
             cfg.unmetered = unmetered;
             ri_error err;
             ri_module *m = buf ? ri_module_load(buf, n, &cfg, &err) : NULL;
-            if (m) printf(" %016llx", (unsigned long long)hash_module(m, UINT64_C(0xcbf29ce484222325)));
-            else printf(" error");
+            if (m) fprintf(out, " %016llx", (unsigned long long)hash_module(m, UINT64_C(0xcbf29ce484222325)));
+            else fprintf(out, " error");
             ri_module_free(m);
         }
-        printf("\n");
+        fprintf(out, "\n");
         free(buf);
     }
+    if (ops)
+        for (uint32_t k = 0; k < RI_CODE_OP_COUNT; k++) printf("%s %llu\n", ri_code_names[k], (unsigned long long)emitted[k]);
     return 0;
 }

@@ -138,3 +138,30 @@ const uint16_t ri_code_forms[RI_REL_COUNT][RI_CODE_OP_COUNT] = {
     RI_CODE_STORE2_OPS(RI_X_STORE2)
 #undef RI_X_STORE2
 };
+
+/* The names, in the enum's order (code.h). */
+#define RI_NAME4(s) s, s "_FG", s "_BG", s "_BU",
+const char *const ri_code_names[RI_CODE_OP_COUNT] = {
+#define RI_X_CTRL(name, words, flags, point) #name,
+#define RI_X_BR(name, words) RI_NAME4(#name)
+#define RI_X_CMPBR(cmp, neg) RI_NAME4("BR_IF_" #cmp) RI_NAME4("BR_IF_" #cmp "_I")
+#define RI_X_FCMPBR(cmp, mirror) RI_NAME4("BR_IF_" #cmp) RI_NAME4("BR_IFNOT_" #cmp)
+#define RI_X_IMM(name, mirror, ident) #name "_I",
+#define RI_X_ADDR(name) #name "_X", #name "_XI",
+#define RI_X_KINDS4(pre, cmp) RI_NAME4(pre #cmp "_SS") RI_NAME4(pre #cmp "_SI") RI_NAME4(pre #cmp "_IS") RI_NAME4(pre #cmp "_II")
+#define RI_X_ADDBR(cmp) RI_X_KINDS4("ADDBR_", cmp)
+#define RI_X_I2ADDBR(cmp) RI_X_KINDS4("I2ADDBR_", cmp)
+#define RI_X_MADDBR(cmp) RI_X_KINDS4("MADDBR_", cmp)
+#define RI_X_FMEM(name) #name "_LA", #name "_LB", #name "_S", #name "_MA", #name "_MB", #name "_LXA", #name "_LXB",
+#define RI_X_PAIR(o, i) "I32_" #o "_" #i, "I32_" #o "_" #i "_I",
+#define RI_X_ADDL(name, words) #name,
+#define RI_X_LOADBR(load) RI_NAME4(#load "_BR_EQ_S") RI_NAME4(#load "_BR_NE_S") RI_NAME4(#load "_BR_EQ_I") \
+                          RI_NAME4(#load "_BR_NE_I")
+#define RI_X_STORE2(name) #name "_2",
+#define RI_X_ACC(variant, base, words, mask, cls) #variant,
+#define RI_X_IPAIR(o, i) "I32_" #o "I_" #i "I",
+#define RI_X_FPAIR(o, i) "F64_" #o "_" #i "_A", "F64_" #o "_" #i "_B",
+#define RI_X_MEM(name, byte, t, n, st) #name,
+#define RI_X_NUM(name, byte, a, b, r) #name,
+    RI_CODE_EVERY_OP(RI_X_NUM)
+};

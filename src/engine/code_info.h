@@ -83,6 +83,9 @@ extern const ri_code_info ri_code_infos[RI_CODE_OP_COUNT];
 /* ri_code_forms[rel][op]: 1 + the operation related to op by rel, 0 if none. Immutable. */
 extern const uint16_t ri_code_forms[RI_REL_COUNT][RI_CODE_OP_COUNT];
 
+/* The name of every operation (RI_CODE_<name>), for tools and reports. Immutable. */
+extern const char *const ri_code_names[RI_CODE_OP_COUNT];
+
 /* The operation related to op by rel (ri_code_rel), or RI_CODE_OP_COUNT if none. */
 static inline ri_code_op ri_code_form(ri_code_op op, ri_code_rel rel) {
     uint32_t f = (uint32_t)op < RI_CODE_OP_COUNT ? ri_code_forms[rel][op] : 0;

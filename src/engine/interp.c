@@ -18,6 +18,7 @@
 #include "exec.h"
 #include "instr.h"
 #include "numeric.h"
+#include "opcov.h"
 #include "runtime.h"
 
 /* The dispatch table holds label offsets of one function body: it must not be
@@ -228,7 +229,11 @@ static ri_errcode call_host(ri_store *store, ri_exec *exec, ri_func *f, ri_insta
 #define AF64(m, i) ((((m) >> (i)) & 1) ? facc : F64(i))
 #define PUT_REF(i, v) do { ri_slot *s_ = &fp[pc[i]]; s_->i64 = 0; s_->ref = (v); } while (0)
 
+#ifdef RI_OP_COVERAGE /* opcov.h: each dispatch counts its operation first */
+#define DISPATCH() do { ri_opcov_hit(pc[0]); goto *((char *)&&op_ENTRY + (int32_t)pc[0]); } while (0)
+#else
 #define DISPATCH() goto *((char *)&&op_ENTRY + (int32_t)pc[0])
+#endif
 #define NEXT(n) do { pc += (n); DISPATCH(); } while (0)
 /* Branch by the offset in operand word i (relative to that word). (pc + i, then the
  * offset: an unsigned i plus a negative offset must not be summed first, in unsigned.) */
