@@ -51,11 +51,11 @@ static void op(const char *name, int words) {
 #define B4(s, w) op(s, w); op(s "_FG", w); op(s "_BG", w); op(s "_BU", w);
 
 static void init_ops(void) {
-#define RI_X_CTRL(name, words, flags) op(#name, words);
+#define RI_X_CTRL(name, words, flags, point) op(#name, words);
 #define RI_X_BR(name, words) B4(#name, words)
 #define RI_X_CMPBR(cmp, neg) B4("BR_IF_" #cmp, 4) B4("BR_IF_" #cmp "_I", 4)
-#define RI_X_FCMPBR(cmp) B4("BR_IF_" #cmp, 4) B4("BR_IFNOT_" #cmp, 4)
-#define RI_X_IMM(name) op(#name "_I", 4);
+#define RI_X_FCMPBR(cmp, mirror) B4("BR_IF_" #cmp, 4) B4("BR_IFNOT_" #cmp, 4)
+#define RI_X_IMM(name, mirror, ident) op(#name "_I", 4);
 #define RI_X_ADDR(name) op(#name "_X", 5); op(#name "_XI", 5);
 #define RI_X_ADDBR(cmp) B4("ADDBR_" #cmp "_SS", 6) B4("ADDBR_" #cmp "_SI", 6) B4("ADDBR_" #cmp "_IS", 6) \
                         B4("ADDBR_" #cmp "_II", 6)

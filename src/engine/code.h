@@ -110,105 +110,108 @@
 
 #include "opcodes.h"
 
-/* Operations that are not plain numeric ones: X(NAME, WORDS, FLAGS), WORDS = the
- * instruction's size, 0 if variable (ENTRY, BR_TABLE); FLAGS = 0 or one RI_OPF_<FLAGS>
- * (see "Properties" below: CALL, ACC_INT, ACC_MOVE, ACC_ADD_M). */
+/* Operations that are not plain numeric ones: X(NAME, WORDS, FLAGS, POINT), WORDS = the
+ * instruction's size, 0 if variable (ENTRY, BR_TABLE); FLAGS = 0, one accumulator class
+ * (ACC_INT, ACC_MOVE, ACC_ADD_M: code_info.h) or the kind of call (CALL_LOCAL,
+ * CALL_LOCAL_AI: the I32_ADD_I form, CALL_IMPORT, CALL_INDIRECT); POINT = the stop point
+ * the compiler gives it (code_info.h, RI_STOP_*: 0, ENTRY, GAS, LOOP, CALL, TRAP, TRAP2:
+ * a second trap at position + 3, BULK). */
 #define RI_CODE_CONTROL_OPS(X) \
-    X(ENTRY, 0, 0)          /* gas, first_local, ndeclared, nconsts, consts (2 words each) */ \
-    X(ENTRY_Z, 5, 0)        /* the same without constants, ndeclared <= 8: zeroes 8 slots */ \
-    X(ENTRY_Z4, 5, 0)       /* ... ndeclared <= 4: zeroes 4 slots */ \
-    X(ENTRY_Z0, 5, 0)       /* ... no declared locals */ \
-    X(ENTRY_ZU, 5, 0)       /* ENTRY_Z, ENTRY_Z4, ENTRY_Z0 of unmetered code: charge nothing */ \
-    X(ENTRY_Z4U, 5, 0) \
-    X(ENTRY_Z0U, 5, 0) \
-    X(GAS, 2, 0)            /* cost */ \
-    X(LOOP, 2, 0)           /* cost */ \
-    X(LOOP_U, 2, 0)         /* LOOP of unmetered code: polls the interrupt flag (cost 0) */ \
-    X(BR_TABLE, 0, 0)       /* index, count, count + 1 offsets */ \
-    X(BR_TABLE_G, 0, 0)     /* the same, every target a GAS or LOOP (metered): the taken entry charges it, skips it */ \
-    X(BR_TABLE_BU, 0, 0)    /* the same, every target a LOOP_U (unmetered): the taken entry polls, skips it */ \
-    X(RETURN0, 1, 0) \
-    X(RETURN1, 2, 0)        /* src */ \
-    X(RETURN_N, 3, 0)       /* first src, count (contiguous) */ \
-    X(I32_ADD_RET, 3, 0)    /* a, b: return a + b (an I32_ADD whose result RETURN1 returns) */ \
-    X(UNREACHABLE, 1, 0) \
-    X(CALL_LOCAL, 3, CALL)     /* body index, frame base */ \
-    X(CALL_LOCAL_M1, 5, CALL)  /* body index, frame base, d, s: one MOVE first, then the call */ \
-    X(CALL_LOCAL_M2, 7, CALL)  /* body index, frame base, d1, s1, d2, s2: MOVE2 first */ \
-    X(CALL_LOCAL_AI, 6, CALL)  /* body index, frame base, d, a, imm: I32_ADD_I (d an argument) first */ \
-    X(CALL, 3, CALL)           /* function index (an import), frame base */ \
-    X(CALL_INDIRECT, 5, CALL)  /* type index, table index, element index slot, frame base */ \
-    X(CALL_INDIRECT_M1, 7, CALL) /* the same, then d, s: one MOVE first */ \
-    X(CALL_INDIRECT_M2, 9, CALL) /* the same, then d1, s1, d2, s2: MOVE2 first */ \
-    X(MOVE, 3, ACC_MOVE)           /* dst, src */ \
-    X(MOVE2, 5, ACC_MOVE)          /* dst1, src1, dst2, src2: two MOVEs, in order */ \
-    X(MOVE3, 7, ACC_MOVE)          /* three MOVEs, in order */ \
-    X(MOVE4, 9, ACC_MOVE)          /* four MOVEs, in order */ \
-    X(I32_ADD_I2, 7, 0)     /* d1, a1, imm1, d2, a2, imm2: two I32_ADD_I, in order */ \
-    X(I32_ADD_2D, 5, 0)     /* d, a, b, d2: d = a + b, then d2 = d (local.tee d; local.set d2) */ \
-    X(I32_ADD_I_2D, 5, 0)   /* d, a, imm, d2: the same with an immediate */ \
-    X(I32_ADD_M1, 6, ACC_ADD_M)     /* d, a, b, then d1, s1: I32_ADD, then one MOVE (the moves after it, in order) */ \
-    X(I32_ADD_M2, 8, ACC_ADD_M)     /* d, a, b, then two MOVEs */ \
-    X(I32_ADD_M3, 10, ACC_ADD_M)    /* d, a, b, then three MOVEs */ \
-    X(I32_ADD_M4, 12, ACC_ADD_M)    /* d, a, b, then four MOVEs */ \
-    X(I32_XOR_ROTL2, 6, ACC_INT)  /* d, x, k1, y, k2: d = rotl(x, k1) ^ rotl(y, k2), k1 and k2 immediates */ \
-    X(I32_XOR_ROTL3, 8, ACC_INT)  /* d, x, k1, y, k2, z, k3: d = rotl(x, k1) ^ rotl(y, k2) ^ rotl(z, k3) */ \
-    X(I32_XOR_ROTL2_SHR_U, 8, ACC_INT) /* d, x, k1, y, k2, z, k3: d = rotl(x, k1) ^ rotl(y, k2) ^ (z >> k3) */ \
-    X(I32_MAJ, 5, ACC_INT)        /* d, a, x, y: d = (a & (x ^ y)) ^ (x & y) (I32_AND_XOR, then I32_XOR_AND on it: \
+    X(ENTRY, 0, 0, ENTRY)          /* gas, first_local, ndeclared, nconsts, consts (2 words each) */ \
+    X(ENTRY_Z, 5, 0, ENTRY)        /* the same without constants, ndeclared <= 8: zeroes 8 slots */ \
+    X(ENTRY_Z4, 5, 0, ENTRY)       /* ... ndeclared <= 4: zeroes 4 slots */ \
+    X(ENTRY_Z0, 5, 0, ENTRY)       /* ... no declared locals */ \
+    X(ENTRY_ZU, 5, 0, ENTRY)       /* ENTRY_Z, ENTRY_Z4, ENTRY_Z0 of unmetered code: charge nothing */ \
+    X(ENTRY_Z4U, 5, 0, ENTRY) \
+    X(ENTRY_Z0U, 5, 0, ENTRY) \
+    X(GAS, 2, 0, GAS)            /* cost */ \
+    X(LOOP, 2, 0, LOOP)           /* cost */ \
+    X(LOOP_U, 2, 0, LOOP)         /* LOOP of unmetered code: polls the interrupt flag (cost 0) */ \
+    X(BR_TABLE, 0, 0, 0)       /* index, count, count + 1 offsets */ \
+    X(BR_TABLE_G, 0, 0, 0)     /* the same, every target a GAS or LOOP (metered): the taken entry charges it, skips it */ \
+    X(BR_TABLE_BU, 0, 0, 0)    /* the same, every target a LOOP_U (unmetered): the taken entry polls, skips it */ \
+    X(RETURN0, 1, 0, 0) \
+    X(RETURN1, 2, 0, 0)        /* src */ \
+    X(RETURN_N, 3, 0, 0)       /* first src, count (contiguous) */ \
+    X(I32_ADD_RET, 3, 0, 0)    /* a, b: return a + b (an I32_ADD whose result RETURN1 returns) */ \
+    X(UNREACHABLE, 1, 0, TRAP) \
+    X(CALL_LOCAL, 3, CALL_LOCAL, CALL)     /* body index, frame base */ \
+    X(CALL_LOCAL_M1, 5, CALL_LOCAL, CALL)  /* body index, frame base, d, s: one MOVE first, then the call */ \
+    X(CALL_LOCAL_M2, 7, CALL_LOCAL, CALL)  /* body index, frame base, d1, s1, d2, s2: MOVE2 first */ \
+    X(CALL_LOCAL_AI, 6, CALL_LOCAL_AI, CALL)  /* body index, frame base, d, a, imm: I32_ADD_I (d an argument) first */ \
+    X(CALL, 3, CALL_IMPORT, CALL)           /* function index (an import), frame base */ \
+    X(CALL_INDIRECT, 5, CALL_INDIRECT, CALL)  /* type index, table index, element index slot, frame base */ \
+    X(CALL_INDIRECT_M1, 7, CALL_INDIRECT, CALL) /* the same, then d, s: one MOVE first */ \
+    X(CALL_INDIRECT_M2, 9, CALL_INDIRECT, CALL) /* the same, then d1, s1, d2, s2: MOVE2 first */ \
+    X(MOVE, 3, ACC_MOVE, 0)           /* dst, src */ \
+    X(MOVE2, 5, ACC_MOVE, 0)          /* dst1, src1, dst2, src2: two MOVEs, in order */ \
+    X(MOVE3, 7, ACC_MOVE, 0)          /* three MOVEs, in order */ \
+    X(MOVE4, 9, ACC_MOVE, 0)          /* four MOVEs, in order */ \
+    X(I32_ADD_I2, 7, 0, 0)     /* d1, a1, imm1, d2, a2, imm2: two I32_ADD_I, in order */ \
+    X(I32_ADD_2D, 5, 0, 0)     /* d, a, b, d2: d = a + b, then d2 = d (local.tee d; local.set d2) */ \
+    X(I32_ADD_I_2D, 5, 0, 0)   /* d, a, imm, d2: the same with an immediate */ \
+    X(I32_ADD_M1, 6, ACC_ADD_M, 0)     /* d, a, b, then d1, s1: I32_ADD, then one MOVE (the moves after it, in order) */ \
+    X(I32_ADD_M2, 8, ACC_ADD_M, 0)     /* d, a, b, then two MOVEs */ \
+    X(I32_ADD_M3, 10, ACC_ADD_M, 0)    /* d, a, b, then three MOVEs */ \
+    X(I32_ADD_M4, 12, ACC_ADD_M, 0)    /* d, a, b, then four MOVEs */ \
+    X(I32_XOR_ROTL2, 6, ACC_INT, 0)  /* d, x, k1, y, k2: d = rotl(x, k1) ^ rotl(y, k2), k1 and k2 immediates */ \
+    X(I32_XOR_ROTL3, 8, ACC_INT, 0)  /* d, x, k1, y, k2, z, k3: d = rotl(x, k1) ^ rotl(y, k2) ^ rotl(z, k3) */ \
+    X(I32_XOR_ROTL2_SHR_U, 8, ACC_INT, 0) /* d, x, k1, y, k2, z, k3: d = rotl(x, k1) ^ rotl(y, k2) ^ (z >> k3) */ \
+    X(I32_MAJ, 5, ACC_INT, 0)        /* d, a, x, y: d = (a & (x ^ y)) ^ (x & y) (I32_AND_XOR, then I32_XOR_AND on it: \
                             SHA-2's majority) */ \
-    X(I32_CH, 7, ACC_INT)         /* d, a, x, k, p, q: d = (a & (x ^ k)) | (p & q), k an immediate (I32_AND_XOR_I, then \
+    X(I32_CH, 7, ACC_INT, 0)         /* d, a, x, k, p, q: d = (a & (x ^ k)) | (p & q), k an immediate (I32_AND_XOR_I, then \
                             I32_OR_AND on it: SHA-2's choice, k = -1) */ \
-    X(I32_CH_ADD, 8, ACC_INT)     /* d, a, x, k, p, q, b: d = ((a & (x ^ k)) | (p & q)) + b (I32_CH, then I32_ADD on it) */ \
-    X(F64_AXPY, 6, 0)       /* p, off, a, q, qoff: mem64[p + off] = a * mem64[q + qoff] + mem64[p + off]; \
+    X(I32_CH_ADD, 8, ACC_INT, 0)     /* d, a, x, k, p, q, b: d = ((a & (x ^ k)) | (p & q)) + b (I32_CH, then I32_ADD on it) */ \
+    X(F64_AXPY, 6, 0, TRAP2)       /* p, off, a, q, qoff: mem64[p + off] = a * mem64[q + qoff] + mem64[p + off]; \
                             the second load's stop point is at position + 3 */ \
-    X(F64_AXPY_XI, 7, 0)    /* p, off, a, q, imm, qoff: the same, q's address (u32)(q + imm) + qoff */ \
-    X(F64_ADD_MM_MA, 6, 0)  /* p, b, x, y, off: mem64[p + off] = mem64[p + off] + (x * y) * b */ \
-    X(F64_ADD_MM_MB, 6, 0)  /* p, b, x, y, off: mem64[p + off] = (x * y) * b + mem64[p + off] */ \
-    X(F64_SUB_MM_MA, 6, 0)  /* p, b, x, y, off: mem64[p + off] = mem64[p + off] - (x * y) * b */ \
-    X(F64_SUB_MM_MB, 6, 0)  /* p, b, x, y, off: mem64[p + off] = (x * y) * b - mem64[p + off] */ \
-    X(F64_AXPY_XI_P, 9, ACC_INT)  /* k, x, kimm, off, a, q, imm, qoff: k = x + kimm (an I32_ADD_I), then F64_AXPY_XI \
+    X(F64_AXPY_XI, 7, 0, TRAP2)    /* p, off, a, q, imm, qoff: the same, q's address (u32)(q + imm) + qoff */ \
+    X(F64_ADD_MM_MA, 6, 0, TRAP)  /* p, b, x, y, off: mem64[p + off] = mem64[p + off] + (x * y) * b */ \
+    X(F64_ADD_MM_MB, 6, 0, TRAP)  /* p, b, x, y, off: mem64[p + off] = (x * y) * b + mem64[p + off] */ \
+    X(F64_SUB_MM_MA, 6, 0, TRAP)  /* p, b, x, y, off: mem64[p + off] = mem64[p + off] - (x * y) * b */ \
+    X(F64_SUB_MM_MB, 6, 0, TRAP)  /* p, b, x, y, off: mem64[p + off] = (x * y) * b - mem64[p + off] */ \
+    X(F64_AXPY_XI_P, 9, ACC_INT, TRAP2)  /* k, x, kimm, off, a, q, imm, qoff: k = x + kimm (an I32_ADD_I), then F64_AXPY_XI \
                             with p = k; the second load's stop point is at position + 3 */ \
-    X(F64_ADD_MM_MA_P, 8, ACC_INT) /* k, x, kimm, b, x2, y2, off: k = x + kimm (an I32_ADD_I), then F64_ADD_MM_MA \
+    X(F64_ADD_MM_MA_P, 8, ACC_INT, TRAP) /* k, x, kimm, b, x2, y2, off: k = x + kimm (an I32_ADD_I), then F64_ADD_MM_MA \
                             with p = k */ \
-    X(F64_ADD_MM_MB_P, 8, ACC_INT) /* the same for F64_ADD_MM_MB */ \
-    X(F64_SUB_MM_MA_P, 8, ACC_INT) /* ... F64_SUB_MM_MA */ \
-    X(F64_SUB_MM_MB_P, 8, ACC_INT) /* ... F64_SUB_MM_MB */ \
-    X(I32_CMP3_S_L2, 8, 0)  /* d1, a1, off1, d2, a2, off2, d: I32_LOAD2, then d = (v1 > v2) - (v1 < v2) of the \
+    X(F64_ADD_MM_MB_P, 8, ACC_INT, TRAP) /* the same for F64_ADD_MM_MB */ \
+    X(F64_SUB_MM_MA_P, 8, ACC_INT, TRAP) /* ... F64_SUB_MM_MA */ \
+    X(F64_SUB_MM_MB_P, 8, ACC_INT, TRAP) /* ... F64_SUB_MM_MB */ \
+    X(I32_CMP3_S_L2, 8, 0, TRAP2)  /* d1, a1, off1, d2, a2, off2, d: I32_LOAD2, then d = (v1 > v2) - (v1 < v2) of the \
                             two loaded values (a C comparator); the second load's stop point is at + 3 */ \
-    X(I32_CMP3_U_L2, 8, 0)  /* the same, unsigned */ \
-    X(I32_XOR_ROTL2_SHR_U_ADD, 9, ACC_INT) /* d, x, k1, y, k2, z, k3, a: d = (rotl(x, k1) ^ rotl(y, k2) ^ (z >> k3)) + a \
+    X(I32_CMP3_U_L2, 8, 0, TRAP2)  /* the same, unsigned */ \
+    X(I32_XOR_ROTL2_SHR_U_ADD, 9, ACC_INT, 0) /* d, x, k1, y, k2, z, k3, a: d = (rotl(x, k1) ^ rotl(y, k2) ^ (z >> k3)) + a \
                             (SHA-2's message schedule) */ \
-    X(I32_LOAD2, 7, 0)      /* d1, a1, off1, d2, a2, off2: two I32_LOAD, in order; the second's \
+    X(I32_LOAD2, 7, 0, TRAP2)      /* d1, a1, off1, d2, a2, off2: two I32_LOAD, in order; the second's \
                             stop point is at position + 3 */ \
-    X(I32_LOAD_SX, 6, ACC_INT)    /* d, a, x, k, off: I32_LOAD at (u32)(a + (x << k)) + off (the address an I32_ADD_SHL_I \
+    X(I32_LOAD_SX, 6, ACC_INT, TRAP)    /* d, a, x, k, off: I32_LOAD at (u32)(a + (x << k)) + off (the address an I32_ADD_SHL_I \
                             computed into a temporary; k < 32): an element of an array at a */ \
-    X(I32_LOAD_SXI, 6, ACC_INT)   /* d, x, k, base, off: I32_LOAD at (u32)((x << k) + base) + off (I32_ADDI_SHLI's): an \
+    X(I32_LOAD_SXI, 6, ACC_INT, TRAP)   /* d, x, k, base, off: I32_LOAD at (u32)((x << k) + base) + off (I32_ADDI_SHLI's): an \
                             element of an array at a constant address */ \
-    X(I32_LOAD_MSXI, 7, ACC_INT)  /* d, x, mask, k, base, off: I32_LOAD at (u32)(((x & mask) << k) + base) + off (an \
+    X(I32_LOAD_MSXI, 7, ACC_INT, TRAP)  /* d, x, mask, k, base, off: I32_LOAD at (u32)(((x & mask) << k) + base) + off (an \
                             I32_SHLI_ANDI into a temporary, then I32_LOAD_XI on it): a table lookup */ \
-    X(I32_CMP3_S, 4, ACC_INT)     /* d, a, b: d = (a > b) - (a < b), signed */ \
-    X(I32_CMP3_U, 4, ACC_INT)     /* the same, unsigned */ \
-    X(SELECT, 5, 0)         /* dst, a, b, cond */ \
-    X(GLOBAL_GET, 3, 0)     /* dst, global index */ \
-    X(GLOBAL_SET, 3, 0)     /* global index, src */ \
-    X(CONST32, 3, 0)        /* dst, value (zero-extended) */ \
-    X(CONST64, 4, 0)        /* dst, low, high */ \
-    X(MEMORY_SIZE, 2, 0)    /* dst */ \
-    X(MEMORY_GROW, 3, 0)    /* dst, delta */ \
-    X(MEMORY_INIT, 5, 0)    /* data index, d, s, n */ \
-    X(DATA_DROP, 2, 0)      /* data index */ \
-    X(MEMORY_COPY, 4, 0)    /* d, s, n */ \
-    X(MEMORY_FILL, 4, 0)    /* d, value, n */ \
-    X(TABLE_GET, 4, 0)      /* dst, index, table */ \
-    X(TABLE_SET, 4, 0)      /* table, index, value */ \
-    X(TABLE_SIZE, 3, 0)     /* dst, table */ \
-    X(TABLE_GROW, 5, 0)     /* dst, init, n, table */ \
-    X(TABLE_FILL, 5, 0)     /* table, i, value, n */ \
-    X(TABLE_COPY, 6, 0)     /* dst table, src table, d, s, n */ \
-    X(TABLE_INIT, 6, 0)     /* elem index, table, d, s, n */ \
-    X(ELEM_DROP, 2, 0)      /* elem index */ \
-    X(REF_IS_NULL, 3, 0)    /* dst, a */ \
-    X(REF_FUNC, 3, 0)       /* dst, function index */
+    X(I32_CMP3_S, 4, ACC_INT, 0)     /* d, a, b: d = (a > b) - (a < b), signed */ \
+    X(I32_CMP3_U, 4, ACC_INT, 0)     /* the same, unsigned */ \
+    X(SELECT, 5, 0, 0)         /* dst, a, b, cond */ \
+    X(GLOBAL_GET, 3, 0, 0)     /* dst, global index */ \
+    X(GLOBAL_SET, 3, 0, 0)     /* global index, src */ \
+    X(CONST32, 3, 0, 0)        /* dst, value (zero-extended) */ \
+    X(CONST64, 4, 0, 0)        /* dst, low, high */ \
+    X(MEMORY_SIZE, 2, 0, 0)    /* dst */ \
+    X(MEMORY_GROW, 3, 0, 0)    /* dst, delta */ \
+    X(MEMORY_INIT, 5, 0, BULK)    /* data index, d, s, n */ \
+    X(DATA_DROP, 2, 0, 0)      /* data index */ \
+    X(MEMORY_COPY, 4, 0, BULK)    /* d, s, n */ \
+    X(MEMORY_FILL, 4, 0, BULK)    /* d, value, n */ \
+    X(TABLE_GET, 4, 0, TRAP)      /* dst, index, table */ \
+    X(TABLE_SET, 4, 0, TRAP)      /* table, index, value */ \
+    X(TABLE_SIZE, 3, 0, 0)     /* dst, table */ \
+    X(TABLE_GROW, 5, 0, 0)     /* dst, init, n, table */ \
+    X(TABLE_FILL, 5, 0, BULK)     /* table, i, value, n */ \
+    X(TABLE_COPY, 6, 0, BULK)     /* dst table, src table, d, s, n */ \
+    X(TABLE_INIT, 6, 0, BULK)     /* elem index, table, d, s, n */ \
+    X(ELEM_DROP, 2, 0, 0)      /* elem index */ \
+    X(REF_IS_NULL, 3, 0, 0)    /* dst, a */ \
+    X(REF_FUNC, 3, 0, 0)       /* dst, function index */
 
 /* Branches: X(NAME, WORDS); the offset is the last word. Compare-and-branch
  * superinstructions follow in RI_CODE_CMP_BRANCHES. */
@@ -233,8 +236,9 @@
 /* Float compare-and-branch, made as RI_CODE_CMP_BRANCHES: BR_IF_<cmp> and BR_IFNOT_<cmp>
  * (a, b, offset), 4 words: branch when a <cmp> b holds / does not hold (a NaN makes both
  * compares false, so the negation, for `if`, is an operation of its own); > and >= are
- * these with the operands swapped. */
-#define RI_CODE_FCMP_BRANCHES(X) X(F32_LT) X(F32_LE) X(F64_LT) X(F64_LE)
+ * these with the operands swapped. X(CMP, MIRROR): MIRROR is the compare that is CMP with its
+ * operands swapped. */
+#define RI_CODE_FCMP_BRANCHES(X) X(F32_LT, F32_GT) X(F32_LE, F32_GE) X(F64_LT, F64_GT) X(F64_LE, F64_GE)
 
 /* Every branch comes in four consecutive variants (RI_CODE_<branch> + RI_BRANCH_*),
  * chosen after the body is compiled (fused metering, see above):
@@ -251,16 +255,24 @@
 
 /* Binary operations with an immediate second operand: NAME_I (dst, a, imm), 4 words.
  * For i32 the immediate is the value; for i64 it is sign-extended from 32 bits (the
- * compiler uses these only for constants that fit). */
+ * compiler uses these only for constants that fit). X(NAME, MIRROR, IDENTITY): MIRROR is
+ * the operation with its two operands swapped (NAME itself if commutative, the mirrored
+ * compare, NONE), so that a constant first operand can become the immediate; IDENTITY
+ * the immediates that leave the first operand unchanged (ZERO, ONE, ONES: all bits set,
+ * SHIFT0: a multiple of the width; NONE), for which no code is emitted. */
 #define RI_CODE_IMM_OPS(X) \
-    X(I32_ADD) X(I32_SUB) X(I32_MUL) X(I32_AND) X(I32_OR) X(I32_XOR) \
-    X(I32_SHL) X(I32_SHR_S) X(I32_SHR_U) X(I32_ROTL) X(I32_ROTR) \
-    X(I32_EQ) X(I32_NE) X(I32_LT_S) X(I32_LT_U) X(I32_GT_S) X(I32_GT_U) \
-    X(I32_LE_S) X(I32_LE_U) X(I32_GE_S) X(I32_GE_U) \
-    X(I64_ADD) X(I64_SUB) X(I64_MUL) X(I64_AND) X(I64_OR) X(I64_XOR) \
-    X(I64_SHL) X(I64_SHR_S) X(I64_SHR_U) X(I64_ROTL) X(I64_ROTR) \
-    X(I64_EQ) X(I64_NE) X(I64_LT_S) X(I64_LT_U) X(I64_GT_S) X(I64_GT_U) \
-    X(I64_LE_S) X(I64_LE_U) X(I64_GE_S) X(I64_GE_U)
+    X(I32_ADD, I32_ADD, ZERO) X(I32_SUB, NONE, ZERO) X(I32_MUL, I32_MUL, ONE) X(I32_AND, I32_AND, ONES) \
+    X(I32_OR, I32_OR, ZERO) X(I32_XOR, I32_XOR, ZERO) X(I32_SHL, NONE, SHIFT0) X(I32_SHR_S, NONE, SHIFT0) \
+    X(I32_SHR_U, NONE, SHIFT0) X(I32_ROTL, NONE, SHIFT0) X(I32_ROTR, NONE, SHIFT0) X(I32_EQ, I32_EQ, NONE) \
+    X(I32_NE, I32_NE, NONE) X(I32_LT_S, I32_GT_S, NONE) X(I32_LT_U, I32_GT_U, NONE) X(I32_GT_S, I32_LT_S, NONE) \
+    X(I32_GT_U, I32_LT_U, NONE) X(I32_LE_S, I32_GE_S, NONE) X(I32_LE_U, I32_GE_U, NONE) X(I32_GE_S, I32_LE_S, NONE) \
+    X(I32_GE_U, I32_LE_U, NONE) \
+    X(I64_ADD, I64_ADD, ZERO) X(I64_SUB, NONE, ZERO) X(I64_MUL, I64_MUL, ONE) X(I64_AND, I64_AND, ONES) \
+    X(I64_OR, I64_OR, ZERO) X(I64_XOR, I64_XOR, ZERO) X(I64_SHL, NONE, SHIFT0) X(I64_SHR_S, NONE, SHIFT0) \
+    X(I64_SHR_U, NONE, SHIFT0) X(I64_ROTL, NONE, SHIFT0) X(I64_ROTR, NONE, SHIFT0) X(I64_EQ, I64_EQ, NONE) \
+    X(I64_NE, I64_NE, NONE) X(I64_LT_S, I64_GT_S, NONE) X(I64_LT_U, I64_GT_U, NONE) X(I64_GT_S, I64_LT_S, NONE) \
+    X(I64_GT_U, I64_LT_U, NONE) X(I64_LE_S, I64_GE_S, NONE) X(I64_LE_U, I64_GE_U, NONE) X(I64_GE_S, I64_LE_S, NONE) \
+    X(I64_GE_U, I64_LE_U, NONE)
 
 /* Loads and stores whose address is the i32.add emitted just before them, fused:
  * NAME_X: loads (dst, a, b, offset), stores (a, b, value, offset), the address being
@@ -413,11 +425,11 @@
  * binary (dst, a, b) 4 words. */
 #define RI_X_BRANCH_ENUM(name) RI_CODE_##name, RI_CODE_##name##_FG, RI_CODE_##name##_BG, RI_CODE_##name##_BU,
 typedef enum ri_code_op {
-#define RI_X_CTRL(name, words, flags) RI_CODE_##name,
+#define RI_X_CTRL(name, words, flags, point) RI_CODE_##name,
 #define RI_X_BR(name, words) RI_X_BRANCH_ENUM(name)
 #define RI_X_CMPBR(cmp, neg) RI_X_BRANCH_ENUM(BR_IF_##cmp) RI_X_BRANCH_ENUM(BR_IF_##cmp##_I)
-#define RI_X_FCMPBR(cmp) RI_X_BRANCH_ENUM(BR_IF_##cmp) RI_X_BRANCH_ENUM(BR_IFNOT_##cmp)
-#define RI_X_IMM(name) RI_CODE_##name##_I,
+#define RI_X_FCMPBR(cmp, mirror) RI_X_BRANCH_ENUM(BR_IF_##cmp) RI_X_BRANCH_ENUM(BR_IFNOT_##cmp)
+#define RI_X_IMM(name, mirror, ident) RI_CODE_##name##_I,
 #define RI_X_ADDR(name) RI_CODE_##name##_X, RI_CODE_##name##_XI,
 #define RI_X_ADDBR(cmp) RI_X_BRANCH_ENUM(ADDBR_##cmp##_SS) RI_X_BRANCH_ENUM(ADDBR_##cmp##_SI) \
                         RI_X_BRANCH_ENUM(ADDBR_##cmp##_IS) RI_X_BRANCH_ENUM(ADDBR_##cmp##_II)

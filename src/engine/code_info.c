@@ -4,19 +4,45 @@
  */
 #include "code_info.h"
 
-/* One operation; an operation with the four branch variants (RI_BRANCH_*). */
-#define RI_INFO(name, fl, w) [RI_CODE_##name] = {(fl), RI_CODE_##name, (w)},
-#define RI_INFO_VARIANT(name, base, fl, w) [RI_CODE_##name] = {(fl), RI_CODE_##base, (w)},
+/* One operation (with its stop point: RI_STOP_<pt>); a variant of another (which has the
+ * base's stop point and call kind: read through .base); an operation with the four branch
+ * variants (RI_BRANCH_*). */
+#define RI_INFO_ALL(name, fl, w, pt, call, ident) [RI_CODE_##name] = {(fl), RI_CODE_##name, (w), (pt), (call), (ident)},
+#define RI_INFO_P(name, fl, w, pt) RI_INFO_ALL(name, fl, w, RI_STOP_##pt, 0, 0)
+#define RI_INFO(name, fl, w) RI_INFO_P(name, fl, w, NONE)
+#define RI_INFO_VARIANT(name, base, fl, w) [RI_CODE_##name] = {(fl), RI_CODE_##base, (w), 0, 0, 0},
 #define RI_INFO4(name, w) \
     RI_INFO(name, RI_OPF_BRANCH, w) RI_INFO_VARIANT(name##_FG, name, RI_OPF_BRANCH, w) \
     RI_INFO_VARIANT(name##_BG, name, RI_OPF_BRANCH, w) RI_INFO_VARIANT(name##_BU, name, RI_OPF_BRANCH, w)
+/* ... whose plain form may trap (a load-and-branch: the variants read it through .base) */
+#define RI_INFO4_TRAP(name, w) \
+    RI_INFO_P(name, RI_OPF_BRANCH, w, TRAP) RI_INFO_VARIANT(name##_FG, name, RI_OPF_BRANCH, w) \
+    RI_INFO_VARIANT(name##_BG, name, RI_OPF_BRANCH, w) RI_INFO_VARIANT(name##_BU, name, RI_OPF_BRANCH, w)
 
-/* The flags of a control operation's FLAGS column (0 or one RI_OPF_ name). */
-#define RI_CTRL_FLAGS_0 0
-#define RI_CTRL_FLAGS_CALL RI_OPF_CALL
-#define RI_CTRL_FLAGS_ACC_INT RI_OPF_ACC_INT
-#define RI_CTRL_FLAGS_ACC_MOVE RI_OPF_ACC_MOVE
-#define RI_CTRL_FLAGS_ACC_ADD_M RI_OPF_ACC_ADD_M
+/* A control operation's FLAGS column: its flags and call kind; its POINT column: its stop
+ * point and flags (TRAP2: a TRAP point, and a second one at + 3). */
+#define RI_CTRL_FLAGS_0 0, 0
+#define RI_CTRL_FLAGS_CALL_LOCAL RI_OPF_CALL, RI_CALLK_LOCAL
+#define RI_CTRL_FLAGS_CALL_LOCAL_AI RI_OPF_CALL, RI_CALLK_LOCAL_AI
+#define RI_CTRL_FLAGS_CALL_IMPORT RI_OPF_CALL, RI_CALLK_IMPORT
+#define RI_CTRL_FLAGS_CALL_INDIRECT RI_OPF_CALL, RI_CALLK_INDIRECT
+#define RI_CTRL_FLAGS_ACC_INT RI_OPF_ACC_INT, 0
+#define RI_CTRL_FLAGS_ACC_MOVE RI_OPF_ACC_MOVE, 0
+#define RI_CTRL_FLAGS_ACC_ADD_M RI_OPF_ACC_ADD_M, 0
+#define RI_CTRL_POINT_0 RI_STOP_NONE, 0
+#define RI_CTRL_POINT_ENTRY RI_STOP_ENTRY, 0
+#define RI_CTRL_POINT_GAS RI_STOP_GAS, 0
+#define RI_CTRL_POINT_LOOP RI_STOP_LOOP, 0
+#define RI_CTRL_POINT_CALL RI_STOP_CALL, 0
+#define RI_CTRL_POINT_TRAP RI_STOP_TRAP, 0
+#define RI_CTRL_POINT_TRAP2 RI_STOP_TRAP, RI_OPF_TRAP2
+#define RI_CTRL_POINT_BULK RI_STOP_BULK, 0
+#define RI_CTRL_FIRST_(a, b) a
+#define RI_CTRL_SECOND_(a, b) b
+#define RI_CTRL_FIRST(pair) RI_CTRL_FIRST_ pair
+#define RI_CTRL_SECOND(pair) RI_CTRL_SECOND_ pair
+#define RI_CTRL_INFO(name, words, flags, point) \
+    RI_INFO_ALL(name, RI_CTRL_FIRST(flags) | RI_CTRL_SECOND(point), words, RI_CTRL_FIRST(point), RI_CTRL_SECOND(flags), 0)
 
 /* Loads whose handler leaves the loaded bits in acc: every i32 load, i64.load and
  * f32.load (not f64.load, whose value is no f64 producer's, nor the narrow i64 loads). */
@@ -33,12 +59,13 @@
     (RI_OP_##name >= RI_OP_F64_ADD && RI_OP_##name <= RI_OP_F64_DIV ? RI_OPF_PURE_F64 : 0u)
 
 const ri_code_info ri_code_infos[RI_CODE_OP_COUNT] = {
-#define RI_X_CTRL(name, words, flags) RI_INFO(name, RI_CTRL_FLAGS_##flags, words)
+#define RI_X_CTRL(name, words, flags, point) RI_CTRL_INFO(name, words, (RI_CTRL_FLAGS_##flags), (RI_CTRL_POINT_##point))
 #define RI_X_BR(name, words) RI_INFO4(name, words)
 #define RI_X_CMPBR(cmp, neg) RI_INFO4(BR_IF_##cmp, 4) RI_INFO4(BR_IF_##cmp##_I, 4)
-#define RI_X_FCMPBR(cmp) RI_INFO4(BR_IF_##cmp, 4) RI_INFO4(BR_IFNOT_##cmp, 4)
-#define RI_X_IMM(name) RI_INFO(name##_I, RI_OPF_ACC_INT, 4)
-#define RI_X_ADDR(name) RI_INFO(name##_X, RI_LOAD_ACC(RI_OP_##name), 5) RI_INFO(name##_XI, RI_LOAD_ACC(RI_OP_##name), 5)
+#define RI_X_FCMPBR(cmp, mirror) RI_INFO4(BR_IF_##cmp, 4) RI_INFO4(BR_IFNOT_##cmp, 4)
+#define RI_X_IMM(name, mirror, ident) RI_INFO_ALL(name##_I, RI_OPF_ACC_INT, 4, RI_STOP_NONE, 0, RI_IDENT_##ident)
+#define RI_X_ADDR(name) \
+    RI_INFO_P(name##_X, RI_LOAD_ACC(RI_OP_##name), 5, TRAP) RI_INFO_P(name##_XI, RI_LOAD_ACC(RI_OP_##name), 5, TRAP)
 #define RI_X_ADDBR(cmp) RI_INFO4(ADDBR_##cmp##_SS, 6) RI_INFO4(ADDBR_##cmp##_SI, 6) \
                         RI_INFO4(ADDBR_##cmp##_IS, 6) RI_INFO4(ADDBR_##cmp##_II, 6)
 #define RI_X_I2ADDBR(cmp) RI_INFO4(I2ADDBR_##cmp##_SS, 12) RI_INFO4(I2ADDBR_##cmp##_SI, 12) \
@@ -46,23 +73,95 @@ const ri_code_info ri_code_infos[RI_CODE_OP_COUNT] = {
 #define RI_X_MADDBR(cmp) RI_INFO4(MADDBR_##cmp##_SS, 8) RI_INFO4(MADDBR_##cmp##_SI, 8) \
                          RI_INFO4(MADDBR_##cmp##_IS, 8) RI_INFO4(MADDBR_##cmp##_II, 8)
 #define RI_X_FMEM(name) \
-    RI_INFO(name##_LA, RI_OPF_ACC_F64, 5) RI_INFO(name##_LB, RI_OPF_ACC_F64, 5) RI_INFO(name##_S, 0, 5) \
-    RI_INFO(name##_MA, 0, 4) RI_INFO(name##_MB, 0, 4) \
-    RI_INFO(name##_LXA, RI_OPF_ACC_F64, 6) RI_INFO(name##_LXB, RI_OPF_ACC_F64, 6)
+    RI_INFO_P(name##_LA, RI_OPF_ACC_F64, 5, TRAP) RI_INFO_P(name##_LB, RI_OPF_ACC_F64, 5, TRAP) \
+    RI_INFO_P(name##_S, 0, 5, TRAP) RI_INFO_P(name##_MA, 0, 4, TRAP) RI_INFO_P(name##_MB, 0, 4, TRAP) \
+    RI_INFO_P(name##_LXA, RI_OPF_ACC_F64, 6, TRAP) RI_INFO_P(name##_LXB, RI_OPF_ACC_F64, 6, TRAP)
 #define RI_X_PAIR(outer, inner) \
     RI_INFO(I32_##outer##_##inner, RI_OPF_I32_PAIR | RI_OPF_ACC_INT, 5) \
     RI_INFO(I32_##outer##_##inner##_I, RI_OPF_I32_PAIR | RI_OPF_ACC_INT, 5)
-#define RI_X_ADDL(name, words) RI_INFO(name, RI_OPF_ACC_INT, words)
-#define RI_X_LOADBR(load) RI_INFO4(load##_BR_EQ_S, 7) RI_INFO4(load##_BR_NE_S, 7) \
-                          RI_INFO4(load##_BR_EQ_I, 7) RI_INFO4(load##_BR_NE_I, 7)
-#define RI_X_STORE2(name) RI_INFO(name##_2, 0, 7)
+#define RI_X_ADDL(name, words) RI_INFO_P(name, RI_OPF_ACC_INT, words, TRAP)
+#define RI_X_LOADBR(load) RI_INFO4_TRAP(load##_BR_EQ_S, 7) RI_INFO4_TRAP(load##_BR_NE_S, 7) \
+                          RI_INFO4_TRAP(load##_BR_EQ_I, 7) RI_INFO4_TRAP(load##_BR_NE_I, 7)
+#define RI_X_STORE2(name) RI_INFO_P(name##_2, RI_OPF_TRAP2, 7, TRAP)
 #define RI_X_ACC(variant, base, words, mask, cls) RI_INFO_VARIANT(variant, base, 0, words)
 #define RI_X_IPAIR(outer, inner) RI_INFO(I32_##outer##I_##inner##I, RI_OPF_ACC_INT, 5)
 #define RI_X_FPAIR(outer, inner) \
     RI_INFO(F64_##outer##_##inner##_A, RI_OPF_ACC_F64 | RI_OPF_PURE_F64, 5) \
     RI_INFO(F64_##outer##_##inner##_B, RI_OPF_ACC_F64 | RI_OPF_PURE_F64, 5)
-#define RI_X_MEM(name, byte, t, n, st) RI_INFO(name, RI_LOAD_ACC(RI_OP_##name), 4)
-#define RI_X_NUM(name, byte, a, b, r) RI_INFO(name, RI_NUM_FLAGS(name, a, r), RI_T_##b ? 4 : 3)
+#define RI_X_MEM(name, byte, t, n, st) RI_INFO_P(name, RI_LOAD_ACC(RI_OP_##name), 4, TRAP)
+#define RI_X_NUM(name, byte, a, b, r) \
+    RI_INFO_ALL(name, RI_NUM_FLAGS(name, a, r), RI_T_##b ? 4 : 3, \
+                RI_NUMERIC_MAY_TRAP(RI_OP_##name) ? RI_STOP_TRAP : RI_STOP_NONE, 0, 0)
 #define RI_X_SAT(name, sub, a, b, r) RI_INFO(name, 0, 3)
     RI_CODE_EVERY_OP(RI_X_SAT)
+};
+#undef RI_X_CTRL
+#undef RI_X_BR
+#undef RI_X_CMPBR
+#undef RI_X_FCMPBR
+#undef RI_X_IMM
+#undef RI_X_ADDR
+#undef RI_X_ADDBR
+#undef RI_X_I2ADDBR
+#undef RI_X_MADDBR
+#undef RI_X_FMEM
+#undef RI_X_PAIR
+#undef RI_X_ADDL
+#undef RI_X_LOADBR
+#undef RI_X_STORE2
+#undef RI_X_ACC
+#undef RI_X_IPAIR
+#undef RI_X_FPAIR
+#undef RI_X_MEM
+#undef RI_X_NUM
+#undef RI_X_SAT
+
+/* The relations of code_info.h (ri_code_rel), each from its family's list. */
+#define RI_FORM(rel, op, form) [rel][RI_CODE_##op] = 1 + RI_CODE_##form,
+#define RI_CODE_NONE (-1) /* a NONE column: 1 + RI_CODE_NONE is 0, no form */
+const uint16_t ri_code_forms[RI_REL_COUNT][RI_CODE_OP_COUNT] = {
+#define RI_X_IMM(name, mirror, ident) RI_FORM(RI_REL_IMM, name, name##_I) RI_FORM(RI_REL_MIRROR, name, mirror)
+    RI_CODE_IMM_OPS(RI_X_IMM)
+#undef RI_X_IMM
+#define RI_X_FCMPBR(cmp, mirror) \
+    RI_FORM(RI_REL_FCMP, cmp, cmp) RI_FORM(RI_REL_FCMP, mirror, cmp)
+    RI_CODE_FCMP_BRANCHES(RI_X_FCMPBR)
+#undef RI_X_FCMPBR
+#define RI_X_ADDR(name) RI_FORM(RI_REL_ADDR, name, name##_X)
+    RI_CODE_ADDR_OPS(RI_X_ADDR)
+#undef RI_X_ADDR
+#define RI_X_FMEM(name) \
+    RI_FORM(RI_REL_FMEM, name, name##_LA) RI_FORM(RI_REL_RMW, name##_LA, name##_MA) RI_FORM(RI_REL_RMW, name##_LB, name##_MB)
+    RI_CODE_FMEM_OPS(RI_X_FMEM)
+#undef RI_X_FMEM
+#define RI_X_STORE2(name) RI_FORM(RI_REL_STORE2, name, name##_2)
+    RI_CODE_STORE2_OPS(RI_X_STORE2)
+#undef RI_X_STORE2
+};
+
+/* The names, in the enum's order (code.h). */
+#define RI_NAME4(s) s, s "_FG", s "_BG", s "_BU",
+const char *const ri_code_names[RI_CODE_OP_COUNT] = {
+#define RI_X_CTRL(name, words, flags, point) #name,
+#define RI_X_BR(name, words) RI_NAME4(#name)
+#define RI_X_CMPBR(cmp, neg) RI_NAME4("BR_IF_" #cmp) RI_NAME4("BR_IF_" #cmp "_I")
+#define RI_X_FCMPBR(cmp, mirror) RI_NAME4("BR_IF_" #cmp) RI_NAME4("BR_IFNOT_" #cmp)
+#define RI_X_IMM(name, mirror, ident) #name "_I",
+#define RI_X_ADDR(name) #name "_X", #name "_XI",
+#define RI_X_KINDS4(pre, cmp) RI_NAME4(pre #cmp "_SS") RI_NAME4(pre #cmp "_SI") RI_NAME4(pre #cmp "_IS") RI_NAME4(pre #cmp "_II")
+#define RI_X_ADDBR(cmp) RI_X_KINDS4("ADDBR_", cmp)
+#define RI_X_I2ADDBR(cmp) RI_X_KINDS4("I2ADDBR_", cmp)
+#define RI_X_MADDBR(cmp) RI_X_KINDS4("MADDBR_", cmp)
+#define RI_X_FMEM(name) #name "_LA", #name "_LB", #name "_S", #name "_MA", #name "_MB", #name "_LXA", #name "_LXB",
+#define RI_X_PAIR(o, i) "I32_" #o "_" #i, "I32_" #o "_" #i "_I",
+#define RI_X_ADDL(name, words) #name,
+#define RI_X_LOADBR(load) RI_NAME4(#load "_BR_EQ_S") RI_NAME4(#load "_BR_NE_S") RI_NAME4(#load "_BR_EQ_I") \
+                          RI_NAME4(#load "_BR_NE_I")
+#define RI_X_STORE2(name) #name "_2",
+#define RI_X_ACC(variant, base, words, mask, cls) #variant,
+#define RI_X_IPAIR(o, i) "I32_" #o "I_" #i "I",
+#define RI_X_FPAIR(o, i) "F64_" #o "_" #i "_A", "F64_" #o "_" #i "_B",
+#define RI_X_MEM(name, byte, t, n, st) #name,
+#define RI_X_NUM(name, byte, a, b, r) #name,
+    RI_CODE_EVERY_OP(RI_X_NUM)
 };

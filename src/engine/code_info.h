@@ -24,16 +24,79 @@ enum {
     RI_OPF_PURE_F64 = 1u << 7,  /* computes an f64 from slots only: cannot trap, writes nothing but its result */
     RI_OPF_I64 = 1u << 8,       /* a numeric operation (RI_NUMERIC_OPS) on i64 operands */
     RI_OPF_NUM_TRAP = 1u << 9,  /* a numeric operation (RI_NUMERIC_OPS) that may trap: div, rem, trunc */
+    RI_OPF_TRAP2 = 1u << 10,    /* a fused instruction that may trap in its second part too: a second TRAP point at + 3 */
 };
+
+/* The stop point an operation carries (ri_code_info.point): 0 none, else 1 + its
+ * ri_point_kind. The compiler gives every instruction of a TRAP, CALL or BULK operation
+ * such a point at its position (TRAP2: and a TRAP at position + 3), every ENTRY and LOOP
+ * one, and a GAS one unless it is the GAS 0 after a call of unmetered code. */
+enum {
+    RI_STOP_NONE = 0,
+    RI_STOP_ENTRY = 1 + RI_POINT_ENTRY,
+    RI_STOP_GAS = 1 + RI_POINT_GAS,
+    RI_STOP_LOOP = 1 + RI_POINT_LOOP,
+    RI_STOP_CALL = 1 + RI_POINT_CALL,
+    RI_STOP_TRAP = 1 + RI_POINT_TRAP,
+    RI_STOP_BULK = 1 + RI_POINT_BULK,
+};
+
+/* The kind of a call (ri_code_info.call): what its operand words are. Local: body index,
+ * frame base; import: function index, frame base; indirect: type index, table index,
+ * element index slot, frame base; then the MOVE pairs it makes first (_M1, _M2), or for
+ * CALL_LOCAL_AI the I32_ADD_I (d, a, imm). */
+enum { RI_CALLK_NONE, RI_CALLK_LOCAL, RI_CALLK_LOCAL_AI, RI_CALLK_IMPORT, RI_CALLK_INDIRECT };
+
+/* The immediates for which a binary operation with an immediate leaves its first operand
+ * unchanged (ri_code_info.ident; code.h, RI_CODE_IMM_OPS). */
+enum { RI_IDENT_NONE, RI_IDENT_ZERO, RI_IDENT_ONE, RI_IDENT_ONES, RI_IDENT_SHIFT0 };
+
+/* Related operations, by relation (ri_code_form): what the compiler turns an operation
+ * into. Each is a column of one family's list in code.h. */
+typedef enum ri_code_rel {
+    RI_REL_IMM,    /* NAME_I, the form with an immediate second operand (RI_CODE_IMM_OPS) */
+    RI_REL_MIRROR, /* the operation with its operands swapped (RI_CODE_IMM_OPS's MIRROR; the float
+                      compares: RI_CODE_FCMP_BRANCHES's, both ways) */
+    RI_REL_FCMP,   /* a float compare's RI_CODE_FCMP_BRANCHES entry (lt, le): gt, ge map onto theirs */
+    RI_REL_ADDR,   /* NAME_X, the fused-address form of a load or store (NAME_XI follows it) */
+    RI_REL_FMEM,   /* NAME_LA of f64 arithmetic (RI_CODE_FMEM_OPS; _LB, _S, _MA, _MB, _LXA, _LXB follow) */
+    RI_REL_RMW,    /* NAME_MA of NAME_LA, NAME_MB of NAME_LB (RI_CODE_FMEM_OPS): the load's result stored back */
+    RI_REL_STORE2, /* NAME_2, two stores in a row (RI_CODE_STORE2_OPS) */
+    RI_REL_COUNT
+} ri_code_rel;
+
+/* The offsets of the RI_REL_FMEM family from its NAME_LA. */
+enum { RI_FMEM_LA, RI_FMEM_LB, RI_FMEM_S, RI_FMEM_MA, RI_FMEM_MB, RI_FMEM_LXA, RI_FMEM_LXB };
 
 typedef struct ri_code_info {
     uint16_t flags; /* RI_OPF_* */
     uint16_t base;  /* the operation this one is a variant of (branch RI_BRANCH_*, accumulator _A*), else itself */
     uint8_t words;  /* the instruction's size in words; 0 if variable (ENTRY, BR_TABLE*) */
+    uint8_t point;  /* RI_STOP_*: the stop point the compiler gives it */
+    uint8_t call;   /* RI_CALLK_*: its call operands, if a call */
+    uint8_t ident;  /* RI_IDENT_*: a binary operation's identity immediates */
 } ri_code_info;
 
 /* Indexed by ri_code_op. Immutable. */
 extern const ri_code_info ri_code_infos[RI_CODE_OP_COUNT];
+
+/* ri_code_forms[rel][op]: 1 + the operation related to op by rel, 0 if none. Immutable. */
+extern const uint16_t ri_code_forms[RI_REL_COUNT][RI_CODE_OP_COUNT];
+
+/* The name of every operation (RI_CODE_<name>), for tools and reports. Immutable. */
+extern const char *const ri_code_names[RI_CODE_OP_COUNT];
+
+/* The operation related to op by rel (ri_code_rel), or RI_CODE_OP_COUNT if none. */
+static inline ri_code_op ri_code_form(ri_code_op op, ri_code_rel rel) {
+    uint32_t f = (uint32_t)op < RI_CODE_OP_COUNT ? ri_code_forms[rel][op] : 0;
+    return f ? (ri_code_op)(f - 1) : RI_CODE_OP_COUNT;
+}
+
+/* The stop point (RI_STOP_*) of op; RI_STOP_NONE for anything that is not an operation. */
+static inline uint32_t ri_code_stop(uint32_t op) { return op < RI_CODE_OP_COUNT ? ri_code_infos[op].point : 0; }
+
+/* The call kind (RI_CALLK_*) of op. */
+static inline uint32_t ri_code_call_kind(uint32_t op) { return op < RI_CODE_OP_COUNT ? ri_code_infos[op].call : 0; }
 
 /* The flags of op; 0 for anything that is not an operation (the compiler's NO_OP). */
 static inline uint32_t ri_code_flags(uint32_t op) { return op < RI_CODE_OP_COUNT ? ri_code_infos[op].flags : 0; }

@@ -15,130 +15,30 @@
  * After a body is compiled, a last pass picks each branch's variant: a branch whose
  * target is a GAS or LOOP charge, and whose fall-through is a GAS, executes those
  * charges itself (code.h, "Metering"). Nothing moves, so stop points stay exact.
+ *
+ * The compiler's files, by pass: this one translates (the operand stack, emission, each
+ * WebAssembly instruction, the body, the module); fuse.c holds the peephole fusions it
+ * calls; branch_variant.c and acc.c are the passes over a compiled body (branch and gas
+ * variants, accumulator variants); compile_internal.h is what they share.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/ri_assert.h"
-#include "code.h"
-#include "code_info.h"
-#include "instr.h"
-#include "runtime.h"
-
-/* Constants beyond this many distinct values per body are materialised by CONST32 /
- * CONST64 instead: the pool is copied into the frame on every call. */
-#define RI_MAX_POOL_CONSTS 64u
-
-/* The code must stay addressable by int32 branch offsets. */
-#define RI_MAX_CODE_WORDS (UINT32_C(1) << 30)
-
-#define NO_POS UINT32_MAX
-
-typedef enum entry_kind {
-    ENTRY_SLOT,   /* the value is in the entry's own slot */
-    ENTRY_LOCAL,  /* the value is local `src` (pending) */
-    ENTRY_CONST,  /* the value is constant-pool slot `src`, holding `bits` (pending) */
-    ENTRY_IMM,    /* the value is the constant `bits`, in no slot (pending) */
-} entry_kind;
-
-typedef struct operand {
-    uint32_t src;     /* the slot holding the value (not for ENTRY_IMM) */
-    uint8_t kind;     /* entry_kind */
-    uint64_t bits;    /* ENTRY_CONST, ENTRY_IMM: the constant (i32 zero-extended) */
-} operand;
-
-/* Marks operand words in compiler.opmap (instruction starts hold their op). */
-#define NO_OP 0xFFFFu
-_Static_assert(RI_CODE_OP_COUNT < NO_OP, "operations must fit compiler.opmap");
-#define RI_X_ACC(variant, base, words, mask, cls) +1
-enum { RI_CODE_ACC_COUNT = 0 RI_CODE_ACC_OPS(RI_X_ACC) };
-#undef RI_X_ACC
-_Static_assert(RI_CODE_ACC_COUNT < 255, "accumulator variants must fit compiler.acc_head");
-
-typedef enum ctrl_kind { CTRL_FUNC, CTRL_BLOCK, CTRL_LOOP, CTRL_IF, CTRL_ELSE } ctrl_kind;
-
-typedef struct ctrl {
-    ctrl_kind kind;
-    uint32_t height;      /* operand stack height at entry, block params excluded */
-    uint32_t nparams, nresults;
-    uint32_t loop_pos;    /* loop: position of the LOOP header (the branch target) */
-    uint32_t fixups;      /* forward branches to the label: chain through the offset words, pos + 1 (0 ends) */
-    uint32_t else_fixups; /* if: the jump to the else branch (or to the end), same encoding */
-    bool unreachable;     /* the rest of the block is dead code */
-} ctrl;
-
-typedef struct emitted {
-    uint32_t pos;         /* NO_POS: none */
-    ri_code_op op;
-    uint32_t dst_pos;     /* its dst word, when it wrote a single result (0: none) */
-} emitted;
+#include "compile_internal.h"
 
 static const emitted NO_EMITTED = {UINT32_MAX, RI_CODE_OP_COUNT, 0};
 
-typedef struct compiler {
-    const ri_module *m;
-    const int32_t *dispatch;
-    ri_error *err;
-    bool failed;
-    bool metered;         /* false: ri_module_config.unmetered, no gas charges */
-
-    uint32_t func_index;
-    const ri_type *type;
-    const uint8_t *body_end;
-
-    uint32_t *code;
-    uint32_t len, cap;
-    uint16_t *opmap;      /* per code word: the op starting there, or NO_OP */
-    uint32_t opmap_cap;
-    ri_code_point *points;
-    uint32_t npoints, points_cap;
-
-    uint32_t nlocals, stack_base;
-    uint8_t *written;     /* per local: some local.set/tee of it came before (in code order) */
-    uint32_t written_cap;
-    uint32_t loops;       /* enclosing loops */
-    uint64_t consts[RI_MAX_POOL_CONSTS];
-    uint32_t nconsts;
-
-    operand *stack;
-    uint32_t h, max_h, stack_cap;
-    uint32_t npending;    /* entries that are not ENTRY_SLOT */
-
-    ctrl *ctrls;
-    uint32_t nctrl, ctrl_cap;
-    uint32_t dead_depth;  /* blocks opened inside dead code */
-    uint32_t *stubs;      /* br_table scratch: stub position per label depth */
-    uint32_t stubs_cap;
-
-    uint32_t gas_pos;     /* word holding the cost of the current region (0: none) */
-    uint32_t gas_count;   /* WebAssembly instructions in the current region so far */
-    uint32_t call_gas_pos; /* the GAS right after the last call: it stays (returns charge it) */
-
-    /* The last two emitted instructions, for peephole rewrites (fusions). Cleared at
-     * labels: no rewrite reaches across one. */
-    emitted last, prev, prev2;
-
-    uint32_t wasm_offset;  /* of the instruction being compiled */
-    uint32_t next_offset;  /* of the instruction after it: where a region opened here begins */
-    /* accumulator variants (choose_acc_variants): acc_head[op] = 1 + the index in acc_variants
-     * of op's first variant (0: none), acc_next[i] = 1 + the next one's; a per-word landing
-     * map, reused from function to function */
-    uint8_t acc_head[RI_CODE_OP_COUNT];
-    uint8_t acc_next[RI_CODE_ACC_COUNT];
-    uint8_t *landing;
-    uint32_t landing_cap;
-} compiler;
-
 /* ---- failure ------------------------------------------------------------------------ */
 
-static void fail(compiler *c, ri_errcode code, const char *what) {
+void fail(compiler *c, ri_errcode code, const char *what) {
     if (c->failed) return;
     c->failed = true;
     ri_error_set(c->err, code, "compiling function %u at offset 0x%x: %s", c->func_index,
                  c->wasm_offset, what);
 }
 
-static bool grow_array(compiler *c, void **ptr, uint32_t *cap, uint64_t need, size_t elem) {
+bool grow_array(compiler *c, void **ptr, uint32_t *cap, uint64_t need, size_t elem) {
     if (need <= *cap) return true;
     uint64_t n = *cap ? (uint64_t)*cap * 2 : 64;
     while (n < need) n *= 2;
@@ -154,11 +54,13 @@ static bool grow_array(compiler *c, void **ptr, uint32_t *cap, uint64_t need, si
 
 /* Reserves an instruction of n words starting with op's handler; returns its
  * position, or NO_POS after a failure (then nothing is written). */
-static uint32_t emit_op(compiler *c, ri_code_op op, uint32_t n) {
+uint32_t emit_op(compiler *c, ri_code_op op, uint32_t n) {
     if (c->failed) return NO_POS;
     if ((uint64_t)c->len + n > RI_MAX_CODE_WORDS) { fail(c, RI_ERR_LIMIT, "function code too large"); return NO_POS; }
     if (!grow_array(c, (void **)&c->code, &c->cap, (uint64_t)c->len + n, sizeof *c->code)) return NO_POS;
     if (!grow_array(c, (void **)&c->opmap, &c->opmap_cap, (uint64_t)c->len + n, sizeof *c->opmap)) return NO_POS;
+    /* invariant 13: the table's size is what is emitted (0: variable, ENTRY, BR_TABLE) */
+    RI_ASSERT(ri_code_words(op) == 0 || ri_code_words(op) == n, "I13");
     uint32_t pos = c->len;
     c->code[pos] = (uint32_t)c->dispatch[op];
     memset(&c->code[pos + 1], 0, (size_t)(n - 1) * sizeof *c->code);
@@ -180,17 +82,17 @@ static uint32_t emit1(compiler *c, ri_code_op op, uint32_t a) {
     if (p != NO_POS) c->code[p + 1] = a;
     return p;
 }
-static uint32_t emit2(compiler *c, ri_code_op op, uint32_t a, uint32_t b) {
+uint32_t emit2(compiler *c, ri_code_op op, uint32_t a, uint32_t b) {
     uint32_t p = emit_op(c, op, 3);
     if (p != NO_POS) { c->code[p + 1] = a; c->code[p + 2] = b; }
     return p;
 }
-static uint32_t emit3(compiler *c, ri_code_op op, uint32_t a, uint32_t b, uint32_t d) {
+uint32_t emit3(compiler *c, ri_code_op op, uint32_t a, uint32_t b, uint32_t d) {
     uint32_t p = emit_op(c, op, 4);
     if (p != NO_POS) { c->code[p + 1] = a; c->code[p + 2] = b; c->code[p + 3] = d; }
     return p;
 }
-static uint32_t emit4(compiler *c, ri_code_op op, uint32_t a, uint32_t b, uint32_t d, uint32_t e) {
+uint32_t emit4(compiler *c, ri_code_op op, uint32_t a, uint32_t b, uint32_t d, uint32_t e) {
     uint32_t p = emit_op(c, op, 5);
     if (p != NO_POS) { c->code[p + 1] = a; c->code[p + 2] = b; c->code[p + 3] = d; c->code[p + 4] = e; }
     return p;
@@ -203,7 +105,7 @@ static void add_point(compiler *c, uint32_t pos, ri_point_kind kind, uint32_t he
 
 /* Drops everything emitted from pos on (peephole rewrites of the last instruction).
  * When that is the last instruction, the one before it becomes the last again. */
-static void truncate_code(compiler *c, uint32_t pos) {
+void truncate_code(compiler *c, uint32_t pos) {
     c->len = pos;
     while (c->npoints && c->points[c->npoints - 1].pos >= pos) c->npoints--;
     if (pos == c->last.pos && c->prev.pos != NO_POS && c->prev.pos < pos) {
@@ -225,13 +127,11 @@ static void forget_emitted(compiler *c) {
 
 /* Marks the last instruction as having written one result to the word at +1, so a
  * following local.set/tee can redirect it into the local. */
-static void note_dst(compiler *c, uint32_t pos) {
+void note_dst(compiler *c, uint32_t pos) {
     if (pos != NO_POS) c->last.dst_pos = pos + 1;
 }
 
 /* ---- operand stack --------------------------------------------------------------------- */
-
-static uint32_t own_slot(const compiler *c, uint32_t index) { return c->stack_base + index; }
 
 /* Pushes an entry as it was (an operand popped before, pushed back unchanged). An entry
  * in a slot is in its own slot (invariant 11). */
@@ -249,7 +149,7 @@ static void push_entry(compiler *c, entry_kind kind, uint32_t src) {
 }
 
 /* Pushes a result computed into its own slot; returns that slot. */
-static uint32_t push_slot(compiler *c) {
+uint32_t push_slot(compiler *c) {
     uint32_t slot = own_slot(c, c->h);
     push_entry(c, ENTRY_SLOT, slot);
     return slot;
@@ -275,7 +175,7 @@ static void drop_to(compiler *c, uint32_t height) {
 
 /* Splits a last I32_ADD_I2 back into its two I32_ADD_I, so that the second can be fused
  * into what consumes it. */
-static void unpair(compiler *c) {
+void unpair(compiler *c) {
     if (c->last.op != RI_CODE_I32_ADD_I2 || c->last.pos == NO_POS || c->failed) return;
     uint32_t w[6];
     memcpy(w, &c->code[c->last.pos + 1], sizeof w);
@@ -354,7 +254,7 @@ static void emit_move(compiler *c, uint32_t dst, uint32_t src) {
 
 /* Whether operand e is the single result of the last emitted instruction: a
  * temporary nothing else reads, so that instruction may be fused into its consumer. */
-static bool from_last(const compiler *c, const operand *e) {
+bool from_last(const compiler *c, const operand *e) {
     return e->kind == ENTRY_SLOT && !c->failed && c->last.pos != NO_POS && c->last.dst_pos &&
            c->code[c->last.dst_pos] == e->src;
 }
@@ -375,14 +275,14 @@ static void keep_operand(compiler *c, operand e) {
 
 /* Removes the last instruction (to fuse it into the next); returns its stop point in
  * *pt if it had one. */
-static bool take_last(compiler *c, ri_code_point *pt) {
+bool take_last(compiler *c, ri_code_point *pt) {
     bool had = c->npoints && c->points[c->npoints - 1].pos == c->last.pos;
     if (had) *pt = c->points[c->npoints - 1];
     truncate_code(c, c->last.pos);
     return had;
 }
 
-static void put_point(compiler *c, uint32_t pos, ri_code_point pt) {
+void put_point(compiler *c, uint32_t pos, ri_code_point pt) {
     if (c->failed || pos == NO_POS) return;
     if (!grow_array(c, (void **)&c->points, &c->points_cap, (uint64_t)c->npoints + 1, sizeof *c->points)) return;
     pt.pos = pos;
@@ -412,7 +312,7 @@ static void materialise(compiler *c, uint32_t i) {
 
 /* The slot to read operand e from, e having been popped from stack entry `index`: an
  * immediate is first materialised into that entry's own slot. */
-static uint32_t slot_of(compiler *c, operand e, uint32_t index) {
+uint32_t slot_of(compiler *c, operand e, uint32_t index) {
     if (e.kind != ENTRY_IMM) return e.src;
     emit_const(c, own_slot(c, index), e.bits);
     return own_slot(c, index);
@@ -451,46 +351,7 @@ static ri_code_op numeric_code_op(uint16_t op) {
 }
 
 /* The immediate form (NAME_I) of binary operation op, or RI_CODE_OP_COUNT. */
-static ri_code_op imm_form(ri_code_op op) {
-    switch (op) {
-#define RI_X_IMM(name) case RI_CODE_##name: return RI_CODE_##name##_I;
-    RI_CODE_IMM_OPS(RI_X_IMM)
-#undef RI_X_IMM
-    default: return RI_CODE_OP_COUNT;
-    }
-}
-
-/* op with its two operands swapped: op itself if commutative, the mirrored compare,
- * or RI_CODE_OP_COUNT. */
-static ri_code_op swapped_form(ri_code_op op) {
-    switch (op) {
-    case RI_CODE_I32_ADD: case RI_CODE_I32_MUL: case RI_CODE_I32_AND: case RI_CODE_I32_OR:
-    case RI_CODE_I32_XOR: case RI_CODE_I32_EQ: case RI_CODE_I32_NE:
-    case RI_CODE_I64_ADD: case RI_CODE_I64_MUL: case RI_CODE_I64_AND: case RI_CODE_I64_OR:
-    case RI_CODE_I64_XOR: case RI_CODE_I64_EQ: case RI_CODE_I64_NE:
-        return op;
-    case RI_CODE_I32_LT_S: return RI_CODE_I32_GT_S;
-    case RI_CODE_I32_GT_S: return RI_CODE_I32_LT_S;
-    case RI_CODE_I32_LT_U: return RI_CODE_I32_GT_U;
-    case RI_CODE_I32_GT_U: return RI_CODE_I32_LT_U;
-    case RI_CODE_I32_LE_S: return RI_CODE_I32_GE_S;
-    case RI_CODE_I32_GE_S: return RI_CODE_I32_LE_S;
-    case RI_CODE_I32_LE_U: return RI_CODE_I32_GE_U;
-    case RI_CODE_I32_GE_U: return RI_CODE_I32_LE_U;
-    case RI_CODE_I64_LT_S: return RI_CODE_I64_GT_S;
-    case RI_CODE_I64_GT_S: return RI_CODE_I64_LT_S;
-    case RI_CODE_I64_LT_U: return RI_CODE_I64_GT_U;
-    case RI_CODE_I64_GT_U: return RI_CODE_I64_LT_U;
-    case RI_CODE_I64_LE_S: return RI_CODE_I64_GE_S;
-    case RI_CODE_I64_GE_S: return RI_CODE_I64_LE_S;
-    case RI_CODE_I64_LE_U: return RI_CODE_I64_GE_U;
-    case RI_CODE_I64_GE_U: return RI_CODE_I64_LE_U;
-    default: return RI_CODE_OP_COUNT;
-    }
-}
-
-/* Whether numeric operation op works on i64 operands. */
-static bool is_i64_op(ri_code_op op) { return (ri_code_flags(op) & RI_OPF_I64) != 0; }
+static ri_code_op imm_form(ri_code_op op) { return ri_code_form(op, RI_REL_IMM); }
 
 /* Whether constant `bits` can be op's immediate (i64: sign-extended from 32 bits). */
 static bool imm_fits(ri_code_op op, uint64_t bits) {
@@ -501,22 +362,15 @@ static bool imm_fits(ri_code_op op, uint64_t bits) {
 /* Whether op with immediate second operand `bits` leaves its first operand unchanged
  * (x + 0, x * 1, x & ~0, x << 0, ...): then it needs no code at all. */
 static bool imm_is_identity(ri_code_op op, uint64_t bits) {
+    ri_code_op imm = imm_form(op);
+    if (imm == RI_CODE_OP_COUNT) return false;
     uint64_t ones = is_i64_op(op) ? UINT64_MAX : UINT32_MAX;
-    uint64_t shift_mask = is_i64_op(op) ? 63 : 31;
-    switch (op) {
-    case RI_CODE_I32_ADD: case RI_CODE_I32_SUB: case RI_CODE_I32_OR: case RI_CODE_I32_XOR:
-    case RI_CODE_I64_ADD: case RI_CODE_I64_SUB: case RI_CODE_I64_OR: case RI_CODE_I64_XOR:
-        return bits == 0;
-    case RI_CODE_I32_SHL: case RI_CODE_I32_SHR_S: case RI_CODE_I32_SHR_U: case RI_CODE_I32_ROTL:
-    case RI_CODE_I32_ROTR: case RI_CODE_I64_SHL: case RI_CODE_I64_SHR_S: case RI_CODE_I64_SHR_U:
-    case RI_CODE_I64_ROTL: case RI_CODE_I64_ROTR:
-        return (bits & shift_mask) == 0;
-    case RI_CODE_I32_MUL: case RI_CODE_I64_MUL:
-        return bits == 1;
-    case RI_CODE_I32_AND: case RI_CODE_I64_AND:
-        return bits == ones;
-    default:
-        return false;
+    switch (ri_code_infos[imm].ident) { /* code.h, RI_CODE_IMM_OPS's IDENTITY */
+    case RI_IDENT_ZERO: return bits == 0;
+    case RI_IDENT_ONE: return bits == 1;
+    case RI_IDENT_ONES: return bits == ones;
+    case RI_IDENT_SHIFT0: return (bits & (is_i64_op(op) ? 63 : 31)) == 0;
+    default: return false;
     }
 }
 
@@ -767,235 +621,6 @@ static void reset_stack(compiler *c, uint32_t height, uint32_t n) {
     for (uint32_t i = 0; i < n; i++) push_slot(c);
 }
 
-/* A float compare as one of RI_CODE_FCMP_BRANCHES (lt, le), *swap when its operands
- * swap (gt, ge: a > b is b < a, a >= b is b <= a, NaN included); else RI_CODE_OP_COUNT. */
-static ri_code_op float_compare(ri_code_op op, bool *swap) {
-    *swap = op == RI_CODE_F32_GT || op == RI_CODE_F32_GE || op == RI_CODE_F64_GT || op == RI_CODE_F64_GE;
-    switch (op) {
-    case RI_CODE_F32_LT: case RI_CODE_F32_GT: return RI_CODE_F32_LT;
-    case RI_CODE_F32_LE: case RI_CODE_F32_GE: return RI_CODE_F32_LE;
-    case RI_CODE_F64_LT: case RI_CODE_F64_GT: return RI_CODE_F64_LT;
-    case RI_CODE_F64_LE: case RI_CODE_F64_GE: return RI_CODE_F64_LE;
-    default: return RI_CODE_OP_COUNT;
-    }
-}
-
-/* If `cond` is the result of the i32/i64 compare emitted just before, removes that
- * compare and returns its operation (and operands) for a compare-and-branch. The same for
- * f32/f64 lt, le, gt, ge (as lt, le), and for the i32.eqz of one (*cmp BR_IFNOT_<lt, le>). */
-static bool take_compare(compiler *c, operand cond, ri_code_op *cmp, uint32_t *a, uint32_t *b) {
-    if (cond.kind != ENTRY_SLOT || !c->last.dst_pos || c->failed || c->last.pos == NO_POS ||
-        c->code[c->last.dst_pos] != cond.src)
-        return false;
-    bool eqz = c->last.op == RI_CODE_I32_EQZ || c->last.op == RI_CODE_I64_EQZ;
-    bool swap = false;
-    ri_code_op fcmp = float_compare(c->last.op, &swap);
-    switch (c->last.op) {
-#define RI_X_CMPBR(name, neg) case RI_CODE_##name: case RI_CODE_##name##_I:
-    RI_CODE_CMP_BRANCHES(RI_X_CMPBR)
-#undef RI_X_CMPBR
-    case RI_CODE_I32_EQZ:
-    case RI_CODE_I64_EQZ:
-        break;
-    default:
-        if (fcmp == RI_CODE_OP_COUNT) return false;
-        break;
-    }
-    *cmp = fcmp != RI_CODE_OP_COUNT ? fcmp : c->last.op;
-    *a = c->code[c->last.pos + (swap ? 3 : 2)];
-    *b = eqz ? 0 : c->code[c->last.pos + (swap ? 2 : 3)];
-    truncate_code(c, c->last.pos);
-    /* i32.eqz of a float compare just before it, on a temporary (its own stack slot, which
-     * nothing reads after the eqz): the negated float branch. */
-    if (*cmp == RI_CODE_I32_EQZ && !c->failed && c->last.pos != NO_POS && c->last.pos + 4 == c->len &&
-        c->last.dst_pos && c->code[c->last.dst_pos] == *a && *a >= c->stack_base &&
-        (fcmp = float_compare(c->last.op, &swap)) != RI_CODE_OP_COUNT) {
-        switch (fcmp) {
-#define RI_X_FCMPBR(name) case RI_CODE_##name: *cmp = RI_CODE_BR_IFNOT_##name; break;
-        RI_CODE_FCMP_BRANCHES(RI_X_FCMPBR)
-#undef RI_X_FCMPBR
-        default: break;
-        }
-        *a = c->code[c->last.pos + (swap ? 3 : 2)];
-        *b = c->code[c->last.pos + (swap ? 2 : 3)];
-        truncate_code(c, c->last.pos);
-    }
-    return true;
-}
-
-static ri_code_op branch_op_for(ri_code_op cmp, bool negate) {
-    switch (cmp) {
-#define RI_X_CMPBR(name, neg) \
-    case RI_CODE_##name: return negate ? RI_CODE_BR_IF_##neg : RI_CODE_BR_IF_##name; \
-    case RI_CODE_##name##_I: return negate ? RI_CODE_BR_IF_##neg##_I : RI_CODE_BR_IF_##name##_I;
-    RI_CODE_CMP_BRANCHES(RI_X_CMPBR)
-#undef RI_X_CMPBR
-    case RI_CODE_I64_EQZ: return negate ? RI_CODE_BR_IF_I64_NE_I : RI_CODE_BR_IF_I64_EQ_I; /* a == 0 */
-#define RI_X_FCMPBR(name) \
-    case RI_CODE_##name: return negate ? RI_CODE_BR_IFNOT_##name : RI_CODE_BR_IF_##name; \
-    case RI_CODE_BR_IFNOT_##name: return negate ? RI_CODE_BR_IF_##name : RI_CODE_BR_IFNOT_##name; /* i32.eqz of it */
-    RI_CODE_FCMP_BRANCHES(RI_X_FCMPBR)
-#undef RI_X_FCMPBR
-    default: return negate ? RI_CODE_BR_IF : RI_CODE_BR_IFNOT; /* i32.eqz */
-    }
-}
-
-/* Emits "branch when cond (is true, or false if negate)"; returns the offset word. */
-/* The loop-counter form (ADDBR_*) of conditional branch bop after an i32.add with a
- * slot or immediate step, or RI_CODE_OP_COUNT; *zero_limit: bop tests its operand
- * against 0 (br_if, br_ifnot), which becomes the limit. */
-static ri_code_op addbr_form(ri_code_op bop, bool step_imm, bool *zero_limit) {
-    *zero_limit = false;
-    switch (bop) {
-#define RI_X_ADDBR(cmp) \
-    case RI_CODE_BR_IF_##cmp: return step_imm ? RI_CODE_ADDBR_##cmp##_IS : RI_CODE_ADDBR_##cmp##_SS; \
-    case RI_CODE_BR_IF_##cmp##_I: return step_imm ? RI_CODE_ADDBR_##cmp##_II : RI_CODE_ADDBR_##cmp##_SI;
-    RI_CODE_ADDBR_CMPS(RI_X_ADDBR)
-#undef RI_X_ADDBR
-    case RI_CODE_BR_IF:
-        *zero_limit = true;
-        return step_imm ? RI_CODE_ADDBR_I32_NE_II : RI_CODE_ADDBR_I32_NE_SI;
-    case RI_CODE_BR_IFNOT:
-        *zero_limit = true;
-        return step_imm ? RI_CODE_ADDBR_I32_EQ_II : RI_CODE_ADDBR_I32_EQ_SI;
-    default:
-        return RI_CODE_OP_COUNT;
-    }
-}
-
-/* The load-and-branch form (RI_CODE_LOADBR_OPS) of conditional branch bop (a, b) when the
- * instruction just before is an i32.load or i32.load8_u whose value bop tests for
- * (in)equality: emits it and returns its offset word; else NO_POS, nothing emitted. */
-static uint32_t emit_load_branch(compiler *c, ri_code_op bop, uint32_t a, uint32_t b) {
-    if (c->failed || c->last.pos == NO_POS) return NO_POS;
-    ri_code_op base; /* the I32_LOAD_BR_EQ_S or I32_LOAD8_U_BR_EQ_S of the load */
-    bool xi;
-    switch (c->last.op) {
-    case RI_CODE_I32_LOAD: base = RI_CODE_I32_LOAD_BR_EQ_S; xi = false; break;
-    case RI_CODE_I32_LOAD_XI: base = RI_CODE_I32_LOAD_BR_EQ_S; xi = true; break;
-    case RI_CODE_I32_LOAD8_U: base = RI_CODE_I32_LOAD8_U_BR_EQ_S; xi = false; break;
-    case RI_CODE_I32_LOAD8_U_XI: base = RI_CODE_I32_LOAD8_U_BR_EQ_S; xi = true; break;
-    default: return NO_POS;
-    }
-    uint32_t words = xi ? 5 : 4;
-    if (c->last.pos + words != c->len) return NO_POS;
-    uint32_t d = c->code[c->last.pos + 1];
-    uint32_t cmp; /* RI_BRANCH_* steps from base: EQ_S, NE_S, EQ_I, NE_I */
-    switch (bop) {
-    case RI_CODE_BR_IF_I32_EQ: cmp = 0; break;
-    case RI_CODE_BR_IF_I32_NE: cmp = 1; break;
-    case RI_CODE_BR_IF_I32_EQ_I: cmp = 2; break;
-    case RI_CODE_BR_IF_I32_NE_I: cmp = 3; break;
-    case RI_CODE_BR_IFNOT: cmp = 2; b = 0; break; /* d == 0 */
-    case RI_CODE_BR_IF: cmp = 3; b = 0; break;    /* d != 0 */
-    default: return NO_POS;
-    }
-    if (a != d) {
-        if (cmp >= 2 || b != d) return NO_POS;
-        b = a; /* == and != are symmetric: the loaded value goes first */
-    }
-    uint32_t addr = c->code[c->last.pos + 2];
-    uint32_t imm = xi ? c->code[c->last.pos + 3] : 0;
-    uint32_t off = c->code[c->last.pos + words - 1];
-    ri_code_point pt;
-    bool had = take_last(c, &pt);
-    uint32_t p = emit_op(c, (ri_code_op)(base + 4 * cmp), 7);
-    if (p == NO_POS) return NO_POS;
-    c->code[p + 1] = d;
-    c->code[p + 2] = addr;
-    c->code[p + 3] = imm;
-    c->code[p + 4] = off;
-    c->code[p + 5] = b;
-    if (had) put_point(c, p, pt);
-    return p + 6;
-}
-
-static uint32_t emit_cond_branch(compiler *c, operand cond, bool fused, ri_code_op cmp, uint32_t a,
-                                 uint32_t b, bool negate) {
-    ri_code_op bop;
-    bool two = true; /* a and b (4 words), or a alone (3) */
-    if (fused) {
-        bop = branch_op_for(cmp, negate);
-        two = cmp != RI_CODE_I32_EQZ;
-    } else {
-        a = slot_of(c, cond, c->h); /* cond was the entry just above the stack */
-        bop = negate ? RI_CODE_BR_IFNOT : RI_CODE_BR_IF;
-        two = false;
-    }
-    unpair(c);
-    uint32_t lw = emit_load_branch(c, bop, a, b);
-    if (lw != NO_POS || c->failed) return lw;
-    /* A loop counter: the i32.add just before computed the value tested (as the
-     * compare's second operand: the mirrored compare takes it first). */
-    bool is_add = (c->last.op == RI_CODE_I32_ADD || c->last.op == RI_CODE_I32_ADD_I) &&
-                  c->last.pos != NO_POS && !c->failed;
-    if (is_add && two && c->code[c->last.pos + 1] == b && c->code[c->last.pos + 1] != a) {
-        ri_code_op mirrored = RI_CODE_OP_COUNT;
-        switch (bop) { /* slot-slot i32 compares only: b is a slot here */
-#define RI_X_CMPBR(cmp, neg) case RI_CODE_BR_IF_##cmp: mirrored = swapped_form(RI_CODE_##cmp); break;
-        RI_CODE_CMP_BRANCHES(RI_X_CMPBR)
-#undef RI_X_CMPBR
-        default: break;
-        }
-        if (mirrored != RI_CODE_OP_COUNT && !is_i64_op(mirrored)) {
-            bop = branch_op_for(mirrored, false);
-            uint32_t t = a;
-            a = b;
-            b = t;
-        }
-    }
-    if (is_add && c->code[c->last.pos + 1] == a) {
-        bool zero_limit;
-        ri_code_op fused_op = addbr_form(bop, c->last.op == RI_CODE_I32_ADD_I, &zero_limit);
-        if (fused_op != RI_CODE_OP_COUNT) {
-            uint32_t k = c->code[c->last.pos + 1], x = c->code[c->last.pos + 2], step = c->code[c->last.pos + 3];
-            truncate_code(c, c->last.pos);
-            bool loopfuse = false; /* RI_CODE_LOOPFUSE_CMPS */
-#define RI_X_LOOPFUSE(cmp) loopfuse |= fused_op >= RI_CODE_ADDBR_##cmp##_SS && fused_op <= RI_CODE_ADDBR_##cmp##_II;
-            RI_CODE_LOOPFUSE_CMPS(RI_X_LOOPFUSE)
-#undef RI_X_LOOPFUSE
-            if (loopfuse && c->last.op == RI_CODE_MOVE && c->last.pos != NO_POS && c->last.pos + 3 == c->len && !c->failed) {
-                /* a MOVE just before: one instruction (MADDBR_*, laid out as ADDBR_*, code.h) */
-                uint32_t d = c->code[c->last.pos + 1], s = c->code[c->last.pos + 2];
-                truncate_code(c, c->last.pos);
-                uint32_t p = emit_op(c, (ri_code_op)(RI_CODE_MADDBR_I32_NE_SS + (fused_op - RI_CODE_ADDBR_I32_NE_SS)), 8);
-                if (p == NO_POS) return NO_POS;
-                c->code[p + 1] = d;
-                c->code[p + 2] = s;
-                c->code[p + 3] = k;
-                c->code[p + 4] = x;
-                c->code[p + 5] = step;
-                c->code[p + 6] = zero_limit ? 0 : b;
-                return p + 7;
-            }
-            if (loopfuse && c->last.op == RI_CODE_I32_ADD_I2 && c->last.pos != NO_POS && c->last.pos + 7 == c->len && !c->failed) {
-                /* two pointer increments just before: one instruction per iteration
-                 * (I2ADDBR_*, laid out as ADDBR_*, code.h) */
-                uint32_t w[6];
-                memcpy(w, &c->code[c->last.pos + 1], sizeof w);
-                truncate_code(c, c->last.pos);
-                uint32_t p = emit_op(c, (ri_code_op)(RI_CODE_I2ADDBR_I32_NE_SS + (fused_op - RI_CODE_ADDBR_I32_NE_SS)), 12);
-                if (p == NO_POS) return NO_POS;
-                memcpy(&c->code[p + 1], w, sizeof w);
-                c->code[p + 7] = k;
-                c->code[p + 8] = x;
-                c->code[p + 9] = step;
-                c->code[p + 10] = zero_limit ? 0 : b;
-                return p + 11;
-            }
-            uint32_t p = emit_op(c, fused_op, 6);
-            if (p == NO_POS) return NO_POS;
-            c->code[p + 1] = k;
-            c->code[p + 2] = x;
-            c->code[p + 3] = step;
-            c->code[p + 4] = zero_limit ? 0 : b;
-            return p + 5;
-        }
-    }
-    uint32_t p = two ? emit3(c, bop, a, b, 0) : emit2(c, bop, a, 0);
-    return p == NO_POS ? NO_POS : p + (two ? 3 : 2);
-}
-
 /* ---- instructions ---------------------------------------------------------------------- */
 
 static void compile_br_if(compiler *c, uint32_t depth) {
@@ -1177,32 +802,6 @@ static void compile_local_set(compiler *c, uint32_t k, bool tee) {
     }
 }
 
-/* The fused-address form (NAME_X or NAME_XI) of load or store op, or RI_CODE_OP_COUNT. */
-static ri_code_op addr_form(ri_code_op op, bool imm) {
-    switch (op) {
-#define RI_X_ADDR(name) case RI_CODE_##name: return imm ? RI_CODE_##name##_XI : RI_CODE_##name##_X;
-    RI_CODE_ADDR_OPS(RI_X_ADDR)
-#undef RI_X_ADDR
-    default: return RI_CODE_OP_COUNT;
-    }
-}
-
-/* If the address `addr` is the result of the i32.add emitted just before, removes that
- * add and returns the fused form of op with the add's operands in *a and *b. */
-static ri_code_op take_address(compiler *c, ri_code_op op, operand addr, uint32_t *a, uint32_t *b) {
-    unpair(c);
-    if (addr.kind != ENTRY_SLOT || !c->last.dst_pos || c->failed || c->last.pos == NO_POS ||
-        c->code[c->last.dst_pos] != addr.src ||
-        (c->last.op != RI_CODE_I32_ADD && c->last.op != RI_CODE_I32_ADD_I))
-        return RI_CODE_OP_COUNT;
-    ri_code_op fused = addr_form(op, c->last.op == RI_CODE_I32_ADD_I);
-    if (fused == RI_CODE_OP_COUNT) return fused;
-    *a = c->code[c->last.pos + 2];
-    *b = c->code[c->last.pos + 3];
-    truncate_code(c, c->last.pos);
-    return fused;
-}
-
 static void compile_load(compiler *c, ri_code_op op, const ri_instr *in) {
     operand addr = pop(c);
     if (op == RI_CODE_I32_LOAD && from_last(c, &addr) && c->last.pos + 5 == c->len &&
@@ -1281,13 +880,8 @@ static void compile_load(compiler *c, ri_code_op op, const ri_instr *in) {
 static void compile_store(compiler *c, ri_code_op op, const ri_instr *in) {
     operand v = pop(c), addr = pop(c);
     if (op == RI_CODE_F64_STORE && from_last(c, &v) && addr.kind != ENTRY_IMM) {
-        ri_code_op fused = RI_CODE_OP_COUNT; /* f64 arithmetic stored right away: one instruction */
-        switch (c->last.op) {
-#define RI_X_FMEM(name) case RI_CODE_##name: fused = RI_CODE_##name##_S; break;
-        RI_CODE_FMEM_OPS(RI_X_FMEM)
-#undef RI_X_FMEM
-        default: break;
-        }
+        ri_code_op fused = ri_code_form(c->last.op, RI_REL_FMEM); /* f64 arithmetic stored right away: one instruction */
+        if (fused != RI_CODE_OP_COUNT) fused = (ri_code_op)(fused + RI_FMEM_S);
         if (fused != RI_CODE_OP_COUNT) {
             uint32_t a = c->code[c->last.pos + 2], b = c->code[c->last.pos + 3];
             truncate_code(c, c->last.pos);
@@ -1297,14 +891,7 @@ static void compile_store(compiler *c, ri_code_op op, const ri_instr *in) {
         }
         /* x = load [addr + offset] op y; store [addr + offset] = x: read-modify-write.
          * Only the load can trap (the store goes to the same bytes): its stop point stays. */
-        switch (c->last.op) {
-#define RI_X_FMEM(name) \
-        case RI_CODE_##name##_LA: fused = RI_CODE_##name##_MA; break; \
-        case RI_CODE_##name##_LB: fused = RI_CODE_##name##_MB; break;
-        RI_CODE_FMEM_OPS(RI_X_FMEM)
-#undef RI_X_FMEM
-        default: break;
-        }
+        fused = ri_code_form(c->last.op, RI_REL_RMW);
         if (fused != RI_CODE_OP_COUNT && c->code[c->last.pos + 3] == addr.src &&
             c->code[c->last.pos + 4] == in->imm.mem.offset) {
             uint32_t other = c->code[c->last.pos + 2];
@@ -1392,13 +979,7 @@ static void compile_store(compiler *c, ri_code_op op, const ri_instr *in) {
         add_point(c, p, RI_POINT_TRAP, c->h + 2);
         return;
     }
-    ri_code_op pair = RI_CODE_OP_COUNT;
-    switch (op) {
-#define RI_X_STORE2(name) case RI_CODE_##name: pair = RI_CODE_##name##_2; break;
-    RI_CODE_STORE2_OPS(RI_X_STORE2)
-#undef RI_X_STORE2
-    default: break;
-    }
+    ri_code_op pair = ri_code_form(op, RI_REL_STORE2);
     if (pair != RI_CODE_OP_COUNT && c->last.op == op && c->last.pos != NO_POS && c->last.pos + 4 == c->len &&
         addr.kind != ENTRY_IMM && v.kind != ENTRY_IMM && !c->failed) {
         /* two stores in a row: one instruction, with a second stop point at + 3 */
@@ -1421,7 +1002,8 @@ static void compile_store(compiler *c, ri_code_op op, const ri_instr *in) {
     add_point(c, p, RI_POINT_TRAP, c->h + 2);
 }
 
-static void compile_unary(compiler *c, ri_code_op op, bool may_trap) {
+static void compile_unary(compiler *c, ri_code_op op) {
+    bool may_trap = ri_code_stop(op) == RI_STOP_TRAP;
     operand a = pop(c);
     uint32_t src = slot_of(c, a, c->h);
     uint32_t p = emit2(c, op, own_slot(c, c->h), src);
@@ -1430,216 +1012,8 @@ static void compile_unary(compiler *c, ri_code_op op, bool may_trap) {
     note_dst(c, p);
 }
 
-/* The fused form of i32 operation `outer` applied to the result of `inner` (code.h,
- * RI_CODE_PAIR_OPS), or RI_CODE_OP_COUNT. */
-static ri_code_op pair_form(ri_code_op outer, ri_code_op inner) {
-#define RI_X_PAIR(o, i) \
-    if (outer == RI_CODE_I32_##o && inner == RI_CODE_I32_##i) return RI_CODE_I32_##o##_##i; \
-    if (outer == RI_CODE_I32_##o && inner == RI_CODE_I32_##i##_I) return RI_CODE_I32_##o##_##i##_I;
-    RI_CODE_PAIR_OPS(RI_X_PAIR)
-#undef RI_X_PAIR
-    return RI_CODE_OP_COUNT;
-}
-
-/* i32 arithmetic on the result of the operation just before it, or on a value loaded
- * just before it: one instruction. Both operands are in slots (no immediates). */
-static bool fuse_i32_pair(compiler *c, ri_code_op op, operand a, operand b) {
-    if (a.kind == ENTRY_IMM || b.kind == ENTRY_IMM) return false;
-    operand other;
-    if (from_last(c, &b)) other = a;
-    else if (from_last(c, &a)) other = b; /* commutative: the computed one goes second */
-    else return false;
-    ri_code_op add_load = RI_CODE_OP_COUNT;
-    uint32_t n = 3; /* address words of the load */
-    switch (op == RI_CODE_I32_ADD ? c->last.op : RI_CODE_OP_COUNT) {
-    case RI_CODE_I32_LOAD: add_load = RI_CODE_I32_ADD_L; n = 2; break;
-    case RI_CODE_I32_LOAD_X: add_load = RI_CODE_I32_ADD_LX; break;
-    case RI_CODE_I32_LOAD_XI: add_load = RI_CODE_I32_ADD_LXI; break;
-    case RI_CODE_I32_LOAD8_U: add_load = RI_CODE_I32_ADD_L8U; n = 2; break;
-    case RI_CODE_I32_LOAD8_U_X: add_load = RI_CODE_I32_ADD_LX8U; break;
-    case RI_CODE_I32_LOAD8_U_XI: add_load = RI_CODE_I32_ADD_LXI8U; break;
-    default: break;
-    }
-    if (add_load != RI_CODE_OP_COUNT) {
-        ri_code_op fused = add_load;
-        uint32_t w[3];
-        memcpy(w, &c->code[c->last.pos + 2], n * sizeof *w);
-        ri_code_point pt;
-        bool had = take_last(c, &pt);
-        uint32_t p = emit_op(c, fused, 3 + n);
-        if (p == NO_POS) return true;
-        c->code[p + 1] = own_slot(c, c->h);
-        c->code[p + 2] = other.src;
-        memcpy(&c->code[p + 3], w, n * sizeof *w);
-        if (had) put_point(c, p, pt);
-        push_slot(c);
-        note_dst(c, p);
-        return true;
-    }
-    /* An addition of SHA-2's choice, or of rotl(x, k1) ^ rotl(y, k2) ^ (z >> k3): one
-     * instruction, the last one's operand words then the addend. */
-    static const struct {
-        ri_code_op last, fused;
-        uint32_t words; /* the last instruction's operands after its destination */
-    } add_after[] = {
-        {RI_CODE_I32_CH, RI_CODE_I32_CH_ADD, 5},
-        {RI_CODE_I32_XOR_ROTL2_SHR_U, RI_CODE_I32_XOR_ROTL2_SHR_U_ADD, 6},
-    };
-    for (size_t k = 0; op == RI_CODE_I32_ADD && k < sizeof add_after / sizeof add_after[0]; k++) {
-        if (c->last.op != add_after[k].last) continue;
-        uint32_t w[6], n = add_after[k].words;
-        memcpy(w, &c->code[c->last.pos + 2], n * sizeof *w);
-        truncate_code(c, c->last.pos);
-        uint32_t p = emit_op(c, add_after[k].fused, n + 3);
-        if (p == NO_POS) return true;
-        c->code[p + 1] = own_slot(c, c->h);
-        memcpy(&c->code[p + 2], w, n * sizeof *w);
-        c->code[p + 2 + n] = other.src;
-        push_slot(c);
-        note_dst(c, p);
-        return true;
-    }
-    ri_code_op fused = pair_form(op, c->last.op);
-    if (fused == RI_CODE_OP_COUNT) return false;
-    uint32_t x = c->code[c->last.pos + 2], y = c->code[c->last.pos + 3];
-    truncate_code(c, c->last.pos);
-    if (fused == RI_CODE_I32_XOR_ROTL_I && c->last.op == RI_CODE_I32_ROTL_I && from_last(c, &other)) {
-        /* rotl(x1, k1) ^ rotl(x2, k2): the other operand is the rotation before */
-        uint32_t x1 = c->code[c->last.pos + 2], k1 = c->code[c->last.pos + 3];
-        truncate_code(c, c->last.pos);
-        uint32_t p = emit_op(c, RI_CODE_I32_XOR_ROTL2, 6);
-        if (p == NO_POS) return true;
-        c->code[p + 1] = own_slot(c, c->h);
-        c->code[p + 2] = x1;
-        c->code[p + 3] = k1;
-        c->code[p + 4] = x;
-        c->code[p + 5] = y;
-        push_slot(c);
-        note_dst(c, p);
-        return true;
-    }
-    if ((fused == RI_CODE_I32_XOR_ROTL_I || fused == RI_CODE_I32_XOR_SHR_U_I) &&
-        c->last.op == RI_CODE_I32_XOR_ROTL2 && from_last(c, &other)) {
-        /* rotl(x1, k1) ^ rotl(x2, k2) ^ rotl(x, y) (or x >> y) */
-        uint32_t w[4];
-        memcpy(w, &c->code[c->last.pos + 2], sizeof w);
-        truncate_code(c, c->last.pos);
-        uint32_t p = emit_op(c, fused == RI_CODE_I32_XOR_ROTL_I ? RI_CODE_I32_XOR_ROTL3 : RI_CODE_I32_XOR_ROTL2_SHR_U, 8);
-        if (p == NO_POS) return true;
-        c->code[p + 1] = own_slot(c, c->h);
-        memcpy(&c->code[p + 2], w, sizeof w);
-        c->code[p + 6] = x;
-        c->code[p + 7] = y;
-        push_slot(c);
-        note_dst(c, p);
-        return true;
-    }
-    if (fused == RI_CODE_I32_XOR_AND && c->last.op == RI_CODE_I32_AND_XOR && from_last(c, &other) &&
-        c->code[c->last.pos + 3] == x && c->code[c->last.pos + 4] == y && x != other.src && y != other.src) {
-        /* (a & (x ^ y)) ^ (x & y): the majority function of SHA-2, one instruction */
-        uint32_t a = c->code[c->last.pos + 2];
-        truncate_code(c, c->last.pos);
-        uint32_t p = emit4(c, RI_CODE_I32_MAJ, own_slot(c, c->h), a, x, y);
-        push_slot(c);
-        note_dst(c, p);
-        return true;
-    }
-    if (fused == RI_CODE_I32_OR_AND && c->last.op == RI_CODE_I32_AND_XOR_I && from_last(c, &other) &&
-        x != other.src && y != other.src) {
-        /* (a & (x ^ k)) | (p & q): the choice function of SHA-2 (k = -1), one instruction */
-        uint32_t w[3];
-        memcpy(w, &c->code[c->last.pos + 2], sizeof w);
-        truncate_code(c, c->last.pos);
-        uint32_t p = emit_op(c, RI_CODE_I32_CH, 7);
-        if (p == NO_POS) return true;
-        c->code[p + 1] = own_slot(c, c->h);
-        memcpy(&c->code[p + 2], w, sizeof w);
-        c->code[p + 5] = x;
-        c->code[p + 6] = y;
-        push_slot(c);
-        note_dst(c, p);
-        return true;
-    }
-    uint32_t p = emit4(c, fused, own_slot(c, c->h), other.src, x, y);
-    push_slot(c);
-    note_dst(c, p);
-    return true;
-}
-
-/* Whether op only computes its f64 result from slots: it cannot trap, and writes
- * nothing but its result. */
-static bool is_pure_f64(ri_code_op op) { return (ri_code_flags(op) & RI_OPF_PURE_F64) != 0; }
-
-/* a = f64.load [addr + off] just before the pure f64 arithmetic that computed b, then
- * a op b: the load moves past that arithmetic and fuses into op (NAME_LA), so that a
- * store of the result back to [addr + off] becomes a read-modify-write (NAME_MA). The
- * load's stop point moves with it: nothing between can trap or write memory, and the
- * arithmetic neither reads the load's result nor writes its address (b's slot lies
- * above both). */
-static bool sink_f64_load(compiler *c, ri_code_op la, operand a, operand b) {
-    if (a.kind != ENTRY_SLOT || !from_last(c, &b) || !is_pure_f64(c->last.op) || c->prev.pos == NO_POS ||
-        c->prev.op != RI_CODE_F64_LOAD || c->prev.pos + 4 != c->last.pos || !c->prev.dst_pos ||
-        c->code[c->prev.dst_pos] != a.src || c->len - c->last.pos > 8 ||
-        (c->npoints && c->points[c->npoints - 1].pos == c->last.pos))
-        return false;
-    uint32_t addr = c->code[c->prev.pos + 2], off = c->code[c->prev.pos + 3];
-    ri_code_op mid = c->last.op;
-    uint32_t n = c->len - c->last.pos, w[8];
-    memcpy(w, &c->code[c->last.pos], n * sizeof *w);
-    bool had = c->npoints && c->points[c->npoints - 1].pos == c->prev.pos;
-    ri_code_point pt = had ? c->points[c->npoints - 1] : (ri_code_point){0, 0, 0, 0};
-    truncate_code(c, c->prev.pos);
-    uint32_t q = emit_op(c, mid, n);
-    if (q == NO_POS) return true;
-    memcpy(&c->code[q], w, n * sizeof *w);
-    note_dst(c, q); /* b, its single result, at + 1 as before */
-    uint32_t p = emit4(c, la, own_slot(c, c->h), b.src, addr, off);
-    if (had) put_point(c, p, pt);
-    push_slot(c);
-    note_dst(c, p);
-    return true;
-}
-
-/* (x > y) - (x < y), the three-way compare of C comparators: the two compares just
- * before this i32.sub become one I32_CMP3_S / _U. */
-static bool fuse_cmp3(compiler *c, operand a, operand b) {
-    if (!from_last(c, &b) || a.kind != ENTRY_SLOT || c->prev.pos == NO_POS || c->prev.dst_pos == 0 ||
-        c->code[c->prev.dst_pos] != a.src || c->prev.pos + 4 != c->last.pos)
-        return false;
-    ri_code_op fused;
-    if (c->prev.op == RI_CODE_I32_GT_S && c->last.op == RI_CODE_I32_LT_S) fused = RI_CODE_I32_CMP3_S;
-    else if (c->prev.op == RI_CODE_I32_GT_U && c->last.op == RI_CODE_I32_LT_U) fused = RI_CODE_I32_CMP3_U;
-    else return false;
-    uint32_t x = c->code[c->prev.pos + 2], y = c->code[c->prev.pos + 3];
-    /* the same operands, neither of them the first compare's result */
-    if (c->code[c->last.pos + 2] != x || c->code[c->last.pos + 3] != y || x == a.src || y == a.src) return false;
-    if (c->prev2.op == RI_CODE_I32_LOAD2 && c->prev2.pos != NO_POS && c->prev2.pos + 7 == c->prev.pos &&
-        c->code[c->prev2.pos + 1] == x && c->code[c->prev2.pos + 4] == y && x != y) {
-        /* the two values compared were loaded just before: loads and compare in one
-         * instruction (the loads' results are still written, with their stop points) */
-        uint32_t at = c->prev2.pos, w[6];
-        memcpy(w, &c->code[at + 1], sizeof w);
-        ri_code_point pts[2];
-        uint32_t npts = 0;
-        while (c->npoints && c->points[c->npoints - 1].pos >= at && npts < 2) pts[npts++] = c->points[--c->npoints];
-        truncate_code(c, at);
-        uint32_t p = emit_op(c, fused == RI_CODE_I32_CMP3_S ? RI_CODE_I32_CMP3_S_L2 : RI_CODE_I32_CMP3_U_L2, 8);
-        if (p == NO_POS) return true;
-        memcpy(&c->code[p + 1], w, sizeof w);
-        c->code[p + 7] = own_slot(c, c->h);
-        for (uint32_t i = npts; i-- > 0;) put_point(c, pts[i].pos, pts[i]); /* lowest position first */
-        push_slot(c);
-        c->last.dst_pos = p + 7;
-        return true;
-    }
-    truncate_code(c, c->prev.pos);
-    uint32_t p = emit3(c, fused, own_slot(c, c->h), x, y);
-    push_slot(c);
-    note_dst(c, p);
-    return true;
-}
-
-static void compile_binary(compiler *c, ri_code_op op, bool may_trap) {
+static void compile_binary(compiler *c, ri_code_op op) {
+    bool may_trap = ri_code_stop(op) == RI_STOP_TRAP;
     operand b = pop(c), a = pop(c);
     /* A constant operand becomes an immediate: the second, or the first of a
      * commutative operation or a compare (mirrored). */
@@ -1660,10 +1034,7 @@ static void compile_binary(compiler *c, ri_code_op op, bool may_trap) {
             return;
         }
         if (from_last(c, &a)) { /* on the result of an i32 operation with an immediate */
-            ri_code_op fused = RI_CODE_OP_COUNT;
-#define RI_X_IPAIR(o, i) if (imm_op == RI_CODE_I32_##o##_I && c->last.op == RI_CODE_I32_##i##_I) fused = RI_CODE_I32_##o##I_##i##I;
-            RI_CODE_IPAIR_OPS(RI_X_IPAIR)
-#undef RI_X_IPAIR
+            ri_code_op fused = fuse_pair_rule(FUSE_IPAIR, imm_op, c->last.op);
             if (fused != RI_CODE_OP_COUNT) {
                 uint32_t x = c->code[c->last.pos + 2], k = c->code[c->last.pos + 3];
                 truncate_code(c, c->last.pos);
@@ -1697,23 +1068,17 @@ static void compile_binary(compiler *c, ri_code_op op, bool may_trap) {
         return;
     }
     /* f64 arithmetic on a value loaded just before: one instruction. */
-    ri_code_op la = RI_CODE_OP_COUNT, lb = RI_CODE_OP_COUNT, lxa = RI_CODE_OP_COUNT, lxb = RI_CODE_OP_COUNT;
-    switch (op) {
-#define RI_X_FMEM(name) case RI_CODE_##name: la = RI_CODE_##name##_LA; lb = RI_CODE_##name##_LB; \
-                                             lxa = RI_CODE_##name##_LXA; lxb = RI_CODE_##name##_LXB; break;
-    RI_CODE_FMEM_OPS(RI_X_FMEM)
-#undef RI_X_FMEM
-    default: break;
+    ri_code_op la = ri_code_form(op, RI_REL_FMEM), lb = RI_CODE_OP_COUNT, lxa = RI_CODE_OP_COUNT, lxb = RI_CODE_OP_COUNT;
+    if (la != RI_CODE_OP_COUNT) {
+        lb = (ri_code_op)(la + RI_FMEM_LB);
+        lxa = (ri_code_op)(la + RI_FMEM_LXA);
+        lxb = (ri_code_op)(la + RI_FMEM_LXB);
     }
     if ((la != RI_CODE_OP_COUNT || op == RI_CODE_F64_DIV) && a.kind != ENTRY_IMM && b.kind != ENTRY_IMM) {
         /* f64 arithmetic on the result of the f64 arithmetic just before: one instruction */
         bool on_b = from_last(c, &b), on_a = !on_b && from_last(c, &a);
-        ri_code_op fused = RI_CODE_OP_COUNT;
-#define RI_X_FPAIR(o, i) \
-        if (op == RI_CODE_F64_##o && c->last.op == RI_CODE_F64_##i) \
-            fused = on_b ? RI_CODE_F64_##o##_##i##_B : RI_CODE_F64_##o##_##i##_A;
-        if (on_a || on_b) { RI_CODE_FPAIR_OPS(RI_X_FPAIR) }
-#undef RI_X_FPAIR
+        ri_code_op fused = on_a || on_b ? fuse_pair_rule(FUSE_FPAIR, op, c->last.op) : RI_CODE_OP_COUNT;
+        if (fused != RI_CODE_OP_COUNT && on_b) fused = (ri_code_op)(fused + 1); /* _B follows _A */
         if (fused != RI_CODE_OP_COUNT) {
             uint32_t x = c->code[c->last.pos + 2], y = c->code[c->last.pos + 3];
             truncate_code(c, c->last.pos);
@@ -1755,18 +1120,16 @@ static void compile_binary(compiler *c, ri_code_op op, bool may_trap) {
 }
 
 
-/* What an instruction is as a stop point. */
-enum { STOP_NONE, STOP_TRAP, STOP_BULK };
-
 /* Memory, table and bulk instructions: pops `nin` operands, emits op with the
  * immediates first (or last) and the operands (bottom first), pushes a result if
- * `result`. Bulk instructions charge gas as they run, so they are stop points where
- * every operand is materialised. */
+ * `result`; op's stop point, if any, is its table's (TRAP or BULK). Bulk instructions
+ * charge gas as they run, so they are stop points where every operand is materialised. */
 static void compile_generic(compiler *c, ri_code_op op, const uint32_t *imms, uint32_t nimm,
-                            uint32_t nin, bool result, bool imms_last, int stop) {
+                            uint32_t nin, bool result, bool imms_last) {
+    uint32_t stop = ri_code_stop(op);
     uint32_t words[8];
     operand ins[4];
-    if (stop == STOP_BULK) flush_all(c);
+    if (stop == RI_STOP_BULK) flush_all(c);
     for (uint32_t i = nin; i-- > 0;) ins[i] = pop(c);
     uint32_t n = 0;
     if (result) words[n++] = own_slot(c, c->h);
@@ -1776,7 +1139,7 @@ static void compile_generic(compiler *c, ri_code_op op, const uint32_t *imms, ui
     uint32_t p = emit_op(c, op, n + 1);
     if (p == NO_POS) return;
     memcpy(&c->code[p + 1], words, n * sizeof *words);
-    if (stop != STOP_NONE) add_point(c, p, stop == STOP_BULK ? RI_POINT_BULK : RI_POINT_TRAP, c->h + nin);
+    if (stop != RI_STOP_NONE) add_point(c, p, (ri_point_kind)(stop - 1), c->h + nin);
     if (result) { push_slot(c); note_dst(c, p); }
 }
 
@@ -1925,25 +1288,25 @@ static void compile_instr(compiler *c, const ri_instr *in) {
     }
     case RI_OP_TABLE_GET: {
         if (in->imm.index >= m->ntables) { fail(c, RI_ERR_INVALID, "unknown table"); return; }
-        compile_generic(c, RI_CODE_TABLE_GET, &in->imm.index, 1, 1, true, true, STOP_TRAP);
+        compile_generic(c, RI_CODE_TABLE_GET, &in->imm.index, 1, 1, true, true);
         return;
     }
     case RI_OP_TABLE_SET:
         if (in->imm.index >= m->ntables) { fail(c, RI_ERR_INVALID, "unknown table"); return; }
-        compile_generic(c, RI_CODE_TABLE_SET, &in->imm.index, 1, 2, false, false, STOP_TRAP);
+        compile_generic(c, RI_CODE_TABLE_SET, &in->imm.index, 1, 2, false, false);
         return;
     case RI_OP_MEMORY_SIZE:
     case RI_OP_MEMORY_GROW:
         if (m->nmemories == 0) { fail(c, RI_ERR_INVALID, "unknown memory"); return; }
-        if (op == RI_OP_MEMORY_SIZE) compile_generic(c, RI_CODE_MEMORY_SIZE, NULL, 0, 0, true, false, STOP_NONE);
-        else compile_generic(c, RI_CODE_MEMORY_GROW, NULL, 0, 1, true, false, STOP_NONE);
+        if (op == RI_OP_MEMORY_SIZE) compile_generic(c, RI_CODE_MEMORY_SIZE, NULL, 0, 0, true, false);
+        else compile_generic(c, RI_CODE_MEMORY_GROW, NULL, 0, 1, true, false);
         return;
     case RI_OP_I32_CONST: push_const(c, (uint32_t)in->imm.i32); return;
     case RI_OP_I64_CONST: push_const(c, (uint64_t)in->imm.i64); return;
     case RI_OP_F32_CONST: push_const(c, in->imm.f32_bits); return;
     case RI_OP_F64_CONST: push_const(c, in->imm.f64_bits); return;
     case RI_OP_REF_NULL: push_const(c, 0); return;
-    case RI_OP_REF_IS_NULL: compile_unary(c, RI_CODE_REF_IS_NULL, false); return;
+    case RI_OP_REF_IS_NULL: compile_unary(c, RI_CODE_REF_IS_NULL); return;
     case RI_OP_REF_FUNC: {
         if (in->imm.index >= m->nfuncs) { fail(c, RI_ERR_INVALID, "unknown function"); return; }
         uint32_t p = emit2(c, RI_CODE_REF_FUNC, own_slot(c, c->h), in->imm.index);
@@ -1962,57 +1325,57 @@ static void compile_instr(compiler *c, const ri_instr *in) {
 
 #define RI_X_NUM(name, byte, a, b, r) \
     case RI_OP_##name: \
-        if (RI_T_##b) compile_binary(c, RI_CODE_##name, (ri_code_flags(RI_CODE_##name) & RI_OPF_NUM_TRAP) != 0); \
-        else compile_unary(c, RI_CODE_##name, (ri_code_flags(RI_CODE_##name) & RI_OPF_NUM_TRAP) != 0); \
+        if (RI_T_##b) compile_binary(c, RI_CODE_##name); \
+        else compile_unary(c, RI_CODE_##name); \
         return;
     RI_NUMERIC_OPS(RI_X_NUM)
 #undef RI_X_NUM
 
-#define RI_X_SAT(name, sub, a, b, r) case RI_FC(sub): compile_unary(c, RI_CODE_##name, false); return;
+#define RI_X_SAT(name, sub, a, b, r) case RI_FC(sub): compile_unary(c, RI_CODE_##name); return;
     RI_SAT_OPS(RI_X_SAT)
 #undef RI_X_SAT
 
     case RI_FC(RI_FC_MEMORY_INIT):
         if (m->nmemories == 0 || in->imm.index >= m->ndatas) { fail(c, RI_ERR_INVALID, "unknown data segment"); return; }
-        compile_generic(c, RI_CODE_MEMORY_INIT, &in->imm.index, 1, 3, false, false, STOP_BULK);
+        compile_generic(c, RI_CODE_MEMORY_INIT, &in->imm.index, 1, 3, false, false);
         return;
     case RI_FC(RI_FC_DATA_DROP):
         if (in->imm.index >= m->ndatas) { fail(c, RI_ERR_INVALID, "unknown data segment"); return; }
-        compile_generic(c, RI_CODE_DATA_DROP, &in->imm.index, 1, 0, false, false, STOP_NONE);
+        compile_generic(c, RI_CODE_DATA_DROP, &in->imm.index, 1, 0, false, false);
         return;
     case RI_FC(RI_FC_MEMORY_COPY):
     case RI_FC(RI_FC_MEMORY_FILL):
         if (m->nmemories == 0) { fail(c, RI_ERR_INVALID, "unknown memory"); return; }
         compile_generic(c, op == RI_FC(RI_FC_MEMORY_COPY) ? RI_CODE_MEMORY_COPY : RI_CODE_MEMORY_FILL,
-                        NULL, 0, 3, false, false, STOP_BULK);
+                        NULL, 0, 3, false, false);
         return;
     case RI_FC(RI_FC_TABLE_INIT): {
         if (in->imm.pair.a >= m->nelems || in->imm.pair.b >= m->ntables) { fail(c, RI_ERR_INVALID, "unknown table or segment"); return; }
         uint32_t imms[2] = {in->imm.pair.a, in->imm.pair.b};
-        compile_generic(c, RI_CODE_TABLE_INIT, imms, 2, 3, false, false, STOP_BULK);
+        compile_generic(c, RI_CODE_TABLE_INIT, imms, 2, 3, false, false);
         return;
     }
     case RI_FC(RI_FC_ELEM_DROP):
         if (in->imm.index >= m->nelems) { fail(c, RI_ERR_INVALID, "unknown element segment"); return; }
-        compile_generic(c, RI_CODE_ELEM_DROP, &in->imm.index, 1, 0, false, false, STOP_NONE);
+        compile_generic(c, RI_CODE_ELEM_DROP, &in->imm.index, 1, 0, false, false);
         return;
     case RI_FC(RI_FC_TABLE_COPY): {
         if (in->imm.pair.a >= m->ntables || in->imm.pair.b >= m->ntables) { fail(c, RI_ERR_INVALID, "unknown table"); return; }
         uint32_t imms[2] = {in->imm.pair.a, in->imm.pair.b};
-        compile_generic(c, RI_CODE_TABLE_COPY, imms, 2, 3, false, false, STOP_BULK);
+        compile_generic(c, RI_CODE_TABLE_COPY, imms, 2, 3, false, false);
         return;
     }
     case RI_FC(RI_FC_TABLE_GROW):
         if (in->imm.index >= m->ntables) { fail(c, RI_ERR_INVALID, "unknown table"); return; }
-        compile_generic(c, RI_CODE_TABLE_GROW, &in->imm.index, 1, 2, true, true, STOP_NONE);
+        compile_generic(c, RI_CODE_TABLE_GROW, &in->imm.index, 1, 2, true, true);
         return;
     case RI_FC(RI_FC_TABLE_SIZE):
         if (in->imm.index >= m->ntables) { fail(c, RI_ERR_INVALID, "unknown table"); return; }
-        compile_generic(c, RI_CODE_TABLE_SIZE, &in->imm.index, 1, 0, true, false, STOP_NONE);
+        compile_generic(c, RI_CODE_TABLE_SIZE, &in->imm.index, 1, 0, true, false);
         return;
     case RI_FC(RI_FC_TABLE_FILL):
         if (in->imm.index >= m->ntables) { fail(c, RI_ERR_INVALID, "unknown table"); return; }
-        compile_generic(c, RI_CODE_TABLE_FILL, &in->imm.index, 1, 3, false, false, STOP_BULK);
+        compile_generic(c, RI_CODE_TABLE_FILL, &in->imm.index, 1, 3, false, false);
         return;
     default:
         fail(c, RI_ERR_INVALID, "unsupported instruction");
@@ -2037,156 +1400,34 @@ static void skip_dead(compiler *c, const ri_instr *in) {
     }
 }
 
-/* ---- branch variants --------------------------------------------------------------------- */
-
-/* The size of branch instruction op (its offset is the last word), 0 if op is none. */
-static uint32_t branch_words(uint32_t op) { return ri_code_branch_words(op); }
-
-static bool is_call(uint32_t op) { return (ri_code_flags(op) & RI_OPF_CALL) != 0; }
-
-static uint32_t call_words(uint32_t op) { return ri_code_words(op); }
-
-/* The code position that the branch offset in word `word` points at, or UINT32_MAX when
- * it points outside the code. */
-static uint32_t branch_target(const compiler *c, uint32_t word) {
-    int64_t target = (int64_t)word + (int32_t)c->code[word];
-    return target >= 0 && target < c->len ? (uint32_t)target : UINT32_MAX;
-}
-
-/* The variant of the br_table at pos (code.h): BR_TABLE_G when every target is a GAS or
- * LOOP (metered), BR_TABLE_BU when every target is a LOOP_U (unmetered), else plain. */
-static ri_code_op br_table_variant(const compiler *c, uint32_t pos) {
-    uint32_t count = c->code[pos + 2];
-    for (uint32_t i = 0; i <= count; i++) {
-        uint32_t target = branch_target(c, pos + 3 + i);
-        uint32_t at = target != UINT32_MAX ? c->opmap[target] : NO_OP;
-        if (c->metered ? at != RI_CODE_GAS && at != RI_CODE_LOOP : at != RI_CODE_LOOP_U) return RI_CODE_BR_TABLE;
-    }
-    return c->metered ? RI_CODE_BR_TABLE_G : RI_CODE_BR_TABLE_BU;
-}
-
-/* Picks each branch's variant (code.h): the charges at its target and after it are
- * executed by the branch itself when they are the GAS / LOOP the variant expects. */
-static void choose_branch_variants(compiler *c) {
-    if (c->failed) return;
-    for (uint32_t pos = 0; pos < c->len; pos++) {
+#if RI_ASSERTS_ON
+/* Invariant 13: the table (code_info.h) describes the code compiled: the instructions
+ * follow one another by the table's sizes, and the stop points are exactly those the table
+ * gives their operations (every TRAP, CALL, BULK, ENTRY and LOOP instruction has its point,
+ * a TRAP2 one a second TRAP point at + 3; a GAS may have none: the GAS 0 after a call in
+ * unmetered code). */
+static void check_against_table(const compiler *c) {
+    uint32_t next_point = 0;
+    for (uint32_t pos = 0; pos < c->len;) {
         uint32_t op = c->opmap[pos];
-        if (op == RI_CODE_BR_TABLE) {
-            c->code[pos] = (uint32_t)c->dispatch[br_table_variant(c, pos)];
-            pos += c->code[pos + 2] + 3;
-            continue;
-        }
-        uint32_t n = branch_words(op);
-        if (is_call(op) && (pos + call_words(op) >= c->len || c->opmap[pos + call_words(op)] != RI_CODE_GAS)) {
-            fail(c, RI_ERR_INVALID, "internal error: a call without its GAS");
-            return;
-        }
-        if (n == 0) continue;
-        uint32_t target = branch_target(c, pos + n - 1);
-        if (target == UINT32_MAX) continue;
-        uint32_t at_target = c->opmap[target];
-        uint32_t after = pos + n < c->len ? c->opmap[pos + n] : NO_OP;
-        uint32_t variant = 0;
-        if (c->metered) {
-            bool then_gas = op == RI_CODE_BR || op == RI_CODE_BR_M || after == RI_CODE_GAS; /* br never falls through */
-            if (then_gas && at_target == RI_CODE_GAS) variant = RI_BRANCH_FG;
-            else if (then_gas && at_target == RI_CODE_LOOP) variant = RI_BRANCH_BG;
-        } else if (at_target == RI_CODE_LOOP_U) {
-            variant = RI_BRANCH_BU;
-        }
-        if (variant) c->code[pos] = (uint32_t)c->dispatch[op + variant];
-        pos += n - 1;
+        RI_ASSERT(op < RI_CODE_OP_COUNT, "I13");
+        uint32_t words = op == RI_CODE_ENTRY ? 5 + 2 * c->code[pos + 4]
+                       : op == RI_CODE_BR_TABLE ? c->code[pos + 2] + 4 : ri_code_words(op);
+        RI_ASSERT(words > 0 && pos + words <= c->len, "I13");
+        for (uint32_t k = 1; k < words; k++) RI_ASSERT(c->opmap[pos + k] == NO_OP, "I13");
+        uint32_t stop = ri_code_stop(ri_code_infos[op].base);
+        bool has = next_point < c->npoints && c->points[next_point].pos == pos;
+        RI_ASSERT(has ? c->points[next_point].kind + 1 == stop : stop == RI_STOP_NONE || stop == RI_STOP_GAS, "I13");
+        if (has) next_point++;
+        bool second = next_point < c->npoints && c->points[next_point].pos == pos + 3 && words > 3;
+        RI_ASSERT(second == ((ri_code_flags(op) & RI_OPF_TRAP2) != 0), "I13");
+        if (second) RI_ASSERT(c->points[next_point++].kind == RI_POINT_TRAP, "I13");
+        RI_ASSERT(next_point >= c->npoints || c->points[next_point].pos >= pos + words, "I13");
+        pos += words;
     }
+    RI_ASSERT(next_point == c->npoints, "I13");
 }
-
-/* ---- accumulator variants (code.h, RI_CODE_ACC_OPS) -------------------------------------- */
-
-enum { ACC_NONE = RI_ACC_NONE, ACC_INT = RI_ACC_INT, ACC_F64 = RI_ACC_F64 };
-
-/* Which accumulator holds the value the instruction at pos wrote to its operand 1, and
- * the slots holding it (code_info.h: the table's RI_OPF_ACC_* flags, which list the
- * operations whose handler writes operand 1 through PUT_U32/U64/F32 (ACC_INT) or PUT_F64
- * (ACC_F64) and writes no slot after it; the reinterprets copy slots raw and are not). */
-static int acc_produced(const compiler *c, uint32_t pos, uint32_t op, uint32_t slots[2]) {
-    return ri_code_acc_produced(c->code, pos, op, slots);
-}
-
-static const struct acc_variant {
-    uint16_t base, variant;
-    uint16_t mask; /* operand positions read from the accumulator */
-    uint8_t cls;   /* ACC_INT / ACC_F64 */
-} acc_variants[] = {
-#define RI_X_ACC(variant, base, words, mask, cls) {RI_CODE_##base, RI_CODE_##variant, mask, ACC_##cls},
-    RI_CODE_ACC_OPS(RI_X_ACC)
-#undef RI_X_ACC
-};
-
-/* Marks in `landing` every code position a branch can continue at: its target, and
- * the instruction after the target when that is a GAS / LOOP / LOOP_U (which the fused
- * variants skip). Calls return after their GAS, and stopped runs resume at stop points,
- * whose instructions produce nothing (so what follows them never reads an accumulator). */
-static void mark_landings(const compiler *c, uint8_t *landing) {
-    for (uint32_t pos = 0; pos < c->len; pos++) {
-        uint32_t op = c->opmap[pos];
-        uint32_t first = 0, count = 0;
-        if (op == RI_CODE_BR_TABLE) {
-            first = pos + 3;
-            count = c->code[pos + 2] + 1;
-        } else if (branch_words(op)) {
-            first = pos + branch_words(op) - 1;
-            count = 1;
-        }
-        for (uint32_t word = first; word < first + count; word++) {
-            uint32_t target = branch_target(c, word);
-            if (target == UINT32_MAX) continue;
-            landing[target] = 1;
-            uint32_t at = c->opmap[target];
-            if ((at == RI_CODE_GAS || at == RI_CODE_LOOP || at == RI_CODE_LOOP_U) && target + 2 < c->len)
-                landing[target + 2] = 1;
-        }
-    }
-}
-
-/* Turns each instruction that reads the result of the one just before it into its
- * accumulator variant (code.h, RI_CODE_ACC_OPS), unless a branch lands on it. (Without
- * memory for the landing map, grow_array has failed the compilation.) */
-static void choose_acc_variants(compiler *c) {
-    if (c->failed || c->len == 0) return;
-    if (!grow_array(c, (void **)&c->landing, &c->landing_cap, c->len, 1)) return;
-    uint8_t *landing = c->landing;
-    memset(landing, 0, c->len);
-    mark_landings(c, landing);
-    uint32_t prev = UINT32_MAX;
-    for (uint32_t pos = 0; pos < c->len; pos++) {
-        uint32_t op = c->opmap[pos];
-        if (op == NO_OP) continue;
-        uint32_t slots[2];
-        int cls = prev != UINT32_MAX && !landing[pos] && c->acc_head[op] ? acc_produced(c, prev, c->opmap[prev], slots)
-                                                                         : ACC_NONE;
-        prev = pos;
-        if (cls == ACC_NONE) continue;
-        /* the variant of op reading the most operands from that accumulator */
-        const struct acc_variant *best = NULL;
-        for (uint32_t i = c->acc_head[op]; i; i = c->acc_next[i - 1]) {
-            const struct acc_variant *v = &acc_variants[i - 1];
-            if (v->cls != cls) continue;
-            bool all = true;
-            for (uint32_t k = 1; k < 16 && all; k++)
-                if ((v->mask >> k) & 1)
-                    all = pos + k < c->len && (c->code[pos + k] == slots[0] || c->code[pos + k] == slots[1]);
-            if (all && (!best || __builtin_popcount(v->mask) > __builtin_popcount(best->mask))) best = v;
-        }
-        if (best) c->code[pos] = (uint32_t)c->dispatch[best->variant];
-    }
-}
-
-/* Links each operation's accumulator variants (compiler.acc_head, acc_next). */
-static void index_acc_variants(compiler *c) {
-    for (uint32_t i = RI_CODE_ACC_COUNT; i-- > 0;) {
-        c->acc_next[i] = c->acc_head[acc_variants[i].base];
-        c->acc_head[acc_variants[i].base] = (uint8_t)(i + 1);
-    }
-}
+#endif
 
 static ri_code *compile_function(compiler *c, uint32_t body_index) {
     const ri_module *m = c->m;
@@ -2259,6 +1500,9 @@ static ri_code *compile_function(compiler *c, uint32_t body_index) {
     choose_branch_variants(c);
     choose_acc_variants(c);
     if (c->failed) return NULL; /* (an internal error or no memory in either pass) */
+#if RI_ASSERTS_ON
+    check_against_table(c);
+#endif
 
     ri_code *code = calloc(1, sizeof *code);
     if (!code) { fail(c, RI_ERR_NOMEM, "out of memory"); return NULL; }

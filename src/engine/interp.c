@@ -18,6 +18,7 @@
 #include "exec.h"
 #include "instr.h"
 #include "numeric.h"
+#include "opcov.h"
 #include "runtime.h"
 
 /* The dispatch table holds label offsets of one function body: it must not be
@@ -228,7 +229,11 @@ static ri_errcode call_host(ri_store *store, ri_exec *exec, ri_func *f, ri_insta
 #define AF64(m, i) ((((m) >> (i)) & 1) ? facc : F64(i))
 #define PUT_REF(i, v) do { ri_slot *s_ = &fp[pc[i]]; s_->i64 = 0; s_->ref = (v); } while (0)
 
+#ifdef RI_OP_COVERAGE /* opcov.h: each dispatch counts its operation first */
+#define DISPATCH() do { ri_opcov_hit(pc[0]); goto *((char *)&&op_ENTRY + (int32_t)pc[0]); } while (0)
+#else
 #define DISPATCH() goto *((char *)&&op_ENTRY + (int32_t)pc[0])
+#endif
 #define NEXT(n) do { pc += (n); DISPATCH(); } while (0)
 /* Branch by the offset in operand word i (relative to that word). (pc + i, then the
  * offset: an unsigned i plus a negative offset must not be summed first, in unsigned.) */
@@ -416,11 +421,11 @@ static RI_SINGLE_COPY ri_errcode run(ri_store *store, ri_exec *exec, const ri_co
     /* The handlers, then 3 words that are the code the entry marker returns to (see
      * ri_interp_exit_code): a GAS of cost 0 (word 1, which a return charges), then EXIT. */
     static const int32_t dispatch[RI_CODE_OP_COUNT + 3] = {
-#define RI_X_CTRL(name, words, flags) RI_OFFSET(name)
+#define RI_X_CTRL(name, words, flags, point) RI_OFFSET(name)
 #define RI_X_BR(name, words) RI_OFFSETS4(name)
 #define RI_X_CMPBR(cmp, neg) RI_OFFSETS4(BR_IF_##cmp) RI_OFFSETS4(BR_IF_##cmp##_I)
-#define RI_X_FCMPBR(cmp) RI_OFFSETS4(BR_IF_##cmp) RI_OFFSETS4(BR_IFNOT_##cmp)
-#define RI_X_IMM(name) RI_OFFSET(name##_I)
+#define RI_X_FCMPBR(cmp, mirror) RI_OFFSETS4(BR_IF_##cmp) RI_OFFSETS4(BR_IFNOT_##cmp)
+#define RI_X_IMM(name, mirror, ident) RI_OFFSET(name##_I)
 #define RI_X_ADDR(name) RI_OFFSET(name##_X) RI_OFFSET(name##_XI)
 #define RI_X_ADDBR(cmp) RI_OFFSETS4(ADDBR_##cmp##_SS) RI_OFFSETS4(ADDBR_##cmp##_SI) \
                         RI_OFFSETS4(ADDBR_##cmp##_IS) RI_OFFSETS4(ADDBR_##cmp##_II)

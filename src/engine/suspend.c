@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "code_info.h"
 #include "exec.h"
 
 _Static_assert(RI_SUSP_VIA_INVOKE == RI_FRAME_VIA_INVOKE && RI_SUSP_VIA_SETTHREW == RI_FRAME_VIA_SETTHREW,
@@ -198,23 +199,21 @@ typedef struct call_site {
 static bool call_at(const ri_code *code, uint32_t pos, call_site *cs) {
     const int32_t *d = ri_interp_dispatch_table();
     if (pos >= code->nwords) return false;
-    int32_t op = (int32_t)code->words[pos];
-    static const struct { ri_code_op op; uint32_t size; int kind; bool add; } calls[] = {
-        {RI_CODE_CALL_LOCAL, 3, 0, false}, {RI_CODE_CALL_LOCAL_M1, 5, 0, false}, {RI_CODE_CALL_LOCAL_M2, 7, 0, false},
-        {RI_CODE_CALL_LOCAL_AI, 6, 0, true}, {RI_CODE_CALL, 3, 1, false}, {RI_CODE_CALL_INDIRECT, 5, 2, false},
-        {RI_CODE_CALL_INDIRECT_M1, 7, 2, false}, {RI_CODE_CALL_INDIRECT_M2, 9, 2, false},
-    };
-    for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++) {
-        if (d[calls[i].op] != op) continue;
-        if ((uint64_t)pos + calls[i].size > code->nwords) return false;
-        cs->size = calls[i].size;
-        cs->kind = calls[i].kind;
-        uint32_t plain = calls[i].kind == 2 ? 5 : 3;
-        cs->nmoves = calls[i].add ? 0 : (calls[i].size - plain) / 2;
+    int32_t word = (int32_t)code->words[pos];
+    for (uint32_t op = 0; op < RI_CODE_OP_COUNT; op++) { /* a slow path: only describing a suspension */
+        uint32_t kind = ri_code_call_kind(op);
+        if (kind == RI_CALLK_NONE || d[op] != word) continue;
+        uint32_t size = ri_code_words(op);
+        if ((uint64_t)pos + size > code->nwords) return false;
+        bool add = kind == RI_CALLK_LOCAL_AI;
+        cs->size = size;
+        cs->kind = kind == RI_CALLK_IMPORT ? 1 : kind == RI_CALLK_INDIRECT ? 2 : 0;
+        uint32_t plain = cs->kind == 2 ? 5 : 3;
+        cs->nmoves = add ? 0 : (size - plain) / 2;
         cs->moves = code->words + pos + plain;
-        cs->add = calls[i].add ? code->words + pos + plain : NULL;
+        cs->add = add ? code->words + pos + plain : NULL;
         cs->target = code->words[pos + 1];
-        cs->base = code->words[pos + (calls[i].kind == 2 ? 4 : 2)];
+        cs->base = code->words[pos + (cs->kind == 2 ? 4 : 2)];
         return true;
     }
     return false;

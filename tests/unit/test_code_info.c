@@ -78,7 +78,7 @@ static uint32_t old_branch_words(uint32_t op) {
 #define RI_X_CMPBR(cmp, neg) case RI_CODE_BR_IF_##cmp: case RI_CODE_BR_IF_##cmp##_I: return 4;
     RI_CODE_CMP_BRANCHES(RI_X_CMPBR)
 #undef RI_X_CMPBR
-#define RI_X_FCMPBR(cmp) case RI_CODE_BR_IF_##cmp: case RI_CODE_BR_IFNOT_##cmp: return 4;
+#define RI_X_FCMPBR(cmp, mirror) case RI_CODE_BR_IF_##cmp: case RI_CODE_BR_IFNOT_##cmp: return 4;
     RI_CODE_FCMP_BRANCHES(RI_X_FCMPBR)
 #undef RI_X_FCMPBR
 #define RI_X_ADDBR(cmp) case RI_CODE_ADDBR_##cmp##_SS: case RI_CODE_ADDBR_##cmp##_SI: \
@@ -114,7 +114,7 @@ static bool old_is_call(uint32_t op) {
 
 static uint32_t old_call_words(uint32_t op) {
     switch (op) {
-#define RI_X_CTRL(name, words, flags) case RI_CODE_##name: return words;
+#define RI_X_CTRL(name, words, flags, point) case RI_CODE_##name: return words;
     RI_CODE_CONTROL_OPS(RI_X_CTRL)
 #undef RI_X_CTRL
     default: return 0;
@@ -140,7 +140,7 @@ static int old_acc_produced(const uint32_t *code, uint32_t pos, uint32_t op, uin
     case RI_CODE_##name: return RI_T_##r == RI_T_F64 ? ACC_F64 : ACC_INT;
     RI_NUMERIC_OPS(RI_X_NUM)
 #undef RI_X_NUM
-#define RI_X_IMM(name) case RI_CODE_##name##_I:
+#define RI_X_IMM(name, mirror, ident) case RI_CODE_##name##_I:
     RI_CODE_IMM_OPS(RI_X_IMM)
 #undef RI_X_IMM
 #define RI_X_PAIR(outer, inner) case RI_CODE_I32_##outer##_##inner: case RI_CODE_I32_##outer##_##inner##_I:
@@ -261,6 +261,40 @@ static void table_is_consistent(void **state) {
 #undef RI_X_ACC
 }
 
+/* The columns added for stop points, calls, identities, related forms and names. */
+static void table_columns_are_consistent(void **state) {
+    (void)state;
+    for (uint32_t op = 0; op < RI_CODE_OP_COUNT; op++) {
+        const ri_code_info *in = &ri_code_infos[op];
+        assert_non_null(ri_code_names[op]); /* the names cover the enum */
+        for (uint32_t k = 0; k < op && k < 8; k++) assert_string_not_equal(ri_code_names[op], ri_code_names[op - 1 - k]);
+        /* a call, and only a call, has a call kind and the CALL stop point */
+        assert_int_equal((in->flags & RI_OPF_CALL) != 0, in->call != RI_CALLK_NONE);
+        if (in->call) assert_int_equal(in->point, RI_STOP_CALL);
+        if (in->flags & RI_OPF_TRAP2) assert_true(in->point == RI_STOP_TRAP && in->words > 4);
+        if (in->ident) assert_int_equal(ri_code_form((ri_code_op)(op - 0), RI_REL_IMM), RI_CODE_OP_COUNT);
+        /* variants carry no stop point, call or identity of their own: they are their base's */
+        if (in->base != op) assert_true(in->point == 0 && in->call == 0 && in->ident == 0);
+        ri_code_op imm = ri_code_form((ri_code_op)op, RI_REL_IMM);
+        if (imm != RI_CODE_OP_COUNT) assert_true(ri_code_words(imm) == 4 && ri_code_words(op) == 4);
+        ri_code_op mirror = ri_code_form((ri_code_op)op, RI_REL_MIRROR);
+        if (mirror != RI_CODE_OP_COUNT) assert_int_equal(ri_code_form(mirror, RI_REL_MIRROR), op); /* an involution */
+        ri_code_op x = ri_code_form((ri_code_op)op, RI_REL_ADDR);
+        if (x != RI_CODE_OP_COUNT) assert_true(ri_code_words(x) == 5 && ri_code_words(x + 1) == 5);
+        ri_code_op store2 = ri_code_form((ri_code_op)op, RI_REL_STORE2);
+        if (store2 != RI_CODE_OP_COUNT) assert_true(ri_code_flags(store2) & RI_OPF_TRAP2);
+    }
+    assert_string_equal(ri_code_names[RI_CODE_I32_ADD_I], "I32_ADD_I");
+    assert_string_equal(ri_code_names[RI_CODE_OP_COUNT - 1], "I64_TRUNC_SAT_F64_U");
+    assert_int_equal(ri_code_form(RI_CODE_F32_GT, RI_REL_FCMP), RI_CODE_F32_LT);
+    assert_int_equal(ri_code_form(RI_CODE_F64_LE, RI_REL_FCMP), RI_CODE_F64_LE);
+    assert_int_equal(ri_code_form(RI_CODE_F64_ADD_LB, RI_REL_RMW), RI_CODE_F64_ADD_MB);
+    assert_int_equal(ri_code_infos[RI_CODE_I32_MUL_I].ident, RI_IDENT_ONE);
+    assert_int_equal(ri_code_call_kind(RI_CODE_CALL_INDIRECT_M2), RI_CALLK_INDIRECT);
+    assert_int_equal(ri_code_stop(RI_CODE_I32_DIV_S), RI_STOP_TRAP);
+    assert_int_equal(ri_code_stop(RI_CODE_I32_ADD), RI_STOP_NONE);
+}
+
 /* The operation whose handler word is w (RI_CODE_OP_COUNT if none). */
 static uint32_t op_of(uint32_t w) {
     const int32_t *table = ri_interp_dispatch_table();
@@ -362,6 +396,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(table_says_what_the_switches_said),
         cmocka_unit_test(table_is_consistent),
+        cmocka_unit_test(table_columns_are_consistent),
         cmocka_unit_test(compiled_code_walks_by_the_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,197 @@
+/*
+ * What the compiler's passes share (compile.c, fuse.c, branch_variant.c, acc.c): the
+ * compiler's state and the functions one pass calls in another. Internal to src/engine.
+ * The short names are macros for ri_compile_* symbols, so that the static library exports
+ * nothing unprefixed.
+ */
+#ifndef RI_ENGINE_COMPILE_INTERNAL_H
+#define RI_ENGINE_COMPILE_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "code.h"
+#include "code_info.h"
+#include "instr.h"
+#include "runtime.h"
+
+/* Constants beyond this many distinct values per body are materialised by CONST32 /
+ * CONST64 instead: the pool is copied into the frame on every call. */
+#define RI_MAX_POOL_CONSTS 64u
+
+/* The code must stay addressable by int32 branch offsets. */
+#define RI_MAX_CODE_WORDS (UINT32_C(1) << 30)
+
+#define NO_POS UINT32_MAX
+
+typedef enum entry_kind {
+    ENTRY_SLOT,   /* the value is in the entry's own slot */
+    ENTRY_LOCAL,  /* the value is local `src` (pending) */
+    ENTRY_CONST,  /* the value is constant-pool slot `src`, holding `bits` (pending) */
+    ENTRY_IMM,    /* the value is the constant `bits`, in no slot (pending) */
+} entry_kind;
+
+typedef struct operand {
+    uint32_t src;     /* the slot holding the value (not for ENTRY_IMM) */
+    uint8_t kind;     /* entry_kind */
+    uint64_t bits;    /* ENTRY_CONST, ENTRY_IMM: the constant (i32 zero-extended) */
+} operand;
+
+/* Marks operand words in compiler.opmap (instruction starts hold their op). */
+#define NO_OP 0xFFFFu
+_Static_assert(RI_CODE_OP_COUNT < NO_OP, "operations must fit compiler.opmap");
+#define RI_X_ACC(variant, base, words, mask, cls) +1
+enum { RI_CODE_ACC_COUNT = 0 RI_CODE_ACC_OPS(RI_X_ACC) };
+#undef RI_X_ACC
+_Static_assert(RI_CODE_ACC_COUNT < 255, "accumulator variants must fit compiler.acc_head");
+
+typedef enum ctrl_kind { CTRL_FUNC, CTRL_BLOCK, CTRL_LOOP, CTRL_IF, CTRL_ELSE } ctrl_kind;
+
+typedef struct ctrl {
+    ctrl_kind kind;
+    uint32_t height;      /* operand stack height at entry, block params excluded */
+    uint32_t nparams, nresults;
+    uint32_t loop_pos;    /* loop: position of the LOOP header (the branch target) */
+    uint32_t fixups;      /* forward branches to the label: chain through the offset words, pos + 1 (0 ends) */
+    uint32_t else_fixups; /* if: the jump to the else branch (or to the end), same encoding */
+    bool unreachable;     /* the rest of the block is dead code */
+} ctrl;
+
+typedef struct emitted {
+    uint32_t pos;         /* NO_POS: none */
+    ri_code_op op;
+    uint32_t dst_pos;     /* its dst word, when it wrote a single result (0: none) */
+} emitted;
+
+
+typedef struct compiler {
+    const ri_module *m;
+    const int32_t *dispatch;
+    ri_error *err;
+    bool failed;
+    bool metered;         /* false: ri_module_config.unmetered, no gas charges */
+
+    uint32_t func_index;
+    const ri_type *type;
+    const uint8_t *body_end;
+
+    uint32_t *code;
+    uint32_t len, cap;
+    uint16_t *opmap;      /* per code word: the op starting there, or NO_OP */
+    uint32_t opmap_cap;
+    ri_code_point *points;
+    uint32_t npoints, points_cap;
+
+    uint32_t nlocals, stack_base;
+    uint8_t *written;     /* per local: some local.set/tee of it came before (in code order) */
+    uint32_t written_cap;
+    uint32_t loops;       /* enclosing loops */
+    uint64_t consts[RI_MAX_POOL_CONSTS];
+    uint32_t nconsts;
+
+    operand *stack;
+    uint32_t h, max_h, stack_cap;
+    uint32_t npending;    /* entries that are not ENTRY_SLOT */
+
+    ctrl *ctrls;
+    uint32_t nctrl, ctrl_cap;
+    uint32_t dead_depth;  /* blocks opened inside dead code */
+    uint32_t *stubs;      /* br_table scratch: stub position per label depth */
+    uint32_t stubs_cap;
+
+    uint32_t gas_pos;     /* word holding the cost of the current region (0: none) */
+    uint32_t gas_count;   /* WebAssembly instructions in the current region so far */
+    uint32_t call_gas_pos; /* the GAS right after the last call: it stays (returns charge it) */
+
+    /* The last two emitted instructions, for peephole rewrites (fusions). Cleared at
+     * labels: no rewrite reaches across one. */
+    emitted last, prev, prev2;
+
+    uint32_t wasm_offset;  /* of the instruction being compiled */
+    uint32_t next_offset;  /* of the instruction after it: where a region opened here begins */
+    /* accumulator variants (choose_acc_variants): acc_head[op] = 1 + the index in acc_variants
+     * of op's first variant (0: none), acc_next[i] = 1 + the next one's; a per-word landing
+     * map, reused from function to function */
+    uint8_t acc_head[RI_CODE_OP_COUNT];
+    uint8_t acc_next[RI_CODE_ACC_COUNT];
+    uint8_t *landing;
+    uint32_t landing_cap;
+} compiler;
+
+/* The slot of operand stack entry index. */
+static inline uint32_t own_slot(const compiler *c, uint32_t index) { return c->stack_base + index; }
+
+/* Whether numeric operation op works on i64 operands. */
+static inline bool is_i64_op(ri_code_op op) { return (ri_code_flags(op) & RI_OPF_I64) != 0; }
+
+/* op with its two operands swapped: op itself if commutative, the mirrored compare,
+ * or RI_CODE_OP_COUNT. */
+static inline ri_code_op swapped_form(ri_code_op op) { return ri_code_form(op, RI_REL_MIRROR); }
+
+/* The size of branch instruction op (its offset is the last word), 0 if op is none. */
+static inline uint32_t branch_words(uint32_t op) { return ri_code_branch_words(op); }
+
+/* ---- compile.c ---- */
+#define emit2 ri_compile_emit2
+uint32_t emit2(compiler *c, ri_code_op op, uint32_t a, uint32_t b);
+#define emit3 ri_compile_emit3
+uint32_t emit3(compiler *c, ri_code_op op, uint32_t a, uint32_t b, uint32_t d);
+#define emit4 ri_compile_emit4
+uint32_t emit4(compiler *c, ri_code_op op, uint32_t a, uint32_t b, uint32_t d, uint32_t e);
+#define emit_op ri_compile_emit_op
+uint32_t emit_op(compiler *c, ri_code_op op, uint32_t n);
+#define fail ri_compile_fail
+void fail(compiler *c, ri_errcode code, const char *what);
+#define from_last ri_compile_from_last
+bool from_last(const compiler *c, const operand *e);
+#define grow_array ri_compile_grow_array
+bool grow_array(compiler *c, void **ptr, uint32_t *cap, uint64_t need, size_t elem);
+#define note_dst ri_compile_note_dst
+void note_dst(compiler *c, uint32_t pos);
+#define push_slot ri_compile_push_slot
+uint32_t push_slot(compiler *c);
+#define put_point ri_compile_put_point
+void put_point(compiler *c, uint32_t pos, ri_code_point pt);
+#define slot_of ri_compile_slot_of
+uint32_t slot_of(compiler *c, operand e, uint32_t index);
+#define take_last ri_compile_take_last
+bool take_last(compiler *c, ri_code_point *pt);
+#define truncate_code ri_compile_truncate_code
+void truncate_code(compiler *c, uint32_t pos);
+#define unpair ri_compile_unpair
+void unpair(compiler *c);
+
+/* ---- fuse.c ---- */
+/* The families of pair rules (fuse.c): code.h's RI_CODE_PAIR_OPS, _IPAIR_OPS, _FPAIR_OPS. */
+typedef enum fuse_family { FUSE_PAIR, FUSE_IPAIR, FUSE_FPAIR, FUSE_PAIR_COUNT } fuse_family;
+/* The fused operation of `outer` on the result of `inner` by family's rules, or
+ * RI_CODE_OP_COUNT (FUSE_FPAIR: the _A form). */
+#define fuse_pair_rule ri_compile_fuse_pair_rule
+ri_code_op fuse_pair_rule(fuse_family family, ri_code_op outer, ri_code_op inner);
+#define emit_cond_branch ri_compile_emit_cond_branch
+uint32_t emit_cond_branch(compiler *c, operand cond, bool fused, ri_code_op cmp, uint32_t a, uint32_t b,
+                          bool negate);
+#define fuse_cmp3 ri_compile_fuse_cmp3
+bool fuse_cmp3(compiler *c, operand a, operand b);
+#define fuse_i32_pair ri_compile_fuse_i32_pair
+bool fuse_i32_pair(compiler *c, ri_code_op op, operand a, operand b);
+#define sink_f64_load ri_compile_sink_f64_load
+bool sink_f64_load(compiler *c, ri_code_op la, operand a, operand b);
+#define take_address ri_compile_take_address
+ri_code_op take_address(compiler *c, ri_code_op op, operand addr, uint32_t *a, uint32_t *b);
+#define take_compare ri_compile_take_compare
+bool take_compare(compiler *c, operand cond, ri_code_op *cmp, uint32_t *a, uint32_t *b);
+
+/* ---- branch_variant.c ---- */
+#define branch_target ri_compile_branch_target
+uint32_t branch_target(const compiler *c, uint32_t word);
+#define choose_branch_variants ri_compile_choose_branch_variants
+void choose_branch_variants(compiler *c);
+
+/* ---- acc.c ---- */
+#define choose_acc_variants ri_compile_choose_acc_variants
+void choose_acc_variants(compiler *c);
+#define index_acc_variants ri_compile_index_acc_variants
+void index_acc_variants(compiler *c);
+
+#endif
