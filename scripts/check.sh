@@ -5,6 +5,8 @@
 #   2. clang-19 build (-Werror) in build-clang/, then its unit tests;
 #   3. ASan+UBSan build in build-asan/, its unit and server tests, and the whole spec suite
 #      with canonicalisation on and off.
+#   3b. a build counting dispatches per operation (-DRI_OP_COVERAGE=ON): every internal
+#      operation reached by the spec suite or the engine's tests, or listed with its reason;
 #   4. cross builds for s390x and aarch64 (under qemu-user): a subset of the spec suite and
 #      the determinism check against x86-64 (scripts/check-cross.sh --quick; all of it:
 #      make check-cross);
@@ -94,6 +96,19 @@ else
     skip_step "asan+ubsan: unit and server tests"
     skip_step "asan+ubsan: spec suite, NaNs canonicalised"
     skip_step "asan+ubsan: spec suite, NaNs not canonicalised"
+fi
+
+# Operation coverage: a build counting dispatches per operation (only what the check runs).
+opcov_build() {
+    configure build-opcov gcc -DRI_OP_COVERAGE=ON &&
+        cmake --build build-opcov -j "$jobs" --target ri-spec ri_wat_fixtures test_exec test_fusion test_acc \
+            test_float_branch test_load_branch test_operands test_suspend test_table_gas test_index_load \
+            test_emsc_invoke test_pair
+}
+if run_step "opcov: build" "$logs/opcov-build.log" opcov_build; then
+    run_step "opcov: every operation reached (or listed)" "$logs/opcov.log" ctest_in build-opcov -L opcov
+else
+    skip_step "opcov: every operation reached (or listed)"
 fi
 
 if [ -x build/ri ]; then
