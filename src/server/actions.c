@@ -125,7 +125,7 @@ static char *do_execute(srv_job *job) {
     if (!fn) return srv_ev_result_err("execute", rid(job), "BAD_REQUEST", "\"function\" must be a string.", NULL);
     json_t *args = json_object_get(job->msg, "args");
     srv_sandbox *sb = job->sb;
-    sb->exec_deadline = srv_mono_ms() + sb->cfg.max_execution_ms;
+    sb->exec_deadline = ri_clock_mono_ms() + sb->cfg.max_execution_ms;
     memset(sb->out_utf8, 0, sizeof sb->out_utf8);
     ri_sandbox_result r;
     if (args) {

@@ -105,7 +105,7 @@ static void start_restore(srv_conn *c, json_t *meta, int64_t fence, bool handoff
     }
     sb->lease_held = true;
     sb->fence = fence;
-    sb->lease_renewed = srv_mono_ms();
+    sb->lease_renewed = ri_clock_mono_ms();
     srv_conn_attach(c, sb);
     if (!announced) srv_conn_send_status(c, "SANDBOX_RESTORING");
     srv_start_restore(sb);
@@ -155,7 +155,7 @@ static void attach_done(srv_job *job) {
         srv_conn_send_status(c, "SANDBOX_RESTORING");
         srv_conn_send_status(c, "SANDBOX_LOCK_ACQUIRING");
         c->waiting_lease = true;
-        c->wait_deadline = srv_mono_ms() + (int64_t)s->cfg.lease_ms + 10000;
+        c->wait_deadline = ri_clock_mono_ms() + (int64_t)s->cfg.lease_ms + 10000;
         srv_log(s, "info", "handoff requested", "{s:s}", "sandbox_id", c->attach_id);
     }
 }
@@ -220,7 +220,7 @@ void srv_handle_attach(srv_conn *c, const char *id, const char *token) {
 /* Called from the tick while the connection waits for the owner to let go. */
 void srv_attach_retry(srv_conn *c) {
     srv *s = c->s;
-    if (srv_mono_ms() > c->wait_deadline) {
+    if (ri_clock_mono_ms() > c->wait_deadline) {
         c->waiting_lease = false;
         restore_error(c, true, "Timed out waiting for the owning server to release the sandbox.");
         return;

@@ -43,7 +43,7 @@ static void defaults(srv_sandbox_cfg *cfg) {
     cfg->max_gas = SRV_DEFAULT_GAS;
     cfg->max_execution_ms = SRV_DEFAULT_EXEC_MS;
     cfg->gas_schedule = RI_GAS_INSTRUCTIONS;
-    cfg->event_timestamp = srv_now_ms();
+    cfg->event_timestamp = ri_clock_wall_ms();
 }
 
 static bool read_limits(srv_sandbox_cfg *cfg, json_t *sb, char *why, size_t cap) {

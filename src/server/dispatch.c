@@ -22,7 +22,7 @@ static void bad_request(srv_sandbox *sb, const char *why) {
 }
 
 bool srv_rate_ok(srv_sandbox *sb) {
-    int64_t now = srv_mono_ms();
+    int64_t now = ri_clock_mono_ms();
     if (now - sb->rate_window >= 1000) {
         sb->rate_window = now;
         sb->rate_count = 0;

@@ -61,7 +61,7 @@ static int host_read(ri_host_call *call, void *user, const ri_val *args, ri_val 
     }
     struct timespec deadline;
     clock_gettime(CLOCK_MONOTONIC, &deadline);
-    int64_t left = sb->exec_deadline - srv_mono_ms();
+    int64_t left = sb->exec_deadline - ri_clock_mono_ms();
     if (left < 0) left = 0;
     deadline.tv_sec += left / 1000;
     deadline.tv_nsec += (left % 1000) * 1000000;
@@ -231,7 +231,7 @@ static void feed_stdin(srv_sandbox *sb) {
 /* One slice: the call's start, or its continuation. */
 static ri_sandbox_result run_slice(srv_job *job) {
     srv_sandbox *sb = job->sb;
-    int64_t t0 = srv_mono_ms();
+    int64_t t0 = ri_clock_mono_ms();
     sb->exec_deadline = t0 + ((int64_t)sb->cfg.max_execution_ms - job->run_ms);
     atomic_store(&job->preempt, false);
     atomic_store(&sb->out_blocked, false);
@@ -267,7 +267,7 @@ static ri_sandbox_result run_slice(srv_job *job) {
     }
     atomic_store(&sb->pausable, false);
     atomic_store(&job->slice_started, 0);
-    job->run_ms += srv_mono_ms() - t0;
+    job->run_ms += ri_clock_mono_ms() - t0;
     if (!r.ok && r.error.code == RI_SANDBOX_SUSPENDED_CALL) slice_paused(job, &r);
     return r;
 }

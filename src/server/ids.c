@@ -1,7 +1,6 @@
 /* Sandbox ids and tokens: random (getrandom), validated before they name a path, and
  * compared in constant time. */
 #include <string.h>
-#include <time.h>
 
 #include "ri/snapshot.h"
 #include "server_internal.h"
@@ -48,20 +47,3 @@ void srv_token_hash_hex(const char *token, char out[65]) {
     ri_hex_encode(h, sizeof h, out);
 }
 
-int64_t srv_now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-int64_t srv_mono_us(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
-int64_t srv_mono_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}

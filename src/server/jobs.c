@@ -130,7 +130,7 @@ static void create_done(srv_job *job) {
     if (job->lease_taken) {
         sb->lease_held = true;
         sb->fence = job->fence;
-        sb->lease_renewed = srv_mono_ms();
+        sb->lease_renewed = ri_clock_mono_ms();
     }
     if (sb->removed) return; /* killed meanwhile */
     srv_log(sb->s, "info", "sandbox created", "{s:s, s:b}", "sandbox_id", sb->id, "checkpoint",
@@ -165,7 +165,7 @@ bool srv_checkpoint_now(srv_sandbox *sb, srv_ckpt_info *info, char *why, size_t 
     srv *s = sb->s;
     memset(info, 0, sizeof *info);
     if (!s->checkpoint_path) return snprintf(why, cap, "Checkpointing is not enabled on the server."), false;
-    int64_t t0 = srv_mono_us();
+    int64_t t0 = ri_clock_mono_us();
     uint8_t *img = NULL;
     size_t n = 0;
     bool full = true;
@@ -201,7 +201,7 @@ bool srv_checkpoint_now(srv_sandbox *sb, srv_ckpt_info *info, char *why, size_t 
     }
     info->delta = !full;
     info->bytes = n;
-    int64_t t1 = srv_mono_us();
+    int64_t t1 = ri_clock_mono_us();
     info->snapshot_us = t1 - t0;
     /* metadata.json is written when the sandbox is made and, after a full image, to name
      * it; write it again here only if it went missing */
@@ -237,7 +237,7 @@ bool srv_checkpoint_now(srv_sandbox *sb, srv_ckpt_info *info, char *why, size_t 
         json_decref(meta);
     }
     free(img);
-    info->write_us = srv_mono_us() - t1;
+    info->write_us = ri_clock_mono_us() - t1;
     return ok;
 }
 

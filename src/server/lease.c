@@ -60,7 +60,7 @@ static int read_lease(const char *root, const char *id, char *owner, size_t cap,
 static bool write_lease(const char *root, const char *id, const char *owner, uint32_t lease_ms) {
     char dir[1200], why[256];
     snprintf(dir, sizeof dir, "%s/%s", root, id);
-    json_t *j = json_pack("{s:s, s:I, s:i}", "owner", owner, "expires_ms", (json_int_t)(srv_now_ms() + lease_ms), "pid",
+    json_t *j = json_pack("{s:s, s:I, s:i}", "owner", owner, "expires_ms", (json_int_t)(ri_clock_wall_ms() + lease_ms), "pid",
                           (int)getpid());
     char *t = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
     json_decref(j);
@@ -78,7 +78,7 @@ srv_lease_state srv_lease_acquire(const char *root, const char *id, const char *
     char cur[128] = "";
     int64_t exp = 0;
     srv_lease_state st;
-    if (read_lease(root, id, cur, sizeof cur, &exp) && strcmp(cur, owner) != 0 && exp > srv_now_ms()) {
+    if (read_lease(root, id, cur, sizeof cur, &exp) && strcmp(cur, owner) != 0 && exp > ri_clock_wall_ms()) {
         snprintf(holder, holder_cap, "%s", cur);
         st = SRV_LEASE_HELD_BY_OTHER;
     } else if (write_lease(root, id, owner, lease_ms)) {
@@ -144,5 +144,5 @@ void srv_lease_unlock(int fd) { lock_close(fd); }
 bool srv_lease_held_by_other(const char *root, const char *id, const char *owner) {
     char cur[128] = "";
     int64_t exp = 0;
-    return read_lease(root, id, cur, sizeof cur, &exp) && strcmp(cur, owner) != 0 && exp > srv_now_ms();
+    return read_lease(root, id, cur, sizeof cur, &exp) && strcmp(cur, owner) != 0 && exp > ri_clock_wall_ms();
 }

@@ -77,7 +77,7 @@ void srv_count_sandboxes(srv *s, srv_counts *out) {
     }
 }
 
-static double uptime_s(srv *s) { return (double)span_us(s->m.started_us, srv_mono_us()) / 1e6; }
+static double uptime_s(srv *s) { return (double)span_us(s->m.started_us, ri_clock_mono_us()) / 1e6; }
 
 /* A label value with \, " and newlines escaped (the exposition format's rule). */
 static void label_value(FILE *f, const char *v) {
@@ -176,7 +176,7 @@ char *srv_status_text(srv *s) {
     srv_count_sandboxes(s, &n);
     json_t *o = json_pack("{s:s, s:s, s:s, s:I, s:b, s:b, s:{s:I, s:I, s:I, s:I, s:I, s:I}, s:I}", "status", "ok",
                           "version", ri_version(), "server_id", s->server_id, "uptime_seconds",
-                          (json_int_t)(span_us(s->m.started_us, srv_mono_us()) / 1000000), "tls",
+                          (json_int_t)(span_us(s->m.started_us, ri_clock_mono_us()) / 1000000), "tls",
                           s->cfg.tls_cert != NULL, "checkpointing", s->checkpoint_path != NULL, "sandboxes", "total",
                           (json_int_t)n.total, "live", (json_int_t)n.live, "attached", (json_int_t)n.attached,
                           "hibernated", (json_int_t)n.hibernated, "executing", (json_int_t)n.executing, "max",

@@ -20,7 +20,7 @@ void srv_live_checkpoint_request(srv_sandbox *sb, srv_ckpt_reason reason) {
     sb->live_reason = reason;
     if (sb->parked == job) { /* waiting for stdin or for its client: it is paused now */
         sb->parked = NULL;
-        if (job->pause_why == SRV_PAUSE_STDIN) job->run_ms += srv_mono_ms() - job->parked_at;
+        if (job->pause_why == SRV_PAUSE_STDIN) job->run_ms += ri_clock_mono_ms() - job->parked_at;
         srv_live_checkpoint_start(sb, job);
         return;
     }

@@ -91,13 +91,13 @@ void srv_sandbox_remove(srv_sandbox *sb) {
     srv_sandbox_unref(sb);
 }
 
-void srv_sandbox_touch(srv_sandbox *sb) { sb->last_activity = srv_mono_ms(); }
+void srv_sandbox_touch(srv_sandbox *sb) { sb->last_activity = ri_clock_mono_ms(); }
 
 json_t *srv_sandbox_metadata(srv_sandbox *sb) {
     char hash[65];
     srv_token_hash_hex(sb->token, hash);
     json_t *m = json_pack("{s:i, s:s, s:s, s:I}", "version", 1, "sandbox_id", sb->id, "token_sha256", hash,
-                          "updated_ms", (json_int_t)srv_now_ms());
+                          "updated_ms", (json_int_t)ri_clock_wall_ms());
     json_t *c = srv_cfg_to_json(&sb->cfg);
     if (m && c) json_object_update(m, c);
     json_decref(c);

@@ -50,7 +50,7 @@ void srv_sched_paused(srv_sandbox *sb, srv_job *job) {
         return;
     }
     if (job->pause_why == SRV_PAUSE_STDIN && !stdin_ready(sb, job->run_ms)) {
-        job->parked_at = srv_mono_ms();
+        job->parked_at = ri_clock_mono_ms();
         sb->parked = job;
         return;
     }
@@ -64,7 +64,7 @@ void srv_sched_unpark(srv_sandbox *sb) {
          * parks it again and unparks it) */
         srv_job *job = sb->hib_proc;
         bool ready = job->pause_why == SRV_PAUSE_STDIN
-                         ? stdin_ready(sb, job->run_ms + (srv_mono_ms() - job->parked_at))
+                         ? stdin_ready(sb, job->run_ms + (ri_clock_mono_ms() - job->parked_at))
                          : !output_blocked(sb);
         if (ready) srv_start_wake(sb);
         return;
@@ -72,7 +72,7 @@ void srv_sched_unpark(srv_sandbox *sb) {
     if (!sb->parked) return;
     srv_job *job = sb->parked;
     if (job->pause_why == SRV_PAUSE_STDIN) {
-        int64_t now = srv_mono_ms();
+        int64_t now = ri_clock_mono_ms();
         if (!stdin_ready(sb, job->run_ms + (now - job->parked_at))) return;
         job->run_ms += now - job->parked_at;
     } else if (output_blocked(sb)) {

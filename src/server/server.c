@@ -89,7 +89,7 @@ static void on_established(struct lws *wsi, srv_pss *pss) {
     if (!c) return;
     c->s = s;
     c->wsi = wsi;
-    c->opened = srv_mono_ms();
+    c->opened = ri_clock_mono_ms();
     pss->c = c;
     c->next = s->conns;
     if (s->conns) s->conns->prev = c;
@@ -293,7 +293,7 @@ srv *srv_new_core(const ri_server_config *cfg, char *err, size_t errcap) {
     pthread_mutex_init(&s->lang_lock, NULL);
     pthread_cond_init(&s->lang_cond, NULL);
     atomic_init(&s->stop, false);
-    s->m.started_us = srv_mono_us();
+    s->m.started_us = ri_clock_mono_us();
     if (s->cfg.server_id) {
         if (!server_id_valid(s->cfg.server_id)) {
             snprintf(err, errcap, "%s", bad_server_id);
@@ -464,8 +464,8 @@ bool ri_server_run(ri_server *s) {
         else
             srv_kill_process(sb);
     }
-    int64_t until = srv_mono_ms() + 15000;
-    while (s->jobs_out > 0 && srv_mono_ms() < until) {
+    int64_t until = ri_clock_mono_ms() + 15000;
+    while (s->jobs_out > 0 && ri_clock_mono_ms() < until) {
         lws_service(s->ctx, 0);
         srv_drain(s);
     }
@@ -482,8 +482,8 @@ bool ri_server_run(ri_server *s) {
         saved = false;
     }
     for (srv_conn *c = s->conns; c; c = c->next) srv_conn_close(c, 1001);
-    until = srv_mono_ms() + 2000;
-    while (s->nconns > 0 && srv_mono_ms() < until) lws_service(s->ctx, 0);
+    until = ri_clock_mono_ms() + 2000;
+    while (s->nconns > 0 && ri_clock_mono_ms() < until) lws_service(s->ctx, 0);
     srv_log(s, saved ? "info" : "error", "stopped", saved ? NULL : "{s:s}", "error", s->error);
     return saved;
 }

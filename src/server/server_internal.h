@@ -16,6 +16,7 @@
 #include "ri/server.h"
 #include "ri/store.h"
 #include "util/base64.h"
+#include "util/clock.h"
 #include "util/hex.h"
 #include "util/random.h"
 
@@ -62,9 +63,6 @@ bool srv_id_valid(const char *id);                      /* ^sandbox-[0-9a-f]{24}
 bool srv_token_equal(const char *known, const char *given); /* constant time in the token length */
 void srv_token_hash_hex(const char *token, char out[65]);
 bool srv_hex_equal_ct(const char *a, const char *b, size_t n);
-int64_t srv_now_ms(void);                               /* wall clock */
-int64_t srv_mono_ms(void);                              /* monotonic */
-int64_t srv_mono_us(void);                              /* monotonic, microseconds */
 
 /* ---- UTF-8 output (codec.c) ------------------------------------------------------------- */
 

@@ -272,7 +272,7 @@ void srv_snapshot_action_done(srv_job *job) {
         if (job->lease_taken) {
             nsb->lease_held = true;
             nsb->fence = job->fence;
-            nsb->lease_renewed = srv_mono_ms();
+            nsb->lease_renewed = ri_clock_mono_ms();
         }
         srv_log(nsb->s, "info", "sandbox created from a snapshot", "{s:s, s:s}", "sandbox_id", nsb->id, "origin",
                 job->sb->id);

@@ -108,7 +108,7 @@ void srv_ownership_lost(srv_sandbox *sb, const char *why) {
 }
 
 void srv_tick(srv *s) {
-    int64_t now = srv_mono_ms();
+    int64_t now = ri_clock_mono_ms();
     for (srv_conn *c = s->conns, *next; c; c = next) {
         next = c->next;
         if (c->waiting_lease && !c->closing) srv_attach_retry(c);

@@ -346,7 +346,7 @@ bool srv_volume_write_checkpoint(const char *root, const char *id, int64_t fence
     char dir[1024];
     snprintf(dir, sizeof dir, "%s/%s/checkpoints", root, id);
     if (!srv_mkdirs(dir, why, cap)) return false;
-    int64_t ms = srv_now_ms();
+    int64_t ms = ri_clock_wall_ms();
     char name[64], path[1200];
     struct stat st;
     for (;; ms++) { /* never overwrite an image: two checkpoints in one ms get ms+1 */

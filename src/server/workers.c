@@ -37,9 +37,9 @@ typedef struct worker_arg {
 /* Runs a job taken off the queue, then hands it to the service thread. */
 static void run_job(srv *s, srv_job *job) {
     job->next = NULL;
-    job->started_us = srv_mono_us();
+    job->started_us = ri_clock_mono_us();
     if (job->work) job->work(job);
-    job->ended_us = srv_mono_us();
+    job->ended_us = ri_clock_mono_us();
     void (*after)(void *) = job->after;
     void *after_ctx = job->after_ctx;
     srv_item *it = &job->item;
@@ -151,7 +151,7 @@ static void enqueue_job(srv *s, srv_job *job) {
 }
 
 void srv_submit(srv *s, srv_job *job) {
-    job->submitted_us = srv_mono_us();
+    job->submitted_us = ri_clock_mono_us();
     if (job->sb) { /* a parse job belongs to a connection, not a sandbox */
         srv_sandbox_ref(job->sb);
         job->sb->job = job;
