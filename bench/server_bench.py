@@ -12,7 +12,9 @@ figure, as it is for any user):
     memory since the last checkpoint (a delta image: docs/SERVER.md "Full and delta
     checkpoints"), with that image's size; restore-on-attach latency (connect to SANDBOX_RUNNING);
   - server RSS per idle sandbox (from /proc before/after N detached sandboxes);
-  - server RSS with 1,000 concurrently connected idle sandboxes.
+  - server RSS with 1,000 concurrently connected idle sandboxes;
+  - code as text: `print(1+1)` (or its spelling) per installed language, the round trip from
+    the execution message to its SANDBOX_EXECUTION_DONE (ri-bench-rtt), target < 5 ms.
 Prints each figure next to its target. Timing only here, never in the tests.
 """
 import argparse
@@ -47,6 +49,33 @@ async def timed_until(client, pred, timeout=60):
         f = await client.next(timeout)
         if pred(f):
             return f
+
+
+PRINT = {"python": "print(1+1)", "lua": "print(1+1)", "ruby": "puts 1+1", "javascript": "console.log(1+1)"}
+
+
+def interpreter_installed(lang):
+    d = os.environ.get("RI_INTERPRETERS_DIR") or os.path.join(os.path.expanduser("~"), ".cache", "ri", "interpreters")
+    return os.path.exists(os.path.join(d, lang + ".wasm"))
+
+
+async def bench_languages(ri, reps):
+    """print(1+1) through the server per installed language, from the lean C client."""
+    rtt = os.path.join(os.path.dirname(os.path.abspath(ri)), "ri-bench-rtt")
+    out = {}
+    if not os.path.exists(rtt):
+        return out
+    s = Server(ri)
+    for lang, code in PRINT.items():
+        if not interpreter_installed(lang):
+            out[lang] = None
+            continue
+        msg = json.dumps({"language": lang, "code": code})
+        r = await asyncio.to_thread(subprocess.run, [rtt, str(s.port), json.dumps(init_message()), str(reps), msg],
+                                    capture_output=True, text=True, timeout=600)
+        out[lang] = json.loads(r.stdout) if r.returncode == 0 else {"error": r.stderr.strip()}
+    s.cleanup()
+    return out
 
 
 async def bench_roundtrip(ri, reps):
@@ -223,6 +252,18 @@ async def run(a):
         line("wasm run (load + _start + output + DONE), p50", r["wasm_run_p50_us"], "us")
         line("wasm run, p99", r["wasm_run_p99_us"], "us")
         line("WebSocket ping round trip (client+loopback floor), p50", r["ping_p50_us"], "us")
+    if "languages" in a.parts:
+        r = out["languages"] = await bench_languages(a.ri, a.lang_reps)
+        print(f"code as text through the server: print(1+1), message to SANDBOX_EXECUTION_DONE "
+              f"({a.lang_reps} after 50 warm-up, C client)")
+        for lang, v in r.items():
+            if v is None:
+                print(f"  {lang:<52} not installed (scripts/fetch-interpreters.sh)")
+            elif "error" in v:
+                print(f"  {lang:<52} failed: {v['error']}")
+            else:
+                line(f"{lang}, p50", v["p50_us"] / 1000, "ms", "< 5 ms", v["p50_us"] < 5000)
+                line(f"{lang}, p99", v["p99_us"] / 1000, "ms")
     if "checkpoint" in a.parts:
         for pages in (16, 256):
             r = out[f"checkpoint_{pages}p"] = await bench_checkpoint(a.ri, pages, a.ckpt_reps)
@@ -264,7 +305,8 @@ def main():
     ap.add_argument("--ckpt-reps", type=int, default=31, help="checkpoint/restore rounds (default 31: one slow fsync of a busy disk moves a short median)")
     ap.add_argument("--mem-n", type=int, default=200, help="idle sandboxes for RSS per sandbox")
     ap.add_argument("--idle", type=int, default=1000, help="concurrently connected sandboxes")
-    ap.add_argument("--parts", default="roundtrip,checkpoint,memory,connected")
+    ap.add_argument("--lang-reps", type=int, default=200, help="print(1+1) round trips per language")
+    ap.add_argument("--parts", default="roundtrip,languages,checkpoint,memory,connected")
     ap.add_argument("--json", help="write the figures to this file")
     a, _ = ap.parse_known_args()
     a.parts = a.parts.split(",")

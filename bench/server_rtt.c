@@ -4,17 +4,20 @@
  * send/receive cycle costs 80-200 us on the shared machine). A minimal RFC 6455 client:
  * HTTP upgrade, masked text frames out, unmasked frames in (pings answered).
  *
- *   ri-bench-rtt PORT INIT_JSON N
+ *   ri-bench-rtt PORT INIT_JSON N [MESSAGE_JSON]
  *
  * Creates a sandbox with INIT_JSON (the /create init message), waits for
  * SANDBOX_RUNNING, then sends {"action":"execute","function":"increment"} N + 50 times,
  * each after the previous result, and prints one JSON line: {"n":N,"p50_us":..,"p99_us":..,
- * "min_us":..}. The first 50 are warm-up.
+ * "min_us":..}. The first 50 are warm-up. With MESSAGE_JSON (an execution, e.g.
+ * {"language":"python","code":"print(1+1)"}) that message is sent instead and each round
+ * trip ends at its SANDBOX_EXECUTION_DONE, which must say exit code 0.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,7 +115,7 @@ static int cmp_double(const void *a, const void *b) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 4) return fail("usage: ri-bench-rtt PORT INIT_JSON N");
+    if (argc != 4 && argc != 5) return fail("usage: ri-bench-rtt PORT INIT_JSON N [MESSAGE_JSON]");
     int port = atoi(argv[1]), n = atoi(argv[3]);
     const char *init = argv[2];
     if (port <= 0 || port > 65535 || n <= 0) return fail("bad PORT or N");
@@ -146,7 +149,8 @@ int main(int argc, char **argv) {
         if (strstr(buf, "SANDBOX_RUNNING")) break;
         if (strstr(buf, "ERROR")) return fail(buf);
     }
-    const char *msg = "{\"action\":\"execute\",\"function\":\"increment\"}";
+    const char *msg = argc == 5 ? argv[4] : "{\"action\":\"execute\",\"function\":\"increment\"}";
+    bool execution = argc == 5;
     double *lat = malloc(sizeof *lat * (size_t)n);
     if (!lat) return fail("out of memory");
     for (int i = 0; i < n + 50; i++) {
@@ -154,10 +158,13 @@ int main(int argc, char **argv) {
         if (send_frame(fd, 0x1, msg, strlen(msg))) return fail("send");
         for (;;) {
             if (next_text(fd, &buf, &cap)) return fail("no result");
-            if (strstr(buf, "\"event\":\"result\"") || strstr(buf, "\"event\": \"result\"")) break;
+            if (execution ? strstr(buf, "SANDBOX_EXECUTION_DONE") != NULL
+                          : strstr(buf, "\"event\":\"result\"") || strstr(buf, "\"event\": \"result\"")) break;
         }
         double dt = now_us() - t0;
-        if (!strstr(buf, "\"ok\":true") && !strstr(buf, "\"ok\": true")) return fail(buf);
+        if (execution ? !strstr(buf, "\"exit_code\":0") && !strstr(buf, "\"exit_code\": 0")
+                      : !strstr(buf, "\"ok\":true") && !strstr(buf, "\"ok\": true"))
+            return fail(buf);
         if (i >= 50) lat[i - 50] = dt;
     }
     qsort(lat, (size_t)n, sizeof *lat, cmp_double);
