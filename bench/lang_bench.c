@@ -4,9 +4,10 @@
  *             interpreter), median
  *   print     `print(1+1)` (puts for Ruby) in it: restart, run, exit, median
  *   fib(25)   the language's own recursive fib(25), printed, one run
- * and, when a native interpreter is on PATH (python3, lua5.4, ruby), fib(25) there, with the
- * ratio measured in the same run. Absent interpreters are skipped, saying so.
- * usage: ri-bench-lang [--reps N] [--langs python,lua,ruby] [--no-cache] */
+ * and, when a native interpreter is on PATH (python3, lua5.4, ruby; node for JavaScript), fib(25)
+ * there (the whole command, its start-up included), with the ratio measured in the same run.
+ * Absent interpreters are skipped, saying so.
+ * usage: ri-bench-lang [--reps N] [--langs python,lua,ruby,javascript] [--no-cache] */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +44,10 @@ static const lang_case cases[] = {
      "lua5.4 -e 'local function fib(n) if n < 2 then return n end return fib(n - 1) + fib(n - 2) end print(fib(25))'"},
     {RI_LANG_RUBY, "puts 1+1", "def fib(n) = n < 2 ? n : fib(n - 1) + fib(n - 2)\nputs fib(25)\n", "ruby",
      "ruby -e 'def fib(n) = n < 2 ? n : fib(n - 1) + fib(n - 2); puts fib(25)'"},
+    /* JavaScript's native reference is Node (V8 compiles the JavaScript: a JIT, not an interpreter) */
+    {RI_LANG_JAVASCRIPT, "console.log(1+1)",
+     "function fib(n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }\nconsole.log(fib(25));\n", "node",
+     "node -e 'function fib(n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); } console.log(fib(25));'"},
 };
 
 static uint8_t *read_all(const char *path, size_t *len) {
