@@ -15,7 +15,9 @@
 
 #include "lang/lang_internal.h"
 #include "ri/version.h"
+#include "util/buf.h"
 #include "util/hex.h"
+#include "util/le.h"
 
 #define IMAGE_FORMAT 1u
 #define MAGIC "RILANGIM"
@@ -30,45 +32,10 @@ static bool image_error(ri_sandbox_error *err, ri_sandbox_errcode code, const ch
     return false;
 }
 
-typedef struct buf {
-    uint8_t *p;
-    size_t n, cap;
-    bool failed;
-} buf;
-
-static void put(buf *b, const void *data, size_t n) {
-    if (b->failed) return;
-    if (b->n + n > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (cap < b->n + n) cap *= 2;
-        uint8_t *p = realloc(b->p, cap);
-        if (!p) {
-            b->failed = true;
-            return;
-        }
-        b->p = p;
-        b->cap = cap;
-    }
-    memcpy(b->p + b->n, data, n);
-    b->n += n;
-}
-
-static void put_u64(buf *b, uint64_t v) {
-    uint8_t le[8];
-    for (int i = 0; i < 8; i++) le[i] = (uint8_t)(v >> (8 * i));
-    put(b, le, 8);
-}
-
-static void put_str(buf *b, const char *s) {
+static void put_str(ri_buf *b, const char *s) {
     size_t n = s ? strlen(s) : 0;
-    put_u64(b, n);
-    put(b, s ? s : "", n);
-}
-
-static uint64_t get_u64(const uint8_t *p) {
-    uint64_t v = 0;
-    for (int i = 0; i < 8; i++) v |= (uint64_t)p[i] << (8 * i);
-    return v;
+    ri_buf_u64(b, n);
+    ri_buf_put(b, s ? s : "", n);
 }
 
 /* What the initialised state depends on: the module, the library, what of the config the
@@ -77,24 +44,26 @@ bool lang_image_key(ri_language lang, const uint8_t *wasm, size_t len, const ri_
                       uint8_t key[32]) {
     uint8_t module[32];
     if (!ri_snap_sha256(wasm, len, module)) return false;
-    buf b = {0};
+    ri_buf b = {0};
     put_str(&b, "ri interpreter image");
-    put_u64(&b, IMAGE_FORMAT);
+    ri_buf_u64(&b, IMAGE_FORMAT);
     put_str(&b, ri_version());
     put_str(&b, ri_language_name(lang));
-    put(&b, module, sizeof module);
-    put_u64(&b, c->deterministic_seed);
-    put_u64(&b, (uint64_t)c->event_timestamp);
+    const lang_ops *ops = lang_ops_for(lang);
+    put_str(&b, ops ? ops->setup : NULL); /* what its initialisation runs as text (JavaScript's runtime) */
+    ri_buf_put(&b, module, sizeof module);
+    ri_buf_u64(&b, c->deterministic_seed);
+    ri_buf_u64(&b, (uint64_t)c->event_timestamp);
     const ri_wasi_config *w = c->wasi;
-    put_u64(&b, w ? w->argc : 0);
+    ri_buf_u64(&b, w ? w->argc : 0);
     for (uint32_t i = 0; w && i < w->argc; i++) put_str(&b, w->argv[i]);
-    put_u64(&b, w ? w->nenv : 0);
+    ri_buf_u64(&b, w ? w->nenv : 0);
     for (uint32_t i = 0; w && i < w->nenv; i++) put_str(&b, w->env[i]);
-    put_u64(&b, w ? w->terminals : 0);
-    put_u64(&b, w ? w->clock_step_ns : 0);
-    put_u64(&b, w ? w->no_preopen : 0);
-    bool ok = !b.failed && ri_snap_sha256(b.p, b.n, key);
-    free(b.p);
+    ri_buf_u64(&b, w ? w->terminals : 0);
+    ri_buf_u64(&b, w ? w->clock_step_ns : 0);
+    ri_buf_u64(&b, w ? w->no_preopen : 0);
+    bool ok = !b.failed && ri_snap_sha256(b.data, b.len, key);
+    free(b.data);
     return ok;
 }
 
@@ -108,25 +77,25 @@ bool ri_interpreter_image(ri_interpreter *it, uint8_t **out, size_t *out_len, ri
     size_t snap_len = 0;
     if (!ri_sandbox_snapshot_with(it->template_sb, &opts, &snap, &snap_len, err)) return false;
     uint8_t digest[32];
-    buf b = {0};
-    put(&b, MAGIC, 8);
+    ri_buf b = {0};
+    ri_buf_put(&b, MAGIC, 8);
     uint8_t u32le[8];
     for (int i = 0; i < 4; i++) u32le[i] = (uint8_t)(IMAGE_FORMAT >> (8 * i));
     for (int i = 0; i < 4; i++) u32le[4 + i] = (uint8_t)((uint32_t)it->ops->lang >> (8 * i));
-    put(&b, u32le, 8);
-    put(&b, it->key, 32);
-    for (int i = 0; i < LANG_STATE_WORDS; i++) put_u64(&b, (uint64_t)it->state[i]);
-    put_u64(&b, snap_len);
+    ri_buf_put(&b, u32le, 8);
+    ri_buf_put(&b, it->key, 32);
+    for (int i = 0; i < LANG_STATE_WORDS; i++) ri_buf_u64(&b, (uint64_t)it->state[i]);
+    ri_buf_u64(&b, snap_len);
     if (!ri_snap_sha256(snap, snap_len, digest)) b.failed = true;
-    put(&b, digest, 32);
-    put(&b, snap, snap_len);
+    ri_buf_put(&b, digest, 32);
+    ri_buf_put(&b, snap, snap_len);
     free(snap);
     if (b.failed) {
-        free(b.p);
+        free(b.data);
         return image_error(err, RI_SANDBOX_SNAPSHOT_ERROR, "out of memory");
     }
-    *out = b.p;
-    *out_len = b.n;
+    *out = b.data;
+    *out_len = b.len;
     return true;
 }
 
@@ -134,12 +103,12 @@ bool ri_interpreter_image(ri_interpreter *it, uint8_t **out, size_t *out_len, ri
 static bool image_matches(ri_language lang, const uint8_t key[32], const uint8_t *image, size_t len,
                           ri_sandbox_error *err) {
     if (len < HEADER || memcmp(image, MAGIC, 8) != 0) return image_error(err, RI_SANDBOX_INVALID_MODULE, "not an image");
-    uint32_t format = (uint32_t)get_u64(image + 8) & 0xffffffffu, l = (uint32_t)(get_u64(image + 8) >> 32);
+    uint32_t format = (uint32_t)ri_le_get64(image + 8) & 0xffffffffu, l = (uint32_t)(ri_le_get64(image + 8) >> 32);
     if (format != IMAGE_FORMAT) return image_error(err, RI_SANDBOX_INVALID_MODULE, "another image format");
     if (l != (uint32_t)lang) return image_error(err, RI_SANDBOX_INVALID_MODULE, "another language's");
     if (memcmp(image + 16, key, 32) != 0)
         return image_error(err, RI_SANDBOX_INVALID_MODULE, "made from another module, library version or config");
-    uint64_t payload = get_u64(image + HEADER - 40);
+    uint64_t payload = ri_le_get64(image + HEADER - 40);
     if (payload != len - HEADER) return image_error(err, RI_SANDBOX_INVALID_MODULE, "truncated");
     uint8_t digest[32];
     if (!ri_snap_sha256(image + HEADER, (size_t)payload, digest) || memcmp(digest, image + HEADER - 32, 32) != 0)
@@ -155,7 +124,7 @@ static ri_interpreter *open_keyed(ri_sandboxes *factory, ri_language lang, const
     if (!it) return NULL;
     (void)key; /* lang_prepare computed it->key from the same module and config */
     if (!image) return it;
-    for (int i = 0; i < LANG_STATE_WORDS; i++) it->state[i] = (int64_t)get_u64(image + 48 + 8 * i);
+    for (int i = 0; i < LANG_STATE_WORDS; i++) it->state[i] = (int64_t)ri_le_get64(image + 48 + 8 * i);
     if (!ri_sandbox_restore(it->template_sb, image + HEADER, image_len - HEADER, err)) {
         ri_interpreter_free(it);
         return NULL;

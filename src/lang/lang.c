@@ -8,14 +8,14 @@
 static const lang_ops *const languages[] = {&lang_ruby, &lang_lua, &lang_python, &lang_javascript};
 #define NLANGUAGES (sizeof languages / sizeof languages[0])
 
-static const lang_ops *ops_of(ri_language lang) {
+const lang_ops *lang_ops_for(ri_language lang) {
     for (size_t i = 0; i < NLANGUAGES; i++)
         if (languages[i]->lang == lang) return languages[i];
     return NULL;
 }
 
 const char *ri_language_name(ri_language lang) {
-    const lang_ops *ops = ops_of(lang);
+    const lang_ops *ops = lang_ops_for(lang);
     return ops ? ops->name : NULL;
 }
 
@@ -110,7 +110,7 @@ static bool initialise(ri_interpreter *it, ri_sandbox_error *err) {
 
 ri_interpreter *lang_prepare(ri_sandboxes *factory, ri_language lang, const uint8_t *wasm, size_t len,
                              const ri_sandbox_config *config, ri_sandbox_error *err) {
-    const lang_ops *ops = ops_of(lang);
+    const lang_ops *ops = lang_ops_for(lang);
     if (!ops || !factory || !config || !wasm) {
         set_error(err, RI_SANDBOX_INVALID_CONFIG, "%s", ops ? "ri_interpreter_open: a NULL argument" : "unknown language");
         return NULL;

@@ -30,7 +30,13 @@ typedef struct lang_ops {
     /* NULL, or what turns the completed call's result into the process's end (exited and
      * exit_code) when the interpreter cannot end the process itself. */
     void (*finish)(ri_sandbox *sb, const int64_t state[LANG_STATE_WORDS], ri_sandbox_result *r);
+    /* NULL, or the text initialise runs in the guest (JavaScript's runtime): part of an
+     * image's key, so that an image made with another version of it is not reused. */
+    const char *setup;
 } lang_ops;
+
+/* The table of a language; NULL if there is none. */
+const lang_ops *lang_ops_for(ri_language lang);
 
 extern const lang_ops lang_ruby;
 extern const lang_ops lang_lua;

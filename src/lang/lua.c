@@ -113,4 +113,4 @@ static ri_sandbox_result lua_run(ri_sandbox *sb, const int64_t state[LANG_STATE_
     return ri_sandbox_wasi_call(sb, "lua_pcallk", pcall, 6);
 }
 
-const lang_ops lang_lua = {RI_LANG_LUA, "lua", true, lua_recognise, lua_initialise, lua_run, NULL};
+const lang_ops lang_lua = {RI_LANG_LUA, "lua", true, lua_recognise, lua_initialise, lua_run, NULL, NULL};

@@ -139,4 +139,4 @@ static void py_finish(ri_sandbox *sb, const int64_t state[LANG_STATE_WORDS], ri_
     }
 }
 
-const lang_ops lang_python = {RI_LANG_PYTHON, "python", true, py_recognise, py_initialise, py_run, py_finish};
+const lang_ops lang_python = {RI_LANG_PYTHON, "python", true, py_recognise, py_initialise, py_run, py_finish, NULL};

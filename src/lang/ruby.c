@@ -160,4 +160,4 @@ static ri_sandbox_result run(ri_sandbox *sb, const int64_t state[LANG_STATE_WORD
     return r;
 }
 
-const lang_ops lang_ruby = {RI_LANG_RUBY, "ruby", false, recognise, initialise, run, NULL};
+const lang_ops lang_ruby = {RI_LANG_RUBY, "ruby", false, recognise, initialise, run, NULL, NULL};

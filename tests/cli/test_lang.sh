@@ -98,6 +98,14 @@ if cmp -s "$tmp/r1" "$tmp/r2" && ! cmp -s "$tmp/r1" "$tmp/r3"; then pass; else f
 name="javascript: stdin"
 printf 'a line\nrest\n' | "$ri" run --lang js -c 'console.log(readline().toUpperCase(), JSON.stringify(require("fs").readFileSync(0, "utf8")))' >"$tmp/out" 2>"$tmp/err" && pass || fail "exit status"
 out_is 'A LINE "rest\n"'
+mkdir -p "$tmp/jsdata" && printf 'one\ntwo\n' >"$tmp/jsdata/in.txt"
+t "javascript: files of a --dir, written back" 0 "$ri" run --lang js --dir "$tmp/jsdata::/data" --dir-writeback -c \
+    'const fs = require("fs"); const n = fs.readFileSync("/data/in.txt", "utf8").trim().split("\n").length; fs.mkdirSync("/data/sub/deep", {recursive: true}); fs.writeFileSync("/data/sub/deep/out.txt", "lines: " + n + "\n"); fs.appendFileSync("/data/sub/deep/out.txt", "é\n"); console.log(fs.readdirSync("/data"), fs.statSync("/data/sub").isDirectory(), fs.existsSync("/data/none"))'
+out_is "[ 'in.txt', 'sub' ] true false"
+name="javascript: the file written back"
+if [ "$(cat "$tmp/jsdata/sub/deep/out.txt" 2>/dev/null)" = "$(printf 'lines: 2\n\xc3\xa9')" ]; then pass; else fail "out.txt: $(cat "$tmp/jsdata/sub/deep/out.txt" 2>&1)"; fi
+t "javascript: a missing file" 1 "$ri" run --lang js -c 'require("fs").readFileSync("/none.txt")'
+err_has "ENOENT: no such file or directory, open '/none.txt'"
 t "javascript: gas limit" 1 "$ri" run --lang js --max-gas 50000000 -c 'for (;;) {}'
 err_has 'GAS_EXHAUSTED'
 t "javascript: gas limit in promise jobs" 1 "$ri" run --lang js --max-gas 50000000 -c '(async () => { for (;;) await null })()'

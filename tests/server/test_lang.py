@@ -45,6 +45,26 @@ async def python_and_lua_share_the_files(ri):
 
 
 @test(120)
+async def javascript_shares_the_files(ri):
+    need("python")
+    need("javascript")
+    s = Server(ri)
+    sess = await create(s)
+    got = await run(sess.client, "python", "import os\nos.mkdir('/d')\nopen('/d/py.txt', 'w').write('from python')")
+    check_eq(done_of(got).get("exit_code"), 0, f"python wrote (stderr {texts(got, 'stderr')!r})")
+    js = ("const fs = require('fs');\n"
+          "console.log(fs.readFileSync('/d/py.txt', 'utf8') + ', read by javascript', fs.readdirSync('/d'));\n"
+          "fs.writeFileSync('/d/js.txt', 'from javascript \\u00e9');\n"
+          "try { fs.readFileSync('/d/none') } catch (e) { console.log(e.code) }\n")
+    got = await run(sess.client, "javascript", js)
+    check_eq(texts(got, "stdout"), "from python, read by javascript [ 'py.txt' ]\nENOENT\n",
+             f"javascript reads python's file (stderr {texts(got, 'stderr')!r})")
+    got = await run(sess.client, "python", "print(open('/d/js.txt').read(), sorted(__import__('os').listdir('/d')))")
+    check_eq(texts(got, "stdout"), "from javascript \u00e9 ['js.txt', 'py.txt']\n", "python reads javascript's file")
+    s.stop()
+
+
+@test(120)
 async def errors_and_exit_codes(ri):
     need("python")
     need("lua")
