@@ -450,25 +450,7 @@ typedef enum ri_code_op {
 #define RI_X_MEM(name, byte, t, n, st) RI_CODE_##name,
 #define RI_X_NUM(name, byte, a, b, r) RI_CODE_##name,
     RI_CODE_EVERY_OP(RI_X_NUM)
-#undef RI_X_CTRL
-#undef RI_X_BR
-#undef RI_X_CMPBR
-#undef RI_X_FCMPBR
-#undef RI_X_IMM
-#undef RI_X_ADDR
-#undef RI_X_ADDBR
-#undef RI_X_I2ADDBR
-#undef RI_X_MADDBR
-#undef RI_X_FMEM
-#undef RI_X_PAIR
-#undef RI_X_ADDL
-#undef RI_X_LOADBR
-#undef RI_X_STORE2
-#undef RI_X_ACC
-#undef RI_X_IPAIR
-#undef RI_X_FPAIR
-#undef RI_X_MEM
-#undef RI_X_NUM
+#include "code_xundef.h"
     RI_CODE_OP_COUNT
 } ri_code_op;
 

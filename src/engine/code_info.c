@@ -95,25 +95,7 @@ const ri_code_info ri_code_infos[RI_CODE_OP_COUNT] = {
 #define RI_X_SAT(name, sub, a, b, r) RI_INFO(name, 0, 3)
     RI_CODE_EVERY_OP(RI_X_SAT)
 };
-#undef RI_X_CTRL
-#undef RI_X_BR
-#undef RI_X_CMPBR
-#undef RI_X_FCMPBR
-#undef RI_X_IMM
-#undef RI_X_ADDR
-#undef RI_X_ADDBR
-#undef RI_X_I2ADDBR
-#undef RI_X_MADDBR
-#undef RI_X_FMEM
-#undef RI_X_PAIR
-#undef RI_X_ADDL
-#undef RI_X_LOADBR
-#undef RI_X_STORE2
-#undef RI_X_ACC
-#undef RI_X_IPAIR
-#undef RI_X_FPAIR
-#undef RI_X_MEM
-#undef RI_X_NUM
+#include "code_xundef.h"
 #undef RI_X_SAT
 
 /* The relations of code_info.h (ri_code_rel), each from its family's list. */

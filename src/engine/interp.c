@@ -446,25 +446,7 @@ static RI_SINGLE_COPY ri_errcode run(ri_store *store, ri_exec *exec, const ri_co
 #define RI_X_MEM(name, byte, t, n, st) RI_OFFSET(name)
 #define RI_X_NUM(name, byte, a, b, r) RI_OFFSET(name)
         RI_CODE_EVERY_OP(RI_X_NUM)
-#undef RI_X_CTRL
-#undef RI_X_BR
-#undef RI_X_CMPBR
-#undef RI_X_FCMPBR
-#undef RI_X_IMM
-#undef RI_X_ADDR
-#undef RI_X_ADDBR
-#undef RI_X_I2ADDBR
-#undef RI_X_MADDBR
-#undef RI_X_FMEM
-#undef RI_X_PAIR
-#undef RI_X_ADDL
-#undef RI_X_LOADBR
-#undef RI_X_STORE2
-#undef RI_X_ACC
-#undef RI_X_IPAIR
-#undef RI_X_FPAIR
-#undef RI_X_MEM
-#undef RI_X_NUM
+#include "code_xundef.h"
 #undef RI_OFFSETS4
 #undef RI_OFFSET
         [RI_CODE_OP_COUNT + 2] = &&op_EXIT - &&op_ENTRY,
