@@ -134,21 +134,6 @@ static bool same_content(const wsfs_inode *a, const wsfs_inode *b) {
     return next_diff(&ca, &cb, 0, b->size) == b->size;
 }
 
-static void fixed_of(const wsfs_inode *in, uint8_t *p) {
-    /* the record's first WSFS_INODE_FIXED bytes (a file's record is at least that long
-     * plus its size; the rest is not needed) */
-    ri_le_put64(p, in->ino);
-    p[8] = in->type;
-    p[9] = p[10] = p[11] = 0;
-    ri_le_put32(p + 12, in->nlink);
-    ri_le_put32(p + 16, in->pins);
-    ri_le_put32(p + 20, 0);
-    ri_le_put64(p + 24, in->atim);
-    ri_le_put64(p + 32, in->mtim);
-    ri_le_put64(p + 40, in->ctim);
-    ri_le_put64(p + 48, in->parent);
-}
-
 typedef struct encoder {
     wsfs_dbuf d;
     uint64_t nops;
@@ -178,8 +163,8 @@ static bool encode_inode(void *ctx, uint64_t ino, wsfs_obj *a, wsfs_obj *b) {
         return !e->d.failed;
     }
     uint8_t fx[WSFS_INODE_FIXED], fy[WSFS_INODE_FIXED];
-    fixed_of(x, fx);
-    fixed_of(y, fy);
+    fs_put_fixed(x, fx);
+    fs_put_fixed(y, fy);
     if (x->type == WSFS_FILETYPE_REGULAR_FILE && y->type == WSFS_FILETYPE_REGULAR_FILE) {
         if (!memcmp(fx, fy, sizeof fx) && x->size == y->size && same_content(x, y)) return true;
         encode_file(&e->d, x, y, fy);

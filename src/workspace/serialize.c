@@ -39,7 +39,7 @@ static uint8_t *put_file(const wsfs_inode *in, uint8_t *p) {
     return p;
 }
 
-uint8_t *fs_put_record(const wsfs_inode *in, uint8_t *p) {
+void fs_put_fixed(const wsfs_inode *in, uint8_t *p) {
     ri_le_put64(p, in->ino);
     p[8] = in->type;
     p[9] = p[10] = p[11] = 0;
@@ -50,6 +50,10 @@ uint8_t *fs_put_record(const wsfs_inode *in, uint8_t *p) {
     ri_le_put64(p + 32, in->mtim);
     ri_le_put64(p + 40, in->ctim);
     ri_le_put64(p + 48, in->parent);
+}
+
+uint8_t *fs_put_record(const wsfs_inode *in, uint8_t *p) {
+    fs_put_fixed(in, p);
     p += WSFS_INODE_FIXED;
     switch (in->type) {
     case WSFS_FILETYPE_REGULAR_FILE: return put_file(in, p);

@@ -182,6 +182,8 @@ bool name_is_dot(const char *name, size_t len);
 /* The record of one inode: its length (added to *total; false on overflow) and its bytes
  * (at p, returning the end). serialize.c. */
 bool fs_record_size(const wsfs_inode *in, size_t *total);
+/* The first WSFS_INODE_FIXED bytes of an inode's record (what every type has). */
+void fs_put_fixed(const wsfs_inode *in, uint8_t *p);
 uint8_t *fs_put_record(const wsfs_inode *in, uint8_t *p);
 /* parse.c, for deltas applied to a file system (delta_fs.c): exactly one record of len
  * bytes into fs (its inode's slot empty, fs->next_ino already the result's counter), with
