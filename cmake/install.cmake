@@ -11,6 +11,9 @@ install(TARGETS ${RI_LIB_TARGETS}
 if(TARGET ri)
   install(TARGETS ri RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 endif()
+if(TARGET ri_serve_module) # `ri serve` (loaded from BINDIR/../LIBDIR/ri by the binary)
+  install(TARGETS ri_serve_module LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/ri)
+endif()
 install(FILES
         ${CMAKE_SOURCE_DIR}/include/ri/ri.h
         ${CMAKE_SOURCE_DIR}/include/ri/api.h

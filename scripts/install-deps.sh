@@ -14,7 +14,8 @@ packages=(
     libjansson-dev                # JSON: the spec runner
     libcmocka-dev                 # unit tests
     gnuplot-nox                   # make bench: the chart of ratios
-    libzstd-dev libssl-dev        # snapshots (WSNP v2): zstd, SHA-256 and libcrypto
+    libzstd-dev libmd-dev         # snapshots (WSNP v2): zstd, SHA-256 (libmd: BSD digests, cheap to load)
+    libssl-dev                    # the server: TLS (libssl)
     libwebsockets-dev             # the server
     jq                            # the CLI tests read ri's JSON output
     python3-websockets            # the server's tests: a real WebSocket client (/usr/bin/python3)

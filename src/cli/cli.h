@@ -47,7 +47,8 @@ int ri_cmd_restore(int argc, char **argv);
 int ri_cmd_resume(int argc, char **argv);
 int ri_cmd_file(int argc, char **argv);
 bool ri_parse_pause_on(const char *list, uint32_t *out);
-int ri_cmd_serve(int argc, char **argv); /* only when built with the server (RI_HAVE_SERVER) */
+int ri_cmd_serve(int argc, char **argv); /* only with the server (RI_HAVE_SERVER): loads ri-serve.so */
+int ri_serve_main(int argc, char **argv); /* `ri serve` itself, in ri-serve.so (cmd_serve.c) */
 
 /* The exit-code table, printed by every --help. */
 extern const char ri_exit_codes_help[];

@@ -66,7 +66,8 @@ static void serve_usage(FILE *f) {
             ri_exit_codes_help);
 }
 
-int ri_cmd_serve(int argc, char **argv) {
+/* The entry point ri-serve.so exports (serve_loader.c finds it with dlsym). */
+__attribute__((visibility("default"))) int ri_serve_main(int argc, char **argv) {
     ri_server_config cfg = ri_server_config_default();
     const char *env = getenv("CHECKPOINT_AND_RESTORE_PATH");
     if (env && env[0]) cfg.checkpoint_path = env;

@@ -8,17 +8,6 @@
 #include "cli/output.h"
 #include "cli/suggest.h"
 
-const char ri_exit_codes_help[] =
-    "exit status:\n"
-    "  0  success\n"
-    "  1  the execution failed: a trap, gas exhausted, timeout, memory exceeded, a host\n"
-    "     function error, a snapshot the sandbox refused, a failed determinism check\n"
-    "  2  usage error: bad options, missing or extra arguments, a PAYLOAD that is not\n"
-    "     JSON, a configuration the sandbox cannot honour\n"
-    "  3  input error: a module or snapshot that cannot be read or is invalid, an output\n"
-    "     file that cannot be written\n"
-    "  4  internal error (out of memory, a library failure)\n";
-
 static void usage(FILE *f) {
     fprintf(f,
             "usage: ri COMMAND [OPTIONS] [ARGS]\n"

@@ -11,6 +11,18 @@
 #include "cli/cli.h"
 #include "util/utf8.h"
 
+/* Every command's --help ends with this (cli.h). */
+const char ri_exit_codes_help[] =
+    "exit status:\n"
+    "  0  success\n"
+    "  1  the execution failed: a trap, gas exhausted, timeout, memory exceeded, a host\n"
+    "     function error, a snapshot the sandbox refused, a failed determinism check\n"
+    "  2  usage error: bad options, missing or extra arguments, a PAYLOAD that is not\n"
+    "     JSON, a configuration the sandbox cannot honour\n"
+    "  3  input error: a module or snapshot that cannot be read or is invalid, an output\n"
+    "     file that cannot be written\n"
+    "  4  internal error (out of memory, a library failure)\n";
+
 bool ri_output_is_json(ri_output_mode mode) {
     if (mode == RI_OUTPUT_JSON) return true;
     if (mode == RI_OUTPUT_TEXT) return false;

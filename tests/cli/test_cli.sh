@@ -569,6 +569,14 @@ if "$ri" serve --help >/dev/null 2>&1; then
     wait "$serve_pid" 2>/dev/null
     t "serve on a host that does not resolve" 2 "$ri" serve --host no.such.host.invalid --port 0
     err_has "cannot listen on no.such.host.invalid:0: the host 'no.such.host.invalid' does not resolve"
+    # The server is a module loaded by `ri serve` alone: a binary without it says where it looked.
+    mkdir -p "$tmp/lonely" && cp "$ri" "$tmp/lonely/ri"
+    t "serve without its module" 4 "$tmp/lonely/ri" serve --help
+    err_has "the server module ri-serve\\.so is not installed \\(looked in $tmp/lonely/"
+    printf 'not an ELF file\n' >"$tmp/lonely/ri-serve.so"
+    t "serve with a broken module" 4 "$tmp/lonely/ri" serve --help
+    err_has "cannot load the server module:"
+    t "run without the server module" 0 "$tmp/lonely/ri" --version
 fi
 
 cli_done

@@ -32,6 +32,11 @@ for f in libri.a libri.so libri.so.0 cmake/ri/riConfig.cmake cmake/ri/riConfigVe
     if [ -e "$libdir/$f" ]; then ok "installed lib/$f"; else bad "installed lib/$f" "missing"; fi
 done
 check "installed ri --version" bash -c "'$p/bin/ri' --version | grep -q '^ri [0-9]'"
+# `ri serve` loads its module from LIBDIR/ri, relative to the (moved) binary; run commands do not.
+if [ -e "$build/ri-serve.so" ]; then
+    check "installed ri serve --help (its module found)" bash -c "'$p/bin/ri' serve --help | grep -q 'usage: ri serve'"
+    check "installed ri runs without the server's libraries" bash -c "! ldd '$p/bin/ri' | grep -Eq 'libwebsockets|libssl|libcurl|libcrypto'"
+fi
 
 # Only ri_ names leave the shared library.
 others=$(nm -D --defined-only "$libdir/libri.so" | awk '{print $3}' | grep -v '^ri_' | head -n 5)
