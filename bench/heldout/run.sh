@@ -12,7 +12,7 @@ shared=$root/../shared/bench/src
 mkdir -p "$out"
 printf '%-10s %12s %12s %12s %8s\n' program native_ms ri_on_ms node_ms ri/node
 logsum=0 n=0
-for p in crc vm hash mandel strsearch; do
+for p in crc vm hash mandel strsearch lz bigint json; do
     clang-19 --target=wasm32 -O2 -nostdlib -Wl,--no-entry -Wl,-z,stack-size=1048576 -I "$shared" \
         -o "$out/$p.wasm" "$here/$p.c"
     printf '#include "%s"\n#include <stdio.h>\nint main(void) { printf("%%u\\n", run()); return 0; }\n' "$here/$p.c" |
