@@ -517,6 +517,8 @@ def summarise(args, cells_by_prog, set_name="the six programs"):
     progs = list(cells_by_prog)
     rts = args.runtimes
     summary = {"ratio_to_native": {}, "ratio_to_node": {}, "geomean_to_native": {}, "geomean_to_node": {}}
+    if not progs:  # this set not run (--programs "" or --untuned "")
+        return summary
 
     rows = []
     for p in progs:
