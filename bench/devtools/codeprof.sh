@@ -14,9 +14,9 @@ grep -q 'ri_prof_hit(pc); goto' "$out/src/engine/interp.c" || { echo "codeprof.s
 objs=()
 for f in "$out"/src/engine/*.c; do
     o="$out/obj/$(basename "$f" .c).o"
-    gcc -std=c11 -D_GNU_SOURCE -O1 -I "$root/include" -I "$out/src" -c "$f" -o "$o"
+    gcc -std=c11 -D_GNU_SOURCE -O1 -I "$root/include" -I "$out/src" -I "$root/src" -c "$f" -o "$o"
     objs+=("$o")
 done
-gcc -std=c11 -D_GNU_SOURCE -O1 -Wall -Wextra -I "$root/include" -I "$out/src" -o "$out/codeprof" \
-    "$root/bench/devtools/codeprof.c" "${objs[@]}" -lm
+gcc -std=c11 -D_GNU_SOURCE -O1 -Wall -Wextra -I "$root/include" -I "$out/src" -I "$root/src" -o "$out/codeprof" \
+    "$root/bench/devtools/codeprof.c" "${objs[@]}" "$root"/src/util/*.c -lm -lpthread
 echo "$out/codeprof"
