@@ -448,8 +448,9 @@ async def etcd_unreachable(ri):
 @test(150)
 async def randomized_with_checker(ri):
     """Random operations on a few sandboxes across three servers, with servers SIGKILLed and
-    SIGSTOPped and etcd members killed. Checker: every checkpoint confirmed to a client is the
-    state restored next (or superseded by a later confirmed one); never two owners."""
+    SIGSTOPped and etcd members (the leader half the time) SIGKILLed or SIGSTOPped. Checker:
+    every checkpoint confirmed to a client is the state restored next (or superseded by a later
+    confirmed one); never two owners."""
     rng = random.Random(int(os.environ.get("RI_JEPSEN_SEED", "7")))
     srvs, vol = servers(ri)
     sandboxes = []
@@ -459,6 +460,7 @@ async def randomized_with_checker(ri):
         await checkpoint(s.client)
         sandboxes.append({"id": s.id, "token": s.token, "confirmed": 1})
     ops = faults = lost = 0
+    kinds = {}  # faults injected, by kind
     owners_seen = {}
     log = []
     deadline = time.monotonic() + 60
@@ -484,6 +486,7 @@ async def randomized_with_checker(ri):
         fault = rng.random()
         if fault < 0.2 and len(live) > 2:
             faults += 1
+            kinds["server SIGKILL"] = kinds.get("server SIGKILL", 0) + 1
             srv.signal(signal.SIGKILL)
             srv.wait()
             log.append(f"op {ops}: {srv.name} SIGKILLed holding {sb['id'][-6:]} (+{inc} unconfirmed)")
@@ -493,6 +496,7 @@ async def randomized_with_checker(ri):
             # frozen past its lease: another server takes over from the last confirmed state;
             # the frozen one, woken, must not confirm anything and must drop its client
             faults += 1
+            kinds["server SIGSTOP"] = kinds.get("server SIGSTOP", 0) + 1
             srv.signal(signal.SIGSTOP)
             other = rng.choice([s for s in live if s is not srv])
             try:
@@ -517,14 +521,24 @@ async def randomized_with_checker(ri):
                        f"confirmed {sb['confirmed']}; woken, its client got {late[-1:]}")
             continue
         if fault < 0.4:
+            # one etcd member killed or frozen, the leader half the time, during a checkpoint
             faults += 1
-            m = rng.randint(1, 3)
-            cluster("signal", m, "KILL")
-            log.append(f"op {ops}: etcd member {m} killed")
-            await checkpoint(c)
-            sb["confirmed"] = got + inc
-            cluster("restart", m)
-            cluster("wait-healthy")
+            leader = int(cluster("leader"))
+            m = leader if rng.random() < 0.5 else rng.randint(1, 3)
+            sig = rng.choice(["KILL", "STOP"])
+            what = f"etcd {'leader' if m == leader else 'follower'} {sig}"
+            kinds[what] = kinds.get(what, 0) + 1
+            cluster("signal", m, sig)
+            log.append(f"op {ops}: {what} (member {m})")
+            try:
+                await checkpoint(c)
+                sb["confirmed"] = got + inc
+            finally:
+                if sig == "STOP":
+                    cluster("signal", m, "CONT")
+                else:
+                    cluster("restart", m)
+                cluster("wait-healthy")
             log.append(f"op {ops}: {sb['id'][-6:]} = {got + inc} confirmed on {srv.name}; member {m} back")
             continue
         await checkpoint(c)
@@ -540,7 +554,7 @@ async def randomized_with_checker(ri):
             log.append(f"final: {sb['id'][-6:]} has {got}, last confirmed {sb['confirmed']}: LOST")
         await checkpoint(c)
     seen = {k[-6:]: sorted(v) for k, v in owners_seen.items()}
-    print(f"  randomized: {ops} operations, {faults} faults, owners seen per sandbox {seen}, "
+    print(f"  randomized: {ops} operations, {faults} faults {kinds}, owners seen per sandbox {seen}, "
           f"checkpoints lost {lost}")
     for line in log:
         print("   ", line)
