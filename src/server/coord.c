@@ -99,7 +99,8 @@ bool srv_coord_maybe_elsewhere(srv *s, const char *id) {
 }
 
 void srv_coord_events(srv *s) {
-    if (s->etcd && srv_etcd_take_kick(s)) srv_tick_coord(s);
+    unsigned what = s->etcd ? srv_etcd_take_kick(s) : 0u;
+    if (what) srv_tick_coord(s, what & SRV_KICK_HANDOFF, what & SRV_KICK_RELEASE);
 }
 
 json_t *srv_coord_status(srv *s) {

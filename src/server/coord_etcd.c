@@ -45,16 +45,28 @@ struct srv_etcd {
     int64_t last_error_ms; /* monotonic; 0: none */
     char **endpoints;      /* as parsed from --coordinator (/status) */
     size_t n_endpoints;
-    atomic_bool kick;      /* a watch saw a handoff request or a release (srv_coord_events) */
+    atomic_uint kick;      /* SRV_KICK_*: what the watches saw since srv_coord_events looked */
+    bool can_wake;         /* mu: the lws context lives (false from srv_etcd_stop_waking) */
 };
 
 /* A watch thread: the service thread looks at what it saw now, not at its next tick. */
-static void kick(srv *s) {
-    atomic_store(&s->etcd->kick, true);
-    if (s->ctx) lws_cancel_service(s->ctx);
+static void kick(srv *s, unsigned what) {
+    srv_etcd *e = s->etcd;
+    atomic_fetch_or(&e->kick, what);
+    pthread_mutex_lock(&e->mu); /* the context is not destroyed meanwhile */
+    if (e->can_wake) lws_cancel_service(s->ctx);
+    pthread_mutex_unlock(&e->mu);
 }
 
-bool srv_etcd_take_kick(srv *s) { return atomic_exchange(&s->etcd->kick, false); }
+unsigned srv_etcd_take_kick(srv *s) { return atomic_exchange(&s->etcd->kick, 0u); }
+
+void srv_etcd_stop_waking(srv *s) {
+    srv_etcd *e = s->etcd;
+    if (!e) return;
+    pthread_mutex_lock(&e->mu);
+    e->can_wake = false;
+    pthread_mutex_unlock(&e->mu);
+}
 
 /* etcd's own failures are kept for /status. */
 static void note_error(srv *s, const ri_owner_error *e) {
@@ -209,12 +221,12 @@ static void on_handoff(void *user, const char *id, const char *requester) {
     }
     pthread_mutex_unlock(&e->mu);
     srv_log(s, "info", "etcd: handoff requested", "{s:s, s:s}", "sandbox_id", id, "requester", requester);
-    kick(s);
+    kick(s, SRV_KICK_HANDOFF);
 }
 
 static void on_released(void *user, const char *id) {
     (void)id; /* the few waiting attaches all look again: one lookup each */
-    kick(user);
+    kick(user, SRV_KICK_RELEASE);
 }
 
 bool srv_etcd_handoff_asked(srv *s, const char *id) {
@@ -263,7 +275,8 @@ bool srv_etcd_open(srv *s, char *err, size_t cap) {
     }
     pthread_mutex_init(&e->mu, NULL);
     pthread_cond_init(&e->cond, NULL);
-    atomic_init(&e->kick, false);
+    atomic_init(&e->kick, 0u);
+    e->can_wake = s->ctx != NULL;
     e->endpoints = eps;
     e->n_endpoints = n;
     ri_etcd_config ec = {.endpoints = (const char *const *)eps, .n_endpoints = n, .ca_file = c->coordinator_ca,
@@ -477,6 +490,7 @@ bool srv_etcd_request_handoff(srv *s, const char *id, char *why, size_t cap) {
     (void)s, (void)id;
     return snprintf(why, cap, "no etcd client"), false;
 }
-bool srv_etcd_take_kick(srv *s) { return (void)s, false; }
+unsigned srv_etcd_take_kick(srv *s) { return (void)s, 0u; }
+void srv_etcd_stop_waking(srv *s) { (void)s; }
 json_t *srv_etcd_status(srv *s) { return (void)s, NULL; }
 #endif

@@ -499,6 +499,7 @@ void ri_server_free(ri_server *s) {
         srv_workers_stop(s);
     }
     if (s->ctx) {
+        srv_etcd_stop_waking(s); /* its watch threads run until srv_etcd_close */
         lws_sul_cancel(&s->tick);
         lws_context_destroy(s->ctx);
         s->ctx = NULL;

@@ -229,7 +229,9 @@ bool srv_etcd_request_handoff(srv *s, const char *id, char *why, size_t cap);
 bool srv_etcd_handoff_asked(srv *s, const char *id);
 void srv_etcd_handoff_clear(srv *s, const char *id);
 void srv_etcd_release(srv *s, const char *id, int64_t fence, bool forget);
-bool srv_etcd_take_kick(srv *s);     /* whether a watch saw something since the last call */
+enum { SRV_KICK_HANDOFF = 1u, SRV_KICK_RELEASE = 2u };
+unsigned srv_etcd_take_kick(srv *s); /* SRV_KICK_*: what the watches saw since the last call */
+void srv_etcd_stop_waking(srv *s);   /* before the lws context goes: the watches no longer wake it */
 json_t *srv_etcd_status(srv *s);
 
 /* ---- metrics (metrics.c) ---------------------------------------------------------------- */
@@ -677,7 +679,8 @@ void srv_attach_retry(srv_conn *c);
 /* The connection goes away: its attach lookup forgets it (an ownership taken is released). */
 void srv_conn_forget_attach(srv_conn *c);
 void srv_tick(srv *s);
-void srv_tick_coord(srv *s);          /* the handoff checks and waiting attaches only */
+/* the handoff checks (handoffs) and the waiting attaches (releases) only */
+void srv_tick_coord(srv *s, bool handoffs, bool releases);
 /* Checkpoints what must be saved; false (s->error says which) when some were not. */
 bool srv_shutdown_sandboxes(srv *s);
 

@@ -176,15 +176,15 @@ void srv_tick(srv *s) {
     srv_sched_tick(s, now);
 }
 
-void srv_tick_coord(srv *s) {
+void srv_tick_coord(srv *s, bool handoffs, bool releases) {
     int64_t now = ri_clock_mono_ms();
-    for (srv_conn *c = s->conns, *next; c; c = next) {
+    for (srv_conn *c = releases ? s->conns : NULL, *next; c; c = next) {
         next = c->next;
         if (c->closing) continue;
         if (c->attach_job) c->wait_kicked = true; /* it may have read the owner before the release */
         else if (c->waiting_lease) srv_attach_retry(c);
     }
-    for (srv_sandbox *sb = s->sandboxes, *next; sb; sb = next) {
+    for (srv_sandbox *sb = handoffs ? s->sandboxes : NULL, *next; sb; sb = next) {
         next = sb->next;
         srv_sandbox_ref(sb);
         if (!sb->removed) handoff_check(s, sb, now);
