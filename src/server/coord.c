@@ -104,7 +104,8 @@ void srv_coord_events(srv *s) {
 }
 
 json_t *srv_coord_status(srv *s) {
-    if (s->cfg.coordinator) return s->etcd ? srv_etcd_status(s) : json_pack("{s:s, s:s}", "backend", "etcd", "state", "closed");
+    if (s->cfg.coordinator)
+        return s->etcd ? srv_etcd_status(s) : json_pack("{s:s, s:s}", "backend", "etcd", "state", "closed");
     if (!s->checkpoint_path) return json_pack("{s:s}", "backend", "none");
     return json_pack("{s:s, s:s}", "backend", "volume leases", "path", s->checkpoint_path);
 }

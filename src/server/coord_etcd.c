@@ -317,8 +317,9 @@ bool srv_etcd_open(srv *s, char *err, size_t cap) {
     if (ri_owner_get_state(e->owner) != RI_OWNER_ACTIVE) {
         ri_owner_status st;
         ri_owner_get_status(e->owner, &st);
-        srv_log(s, "warning", "etcd: unavailable at startup; attaches, creates and checkpoints are refused until it answers",
-                "{s:s}", "error", st.last_error);
+        srv_log(s, "warning",
+                "etcd: unavailable at startup; attaches, creates and checkpoints are refused until it answers", "{s:s}",
+                "error", st.last_error);
     }
     return true;
 }
@@ -338,7 +339,9 @@ json_t *srv_etcd_status(srv *s) {
     pthread_mutex_unlock(&e->mu);
     json_t *eps = json_array();
     for (size_t i = 0; eps && i < e->n_endpoints; i++) json_array_append_new(eps, json_string(e->endpoints[i]));
-    const char *state = st.state == RI_OWNER_ACTIVE ? "connected" : st.state == RI_OWNER_LOST ? "unavailable" : "closed";
+    const char *state = st.state == RI_OWNER_ACTIVE ? "connected"
+                        : st.state == RI_OWNER_LOST ? "unavailable"
+                                                    : "closed";
     return json_pack("{s:s, s:o*, s:s, s:s, s:I, s:I, s:I, s:I, s:s?, s:o}", "backend", "etcd", "endpoints", eps,
                      "prefix", s->cfg.coordinator_prefix ? s->cfg.coordinator_prefix : "/ri", "state", state,
                      "lease_id", (json_int_t)st.lease_id, "lease_ttl_seconds", (json_int_t)st.ttl_seconds,
