@@ -437,6 +437,14 @@ bool etcd_ensure_token(ri_etcd *e, const char *url, bool renew, int64_t timeout_
     return has_token(e) || authenticate(e, url, timeout_ms, err) == EX_ANSWER;
 }
 
+/* A member that did not answer is not where the next call starts (a frozen member would
+ * otherwise cost every call, a lease's keepalive included, its whole timeout first). */
+static void move_past(ri_etcd *e, size_t idx) {
+    pthread_mutex_lock(&e->mu);
+    if (e->current == idx) e->current = (idx + 1) % e->n_urls;
+    pthread_mutex_unlock(&e->mu);
+}
+
 bool etcd_call(ri_etcd *e, const char *path, json_t *body, int64_t timeout_ms, json_t **reply, ri_etcd_error *err) {
     *reply = NULL;
     char *text = json_dumps(body, JSON_COMPACT);
@@ -467,7 +475,10 @@ bool etcd_call(ri_etcd *e, const char *path, json_t *body, int64_t timeout_ms, j
             if (err) *err = last;
             return false;
         }
-        if (res == EX_TRANSPORT) continue;
+        if (res == EX_TRANSPORT) {
+            move_past(e, (start + attempt) % e->n_urls);
+            continue;
+        }
         if (http == 200 && !json_object_get(r, "error")) {
             pthread_mutex_lock(&e->mu);
             e->current = (start + attempt) % e->n_urls;
@@ -487,8 +498,10 @@ bool etcd_call(ri_etcd *e, const char *path, json_t *body, int64_t timeout_ms, j
             continue;
         }
         if (last.code == RI_ETCD_E_SERVER &&
-            (last.grpc_code == ETCD_GRPC_UNAVAILABLE || last.grpc_code == ETCD_GRPC_DEADLINE))
+            (last.grpc_code == ETCD_GRPC_UNAVAILABLE || last.grpc_code == ETCD_GRPC_DEADLINE)) {
+            move_past(e, (start + attempt) % e->n_urls);
             continue; /* no leader there, or it timed out: the next member may do better */
+        }
         free(text);
         if (err) *err = last;
         return false;

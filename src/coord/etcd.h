@@ -178,6 +178,10 @@ typedef struct ri_etcd_watch ri_etcd_watch;
  * event delivered, so no event is lost or repeated. */
 ri_etcd_watch *ri_etcd_watch_start(ri_etcd *etcd, const char *key, bool prefix, int64_t start_revision,
                                    ri_etcd_watch_fn fn, void *user, ri_etcd_error *err);
+/* The same, without the events filters names (etcd leaves them out of the stream). */
+enum { RI_ETCD_WATCH_NO_PUT = 1u, RI_ETCD_WATCH_NO_DELETE = 2u };
+ri_etcd_watch *ri_etcd_watch_start_filtered(ri_etcd *etcd, const char *key, bool prefix, int64_t start_revision,
+                                            unsigned filters, ri_etcd_watch_fn fn, void *user, ri_etcd_error *err);
 /* Stops and joins the thread: no callback runs after it returns. NULL is allowed. */
 void ri_etcd_watch_stop(ri_etcd_watch *watch);
 

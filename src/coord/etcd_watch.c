@@ -16,6 +16,7 @@ struct ri_etcd_watch {
     ri_etcd *etcd;
     char *key;
     bool prefix;
+    unsigned filters;           /* RI_ETCD_WATCH_NO_PUT, RI_ETCD_WATCH_NO_DELETE */
     int64_t next_rev;           /* the first revision not yet delivered (0: from now) */
     ri_etcd_watch_fn fn;
     void *user;
@@ -135,6 +136,15 @@ static json_t *create_request(ri_etcd_watch *w) {
         json_decref(req);
         return NULL;
     }
+    if (w->filters) { /* etcd drops those events at the source (the gateway takes enum names) */
+        json_t *f = json_array();
+        if (!f || json_object_set_new(req, "filters", f) != 0 ||
+            ((w->filters & RI_ETCD_WATCH_NO_PUT) && json_array_append_new(f, json_string("NOPUT")) != 0) ||
+            ((w->filters & RI_ETCD_WATCH_NO_DELETE) && json_array_append_new(f, json_string("NODELETE")) != 0)) {
+            json_decref(req);
+            return NULL;
+        }
+    }
     return json_pack("{s:o}", "create_request", req);
 }
 
@@ -232,6 +242,11 @@ static void *watch_thread(void *arg) {
 
 ri_etcd_watch *ri_etcd_watch_start(ri_etcd *e, const char *key, bool prefix, int64_t start_revision,
                                    ri_etcd_watch_fn fn, void *user, ri_etcd_error *err) {
+    return ri_etcd_watch_start_filtered(e, key, prefix, start_revision, 0, fn, user, err);
+}
+
+ri_etcd_watch *ri_etcd_watch_start_filtered(ri_etcd *e, const char *key, bool prefix, int64_t start_revision,
+                                            unsigned filters, ri_etcd_watch_fn fn, void *user, ri_etcd_error *err) {
     if (!key || !key[0] || !fn || start_revision < 0) {
         etcd_fail(err, RI_ETCD_E_INVALID, "a watch needs a key, a callback and a revision >= 0");
         return NULL;
@@ -244,6 +259,7 @@ ri_etcd_watch *ri_etcd_watch_start(ri_etcd *e, const char *key, bool prefix, int
     }
     w->etcd = e;
     w->prefix = prefix;
+    w->filters = filters;
     w->next_rev = start_revision;
     w->fn = fn;
     w->user = user;

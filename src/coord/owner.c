@@ -153,10 +153,28 @@ bool ri_owner_holds(ri_owner *o, const char *id, int64_t *token) {
     return h != NULL;
 }
 
+/* mu held. */
+static void note_error(ri_owner *o, const char *what, const char *message) {
+    snprintf(o->last_error, sizeof o->last_error, "%s: %s", what, message);
+    o->last_error_ms = owner_mono_ms();
+}
+
+void ri_owner_get_status(ri_owner *o, ri_owner_status *out) {
+    pthread_mutex_lock(&o->mu);
+    out->state = o->state;
+    out->lease_id = o->lease;
+    out->ttl_seconds = o->ttl_ms / 1000;
+    out->n_held = o->n_held;
+    snprintf(out->last_error, sizeof out->last_error, "%s", o->last_error);
+    out->last_error_age_ms = o->last_error_ms ? owner_mono_ms() - o->last_error_ms : -1;
+    pthread_mutex_unlock(&o->mu);
+}
+
 /* ACTIVE -> LOST: empties the table and reports what it held, once per lease (C5). Called
  * with mu held; releases it around the callback. */
 static void declare_lost(ri_owner *o, const char *reason) {
     RI_ASSERT(o->state == RI_OWNER_ACTIVE && o->last_reported != o->lease, "C5");
+    note_error(o, "ownership lost", reason);
     size_t n = o->n_held;
     char **ids = malloc((n ? n : 1) * sizeof *ids);
     for (size_t i = 0; i < n; i++) {
@@ -227,6 +245,7 @@ static void renew(ri_owner *o) {
     } else if (e.code == RI_ETCD_E_LEASE_NOT_FOUND) {
         declare_lost(o, "etcd says the lease has expired");
     } else {
+        note_error(o, "lease keepalive", e.message);
         wait_ms(o, RETRY_MS);
     }
 }
@@ -238,9 +257,11 @@ static void recover(ri_owner *o) {
     pthread_mutex_unlock(&o->mu);
     ri_etcd_error e;
     ri_etcd_lease lease;
+    ri_owner_error ge;
     bool revoked = !old || ri_etcd_lease_revoke(o->etcd, old, &e) || e.code == RI_ETCD_E_LEASE_NOT_FOUND;
-    bool ok = revoked && grant(o, &lease, NULL);
+    bool ok = revoked && grant(o, &lease, &ge);
     pthread_mutex_lock(&o->mu);
+    if (!ok) note_error(o, revoked ? "new lease" : "revoking the lost lease", revoked ? ge.message : e.message);
     if (o->state != RI_OWNER_LOST) {
         if (ok) {
             pthread_mutex_unlock(&o->mu);
@@ -263,7 +284,7 @@ static void recover(ri_owner *o) {
 static void *keepalive_thread(void *arg) {
     ri_owner *o = arg;
     pthread_mutex_lock(&o->mu);
-    wait_ms(o, o->ttl_ms / KEEPALIVE_DIVISOR); /* the lease was just granted */
+    if (o->state == RI_OWNER_ACTIVE) wait_ms(o, o->ttl_ms / KEEPALIVE_DIVISOR); /* the lease was just granted */
     while (o->state != RI_OWNER_CLOSED) {
         if (o->state == RI_OWNER_ACTIVE) renew(o);
         else recover(o);
@@ -308,14 +329,19 @@ ri_owner *ri_owner_open(const ri_owner_config *c, ri_owner_error *err) {
     o->ttl_ms = (c->ttl_seconds ? c->ttl_seconds : 10) * 1000;
     o->on_lost = c->on_lost;
     o->on_handoff = c->on_handoff;
+    o->on_released = c->on_released;
     o->user = c->user;
     if (!o->server_id || !o->prefix || (c->address && !o->address)) {
         destroy(o);
         owner_fail(err, RI_OWNER_E_NOMEM, "out of memory opening the ownership module");
         return NULL;
     }
-    ri_etcd_lease lease;
-    if (!grant(o, &lease, err)) {
+    ri_etcd_lease lease = {0};
+    ri_owner_error ge;
+    bool granted = grant(o, &lease, &ge);
+    bool offline = ge.code == RI_OWNER_E_ETCD && ge.etcd_code == RI_ETCD_E_UNAVAILABLE;
+    if (!granted && !(c->start_unavailable && offline)) {
+        if (err) *err = ge;
         destroy(o);
         return NULL;
     }
@@ -325,16 +351,26 @@ ri_owner *ri_owner_open(const ri_owner_config *c, ri_owner_error *err) {
     bool sync_ok = pthread_mutex_init(&o->mu, NULL) == 0;
     bool cond_ok = sync_ok && pthread_cond_init(&o->wake, &ca) == 0;
     pthread_condattr_destroy(&ca);
-    o->state = RI_OWNER_ACTIVE;
-    o->lease = lease.id;
-    o->lost_at_ms = owner_mono_ms() + lease.ttl * 1000 - o->ttl_ms / MARGIN_DIVISOR;
+    if (granted) {
+        o->state = RI_OWNER_ACTIVE;
+        o->lease = lease.id;
+        o->lost_at_ms = owner_mono_ms() + lease.ttl * 1000 - o->ttl_ms / MARGIN_DIVISOR;
+    } else { /* nothing owned, nothing to revoke: the keepalive thread grants one when etcd answers */
+        o->state = RI_OWNER_LOST;
+        note_error(o, "new lease", ge.message);
+    }
+    /* without a lease's revision the watches start from whenever they connect: nothing can be
+     * owned before that, and a handoff request is read again on every (re)connection */
+    int64_t from = granted ? lease.revision + 1 : 0;
     ri_etcd_error e;
-    if (!cond_ok || !owner_watch_handoffs(o, lease.revision + 1, err) ||
+    if (!cond_ok || !owner_watch_handoffs(o, from, err) || (o->on_released && !owner_watch_releases(o, from, err)) ||
         pthread_create(&o->keepalive, NULL, keepalive_thread, o) != 0) {
         if (!cond_ok) owner_fail(err, RI_OWNER_E_NOMEM, "cannot create the ownership module's lock");
-        else if (o->watch) owner_fail(err, RI_OWNER_E_NOMEM, "cannot start the keepalive thread");
+        else if (o->watch && (o->release_watch || !o->on_released))
+            owner_fail(err, RI_OWNER_E_NOMEM, "cannot start the keepalive thread");
         ri_etcd_watch_stop(o->watch);
-        ri_etcd_lease_revoke(o->etcd, lease.id, &e);
+        ri_etcd_watch_stop(o->release_watch);
+        if (granted) ri_etcd_lease_revoke(o->etcd, lease.id, &e);
         if (cond_ok) pthread_cond_destroy(&o->wake);
         if (sync_ok) pthread_mutex_destroy(&o->mu);
         destroy(o);
@@ -356,6 +392,7 @@ void ri_owner_close(ri_owner *o) {
     pthread_mutex_unlock(&o->mu);
     pthread_join(o->keepalive, NULL);
     ri_etcd_watch_stop(o->watch);
+    ri_etcd_watch_stop(o->release_watch);
     ri_etcd_error e;
     if (lease) ri_etcd_lease_revoke(o->etcd, lease, &e); /* best effort: otherwise it expires */
     pthread_cond_destroy(&o->wake);

@@ -44,6 +44,10 @@ typedef enum ri_owner_state { RI_OWNER_ACTIVE, RI_OWNER_LOST, RI_OWNER_CLOSED } 
 typedef void (*ri_owner_lost_fn)(void *user, const char *const *sandbox_ids, size_t n, const char *reason);
 /* Another server asks for a sandbox this one owns (on the watch thread). */
 typedef void (*ri_owner_handoff_fn)(void *user, const char *sandbox_id, const char *requester);
+/* A sandbox's owner key went away (released, forgotten, or its server's lease expired): a
+ * server waiting to take it can try now. sandbox_id NULL: any may have been (the watch's
+ * history was compacted, or its stream was re-created). On the release watch's thread. */
+typedef void (*ri_owner_released_fn)(void *user, const char *sandbox_id);
 
 typedef struct ri_owner_config {
     ri_etcd *etcd;               /* used, not owned; outlives the ri_owner */
@@ -53,6 +57,9 @@ typedef struct ri_owner_config {
     const char *prefix;          /* the keys' root; NULL: "/ri" */
     ri_owner_lost_fn on_lost;    /* optional */
     ri_owner_handoff_fn on_handoff; /* optional */
+    ri_owner_released_fn on_released; /* optional: then the owner keys' deletions are watched */
+    bool start_unavailable;      /* etcd not answering at open is no error: the module starts
+                                    LOST (nothing can be owned) and takes a lease once it answers */
     void *user;
 } ri_owner_config;
 
@@ -65,6 +72,17 @@ ri_owner *ri_owner_open(const ri_owner_config *config, ri_owner_error *err);
 void ri_owner_close(ri_owner *owner);
 
 ri_owner_state ri_owner_get_state(ri_owner *owner);
+
+/* What /status shows of the module. */
+typedef struct ri_owner_status {
+    ri_owner_state state;
+    int64_t lease_id;            /* 0 unless ACTIVE */
+    int64_t ttl_seconds;         /* the TTL asked for */
+    size_t n_held;               /* sandboxes held */
+    char last_error[700];        /* the last failure of a keepalive, grant or revocation; "" if none */
+    int64_t last_error_age_ms;   /* how long ago (monotonic); -1 if none */
+} ri_owner_status;
+void ri_owner_get_status(ri_owner *owner, ri_owner_status *out);
 int64_t ri_owner_lease_id(ri_owner *owner);      /* 0 when lost */
 /* Whether this module holds the sandbox now (its local view), and the token. */
 bool ri_owner_holds(ri_owner *owner, const char *sandbox_id, int64_t *token);

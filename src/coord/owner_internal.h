@@ -34,6 +34,7 @@ struct ri_owner {
     int64_t ttl_ms;
     ri_owner_lost_fn on_lost;
     ri_owner_handoff_fn on_handoff;
+    ri_owner_released_fn on_released;
     void *user;
     pthread_mutex_t mu;         /* guards what follows */
     pthread_cond_t wake;        /* close wakes the keepalive thread (CLOCK_MONOTONIC) */
@@ -43,8 +44,11 @@ struct ri_owner {
     int64_t last_reported;      /* the last lease reported lost (C5) */
     owner_held *held;
     size_t n_held, cap_held;
+    char last_error[700];       /* the keepalive thread's last failure (ri_owner_get_status) */
+    int64_t last_error_ms;      /* monotonic; 0: none */
     pthread_t keepalive;
     ri_etcd_watch *watch;
+    ri_etcd_watch *release_watch; /* owner keys' deletions (on_released); NULL without it */
 };
 
 void owner_ok(ri_owner_error *err);
@@ -63,7 +67,9 @@ bool owner_hold(ri_owner *o, const char *id, int64_t token, int64_t lease);
 void owner_drop(ri_owner *o, const char *id);
 void owner_check(const ri_owner *o);   /* C1, C4, C6 */
 
-/* owner_route.c: the watch of PREFIX/handoff/ from revision start. */
+/* owner_route.c: the watch of PREFIX/handoff/ from revision start (0: from now). */
 bool owner_watch_handoffs(ri_owner *o, int64_t start, ri_owner_error *err);
+/* owner_route.c: the watch of the owner keys' deletions (on_released), from revision start. */
+bool owner_watch_releases(ri_owner *o, int64_t start, ri_owner_error *err);
 
 #endif

@@ -115,9 +115,11 @@ static void on_handoff_event(void *user, const ri_etcd_event *ev) {
     if (!o->on_handoff) return;
     if (ev->kind == RI_ETCD_EV_PUT) {
         dispatch_handoff(o, ev->kv);
-    } else if (ev->kind == RI_ETCD_EV_COMPACTED) {
-        /* Requests made in the compacted history are read again (a request seen twice is
-         * harmless: the owner releases once). */
+    } else if (ev->kind == RI_ETCD_EV_COMPACTED || ev->kind == RI_ETCD_EV_CONNECTED) {
+        /* Requests made in the compacted history, or before a watch that started without a
+         * revision connected, are read again; so is every request at each (re)connection,
+         * the slow fallback should an event be missed (a request seen twice is harmless: the
+         * owner releases once). */
         char *key;
         ri_etcd_range r;
         ri_etcd_error e;
@@ -141,6 +143,40 @@ bool owner_watch_handoffs(ri_owner *o, int64_t start, ri_owner_error *err) {
     free(key);
     if (!o->watch) {
         owner_etcd_fail(err, &e, "watching the handoff requests of server", o->server_id);
+        return false;
+    }
+    return true;
+}
+
+/* ---- the release watch: owner keys deleted -------------------------------------------------- */
+
+static void on_release_event(void *user, const ri_etcd_event *ev) {
+    ri_owner *o = user;
+    if (ev->kind == RI_ETCD_EV_DELETE) {
+        size_t plen = strlen(o->prefix) + strlen("/sandboxes/");
+        const char *id = ev->kv->key + plen, *slash = strlen(ev->kv->key) > plen ? strchr(id, '/') : NULL;
+        if (!slash || strcmp(slash, "/owner") != 0) return; /* latest and meta go with a forget */
+        char *copy = strndup(id, (size_t)(slash - id));
+        if (copy) o->on_released(o->user, copy);
+        free(copy);
+    } else if (ev->kind == RI_ETCD_EV_COMPACTED || ev->kind == RI_ETCD_EV_CONNECTED) {
+        o->on_released(o->user, NULL); /* a deletion may have gone by unseen: everyone may retry */
+    }
+}
+
+bool owner_watch_releases(ri_owner *o, int64_t start, ri_owner_error *err) {
+    char *key = NULL;
+    if (asprintf(&key, "%s/sandboxes/", o->prefix) < 0) {
+        owner_fail(err, RI_OWNER_E_NOMEM, "out of memory watching releases");
+        return false;
+    }
+    ri_etcd_error e;
+    /* deletions only: checkpoints and metadata (puts under the same prefix) stay in etcd */
+    o->release_watch = ri_etcd_watch_start_filtered(o->etcd, key, true, start, RI_ETCD_WATCH_NO_PUT,
+                                                    on_release_event, o, &e);
+    free(key);
+    if (!o->release_watch) {
+        owner_etcd_fail(err, &e, "watching the releases seen by server", o->server_id);
         return false;
     }
     return true;

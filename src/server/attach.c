@@ -158,6 +158,7 @@ static void attach_done(srv_job *job) {
         c->wait_deadline = ri_clock_mono_ms() + (int64_t)s->cfg.lease_ms + 10000;
         srv_log(s, "info", "handoff requested", "{s:s}", "sandbox_id", c->attach_id);
     }
+    if (c->wait_kicked) srv_attach_retry(c); /* released while this lookup ran: at once */
 }
 
 /* Hands the lookup to a worker. */
@@ -171,6 +172,8 @@ static void submit_attach(srv_conn *c, bool retry) {
     job->server = c->s;
     job->conn = c;
     job->retry = retry;
+    c->wait_last_try = ri_clock_mono_ms();
+    c->wait_kicked = false; /* this lookup reads the owner as it is now */
     snprintf(job->attach_id, sizeof job->attach_id, "%s", c->attach_id);
     job->token_given = c->attach_token[0] != 0;
     srv_token_hash_hex(c->attach_token, job->token_hash);

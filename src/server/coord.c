@@ -97,3 +97,15 @@ bool srv_coord_maybe_elsewhere(srv *s, const char *id) {
     if (s->cfg.coordinator) return !s->etcd || !srv_etcd_owned_here(s, id);
     return srv_lease_held_by_other(s->checkpoint_path, id, s->server_id);
 }
+
+void srv_coord_events(srv *s) {
+    unsigned what = s->etcd ? srv_etcd_take_kick(s) : 0u;
+    if (what) srv_tick_coord(s, what & SRV_KICK_HANDOFF, what & SRV_KICK_RELEASE);
+}
+
+json_t *srv_coord_status(srv *s) {
+    if (s->cfg.coordinator)
+        return s->etcd ? srv_etcd_status(s) : json_pack("{s:s, s:s}", "backend", "etcd", "state", "closed");
+    if (!s->checkpoint_path) return json_pack("{s:s}", "backend", "none");
+    return json_pack("{s:s, s:s}", "backend", "volume leases", "path", s->checkpoint_path);
+}

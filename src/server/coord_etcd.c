@@ -41,9 +41,48 @@ struct srv_etcd {
     bool gave_up;          /* closing, and a release was not answered: the rest are dropped */
     char **asked;          /* sandboxes another server asked for (handoff watch) */
     size_t n_asked, cap_asked;
+    char last_error[700];  /* the last etcd failure of a worker's call (/status) */
+    int64_t last_error_ms; /* monotonic; 0: none */
+    char **endpoints;      /* as parsed from --coordinator (/status) */
+    size_t n_endpoints;
+    atomic_uint kick;      /* SRV_KICK_*: what the watches saw since srv_coord_events looked */
+    bool can_wake;         /* mu: the lws context lives (false from srv_etcd_stop_waking) */
 };
 
-static void owner_why(const ri_owner_error *e, char *why, size_t cap) { snprintf(why, cap, "%s", e->message); }
+/* A watch thread: the service thread looks at what it saw now, not at its next tick. */
+static void kick(srv *s, unsigned what) {
+    srv_etcd *e = s->etcd;
+    atomic_fetch_or(&e->kick, what);
+    pthread_mutex_lock(&e->mu); /* the context is not destroyed meanwhile */
+    if (e->can_wake) lws_cancel_service(s->ctx);
+    pthread_mutex_unlock(&e->mu);
+}
+
+unsigned srv_etcd_take_kick(srv *s) { return atomic_exchange(&s->etcd->kick, 0u); }
+
+void srv_etcd_stop_waking(srv *s) {
+    srv_etcd *e = s->etcd;
+    if (!e) return;
+    pthread_mutex_lock(&e->mu);
+    e->can_wake = false;
+    pthread_mutex_unlock(&e->mu);
+}
+
+/* etcd's own failures are kept for /status. */
+static void note_error(srv *s, const ri_owner_error *e) {
+    if (e->code != RI_OWNER_E_ETCD) return;
+    srv_etcd *x = s->etcd;
+    pthread_mutex_lock(&x->mu);
+    snprintf(x->last_error, sizeof x->last_error, "%s", e->message);
+    x->last_error_ms = ri_clock_mono_ms();
+    pthread_mutex_unlock(&x->mu);
+}
+
+/* The message of a failed call. */
+static void owner_why(srv *s, const ri_owner_error *e, char *why, size_t cap) {
+    snprintf(why, cap, "%s", e->message);
+    note_error(s, e);
+}
 
 #define RELEASE_RETRY_MS 200
 
@@ -57,6 +96,7 @@ static bool run_item(srv *s, const coord_item *it) {
                          : ri_owner_release(e->owner, it->id, it->fence, &err);
     if (ok || err.code == RI_OWNER_E_FENCED || err.code == RI_OWNER_E_LOST || err.code == RI_OWNER_E_INVALID)
         return true;
+    note_error(s, &err);
     /* A sandbox checkpointed here but still owned in etcd would be IN_USE for every other
      * server as long as this one lives: the release is retried until etcd answers. */
     srv_log(s, "warning", it->forget ? "etcd: cannot delete a killed sandbox's keys (retrying)"
@@ -181,6 +221,12 @@ static void on_handoff(void *user, const char *id, const char *requester) {
     }
     pthread_mutex_unlock(&e->mu);
     srv_log(s, "info", "etcd: handoff requested", "{s:s, s:s}", "sandbox_id", id, "requester", requester);
+    kick(s, SRV_KICK_HANDOFF);
+}
+
+static void on_released(void *user, const char *id) {
+    (void)id; /* the few waiting attaches all look again: one lookup each */
+    kick(user, SRV_KICK_RELEASE);
 }
 
 bool srv_etcd_handoff_asked(srv *s, const char *id) {
@@ -207,6 +253,7 @@ void srv_etcd_handoff_clear(srv *s, const char *id) {
 /* ---- open, close ----------------------------------------------------------------------------- */
 
 static void destroy(srv_etcd *e) {
+    ri_etcd_endpoints_free(e->endpoints, e->n_endpoints);
     for (size_t i = 0; i < e->n_asked; i++) free(e->asked[i]);
     free(e->asked);
     pthread_mutex_destroy(&e->mu);
@@ -228,6 +275,10 @@ bool srv_etcd_open(srv *s, char *err, size_t cap) {
     }
     pthread_mutex_init(&e->mu, NULL);
     pthread_cond_init(&e->cond, NULL);
+    atomic_init(&e->kick, 0u);
+    e->can_wake = s->ctx != NULL;
+    e->endpoints = eps;
+    e->n_endpoints = n;
     ri_etcd_config ec = {.endpoints = (const char *const *)eps, .n_endpoints = n, .ca_file = c->coordinator_ca,
                          .cert_file = c->coordinator_cert, .key_file = c->coordinator_key,
                          .user = c->coordinator_user, .password = c->coordinator_password,
@@ -235,7 +286,6 @@ bool srv_etcd_open(srv *s, char *err, size_t cap) {
                          .request_timeout_ms = c->lease_ms / 4 < 2000 ? c->lease_ms / 4 : 2000,
                          .watch_refresh_ms = c->lease_ms < 10000 ? c->lease_ms : 10000};
     e->etcd = ri_etcd_open(&ec, &ee);
-    ri_etcd_endpoints_free(eps, n);
     if (!e->etcd) {
         destroy(e);
         return snprintf(err, cap, "etcd: %s", ee.message), false;
@@ -246,7 +296,9 @@ bool srv_etcd_open(srv *s, char *err, size_t cap) {
     int64_t ttl = c->lease_ms / 1000;
     ri_owner_config oc = {.etcd = e->etcd, .server_id = s->server_id, .address = address,
                           .ttl_seconds = ttl < 2 ? 2 : ttl, .prefix = c->coordinator_prefix,
-                          .on_lost = on_lost, .on_handoff = on_handoff, .user = s};
+                          .on_lost = on_lost, .on_handoff = on_handoff, .on_released = on_released,
+                          /* etcd down at startup: served once it answers (/status says so) */
+                          .start_unavailable = true, .user = s};
     ri_owner_error oe;
     e->owner = ri_owner_open(&oc, &oe);
     if (!e->owner) {
@@ -262,7 +314,40 @@ bool srv_etcd_open(srv *s, char *err, size_t cap) {
         return false;
     }
     e->thread_started = true;
+    if (ri_owner_get_state(e->owner) != RI_OWNER_ACTIVE) {
+        ri_owner_status st;
+        ri_owner_get_status(e->owner, &st);
+        srv_log(s, "warning",
+                "etcd: unavailable at startup; attaches, creates and checkpoints are refused until it answers", "{s:s}",
+                "error", st.last_error);
+    }
     return true;
+}
+
+json_t *srv_etcd_status(srv *s) {
+    srv_etcd *e = s->etcd;
+    ri_owner_status st;
+    ri_owner_get_status(e->owner, &st);
+    pthread_mutex_lock(&e->mu);
+    int64_t now = ri_clock_mono_ms(), mine_age = e->last_error_ms ? now - e->last_error_ms : -1;
+    /* the more recent of the keepalive's failures and the workers' */
+    bool use_mine = mine_age >= 0 && (st.last_error_age_ms < 0 || mine_age < st.last_error_age_ms);
+    char last[sizeof st.last_error];
+    snprintf(last, sizeof last, "%s", use_mine ? e->last_error : st.last_error);
+    int64_t age = use_mine ? mine_age : st.last_error_age_ms;
+    size_t pending = e->n_asked;
+    pthread_mutex_unlock(&e->mu);
+    json_t *eps = json_array();
+    for (size_t i = 0; eps && i < e->n_endpoints; i++) json_array_append_new(eps, json_string(e->endpoints[i]));
+    const char *state = st.state == RI_OWNER_ACTIVE ? "connected"
+                        : st.state == RI_OWNER_LOST ? "unavailable"
+                                                    : "closed";
+    return json_pack("{s:s, s:o*, s:s, s:s, s:I, s:I, s:I, s:I, s:s?, s:o}", "backend", "etcd", "endpoints", eps,
+                     "prefix", s->cfg.coordinator_prefix ? s->cfg.coordinator_prefix : "/ri", "state", state,
+                     "lease_id", (json_int_t)st.lease_id, "lease_ttl_seconds", (json_int_t)st.ttl_seconds,
+                     "sandboxes_owned", (json_int_t)st.n_held, "handoff_requests_pending", (json_int_t)pending,
+                     "last_error", last[0] ? last : NULL, "last_error_seconds_ago",
+                     age >= 0 ? json_real((double)(age / 100) / 10.0) : json_null());
 }
 
 void srv_etcd_close(srv *s) {
@@ -295,7 +380,7 @@ srv_own srv_etcd_acquire(srv *s, const char *id, int64_t *fence, char *holder, s
         srv_etcd_handoff_clear(s, id); /* a request for a previous ownership of ours is answered */
         return SRV_OWN_ACQUIRED;
     }
-    owner_why(&err, why, cap);
+    owner_why(s, &err, why, cap);
     if (err.code == RI_OWNER_E_TAKEN) {
         snprintf(holder, holder_cap, "%s", err.message);
         return SRV_OWN_TAKEN;
@@ -321,7 +406,7 @@ static srv_fence_result fence_result(const ri_owner_error *err) {
 srv_fence_result srv_etcd_commit(srv *s, const char *id, int64_t fence, const char *file, char *why, size_t cap) {
     ri_owner_error err;
     if (ri_owner_confirm_checkpoint(s->etcd->owner, id, fence, file, &err)) return SRV_FENCE_OK;
-    owner_why(&err, why, cap);
+    owner_why(s, &err, why, cap);
     return fence_result(&err);
 }
 
@@ -329,7 +414,7 @@ srv_fence_result srv_etcd_put_meta(srv *s, const char *id, int64_t fence, const 
                                    size_t cap) {
     ri_owner_error err;
     if (ri_owner_put_meta(s->etcd->owner, id, fence, text, strlen(text), &err)) return SRV_FENCE_OK;
-    owner_why(&err, why, cap);
+    owner_why(s, &err, why, cap);
     return fence_result(&err);
 }
 
@@ -339,6 +424,7 @@ int srv_etcd_read(srv *s, const char *id, json_t **meta, char *latest, size_t la
     if (meta) *meta = NULL;
     if (latest && latest_cap) latest[0] = 0;
     if (!ri_owner_route_get(s->etcd->owner, id, &r, &err)) {
+        note_error(s, &err);
         snprintf(why, cap, "Coordinator unavailable: %s", err.message);
         return SRV_READ_UNAVAILABLE;
     }
@@ -368,6 +454,7 @@ int srv_etcd_read(srv *s, const char *id, json_t **meta, char *latest, size_t la
 bool srv_etcd_request_handoff(srv *s, const char *id, char *why, size_t cap) {
     ri_owner_error err;
     if (ri_owner_request_handoff(s->etcd->owner, id, &err)) return true;
+    note_error(s, &err);
     snprintf(why, cap, "Coordinator unavailable: %s", err.message);
     return false;
 }
@@ -406,4 +493,7 @@ bool srv_etcd_request_handoff(srv *s, const char *id, char *why, size_t cap) {
     (void)s, (void)id;
     return snprintf(why, cap, "no etcd client"), false;
 }
+unsigned srv_etcd_take_kick(srv *s) { return (void)s, 0u; }
+void srv_etcd_stop_waking(srv *s) { (void)s; }
+json_t *srv_etcd_status(srv *s) { return (void)s, NULL; }
 #endif

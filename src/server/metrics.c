@@ -182,6 +182,8 @@ char *srv_status_text(srv *s) {
                           "hibernated", (json_int_t)n.hibernated, "executing", (json_int_t)n.executing, "max",
                           (json_int_t)s->cfg.max_sandboxes, "connections", (json_int_t)s->nconns);
     if (!o) return NULL;
+    json_t *coord = srv_coord_status(s);
+    if (coord) json_object_set_new(o, "coordinator", coord);
     char *text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
     json_decref(o);
     return text;

@@ -226,6 +226,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
     case LWS_CALLBACK_EVENT_WAIT_CANCELLED: {
         srv *s = srv_of(wsi);
         if (s) srv_drain(s);
+        if (s && !s->stopping) srv_coord_events(s);
         return 0;
     }
     default:
@@ -424,7 +425,8 @@ ri_server *ri_server_open(const ri_server_config *cfg, ri_server_errcode *code, 
     }
     s->port = lws_get_vhost_listen_port(s->vhost);
     if (s->cfg.coordinator && !srv_etcd_open(s, err, errcap)) {
-        /* etcd unreachable at startup, or a bad --coordinator: the caller can fix it */
+        /* a bad --coordinator, or etcd refusing us (auth, TLS): the caller can fix it (etcd
+         * merely unreachable is no error: the server starts and waits for it) */
         *code = RI_SERVER_BAD_CONFIG;
         ri_server_free(s);
         return NULL;
@@ -497,6 +499,7 @@ void ri_server_free(ri_server *s) {
         srv_workers_stop(s);
     }
     if (s->ctx) {
+        srv_etcd_stop_waking(s); /* its watch threads run until srv_etcd_close */
         lws_sul_cancel(&s->tick);
         lws_context_destroy(s->ctx);
         s->ctx = NULL;

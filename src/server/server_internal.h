@@ -206,6 +206,13 @@ void srv_coord_handoff_clear(srv *s, const char *id);
 void srv_coord_release(srv *s, const char *id, int64_t fence, bool forget);
 /* Whether temporary files of id may be another live server's (startup cleaning). */
 bool srv_coord_maybe_elsewhere(srv *s, const char *id);
+/* service thread, when woken: the etcd watches saw a handoff request or a release, so the
+ * handoff checks and waiting attaches run now instead of at the next tick. */
+void srv_coord_events(srv *s);
+/* /status's "coordinator" object (a new reference). */
+json_t *srv_coord_status(srv *s);
+/* How often a waiting attach asks etcd again when no release was seen (the watch wakes it). */
+#define SRV_ETCD_RETRY_MS 1000
 
 /* coord_etcd.c (see coord.c for what each does) */
 bool srv_etcd_open(srv *s, char *err, size_t cap);
@@ -222,6 +229,10 @@ bool srv_etcd_request_handoff(srv *s, const char *id, char *why, size_t cap);
 bool srv_etcd_handoff_asked(srv *s, const char *id);
 void srv_etcd_handoff_clear(srv *s, const char *id);
 void srv_etcd_release(srv *s, const char *id, int64_t fence, bool forget);
+enum { SRV_KICK_HANDOFF = 1u, SRV_KICK_RELEASE = 2u };
+unsigned srv_etcd_take_kick(srv *s); /* SRV_KICK_*: what the watches saw since the last call */
+void srv_etcd_stop_waking(srv *s);   /* before the lws context goes: the watches no longer wake it */
+json_t *srv_etcd_status(srv *s);
 
 /* ---- metrics (metrics.c) ---------------------------------------------------------------- */
 /* Histograms: counts per bucket (not cumulative; the last one is above every bound) and the
@@ -297,6 +308,8 @@ struct srv_conn {
     /* attach waiting for another server to release its lease */
     bool waiting_lease;
     int64_t wait_deadline;
+    int64_t wait_last_try;              /* mono ms of the last lookup (etcd: a slow fallback poll) */
+    bool wait_kicked;                   /* a release was seen while a lookup was under way */
     char attach_id[SRV_ID_LEN + 1];
     char attach_token[SRV_TOKEN_HEX + 1]; /* kept: lws frees the URL after the handshake */
     /* a large message is parsed on a worker; the socket is not read meanwhile, and what
@@ -666,6 +679,8 @@ void srv_attach_retry(srv_conn *c);
 /* The connection goes away: its attach lookup forgets it (an ownership taken is released). */
 void srv_conn_forget_attach(srv_conn *c);
 void srv_tick(srv *s);
+/* the handoff checks (handoffs) and the waiting attaches (releases) only */
+void srv_tick_coord(srv *s, bool handoffs, bool releases);
 /* Checkpoints what must be saved; false (s->error says which) when some were not. */
 bool srv_shutdown_sandboxes(srv *s);
 

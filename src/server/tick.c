@@ -107,11 +107,41 @@ void srv_ownership_lost(srv_sandbox *sb, const char *why) {
     srv_sandbox_remove(sb);
 }
 
+/* Another server asked for the sandbox: the checkpoint that hands it over is started. */
+static void handoff_check(srv *s, srv_sandbox *sb, int64_t now) {
+    if (sb->lease_held && sb->cfg.handoff && !sb->handoff_pending &&
+        now - sb->handoff_checked >= (s->etcd ? 0 : 200)) { /* etcd: a local flag the watch sets */
+        sb->handoff_checked = now;
+        if (srv_coord_handoff_requested(s, sb->id)) {
+            srv_log(s, "info", "handoff: releasing", "{s:s}", "sandbox_id", sb->id);
+            sb->handoff_pending = true;
+            /* the original's order: the request, the checkpoint, a running execution
+             * stopped (its DONE follows); the deletion and the lock's release come
+             * with the checkpoint's end (jobs.c) */
+            if (sb->conn) {
+                srv_conn_send_status(sb->conn, "SANDBOX_LOCK_RELEASE_REQUESTED");
+                srv_conn_send_status(sb->conn, "SANDBOX_CHECKPOINTING");
+            }
+            if (sb->job && sb->job->kind == SRV_JOB_EXECUTION && sb->job->wasi) {
+                srv_live_checkpoint_request(sb, SRV_CKPT_HANDOFF); /* the process moves too */
+            } else if (sb->job && sb->job->kind == SRV_JOB_EXECUTION) {
+                if (sb->conn) srv_conn_send_status(sb->conn, "SANDBOX_EXECUTION_FORCE_KILLED");
+                srv_kill_process(sb);
+            }
+        }
+    }
+    /* a process held hibernated comes back first (then it is saved as a parked one is) */
+    if (sb->hib_proc && sb->hibernated && !sb->job && !sb->removed && sb->handoff_pending) srv_start_wake(sb);
+    if (sb->handoff_pending && !sb->job && !sb->hib_proc && !sb->removed && (sb->sb || sb->hibernated))
+        srv_start_checkpoint(sb, SRV_CKPT_HANDOFF);
+}
+
 void srv_tick(srv *s) {
     int64_t now = ri_clock_mono_ms();
     for (srv_conn *c = s->conns, *next; c; c = next) {
         next = c->next;
-        if (c->waiting_lease && !c->closing) srv_attach_retry(c);
+        if (c->waiting_lease && !c->closing && (!s->etcd || now - c->wait_last_try >= SRV_ETCD_RETRY_MS))
+            srv_attach_retry(c);
         else if (c->kind == SRV_CONN_CREATE && !c->init_done && !c->closing &&
                  now - c->opened > SRV_INIT_TIMEOUT_MS) { /* a socket that never says what it wants */
             atomic_fetch_add(&s->m.bad_messages, 1);
@@ -130,33 +160,10 @@ void srv_tick(srv *s) {
             srv_sandbox_unref(sb);
             continue;
         }
-        if (sb->lease_held && sb->cfg.handoff && !sb->handoff_pending &&
-            now - sb->handoff_checked >= (s->etcd ? 0 : 200)) { /* etcd: a local flag the watch sets */
-            sb->handoff_checked = now;
-            if (srv_coord_handoff_requested(s, sb->id)) {
-                srv_log(s, "info", "handoff: releasing", "{s:s}", "sandbox_id", sb->id);
-                sb->handoff_pending = true;
-                /* the original's order: the request, the checkpoint, a running execution
-                 * stopped (its DONE follows); the deletion and the lock's release come
-                 * with the checkpoint's end (jobs.c) */
-                if (sb->conn) {
-                    srv_conn_send_status(sb->conn, "SANDBOX_LOCK_RELEASE_REQUESTED");
-                    srv_conn_send_status(sb->conn, "SANDBOX_CHECKPOINTING");
-                }
-                if (sb->job && sb->job->kind == SRV_JOB_EXECUTION && sb->job->wasi) {
-                    srv_live_checkpoint_request(sb, SRV_CKPT_HANDOFF); /* the process moves too */
-                } else if (sb->job && sb->job->kind == SRV_JOB_EXECUTION) {
-                    if (sb->conn) srv_conn_send_status(sb->conn, "SANDBOX_EXECUTION_FORCE_KILLED");
-                    srv_kill_process(sb);
-                }
-            }
-        }
-        /* a process held hibernated comes back when its sandbox moves or loses its client
-         * (then it is saved or ended as a parked one is) */
-        if (sb->hib_proc && sb->hibernated && !sb->job && !sb->removed && (sb->handoff_pending || !sb->conn))
-            srv_start_wake(sb);
-        if (sb->handoff_pending && !sb->job && !sb->hib_proc && !sb->removed && (sb->sb || sb->hibernated))
-            srv_start_checkpoint(sb, SRV_CKPT_HANDOFF);
+        handoff_check(s, sb, now);
+        /* a process held hibernated comes back when its sandbox loses its client (then it is
+         * ended or saved as a parked one is) */
+        if (sb->hib_proc && sb->hibernated && !sb->job && !sb->removed && !sb->conn) srv_start_wake(sb);
         if (!sb->removed && sb->cfg.idle_timeout_s > 0 && !sb->job && !sb->pend_head && sb->sb &&
             now - sb->last_activity > sb->cfg.idle_timeout_s * 1000)
             idle_expired(sb);
@@ -167,6 +174,22 @@ void srv_tick(srv *s) {
     }
     memory_budget(s, now);
     srv_sched_tick(s, now);
+}
+
+void srv_tick_coord(srv *s, bool handoffs, bool releases) {
+    int64_t now = ri_clock_mono_ms();
+    for (srv_conn *c = releases ? s->conns : NULL, *next; c; c = next) {
+        next = c->next;
+        if (c->closing) continue;
+        if (c->attach_job) c->wait_kicked = true; /* it may have read the owner before the release */
+        else if (c->waiting_lease) srv_attach_retry(c);
+    }
+    for (srv_sandbox *sb = handoffs ? s->sandboxes : NULL, *next; sb; sb = next) {
+        next = sb->next;
+        srv_sandbox_ref(sb);
+        if (!sb->removed) handoff_check(s, sb, now);
+        srv_sandbox_unref(sb);
+    }
 }
 
 /* Shutdown: every live sandbox that enabled checkpointing is checkpointed (synchronously:

@@ -302,6 +302,23 @@ static void test_watch(ri_etcd *c) {
           "after compaction: %d %s", late.n, late.keys[0]);
     CHECK(late.compacted == 1, "compaction reported (%d)", late.compacted);
     ri_etcd_watch_stop(w);
+
+    /* deletions only (NOPUT): etcd leaves the puts out of the stream */
+    watch_log dels = {.mu = PTHREAD_MUTEX_INITIALIZER};
+    w = ri_etcd_watch_start_filtered(c, "/t/f/", true, 0, RI_ETCD_WATCH_NO_PUT, on_watch, &dels, &e);
+    CHECK(w, "filtered watch: %s", e.message);
+    sleep_ms(300); /* "from now": the stream exists before the writes */
+    CHECK(ri_etcd_put(c, "/t/f/1", "g", 1, 0, NULL, &e), "%s", e.message);
+    CHECK(ri_etcd_put(c, "/t/f/2", "h", 1, 0, NULL, &e), "%s", e.message);
+    CHECK(ri_etcd_delete(c, "/t/f/1", false, NULL, NULL, &e), "%s", e.message);
+    CHECK(ri_etcd_put(c, "/t/f/3", "i", 1, 0, NULL, &e), "%s", e.message);
+    CHECK(ri_etcd_delete(c, "/t/f/3", false, NULL, NULL, &e), "%s", e.message);
+    CHECK(watch_count(&dels, 2, 10000) == 2, "2 deletions (got %d)", dels.n);
+    sleep_ms(200);
+    CHECK(dels.n == 2 && dels.kinds[0] == RI_ETCD_EV_DELETE && dels.kinds[1] == RI_ETCD_EV_DELETE &&
+              strcmp(dels.keys[0], "/t/f/1") == 0 && strcmp(dels.keys[1], "/t/f/3") == 0,
+          "only the deletions, in order (%d events, first %s)", dels.n, dels.keys[0]);
+    ri_etcd_watch_stop(w);
     ri_etcd_delete(c, "/t/", true, NULL, NULL, &e);
 }
 
@@ -493,8 +510,12 @@ static void test_frozen_owner(ri_etcd *c, const char *self, const char *endpoint
 /* ---- 4. a handoff request reaches the owner ---------------------------------------------------- */
 
 typedef struct handoff_user {
-    signal_box lost, handoff;
+    signal_box lost, handoff, released;
 } handoff_user;
+
+static void ho_released(void *user, const char *id) {
+    if (id) box_post(&((handoff_user *)user)->released, id); /* NULL: a (re)connection, not a release */
+}
 
 static void ho_lost(void *user, const char *const *ids, size_t n, const char *reason) {
     on_lost(&((handoff_user *)user)->lost, ids, n, reason);
@@ -504,10 +525,11 @@ static void ho_handoff(void *user, const char *id, const char *requester) {
 }
 
 static void test_handoff(ri_etcd *c) {
-    handoff_user ua = {SIGNAL_BOX_INIT, SIGNAL_BOX_INIT}, ub = {SIGNAL_BOX_INIT, SIGNAL_BOX_INIT};
+    handoff_user ua = {SIGNAL_BOX_INIT, SIGNAL_BOX_INIT, SIGNAL_BOX_INIT},
+                 ub = {SIGNAL_BOX_INIT, SIGNAL_BOX_INIT, SIGNAL_BOX_INIT};
     ri_owner_error err;
     ri_owner_config ca = {.etcd = c, .server_id = "srv-a", .ttl_seconds = 10, .on_lost = ho_lost,
-                          .on_handoff = ho_handoff, .user = &ua};
+                          .on_handoff = ho_handoff, .on_released = ho_released, .user = &ua};
     ri_owner_config cb = ca;
     cb.server_id = "srv-b";
     cb.user = &ub;
@@ -529,6 +551,10 @@ static void test_handoff(ri_etcd *c) {
     ri_owner_route_free(&route);
     double t1 = now_ms();
     CHECK(ri_owner_release(a, "ho-1", ta, &err), "%s", err.message);
+    /* the asker hears of the release from its watch (no polling) */
+    CHECK(box_wait(&ub.released, 1, 10000) >= 1 && strcmp(ub.released.text, "ho-1") == 0,
+          "the release reaches the asker's callback (%d: %s)", ub.released.count, ub.released.text);
+    printf("handoff: release to the asker's callback %.2f ms\n", ub.released.at_ms - t1);
     CHECK(ri_owner_acquire(b, "ho-1", &tb, &err) && tb > ta, "b acquires: %s", err.message);
     printf("handoff: release + acquire %.2f ms\n", now_ms() - t1);
     CHECK(ri_owner_route_get(b, "ho-1", &route, &err) && !route.handoff_requester && route.token == tb,
@@ -654,6 +680,22 @@ static void test_all_down(ri_etcd *c) {
     CHECK(ri_owner_get_state(o) == RI_OWNER_LOST, "state lost");
     CHECK(!ri_owner_acquire(o, "down-2", &token, &err) && err.code == RI_OWNER_E_LOST, "acquire while lost: %s",
           err.message);
+    /* opened while no member answers: an error, unless asked to start unavailable (LOST,
+     * nothing owned, a lease once etcd answers) */
+    ri_owner_config oc = {.etcd = c, .server_id = "srv-late", .ttl_seconds = 2};
+    ri_owner *none = ri_owner_open(&oc, &err);
+    CHECK(!none && err.code == RI_OWNER_E_ETCD && err.etcd_code == RI_ETCD_E_UNAVAILABLE, "open refused: %s",
+          err.message);
+    oc.start_unavailable = true;
+    ri_owner *late = ri_owner_open(&oc, &err);
+    CHECK(late && ri_owner_get_state(late) == RI_OWNER_LOST, "opened unavailable: %s", late ? "" : err.message);
+    ri_owner_status st = {0};
+    if (late) ri_owner_get_status(late, &st);
+    CHECK(st.lease_id == 0 && st.n_held == 0 && st.ttl_seconds == 2 && strstr(st.last_error, "127.0.0.1:") &&
+              st.last_error_age_ms >= 0,
+          "its status: lease %" PRId64 ", error '%s'", st.lease_id, st.last_error);
+    CHECK(late && !ri_owner_acquire(late, "down-3", &token, &err) && err.code == RI_OWNER_E_LOST,
+          "acquire before etcd answers: %s", err.message);
     for (int m = 1; m <= 3; m++) {
         char args[64];
         snprintf(args, sizeof args, "restart DIR %d", m);
@@ -668,6 +710,13 @@ static void test_all_down(ri_etcd *c) {
     CHECK(ri_etcd_get(c, "/t/x", false, &r, &e), "get after recovery: %s", e.message);
     ri_etcd_range_free(&r);
     ri_owner_close(o);
+    if (!late) return;
+    while (ri_owner_get_state(late) != RI_OWNER_ACTIVE && now_ms() - t1 < 20000) sleep_ms(50);
+    CHECK(ri_owner_get_state(late) == RI_OWNER_ACTIVE && ri_owner_lease_id(late) != 0,
+          "the module opened unavailable takes a lease once etcd answers");
+    CHECK(ri_owner_acquire(late, "down-3", &token, &err), "and owns: %s", err.message);
+    CHECK(ri_owner_release(late, "down-3", token, &err), "%s", err.message);
+    ri_owner_close(late);
 }
 
 /* ---- 7. user and password ------------------------------------------------------------------- */

@@ -19,8 +19,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "server"))
 
-from harness import (Server, TestFailure, attach, check, check_eq, checkpoint, create, main,  # noqa: E402
-                     statuses, tempdir, test, value_of)
+from harness import (Client, Server, TestFailure, attach, check, check_eq, checkpoint, create,  # noqa: E402
+                     init_message, main, settled, statuses, tempdir, test, value_of)
 
 CLUSTER = os.path.join(HERE, "etcd_cluster.sh")
 LEASE_S = 4  # the servers' etcd lease: a dead owner's sandboxes are free after this
@@ -52,6 +52,36 @@ def etcd_get(key):
 
 def owner_of(sid):
     return etcd_get(f"/ri/sandboxes/{sid}/owner")
+
+
+def owner_token(sid):
+    """The fencing token of the sandbox's owner (its owner key's create revision), or None."""
+    for ep in endpoints().split(","):
+        r = subprocess.run(["etcdctl", f"--endpoints={ep}", "--command-timeout=2s", "get",
+                            f"/ri/sandboxes/{sid}/owner", "-w", "json"], capture_output=True, text=True, timeout=10)
+        if r.returncode == 0:
+            kvs = json.loads(r.stdout).get("kvs") or []
+            return int(kvs[0]["create_revision"]) if kvs else None
+    raise TestFailure("no etcd member answered etcdctl get")
+
+
+def coordinator(server):
+    """/status's coordinator object."""
+    code, body = server.http_get("/status")
+    check_eq(code, 200, "GET /status")
+    return json.loads(body)["coordinator"]
+
+
+async def until_coordinator(server, state, timeout=30):
+    """Waits (bounded) until /status says the coordinator is in state."""
+    deadline = time.monotonic() + timeout
+    while True:
+        co = coordinator(server)
+        if co["state"] == state:
+            return co
+        if time.monotonic() > deadline:
+            raise TestFailure(f"the coordinator never became {state}: {co}")
+        await asyncio.sleep(0.2)
 
 
 def latest_of(sid):
@@ -238,20 +268,136 @@ async def etcd_members_fail(ri):
     leader = int(cluster("leader"))
     follower = 1 if leader != 1 else 2
     t0 = time.monotonic()
-    cluster("signal", follower, "STOP")
-    await work("a follower stopped")
-    cluster("signal", follower, "CONT")
-    cluster("signal", follower, "KILL")
-    await work("a follower killed")
-    cluster("restart", follower)
-    cluster("wait-healthy")
-    cluster("signal", leader, "KILL")
-    await work("the leader killed")
-    cluster("restart", leader)
-    cluster("wait-healthy")
+    down = set()  # members to bring back, whatever fails (the next tests need the cluster)
+    try:
+        cluster("signal", follower, "STOP")
+        await work("a follower stopped")
+        cluster("signal", follower, "CONT")
+        cluster("signal", follower, "KILL")
+        down.add(follower)
+        await work("a follower killed")
+        cluster("restart", follower)
+        down.discard(follower)
+        cluster("wait-healthy")
+        cluster("signal", leader, "STOP")
+        try:
+            await work("the leader stopped")
+        finally:
+            cluster("signal", leader, "CONT")
+        cluster("wait-healthy")
+        leader = int(cluster("leader"))
+        cluster("signal", leader, "KILL")
+        down.add(leader)
+        await work("the leader killed")
+    finally:
+        for m in down:
+            cluster("restart", m)
+        cluster("wait-healthy")
     print(f"  etcd faults: every step served ({time.monotonic() - t0:.1f} s; {len(eps)} members)")
     check_eq(owner_of(sess.id), "srv1", "srv1 kept its sandbox through the faults")
     await checkpoint(sess.client)
+
+
+@test(60)
+async def status_shows_the_coordinator(ri):
+    """/status: backend, endpoints, state, lease, the sandboxes owned (etcd); the volume's
+    leases otherwise."""
+    srvs, vol = servers(ri, 1)
+    co = coordinator(srvs[0])
+    check_eq((co["backend"], co["endpoints"], co["prefix"], co["state"], co["lease_ttl_seconds"]),
+             ("etcd", endpoints().split(","), "/ri", "connected", LEASE_S), f"the coordinator: {co}")
+    check(isinstance(co["lease_id"], int) and co["lease_id"] > 0, f"a lease: {co}")
+    check_eq(co["sandboxes_owned"], 0, "nothing owned yet")
+    sess = await create(srvs[0], module="counter", enable_checkpoint=True)
+    check_eq(coordinator(srvs[0])["sandboxes_owned"], 1, "the created sandbox is owned")
+    await checkpoint(sess.client)
+    # the release goes to etcd from the coordination thread, after the client's answer
+    owned = await settled(lambda: coordinator(srvs[0])["sandboxes_owned"], 0, 10)
+    check_eq(owned, 0, "released by the checkpoint")
+    check("last_error" in co and "last_error_seconds_ago" in co, f"the last error's fields: {co}")
+    plain = Server(ri, ckpt=vol)
+    code, body = plain.http_get("/status")
+    check_eq(json.loads(body)["coordinator"], {"backend": "volume leases", "path": vol}, "a server without etcd")
+
+
+@test(120)
+async def starts_without_etcd(ri):
+    """Every member down when `ri serve` starts: it starts, /status says the coordinator is
+    unavailable (with the error), sandboxes without checkpointing are served, a create with
+    checkpointing is refused clearly; once etcd answers it takes a lease and serves."""
+    for m in (1, 2, 3):
+        cluster("signal", m, "KILL")
+    try:
+        srvs, vol = servers(ri, 1)
+        co = coordinator(srvs[0])
+        check(co["state"] == "unavailable" and co["lease_id"] == 0 and "127.0.0.1:" in (co["last_error"] or ""),
+              f"/status says etcd is unavailable: {co}")
+        plain = await create(srvs[0], module="counter")
+        check_eq(await value_of(plain.client, "add", [4]), 4, "a sandbox without checkpointing runs")
+        c = await Client.connect(srvs[0].url + "/create")
+        await c.send(init_message(module="counter", enable_checkpoint=True))
+        got = await c.until_closed(15)
+        msg = got[-1].get("message", "")
+        check(statuses(got) == ["SANDBOX_CREATING", "SANDBOX_CREATION_ERROR"] and msg.startswith("Coordinator unavailable"),
+              f"a create with checkpointing is refused clearly: {statuses(got)} {msg!r}")
+    finally:
+        for m in (1, 2, 3):
+            cluster("restart", m)
+        cluster("wait-healthy")
+    co = await until_coordinator(srvs[0], "connected")
+    check(co["lease_id"] > 0, f"a lease once etcd answers: {co}")
+    sess = await create(srvs[0], module="counter", enable_checkpoint=True)
+    await value_of(sess.client, "add", [6])
+    await checkpoint(sess.client)
+    c2, _ = await attach_until_running(srvs[0], sess.id, sess.token)
+    check_eq(await value_of(c2, "get"), 6, "checkpoint and restore work once etcd is back")
+    await checkpoint(c2)
+    check_eq(await value_of(plain.client, "get"), 4, "the sandbox without checkpointing ran on throughout")
+
+
+@test(90)
+async def owner_killed_mid_checkpoint(ri):
+    """The owner SIGKILLed while it writes a checkpoint (a 16 MiB sandbox), and what a crash
+    part-way leaves planted beside it (a temporary file, an image of its token cut short): the
+    sandbox comes back on another server from what etcd's latest names (the last confirmed
+    checkpoint, or the new one if its txn got through before the kill), never from the rest."""
+    srvs, vol = servers(ri, 2)
+    sess = await create(srvs[0], module="big", enable_checkpoint=True)
+    await value_of(sess.client, "setup", [256, 1])
+    sum1 = await value_of(sess.client, "sum")
+    await checkpoint(sess.client)
+    before = latest_of(sess.id)
+    c, _ = await attach_until_running(srvs[0], sess.id, sess.token)
+    await value_of(c, "touch", [8 << 20, 2])
+    sum2 = await value_of(c, "sum")
+    check(sum2 != sum1, "the state changed")
+    token = owner_token(sess.id)
+    await c.send({"action": "checkpoint"})
+    await c.until(lambda f: f.get("status") == "SANDBOX_CHECKPOINTING", 10, "the checkpoint starts")
+    srvs[0].signal(signal.SIGKILL)
+    srvs[0].wait()
+    ckdir = os.path.join(vol, sess.id, "checkpoints")
+    with open(os.path.join(ckdir, before["checkpoint"]), "rb") as f:
+        half = f.read()[: 1 << 20]
+    future_ms = int(time.time() * 1000) + 60000
+    for name in (f"checkpoint_{token}_{future_ms}.img", f".tmp-checkpoint_{token}_{future_ms}.img-Xq3zT1"):
+        with open(os.path.join(ckdir, name), "wb") as f:
+            f.write(half)
+    c2, _ = await attach_until_running(srvs[1], sess.id, sess.token)
+    after = latest_of(sess.id)
+    got = await value_of(c2, "sum")
+    if after == before:
+        check_eq(got, sum1, "killed before its txn: the last confirmed checkpoint")
+    else:
+        check(after["token"] == token and after["server"] == "srv1", f"latest is srv1's new checkpoint: {after}")
+        check_eq(got, sum2, "killed after its txn: the checkpoint it confirmed")
+    print(f"  killed mid-checkpoint: restored {'the previous' if after == before else 'the new'} checkpoint")
+    await value_of(c2, "touch", [4096, 3])
+    sum3 = await value_of(c2, "sum")
+    await checkpoint(c2)
+    c3, _ = await attach_until_running(srvs[1], sess.id, sess.token)
+    check_eq(await value_of(c3, "sum"), sum3, "the next owner's checkpoint restores (no cut image used)")
+    await checkpoint(c3)
 
 
 @test(120)
@@ -304,8 +450,9 @@ async def etcd_unreachable(ri):
 @test(150)
 async def randomized_with_checker(ri):
     """Random operations on a few sandboxes across three servers, with servers SIGKILLed and
-    SIGSTOPped and etcd members killed. Checker: every checkpoint confirmed to a client is the
-    state restored next (or superseded by a later confirmed one); never two owners."""
+    SIGSTOPped and etcd members (the leader half the time) SIGKILLed or SIGSTOPped. Checker:
+    every checkpoint confirmed to a client is the state restored next (or superseded by a later
+    confirmed one); never two owners."""
     rng = random.Random(int(os.environ.get("RI_JEPSEN_SEED", "7")))
     srvs, vol = servers(ri)
     sandboxes = []
@@ -315,6 +462,7 @@ async def randomized_with_checker(ri):
         await checkpoint(s.client)
         sandboxes.append({"id": s.id, "token": s.token, "confirmed": 1})
     ops = faults = lost = 0
+    kinds = {}  # faults injected, by kind
     owners_seen = {}
     log = []
     deadline = time.monotonic() + 60
@@ -340,6 +488,7 @@ async def randomized_with_checker(ri):
         fault = rng.random()
         if fault < 0.2 and len(live) > 2:
             faults += 1
+            kinds["server SIGKILL"] = kinds.get("server SIGKILL", 0) + 1
             srv.signal(signal.SIGKILL)
             srv.wait()
             log.append(f"op {ops}: {srv.name} SIGKILLed holding {sb['id'][-6:]} (+{inc} unconfirmed)")
@@ -349,6 +498,7 @@ async def randomized_with_checker(ri):
             # frozen past its lease: another server takes over from the last confirmed state;
             # the frozen one, woken, must not confirm anything and must drop its client
             faults += 1
+            kinds["server SIGSTOP"] = kinds.get("server SIGSTOP", 0) + 1
             srv.signal(signal.SIGSTOP)
             other = rng.choice([s for s in live if s is not srv])
             try:
@@ -373,14 +523,24 @@ async def randomized_with_checker(ri):
                        f"confirmed {sb['confirmed']}; woken, its client got {late[-1:]}")
             continue
         if fault < 0.4:
+            # one etcd member killed or frozen, the leader half the time, during a checkpoint
             faults += 1
-            m = rng.randint(1, 3)
-            cluster("signal", m, "KILL")
-            log.append(f"op {ops}: etcd member {m} killed")
-            await checkpoint(c)
-            sb["confirmed"] = got + inc
-            cluster("restart", m)
-            cluster("wait-healthy")
+            leader = int(cluster("leader"))
+            m = leader if rng.random() < 0.5 else rng.randint(1, 3)
+            sig = rng.choice(["KILL", "STOP"])
+            what = f"etcd {'leader' if m == leader else 'follower'} {sig}"
+            kinds[what] = kinds.get(what, 0) + 1
+            cluster("signal", m, sig)
+            log.append(f"op {ops}: {what} (member {m})")
+            try:
+                await checkpoint(c)
+                sb["confirmed"] = got + inc
+            finally:
+                if sig == "STOP":
+                    cluster("signal", m, "CONT")
+                else:
+                    cluster("restart", m)
+                cluster("wait-healthy")
             log.append(f"op {ops}: {sb['id'][-6:]} = {got + inc} confirmed on {srv.name}; member {m} back")
             continue
         await checkpoint(c)
@@ -396,7 +556,7 @@ async def randomized_with_checker(ri):
             log.append(f"final: {sb['id'][-6:]} has {got}, last confirmed {sb['confirmed']}: LOST")
         await checkpoint(c)
     seen = {k[-6:]: sorted(v) for k, v in owners_seen.items()}
-    print(f"  randomized: {ops} operations, {faults} faults, owners seen per sandbox {seen}, "
+    print(f"  randomized: {ops} operations, {faults} faults {kinds}, owners seen per sandbox {seen}, "
           f"checkpoints lost {lost}")
     for line in log:
         print("   ", line)

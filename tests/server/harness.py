@@ -131,8 +131,10 @@ class Server:
         if self.tls:
             cmd += ["--tls-cert", self.tls[0], "--tls-key", self.tls[1]]
         cmd += self.args
-        # e.g. "--coordinator etcd://..." to run a file's servers with ownership on etcd
-        cmd += os.environ.get("RI_SERVE_EXTRA_ARGS", "").split()
+        # e.g. "--coordinator etcd://..." to run a file's servers with ownership on etcd (only
+        # those with a checkpoint volume: ownership is of checkpointed sandboxes)
+        if self.ckpt is not None:
+            cmd += os.environ.get("RI_SERVE_EXTRA_ARGS", "").split()
         n = len([f for f in os.listdir(self.dir) if f.startswith("out")])
         self.out_path = os.path.join(self.dir, f"out{n}.txt")
         self.err_path = os.path.join(self.dir, f"err{n}.txt")
