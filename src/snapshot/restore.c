@@ -79,6 +79,19 @@ bool ri_snap_check(const ri_instance *inst, const ri_snap_image *img, ri_snap_er
                             "minimum of %u page%s",
                             i, img->memories[i].pages, declared.limits.min, declared.limits.min == 1 ? "" : "s");
     }
+    /* The store's limit for all memories together (multiple memories): each memory counted
+     * once, though an instance may import one twice. */
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < img->nmemories; i++) {
+        bool seen = false;
+        for (uint32_t k = 0; k < i && !seen; k++) seen = ri_instance_memory(inst, k) == ri_instance_memory(inst, i);
+        if (!seen) total += img->memories[i].pages;
+    }
+    uint32_t total_limit = img->nmemories ? ri_memory_total_limit(ri_instance_memory(inst, 0)) : 0;
+    if (total_limit && total > total_limit)
+        return MISMATCH("Snapshot does not fit the instance — its memories hold %llu pages together, above this "
+                        "instance's limit of %u pages for all memories",
+                        (unsigned long long)total, total_limit);
     for (uint32_t i = 0; i < img->ntables; i++) {
         const ri_table *table = ri_instance_table(inst, i);
         const ri_snap_table *t = &img->tables[i];
