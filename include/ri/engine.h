@@ -360,8 +360,10 @@ RI_API bool ri_memory_resize(ri_memory *mem, uint32_t pages);
 /* The effective maximum in pages: the type's maximum capped by the store's
  * max_memory_pages; grow and resize never go past it. */
 RI_API uint32_t ri_memory_max_pages(const ri_memory *mem);
-/* The store's max_total_memory_pages (all its memories together), 0 if none. */
+/* The store's max_total_memory_pages (all its memories together), 0 if none, and the
+ * pages all the memories of mem's store hold now. */
 RI_API uint32_t ri_memory_total_limit(const ri_memory *mem);
+RI_API uint64_t ri_memory_total_pages(const ri_memory *mem);
 /* Bounds-checked copies; false if [offset, offset+len) is outside the memory. */
 RI_API bool ri_memory_read(const ri_memory *mem, uint64_t offset, void *dst, size_t len);
 RI_API bool ri_memory_write(ri_memory *mem, uint64_t offset, const void *src, size_t len);

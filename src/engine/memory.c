@@ -267,6 +267,8 @@ int64_t ri_memory_grow_internal(ri_memory *mem, uint32_t delta_pages) { return g
 
 uint32_t ri_memory_total_limit(const ri_memory *mem) { return mem ? mem->store->config.max_total_memory_pages : 0; }
 
+uint64_t ri_memory_total_pages(const ri_memory *mem) { return mem ? mem->store->memory_pages : 0; }
+
 int64_t ri_memory_grow(ri_memory *mem, uint32_t delta_pages) {
     if (!mem) return -1;
     return ri_memory_grow_internal(mem, delta_pages);
