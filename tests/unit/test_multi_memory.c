@@ -133,6 +133,16 @@ static void diff_and_delta_of_memory_1(void **state) {
     assert_int_equal(d.ranges[0].length, 4);
     ri_snap_diff_free(&d);
 
+    /* memory.fill and memory.init of memory 1, memory 0 untouched */
+    expect(e.sb, "fill1", "[200, 255, 2]", NULL);
+    expect(e.sb, "peek1", "[199]", "16776960"); /* 0x00ffff00 */
+    expect(e.sb, "init1", "[300, 1, 4]", NULL);
+    expect(e.sb, "peek1", "[300]", "1769173857"); /* "assi" */
+    expect_trap(e.sb, "init1", "[65534, 0, 4]", "out of bounds");
+    expect_trap(e.sb, "fill1", "[65535, 0, 2]", "out of bounds");
+    free(child.data);
+    child = snapshot_v2(e.sb, true, false);
+
     /* A delta on the parent holds memory 1's page; restored on the parent elsewhere, it
      * gives the child's state, and snapshots to the child's bytes. */
     uint8_t *delta;
@@ -145,6 +155,7 @@ static void diff_and_delta_of_memory_1(void **state) {
         fail();
     }
     expect(f.sb, "peek1", "[100]", "16909060");
+    expect(f.sb, "peek1", "[300]", "1769173857");
     expect(f.sb, "peek1", "[16]", "1869440365"); /* "memo" of the data segment, untouched */
     test_blob again = snapshot_v2(f.sb, true, false);
     assert_true(ri_snapshot_diff(child.data, child.len, again.data, again.len, NULL, &d, &err));

@@ -5,6 +5,7 @@
   (memory $a 1 8)
   (memory $b 1 8)
   (data (memory $b) (i32.const 16) "memory one")
+  (data $passive "passive")
 
   ;; For i in [0, n): a[4i] = i * 3; b[8i] = a[4i] + i * 7 (an i64); grows b by a page
   ;; at i = n / 2; copies a's first 64 bytes into b at 65536 (the new page); returns a
@@ -32,6 +33,7 @@
   (func (export "poke1") (param i32 i32) (i32.store $b (local.get 0) (local.get 1)))
   (func (export "peek1") (param i32) (result i32) (i32.load $b (local.get 0)))
   (func (export "fill1") (param i32 i32 i32) (memory.fill $b (local.get 0) (local.get 1) (local.get 2)))
+  (func (export "init1") (param i32 i32 i32) (memory.init $b $passive (local.get 0) (local.get 1) (local.get 2)))
   (func (export "grow0") (param i32) (result i32) (memory.grow $a (local.get 0)))
   (func (export "grow1") (param i32) (result i32) (memory.grow $b (local.get 0)))
   (func (export "size0") (result i32) (memory.size $a))
