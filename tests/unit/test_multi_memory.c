@@ -234,6 +234,24 @@ static void memory64_bounds_are_exact(void **state) {
     expect(e.sb, "grow", "[3]", "1");
     expect(e.sb, "grow", "[1]", "-1"); /* the sandbox's limit: 4 pages */
     expect(e.sb, "size", "[]", "4");
+    /* through a snapshot (MEMS marks the memory 64-bit) into a fresh sandbox */
+    test_blob s = snapshot_v2(e.sb, true, false);
+    ri_snap_image img;
+    ri_sandbox_error err;
+    assert_true(ri_snapshot_open(s.data, s.len, &img, &err));
+    assert_int_equal(img.nmemories, 1);
+    assert_true(img.memories[0].is64);
+    assert_int_equal(img.memories[0].pages, 4);
+    ri_snap_image_free(&img);
+    env f;
+    f.factory = ri_sandboxes_new();
+    f.sb = ri_sandbox_create(f.factory, &c, &err);
+    assert_non_null(f.sb);
+    assert_true(ri_sandbox_restore(f.sb, s.data, s.len, &err));
+    expect(f.sb, "load", "[65535]", "7");
+    expect(f.sb, "size", "[]", "4");
+    free(s.data);
+    close_env(&f);
     close_env(&e);
 }
 
