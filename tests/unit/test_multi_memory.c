@@ -173,6 +173,19 @@ static void diff_and_delta_of_memory_1(void **state) {
     close_env(&e);
 }
 
+/* WSNP v1 holds one memory: a sandbox of two is refused, not snapshotted without memory 1. */
+static void v1_refuses_two_memories(void **state) {
+    (void)state;
+    env e = open_multimem(1000000, 0, 0, true);
+    uint8_t *out = NULL;
+    size_t len = 0;
+    ri_sandbox_error err;
+    assert_false(ri_sandbox_snapshot(e.sb, &out, &len, &err));
+    assert_null(out);
+    assert_non_null(strstr(err.message, "use v2"));
+    close_env(&e);
+}
+
 /* ---- the memory limit covers both memories --------------------------------------------------- */
 
 static void memory_limit_covers_both_memories(void **state) {
@@ -259,6 +272,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(two_memories_paused_and_restored_give_the_same_run),
         cmocka_unit_test(diff_and_delta_of_memory_1),
+        cmocka_unit_test(v1_refuses_two_memories),
         cmocka_unit_test(memory_limit_covers_both_memories),
         cmocka_unit_test(memory64_bounds_are_exact),
     };
