@@ -106,8 +106,15 @@ typedef struct sb_table_state {
     void **elems;
 } sb_table_state;
 
+/* A copy of one memory's contents (sb_state: the instance's memories after memory 0). */
+typedef struct sb_memory_copy {
+    uint32_t index;
+    uint32_t pages;
+    uint8_t *bytes;
+} sb_memory_copy;
+
 /* What an instance holds besides its code: globals, tables, segment flags and
- * (optionally) memory 0. */
+ * (optionally) memory 0 and the instance's other memories (multiple memories). */
 typedef struct sb_state {
     uint32_t nglobals;
     ri_val *globals;
@@ -118,6 +125,8 @@ typedef struct sb_state {
     bool has_memory;
     uint32_t memory_pages;
     uint8_t *memory;
+    uint32_t nmore;          /* with has_memory: memories 1.. (each one not `memory` itself) */
+    sb_memory_copy *more;
 } sb_state;
 
 /* false on OOM (out is then empty). memory may be NULL (not captured). */

@@ -186,6 +186,21 @@ static void v1_refuses_two_memories(void **state) {
     close_env(&e);
 }
 
+/* The determinism check runs an action twice from one state and puts that state back:
+ * memory 1's too (it put back memory 0 only: the second run saw the first one's memory 1). */
+static void determinism_check_puts_memory_1_back(void **state) {
+    (void)state;
+    env e = open_multimem(1000000, 0, 0, true);
+    bool deterministic = false;
+    ri_sandbox_error err;
+    if (!ri_sandbox_check_determinism(e.sb, "bump1", "[]", &deterministic, &err))
+        print_error("check: %s\n", err.message);
+    assert_true(deterministic);
+    expect(e.sb, "peek1", "[0]", "0");
+    expect(e.sb, "size1", "[]", "1");
+    close_env(&e);
+}
+
 /* ---- the memory limit covers both memories --------------------------------------------------- */
 
 static void memory_limit_covers_both_memories(void **state) {
@@ -273,6 +288,7 @@ int main(void) {
         cmocka_unit_test(two_memories_paused_and_restored_give_the_same_run),
         cmocka_unit_test(diff_and_delta_of_memory_1),
         cmocka_unit_test(v1_refuses_two_memories),
+        cmocka_unit_test(determinism_check_puts_memory_1_back),
         cmocka_unit_test(memory_limit_covers_both_memories),
         cmocka_unit_test(memory64_bounds_are_exact),
     };

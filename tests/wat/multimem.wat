@@ -32,6 +32,11 @@
 
   (func (export "poke1") (param i32 i32) (i32.store $b (local.get 0) (local.get 1)))
   (func (export "peek1") (param i32) (result i32) (i32.load $b (local.get 0)))
+  ;; b[0] += 1, and memory 1 grows by a page: the new value
+  (func (export "bump1") (result i32)
+    (drop (memory.grow $b (i32.const 1)))
+    (i32.store $b (i32.const 0) (i32.add (i32.load $b (i32.const 0)) (i32.const 1)))
+    (i32.load $b (i32.const 0)))
   (func (export "fill1") (param i32 i32 i32) (memory.fill $b (local.get 0) (local.get 1) (local.get 2)))
   (func (export "init1") (param i32 i32 i32) (memory.init $b $passive (local.get 0) (local.get 1) (local.get 2)))
   (func (export "grow0") (param i32) (result i32) (memory.grow $a (local.get 0)))
