@@ -213,11 +213,11 @@ typedef struct ri_store_config {
     uint32_t max_call_depth;      /* frames; default 10,000; exceeding traps "call stack exhausted" */
     uint32_t max_stack_slots;     /* 8-byte value-stack slots; default 1,048,576 (8 MiB) */
     uint32_t max_memory_pages;    /* memory.grow never grows past this; default 65,536 */
+    uint32_t max_table_elems;     /* table.grow never grows past this; default 10,000,000 */
+    bool canonicalize_nans;       /* every NaN an arithmetic instruction produces is canonical */
     uint32_t max_total_memory_pages; /* all the store's memories together (multiple memories):
                                      creating or growing one past it fails like a memory's
                                      own maximum; 0 (default): no limit beyond each one's */
-    uint32_t max_table_elems;     /* table.grow never grows past this; default 10,000,000 */
-    bool canonicalize_nans;       /* every NaN an arithmetic instruction produces is canonical */
 } ri_store_config;
 
 RI_API ri_store_config ri_store_config_default(void);
