@@ -120,7 +120,10 @@ typedef struct ri_limits {
 } ri_limits;
 
 typedef struct ri_tabletype { ri_valtype elem; ri_limits limits; } ri_tabletype;
-typedef struct ri_memtype { ri_limits limits; } ri_memtype; /* in 64 KiB pages */
+/* In 64 KiB pages. is64: a 64-bit memory (memory64: i64 addresses, sizes and deltas);
+ * its declared limits may exceed 2^32 pages, and are then held as UINT32_MAX (more than
+ * any store allows, see ri_store_config.max_memory_pages). */
+typedef struct ri_memtype { ri_limits limits; bool is64; } ri_memtype;
 typedef struct ri_globaltype { ri_valtype type; bool mutable_; } ri_globaltype;
 
 typedef enum ri_externkind {
@@ -175,6 +178,10 @@ typedef struct ri_module_config {
                                      cannot run out of gas); interruption still works. For
                                      trusted code and for measuring what metering costs.
                                      Default (false): metered, see ri_store_set_gas. */
+    bool single_memory;           /* WebAssembly 2.0's rule: at most one memory, and the
+                                     memory instructions' memory index bytes must be single
+                                     zero bytes (what 2.0's spec suite expects). Default
+                                     (false): multiple memories (3.0). */
 } ri_module_config;
 
 /* Decode, validate and compile. cfg may be NULL. Returns NULL and fills err on failure. */
@@ -208,6 +215,9 @@ typedef struct ri_store_config {
     uint32_t max_memory_pages;    /* memory.grow never grows past this; default 65,536 */
     uint32_t max_table_elems;     /* table.grow never grows past this; default 10,000,000 */
     bool canonicalize_nans;       /* every NaN an arithmetic instruction produces is canonical */
+    uint32_t max_total_memory_pages; /* all the store's memories together (multiple memories):
+                                     creating or growing one past it fails like a memory's
+                                     own maximum; 0 (default): no limit beyond each one's */
 } ri_store_config;
 
 RI_API ri_store_config ri_store_config_default(void);
@@ -343,11 +353,17 @@ RI_API uint32_t ri_memory_pages(const ri_memory *mem);
 RI_API int64_t ri_memory_grow(ri_memory *mem, uint32_t delta_pages);
 /* Sets the size to exactly `pages`, smaller or larger (within the effective maximum);
  * new bytes are zero. WebAssembly only grows memory; restoring a snapshot taken
- * before a grow needs to go back. false (nothing changed) if not possible. */
+ * before a grow needs to go back. false (nothing changed) if not possible. It does not
+ * apply the store's max_total_memory_pages (a restore grows one memory before it shrinks
+ * another): its caller checks the total it restores (ri_memory_total_limit). */
 RI_API bool ri_memory_resize(ri_memory *mem, uint32_t pages);
 /* The effective maximum in pages: the type's maximum capped by the store's
  * max_memory_pages; grow and resize never go past it. */
 RI_API uint32_t ri_memory_max_pages(const ri_memory *mem);
+/* The store's max_total_memory_pages (all its memories together), 0 if none, and the
+ * pages all the memories of mem's store hold now. */
+RI_API uint32_t ri_memory_total_limit(const ri_memory *mem);
+RI_API uint64_t ri_memory_total_pages(const ri_memory *mem);
 /* Bounds-checked copies; false if [offset, offset+len) is outside the memory. */
 RI_API bool ri_memory_read(const ri_memory *mem, uint64_t offset, void *dst, size_t len);
 RI_API bool ri_memory_write(ri_memory *mem, uint64_t offset, const void *src, size_t len);

@@ -147,7 +147,7 @@ typedef struct ri_sandbox_error {
 /* ---- metrics and results ----------------------------------------------------- */
 
 typedef struct ri_sandbox_metrics {
-    uint64_t memory_used_bytes;
+    uint64_t memory_used_bytes;     /* all the module's memories together */
     uint64_t memory_limit_bytes;
     uint64_t gas_used;              /* of the last (or current) execution */
     uint64_t gas_limit;

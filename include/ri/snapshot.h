@@ -143,6 +143,7 @@ typedef struct ri_snap_memory {
     uint32_t pages;                  /* the size when the snapshot was taken */
     uint32_t max_pages;              /* the memory type's maximum, if has_max */
     bool has_max;
+    bool is64;                       /* a 64-bit memory (memory64); false in older images */
     ri_snap_encoding encoding;
     uint32_t present_pages;          /* pages stored: those with a non-zero byte */
     const uint8_t *bitmap;           /* ceil(pages / 8) bytes: bit (i % 8) of byte i / 8 = page i stored */

@@ -202,6 +202,15 @@
     X(DATA_DROP, 2, 0, 0)      /* data index */ \
     X(MEMORY_COPY, 4, 0, BULK)    /* d, s, n */ \
     X(MEMORY_FILL, 4, 0, BULK)    /* d, value, n */ \
+    X(MEM_LOAD_G, 7, 0, TRAP)     /* dst, address, opcode, memory, offset (2 words): a load (its WebAssembly opcode) from \
+                            any memory but a 32-bit memory 0 (whose loads are the fast ones above): an i64 address \
+                            if the memory is 64-bit, exact bounds (address + offset past 2^64 traps too) */ \
+    X(MEM_STORE_G, 7, 0, TRAP)    /* address, value, opcode, memory, offset (2 words): the same for a store */ \
+    X(MEMORY_SIZE_G, 3, 0, 0)  /* dst, memory: memory.size of any memory (i64 if 64-bit) */ \
+    X(MEMORY_GROW_G, 4, 0, 0)  /* dst, delta, memory */ \
+    X(MEMORY_INIT_G, 6, 0, BULK)  /* data index, memory, d, s, n */ \
+    X(MEMORY_COPY_G, 6, 0, BULK)  /* dst memory, src memory, d, s, n */ \
+    X(MEMORY_FILL_G, 5, 0, BULK)  /* memory, d, value, n */ \
     X(TABLE_GET, 4, 0, TRAP)      /* dst, index, table */ \
     X(TABLE_SET, 4, 0, TRAP)      /* table, index, value */ \
     X(TABLE_SIZE, 3, 0, 0)     /* dst, table */ \

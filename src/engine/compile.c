@@ -1143,6 +1143,21 @@ static void compile_generic(compiler *c, ri_code_op op, const uint32_t *imms, ui
     if (result) { push_slot(c); note_dst(c, p); }
 }
 
+/* Memory 0 when it is 32-bit: its instructions are the fast operations (cached base and
+ * bounds, fusions); any other memory's go through the general ones (code.h, *_G). */
+static bool fast_memory(const ri_module *m, uint32_t memidx) {
+    return memidx == 0 && m->nmemories && !m->memories[0].is64;
+}
+
+/* A load or store of the general form: opcode, memory and the 64-bit offset last. */
+static void compile_memory_g(compiler *c, const ri_instr *in, bool store) {
+    if (in->imm.mem.memidx >= c->m->nmemories) { fail(c, RI_ERR_INVALID, "unknown memory"); return; }
+    uint32_t imms[4] = {(uint8_t)in->op, in->imm.mem.memidx, (uint32_t)in->imm.mem.offset,
+                        (uint32_t)(in->imm.mem.offset >> 32)};
+    if (store) compile_generic(c, RI_CODE_MEM_STORE_G, imms, 4, 2, false, true);
+    else compile_generic(c, RI_CODE_MEM_LOAD_G, imms, 4, 1, true, true);
+}
+
 /* ---- structured control ------------------------------------------------------------------ */
 
 static void compile_end(compiler *c) {
@@ -1298,6 +1313,11 @@ static void compile_instr(compiler *c, const ri_instr *in) {
     case RI_OP_MEMORY_SIZE:
     case RI_OP_MEMORY_GROW:
         if (m->nmemories == 0) { fail(c, RI_ERR_INVALID, "unknown memory"); return; }
+        if (!fast_memory(m, in->memidx[0])) {
+            if (op == RI_OP_MEMORY_SIZE) compile_generic(c, RI_CODE_MEMORY_SIZE_G, in->memidx, 1, 0, true, true);
+            else compile_generic(c, RI_CODE_MEMORY_GROW_G, in->memidx, 1, 1, true, true);
+            return;
+        }
         if (op == RI_OP_MEMORY_SIZE) compile_generic(c, RI_CODE_MEMORY_SIZE, NULL, 0, 0, true, false);
         else compile_generic(c, RI_CODE_MEMORY_GROW, NULL, 0, 1, true, false);
         return;
@@ -1318,6 +1338,7 @@ static void compile_instr(compiler *c, const ri_instr *in) {
 #define RI_X_MEM(name, byte, t, n, st) \
     case RI_OP_##name: \
         if (m->nmemories == 0) { fail(c, RI_ERR_INVALID, "unknown memory"); return; } \
+        if (!fast_memory(m, in->imm.mem.memidx)) { compile_memory_g(c, in, st); return; } \
         if (st) compile_store(c, RI_CODE_##name, in); else compile_load(c, RI_CODE_##name, in); \
         return;
     RI_MEMORY_OPS(RI_X_MEM)
@@ -1337,6 +1358,11 @@ static void compile_instr(compiler *c, const ri_instr *in) {
 
     case RI_FC(RI_FC_MEMORY_INIT):
         if (m->nmemories == 0 || in->imm.index >= m->ndatas) { fail(c, RI_ERR_INVALID, "unknown data segment"); return; }
+        if (!fast_memory(m, in->memidx[0])) {
+            uint32_t imms[2] = {in->imm.index, in->memidx[0]};
+            compile_generic(c, RI_CODE_MEMORY_INIT_G, imms, 2, 3, false, false);
+            return;
+        }
         compile_generic(c, RI_CODE_MEMORY_INIT, &in->imm.index, 1, 3, false, false);
         return;
     case RI_FC(RI_FC_DATA_DROP):
@@ -1346,6 +1372,11 @@ static void compile_instr(compiler *c, const ri_instr *in) {
     case RI_FC(RI_FC_MEMORY_COPY):
     case RI_FC(RI_FC_MEMORY_FILL):
         if (m->nmemories == 0) { fail(c, RI_ERR_INVALID, "unknown memory"); return; }
+        if (!fast_memory(m, in->memidx[0]) || (op == RI_FC(RI_FC_MEMORY_COPY) && !fast_memory(m, in->memidx[1]))) {
+            if (op == RI_FC(RI_FC_MEMORY_COPY)) compile_generic(c, RI_CODE_MEMORY_COPY_G, in->memidx, 2, 3, false, false);
+            else compile_generic(c, RI_CODE_MEMORY_FILL_G, in->memidx, 1, 3, false, false);
+            return;
+        }
         compile_generic(c, op == RI_FC(RI_FC_MEMORY_COPY) ? RI_CODE_MEMORY_COPY : RI_CODE_MEMORY_FILL,
                         NULL, 0, 3, false, false);
         return;

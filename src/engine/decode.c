@@ -178,23 +178,39 @@ static uint8_t read_reftype(decoder *d) {
 
 /* Limits: a flag read as a 1-bit LEB128 (so 2 is "integer too large" and 0x81 0x00
  * "integer representation too long"), the minimum, and the maximum if flagged.
- * Without a maximum, max is UINT32_MAX so that min(max, some cap) is the cap. */
-static void read_limits(decoder *d, ri_limits *lim) {
+ * Without a maximum, max is UINT32_MAX so that min(max, some cap) is the cap.
+ * A memory's (is64 non-NULL) may have flag 4 or 5: a 64-bit memory, u64 limits of at most
+ * 2^48 pages, held as UINT32_MAX above 2^32 - 1 (no store allows that many). */
+static void read_limits(decoder *d, ri_limits *lim, bool *is64) {
     const uint8_t *at = d->r.p;
     uint64_t flag = ri_read_uleb(&d->r, 7);
+    bool mem64 = is64 && (flag == 4 || flag == 5);
     /* Flags of later versions (bit 1: shared, bit 2: 64-bit) name their feature; 2 alone
      * is "integer too large", as 2.0's spec tests say. */
-    if (ok(d) && flag == 3) unsupported_at(d, at, "shared memories (threads) are not supported");
-    else if (ok(d) && flag >= 4 && flag <= 7) unsupported_at(d, at, "64-bit memories and tables (memory64) are not supported");
-    else if (ok(d) && flag > 1) malformed_at(d, at, "integer too large");
-    lim->min = ri_read_u32(&d->r);
-    lim->has_max = flag == 1;
-    lim->max = lim->has_max ? ri_read_u32(&d->r) : UINT32_MAX;
+    if (ok(d) && (flag == 3 || flag == 6 || flag == 7)) unsupported_at(d, at, "shared memories (threads) are not supported");
+    else if (ok(d) && !mem64 && (flag == 4 || flag == 5)) unsupported_at(d, at, "64-bit tables (memory64) are not supported");
+    else if (ok(d) && flag > 1 && !mem64) malformed_at(d, at, "integer too large");
+    if (is64) *is64 = mem64;
+    lim->has_max = (flag & 1) != 0;
+    if (!mem64) {
+        lim->min = ri_read_u32(&d->r);
+        lim->max = lim->has_max ? ri_read_u32(&d->r) : UINT32_MAX;
+        return;
+    }
+    uint64_t min = ri_read_uleb(&d->r, 64), max = lim->has_max ? ri_read_uleb(&d->r, 64) : UINT32_MAX;
+    if (ok(d) && (min > ((uint64_t)1 << 48) || (lim->has_max && max > ((uint64_t)1 << 48))))
+        fail(d, RI_ERR_INVALID, "memory size must be at most 2^48 pages (256 TiB)");
+    lim->min = min > UINT32_MAX ? UINT32_MAX : (uint32_t)min;
+    lim->max = max > UINT32_MAX ? UINT32_MAX : (uint32_t)max;
+    if (lim->has_max && min > max && lim->min <= lim->max) { /* both held as UINT32_MAX: still "min > max" */
+        lim->min = UINT32_MAX;
+        lim->max = UINT32_MAX - 1;
+    }
 }
 
 static void read_tabletype(decoder *d, ri_tabletype *t) {
     t->elem = (ri_valtype)read_reftype(d);
-    if (ok(d)) read_limits(d, &t->limits);
+    if (ok(d)) read_limits(d, &t->limits, NULL);
 }
 
 static void read_globaltype(decoder *d, ri_globaltype *g) {
@@ -219,8 +235,8 @@ static bool check_table_limit(decoder *d, const ri_tabletype *t) {
 
 static bool check_memory_limit(decoder *d, const ri_memtype *t) {
     const ri_limits *l = &t->limits;
-    if (l->min > SPEC_MAX_MEMORY_PAGES || (l->has_max && (l->max > SPEC_MAX_MEMORY_PAGES || l->min > l->max)))
-        return true;
+    if (!t->is64 && (l->min > SPEC_MAX_MEMORY_PAGES || (l->has_max && l->max > SPEC_MAX_MEMORY_PAGES))) return true;
+    if (l->has_max && l->min > l->max) return true;
     if (l->min > d->m->config.max_memory_pages)
         return fail(d, RI_ERR_LIMIT, "memory of %u pages exceeds the limit of %u",
                     l->min, d->m->config.max_memory_pages);
@@ -357,7 +373,7 @@ static bool decode_imports(decoder *d) {
         switch (kind) {
         case RI_EXTERN_FUNC: im->type_index = ri_read_u32(&d->r); m->nfunc_imports++; break;
         case RI_EXTERN_TABLE: read_tabletype(d, &im->table); m->ntable_imports++; break;
-        case RI_EXTERN_MEMORY: read_limits(d, &im->memory.limits); m->nmemory_imports++; break;
+        case RI_EXTERN_MEMORY: read_limits(d, &im->memory.limits, &im->memory.is64); m->nmemory_imports++; break;
         case RI_EXTERN_GLOBAL: read_globaltype(d, &im->global); m->nglobal_imports++; break;
         default: return malformed_at(d, at, "malformed import kind");
         }
@@ -394,7 +410,7 @@ static bool decode_memories(decoder *d) {
     if (!ok(d) || !build_memories(d, n)) return false;
     for (uint32_t i = 0; i < n; i++) {
         ri_memtype *t = &m->memories[m->nmemory_imports + i];
-        read_limits(d, &t->limits);
+        read_limits(d, &t->limits, &t->is64);
         if (!ok(d) || !check_memory_limit(d, t)) return false;
     }
     return true;

@@ -319,6 +319,11 @@ static bool check_imports(ri_store *store, const ri_module *m, const uint32_t *t
         case RI_EXTERN_MEMORY: {
             const ri_memory *mem = ext->of.memory;
             if (!mem) { import_mismatch(err, m, i, "memory is NULL"); return false; }
+            if (mem->type.is64 != imp->memory.is64) {
+                import_mismatch(err, m, i, mem->type.is64 ? "a 64-bit memory where a 32-bit one is expected"
+                                                           : "a 32-bit memory where a 64-bit one is expected");
+                return false;
+            }
             if (!limits_match(mem->pages, mem->type.limits.has_max, mem->type.limits.max, imp->memory.limits)) {
                 import_mismatch(err, m, i, "memory limits do not match");
                 return false;
@@ -442,8 +447,9 @@ static bool init_datas(ri_instance *inst, ri_error *err) {
         const ri_data_segment *seg = &m->datas[i];
         if (seg->mode != RI_SEGMENT_ACTIVE) continue;
         ri_memory *mem = seg->memory_index < m->nmemories ? inst->memories[seg->memory_index] : NULL;
-        uint32_t offset = ri_slot_u32(ri_eval_const(inst, seg->offset));
-        if (!mem || (uint64_t)offset + seg->init.len > mem->size ||
+        ri_slot at = ri_eval_const(inst, seg->offset); /* i64 for a 64-bit memory */
+        uint64_t offset = mem && mem->type.is64 ? at.i64 : ri_slot_u32(at);
+        if (!mem || offset > mem->size || seg->init.len > mem->size - offset ||
             (uint64_t)seg->init.offset + seg->init.len > m->size) {
             ri_error_trap(err, RI_TRAP_MEMORY_OOB);
             return false;

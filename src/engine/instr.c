@@ -20,18 +20,32 @@ static void read_blocktype(ri_reader *r, ri_blocktype *bt) {
     bt->type_index = (uint32_t)idx;
 }
 
-static void read_zero_byte(ri_reader *r) {
-    uint8_t b = ri_read_u8(r);
-    if (!r->failed && b != 0) ri_reader_fail(r, "zero byte expected");
+/* A memory index where WebAssembly 2.0 had a reserved zero byte: noted if it was not
+ * one 0x00 byte (the validator refuses that under ri_module_config.single_memory). */
+static uint32_t read_memidx(ri_reader *r, ri_instr *in) {
+    if (!ri_reader_eof(r) && *r->p != 0) in->memidx_zero_bytes = false;
+    return ri_read_u32(r);
 }
 
+/* Bit 6 of the alignment flags a memory index (multiple memories); the offset is a u64
+ * (memory64), and whether its encoding is also a valid u32 is kept for 32-bit memories. */
 static void read_memarg(ri_reader *r, ri_memarg *m) {
     m->align = ri_read_u32(r);
-    m->offset = ri_read_u32(r);
+    m->memidx = 0;
+    if (!r->failed && m->align >= 64 && m->align < 128) {
+        m->align -= 64;
+        m->memidx = ri_read_u32(r);
+    }
+    ri_reader probe = *r;
+    (void)ri_read_u32(&probe);
+    m->offset32_error = probe.failed ? probe.error : NULL;
+    m->offset = ri_read_uleb(r, 64);
 }
 
 bool ri_read_instr(ri_reader *r, ri_instr *in) {
     in->offset = ri_reader_offset(r);
+    in->memidx[0] = in->memidx[1] = 0;
+    in->memidx_zero_bytes = true;
     uint8_t b = ri_read_u8(r);
     if (r->failed) return false;
     in->op = b;
@@ -69,7 +83,7 @@ bool ri_read_instr(ri_reader *r, ri_instr *in) {
         break;
     }
     case RI_OP_MEMORY_SIZE: case RI_OP_MEMORY_GROW:
-        read_zero_byte(r);
+        in->memidx[0] = read_memidx(r, in);
         break;
     case RI_OP_I32_CONST: in->imm.i32 = ri_read_s32(r); break;
     case RI_OP_I64_CONST: in->imm.i64 = ri_read_s64(r); break;
@@ -89,18 +103,18 @@ bool ri_read_instr(ri_reader *r, ri_instr *in) {
         switch (sub) {
         case RI_FC_MEMORY_INIT:
             in->imm.index = ri_read_u32(r);
-            read_zero_byte(r);
+            in->memidx[0] = read_memidx(r, in);
             break;
         case RI_FC_DATA_DROP: case RI_FC_ELEM_DROP:
         case RI_FC_TABLE_GROW: case RI_FC_TABLE_SIZE: case RI_FC_TABLE_FILL:
             in->imm.index = ri_read_u32(r);
             break;
         case RI_FC_MEMORY_COPY:
-            read_zero_byte(r);
-            read_zero_byte(r);
+            in->memidx[0] = read_memidx(r, in);
+            in->memidx[1] = read_memidx(r, in);
             break;
         case RI_FC_MEMORY_FILL:
-            read_zero_byte(r);
+            in->memidx[0] = read_memidx(r, in);
             break;
         case RI_FC_TABLE_INIT: case RI_FC_TABLE_COPY:
             in->imm.pair.a = ri_read_u32(r);

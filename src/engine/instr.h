@@ -25,8 +25,11 @@ typedef struct ri_blocktype {
 } ri_blocktype;
 
 typedef struct ri_memarg {
-    uint32_t align;   /* log2 of the alignment, as encoded */
-    uint32_t offset;
+    uint32_t align;   /* log2 of the alignment (the memory index flag, bit 6, cleared) */
+    uint32_t memidx;  /* memory index (multiple memories: present when bit 6 was set) */
+    uint64_t offset;  /* read as a u64 (memory64); offset32_error says if it is a u32 */
+    const char *offset32_error; /* NULL if the offset's encoding is a valid u32 LEB128, else
+                                   the error a 32-bit memory's offset has */
 } ri_memarg;
 
 typedef struct ri_instr {
@@ -49,6 +52,11 @@ typedef struct ri_instr {
         struct { uint32_t count; uint8_t type; } select_t; /* type of the first entry */
         struct { uint32_t a, b; } pair;     /* table.init (elem, table), table.copy (dst, src) */
     } imm;
+    /* memory.size, memory.grow, memory.fill, memory.init: memory index in memidx[0];
+     * memory.copy: destination, source. memidx_zero_bytes: each was one 0x00 byte (the
+     * reserved bytes of WebAssembly 2.0, ri_module_config.single_memory). */
+    uint32_t memidx[2];
+    bool memidx_zero_bytes;
 } ri_instr;
 
 /* Decode the instruction at r->p. Returns false on a malformed instruction, with

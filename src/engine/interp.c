@@ -1254,6 +1254,69 @@ op_MEMORY_FILL: /* mem[d .. d+n) = byte b */
         if (n) memset(mem_base + d, value, (size_t)n);
         NEXT(4);
     }
+    /* The general forms (any memory but a 32-bit memory 0; memory_ops.c): addresses,
+     * sizes and deltas are i64 for a 64-bit memory. Memory 0's cache is reloaded after a
+     * grow, since memory 0 may be the same memory under another index. A bulk length is
+     * charged up to 2^32 (no memory is larger; a longer one traps after that charge), so
+     * that an i64 length cannot make the chunked charge loop 2^48 times. */
+#define GADDR(mem_, i) ((mem_)->type.is64 ? U64(i) : (uint64_t)U32(i))
+#define GCHARGE(n) do { if (code->metered) CHARGE_N((n) < ((uint64_t)1 << 32) ? (n) : ((uint64_t)1 << 32)); } while (0)
+op_MEM_LOAD_G:
+    {
+        const ri_memory *gm = inst->memories[pc[4]];
+        uint64_t v;
+        if (!ri_memop_load(gm, (uint8_t)pc[3], GADDR(gm, 2), pc[5] | (uint64_t)pc[6] << 32, &v))
+            TRAP(RI_TRAP_MEMORY_OOB);
+        fp[pc[1]].i64 = v;
+        NEXT(7);
+    }
+op_MEM_STORE_G:
+    {
+        ri_memory *gm = inst->memories[pc[4]];
+        if (!ri_memop_store(gm, (uint8_t)pc[3], GADDR(gm, 1), pc[5] | (uint64_t)pc[6] << 32, U64(2)))
+            TRAP(RI_TRAP_MEMORY_OOB);
+        NEXT(7);
+    }
+op_MEMORY_SIZE_G:
+    fp[pc[1]].i64 = inst->memories[pc[2]]->pages;
+    NEXT(3);
+op_MEMORY_GROW_G:
+    {
+        ri_memory *gm = inst->memories[pc[3]];
+        int64_t old = ri_memop_grow(gm, GADDR(gm, 2));
+        fp[pc[1]].i64 = gm->type.is64 ? (uint64_t)old : (uint32_t)old;
+        LOAD_MEMORY();
+        NEXT(4);
+    }
+op_MEMORY_INIT_G: /* data index, memory, d, s, n */
+    {
+        ri_memory *gm = inst->memories[pc[2]];
+        uint64_t n = U32(5);
+        GCHARGE(n);
+        const ri_data_segment *seg = &inst->module->datas[pc[1]];
+        uint64_t len = inst->data_dropped[pc[1]] ? 0 : seg->init.len;
+        if (!ri_memop_init(gm, GADDR(gm, 3), inst->module->bytes + seg->init.offset, len, U32(4), n))
+            TRAP(RI_TRAP_MEMORY_OOB);
+        NEXT(6);
+    }
+op_MEMORY_COPY_G: /* dst memory, src memory, d, s, n (i64 if both memories are) */
+    {
+        ri_memory *gd = inst->memories[pc[1]], *gs = inst->memories[pc[2]];
+        uint64_t n = gd->type.is64 && gs->type.is64 ? U64(5) : U32(5);
+        GCHARGE(n);
+        if (!ri_memop_copy(gd, GADDR(gd, 3), gs, GADDR(gs, 4), n)) TRAP(RI_TRAP_MEMORY_OOB);
+        NEXT(6);
+    }
+op_MEMORY_FILL_G: /* memory, d, value, n */
+    {
+        ri_memory *gm = inst->memories[pc[1]];
+        uint64_t n = GADDR(gm, 4);
+        GCHARGE(n);
+        if (!ri_memop_fill(gm, GADDR(gm, 2), (uint8_t)U32(3), n)) TRAP(RI_TRAP_MEMORY_OOB);
+        NEXT(5);
+    }
+#undef GADDR
+#undef GCHARGE
 
     /* ---- tables ---- */
 

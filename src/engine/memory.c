@@ -146,7 +146,9 @@ ri_memory *ri_memory_new(ri_store *store, ri_memtype type, ri_error *err) {
         ri_error_set(err, RI_ERR_ARGUMENT, "ri_memory_new: store is NULL");
         return NULL;
     }
-    if (!limits_ok(type.limits) || type.limits.min > MAX_PAGES || (type.limits.has_max && type.limits.max > MAX_PAGES)) {
+    /* (a 64-bit memory's limits may exceed MAX_PAGES: the store's limit caps it below) */
+    if (!limits_ok(type.limits) ||
+        (!type.is64 && (type.limits.min > MAX_PAGES || (type.limits.has_max && type.limits.max > MAX_PAGES)))) {
         ri_error_set(err, RI_ERR_ARGUMENT, "ri_memory_new: invalid limits (min %u, max %u)", type.limits.min,
                      type.limits.max);
         return NULL;
@@ -159,6 +161,14 @@ ri_memory *ri_memory_new(ri_store *store, ri_memtype type, ri_error *err) {
                      max_pages);
         return NULL;
     }
+    uint32_t total = store->config.max_total_memory_pages;
+    if (total && store->memory_pages + type.limits.min > total) {
+        ri_error_set(err, RI_ERR_LIMIT,
+                     "memory of %u pages exceeds the store's limit of %u pages for all memories (%llu in use)",
+                     type.limits.min, total, (unsigned long long)store->memory_pages);
+        return NULL;
+    }
+    if (total && max_pages > total) max_pages = total; /* a smaller reservation */
     uint64_t reserve = (uint64_t)(max_pages ? max_pages : 1) * RI_PAGE_SIZE;
     if (reserve >= SIZE_MAX / 2) {
         ri_error_set(err, RI_ERR_NOMEM, "memory of %u pages does not fit the address space", max_pages);
@@ -197,6 +207,8 @@ ri_memory *ri_memory_new(ri_store *store, ri_memtype type, ri_error *err) {
         return NULL;
     }
     mem->type = type;
+    mem->store = store;
+    store->memory_pages += type.limits.min;
     mem->size = (uint64_t)type.limits.min * RI_PAGE_SIZE;
     mem->pages = type.limits.min;
     mem->max_pages = max_pages;
@@ -229,21 +241,33 @@ uint64_t ri_memory_size(const ri_memory *mem) { return mem ? mem->size : 0; }
 uint32_t ri_memory_pages(const ri_memory *mem) { return mem ? mem->pages : 0; }
 
 static void set_pages(ri_memory *mem, uint32_t pages) {
+    mem->store->memory_pages = mem->store->memory_pages - mem->pages + pages;
     mem->pages = pages;
     mem->size = (uint64_t)pages * RI_PAGE_SIZE;
     mem->type.limits.min = pages; /* the current size, as grow keeps it */
 }
 
-int64_t ri_memory_grow_internal(ri_memory *mem, uint32_t delta_pages) {
+/* with_total: also within the store's limit for all memories together (memory.grow);
+ * a restore resizes without it, having checked the image's total (ri_snap_check), since
+ * it grows some memories before it shrinks others. */
+static int64_t grow_pages(ri_memory *mem, uint32_t delta_pages, bool with_total) {
     uint32_t old = mem->pages;
     if (delta_pages == 0) return old;
     uint64_t pages = (uint64_t)old + delta_pages;
     if (pages > mem->max_pages) return -1;
+    uint32_t total = mem->store->config.max_total_memory_pages;
+    if (with_total && total && mem->store->memory_pages + delta_pages > total) return -1;
     /* Fresh anonymous pages read as zero; memory.grow may fail, leaving all as it was. */
     if (!map_fresh(mem, old, delta_pages)) return -1;
     set_pages(mem, (uint32_t)pages);
     return old;
 }
+
+int64_t ri_memory_grow_internal(ri_memory *mem, uint32_t delta_pages) { return grow_pages(mem, delta_pages, true); }
+
+uint32_t ri_memory_total_limit(const ri_memory *mem) { return mem ? mem->store->config.max_total_memory_pages : 0; }
+
+uint64_t ri_memory_total_pages(const ri_memory *mem) { return mem ? mem->store->memory_pages : 0; }
 
 int64_t ri_memory_grow(ri_memory *mem, uint32_t delta_pages) {
     if (!mem) return -1;
@@ -252,7 +276,7 @@ int64_t ri_memory_grow(ri_memory *mem, uint32_t delta_pages) {
 
 bool ri_memory_resize(ri_memory *mem, uint32_t pages) {
     if (!mem || pages > mem->max_pages) return false;
-    if (pages >= mem->pages) return ri_memory_grow_internal(mem, pages - mem->pages) >= 0;
+    if (pages >= mem->pages) return grow_pages(mem, pages - mem->pages, false) >= 0;
     /* The tail's contents are gone; grown back, it reads as zero (in the working file
      * too: its pages are punched out). */
     if (mem->work_fd >= 0 && fallocate(mem->work_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,

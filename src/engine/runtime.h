@@ -46,6 +46,7 @@ typedef struct ri_object {
 struct ri_memory {
     ri_object hdr;
     ri_memtype type;
+    struct ri_store *store; /* whose memories' total (memory_pages) counts this one */
     uint8_t *data;        /* size bytes, zero-initialised */
     uint64_t size;        /* bytes == pages * RI_PAGE_SIZE */
     uint32_t pages;
@@ -135,6 +136,7 @@ struct ri_store {
     ri_object *objects;        /* every owned object, newest first */
     ri_type_registry types;
     uint64_t gas;              /* remaining */
+    uint64_t memory_pages;     /* of all its memories (config.max_total_memory_pages) */
     atomic_uint interrupt;     /* non-zero: stop at the next back-edge or call */
     struct ri_exec *exec;      /* created by the interpreter on first use */
 };
@@ -166,6 +168,15 @@ void ri_memory_release_storage(ri_memory *mem);
 /* memory.c / instance.c: memory.grow / table.grow semantics, shared with the interpreter.
  * Return the old size, or -1 (nothing changed). */
 int64_t ri_memory_grow_internal(ri_memory *mem, uint32_t delta_pages);
+/* memory_ops.c: the general memory instructions (any memory but a 32-bit memory 0): false
+ * when the access leaves the memory (exact: no address arithmetic wraps). opcode is the
+ * load's or store's WebAssembly opcode; a loaded value comes as its slot bits. */
+bool ri_memop_load(const ri_memory *mem, uint8_t opcode, uint64_t addr, uint64_t offset, uint64_t *out);
+bool ri_memop_store(ri_memory *mem, uint8_t opcode, uint64_t addr, uint64_t offset, uint64_t value);
+bool ri_memop_fill(ri_memory *mem, uint64_t d, uint8_t value, uint64_t n);
+bool ri_memop_copy(ri_memory *dst, uint64_t d, const ri_memory *src, uint64_t s, uint64_t n);
+bool ri_memop_init(ri_memory *mem, uint64_t d, const uint8_t *bytes, uint64_t len, uint64_t s, uint64_t n);
+int64_t ri_memop_grow(ri_memory *mem, uint64_t delta); /* old size in pages, or -1 */
 int64_t ri_table_grow_internal(ri_table *table, uint32_t delta, void *init);
 /* instance.c: the value of a (validated) constant expression in inst: offsets, global
  * initialisers and element expressions (table.init evaluates these the same way). */

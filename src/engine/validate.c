@@ -371,6 +371,21 @@ static ri_errcode need_memory(validator *v) {
     return RI_OK;
 }
 
+/* The memory an instruction names, and its address type (i64 for a 64-bit memory). */
+static ri_errcode need_memory_at(validator *v, uint32_t index, uint8_t *addr_type) {
+    if (index >= v->m->nmemories) return body_error(v, RI_ERR_INVALID, "unknown memory %u", index);
+    *addr_type = v->m->memories[index].is64 ? RI_I64 : RI_I32;
+    return RI_OK;
+}
+
+/* memory.size, .grow, .fill, .copy, .init: where WebAssembly 2.0 has reserved zero bytes
+ * (ri_module_config.single_memory) the memory indices must be exactly those. */
+static ri_errcode need_memidx_bytes(validator *v, const ri_instr *in) {
+    if (v->m->config.single_memory && !in->memidx_zero_bytes)
+        return body_error(v, RI_ERR_MALFORMED, "zero byte expected");
+    return RI_OK;
+}
+
 static ri_errcode need_table(validator *v, uint32_t index) {
     if (index >= v->m->ntables) return body_error(v, RI_ERR_INVALID, "unknown table %u", index);
     return RI_OK;
@@ -474,18 +489,20 @@ static ri_errcode validate_numeric(validator *v, const numeric_sig *sig, uint32_
 
 static ri_errcode validate_memory_op(validator *v, const ri_instr *in) {
     const memory_sig *sig = &memory_sigs[in->op - RI_OP_I32_LOAD];
+    uint8_t at = RI_I32;
     ri_errcode rc = need_memory(v);
-    if (rc) return rc;
+    if (rc || (rc = need_memory_at(v, in->imm.mem.memidx, &at))) return rc;
+    if (at == RI_I32 && in->imm.mem.offset32_error) return body_error(v, RI_ERR_MALFORMED, "%s", in->imm.mem.offset32_error);
     if (in->imm.mem.align > sig->max_align) {
         name_buf nb;
         return body_error(v, RI_ERR_INVALID, "alignment must not be larger than natural: %s with 2**%u > 2**%u",
                           what_name(in->op, &nb), in->imm.mem.align, sig->max_align);
     }
     if (sig->is_store) {
-        const uint8_t ins[2] = {RI_I32, sig->type};
+        const uint8_t ins[2] = {at, sig->type};
         return pop_types(v, ins, 2, in->op);
     }
-    if ((rc = pop_type(v, RI_I32, in->op))) return rc;
+    if ((rc = pop_type(v, at, in->op))) return rc;
     push(v, sig->type);
     return RI_OK;
 }
@@ -636,14 +653,21 @@ static inline ri_errcode validate_instr(validator *v, const ri_instr *in, ri_rea
         const uint8_t sig[2] = {RI_I32, t};
         return pop_types(v, sig, 2, in->op);
     }
-    case RI_OP_MEMORY_SIZE:
-        if ((rc = need_memory(v))) return rc;
-        push(v, RI_I32);
+    case RI_OP_MEMORY_SIZE: {
+        uint8_t at = RI_I32;
+        if ((rc = need_memory(v)) || (rc = need_memidx_bytes(v, in)) || (rc = need_memory_at(v, in->memidx[0], &at)))
+            return rc;
+        push(v, at);
         return RI_OK;
-    case RI_OP_MEMORY_GROW:
-        if ((rc = need_memory(v)) || (rc = pop_type(v, RI_I32, in->op))) return rc;
-        push(v, RI_I32);
+    }
+    case RI_OP_MEMORY_GROW: {
+        uint8_t at = RI_I32;
+        if ((rc = need_memory(v)) || (rc = need_memidx_bytes(v, in)) || (rc = need_memory_at(v, in->memidx[0], &at)) ||
+            (rc = pop_type(v, at, in->op)))
+            return rc;
+        push(v, at);
         return RI_OK;
+    }
     case RI_OP_I32_CONST: push(v, RI_I32); return RI_OK;
     case RI_OP_I64_CONST: push(v, RI_I64); return RI_OK;
     case RI_OP_F32_CONST: push(v, RI_F32); return RI_OK;
@@ -664,14 +688,32 @@ static inline ri_errcode validate_instr(validator *v, const ri_instr *in, ri_rea
             return body_error(v, RI_ERR_INVALID, "undeclared function reference: function %u", in->imm.index);
         push(v, RI_FUNCREF);
         return RI_OK;
-    case RI_FC(RI_FC_MEMORY_INIT):
-        if ((rc = need_memory(v)) || (rc = need_data(v, in->imm.index))) return rc;
-        return pop_types(v, i32_x3, 3, in->op);
+    case RI_FC(RI_FC_MEMORY_INIT): {
+        uint8_t at = RI_I32;
+        if ((rc = need_memory(v)) || (rc = need_memidx_bytes(v, in)) || (rc = need_memory_at(v, in->memidx[0], &at)) ||
+            (rc = need_data(v, in->imm.index)))
+            return rc;
+        const uint8_t sig[3] = {at, RI_I32, RI_I32};
+        return pop_types(v, sig, 3, in->op);
+    }
     case RI_FC(RI_FC_DATA_DROP):
         return need_data(v, in->imm.index);
-    case RI_FC(RI_FC_MEMORY_COPY): case RI_FC(RI_FC_MEMORY_FILL):
-        if ((rc = need_memory(v))) return rc;
-        return pop_types(v, i32_x3, 3, in->op);
+    case RI_FC(RI_FC_MEMORY_FILL): {
+        uint8_t at = RI_I32;
+        if ((rc = need_memory(v)) || (rc = need_memidx_bytes(v, in)) || (rc = need_memory_at(v, in->memidx[0], &at)))
+            return rc;
+        const uint8_t sig[3] = {at, RI_I32, at};
+        return pop_types(v, sig, 3, in->op);
+    }
+    case RI_FC(RI_FC_MEMORY_COPY): {
+        /* d has the destination's address type, s the source's, n the narrower one */
+        uint8_t dt = RI_I32, st = RI_I32;
+        if ((rc = need_memory(v)) || (rc = need_memidx_bytes(v, in)) || (rc = need_memory_at(v, in->memidx[0], &dt)) ||
+            (rc = need_memory_at(v, in->memidx[1], &st)))
+            return rc;
+        const uint8_t sig[3] = {dt, st, dt == RI_I64 && st == RI_I64 ? RI_I64 : RI_I32};
+        return pop_types(v, sig, 3, in->op);
+    }
     case RI_FC(RI_FC_TABLE_INIT): {
         uint32_t elem = in->imm.pair.a, table = in->imm.pair.b;
         if ((rc = need_table(v, table))) return rc;
@@ -1057,9 +1099,12 @@ static ri_errcode validate_tables_and_memories(const ri_module *m, ri_error *err
         if ((rc = validate_limits(&m->tables[i].limits, UINT32_MAX, "table size must be at most 2^32-1", "table", i,
                                   err)))
             return rc;
-    if (m->nmemories > 1) return module_error(err, RI_ERR_INVALID, "multiple memories: %u", m->nmemories);
+    if (m->nmemories > 1 && m->config.single_memory)
+        return module_error(err, RI_ERR_INVALID, "multiple memories: %u", m->nmemories);
+    /* (a 64-bit memory's range, 2^48 pages, is checked by the decoder: limits above 2^32
+     * are held as UINT32_MAX) */
     for (uint32_t i = 0; i < m->nmemories; i++)
-        if ((rc = validate_limits(&m->memories[i].limits, MAX_MEMORY_PAGES,
+        if ((rc = validate_limits(&m->memories[i].limits, m->memories[i].is64 ? UINT32_MAX : MAX_MEMORY_PAGES,
                                   "memory size must be at most 65536 pages (4GiB)", "memory", i, err)))
             return rc;
     return RI_OK;
@@ -1106,7 +1151,8 @@ static ri_errcode validate_datas(const ri_module *m, ri_error *err) {
         if (seg->mode != RI_SEGMENT_ACTIVE) continue;
         if (seg->memory_index >= m->nmemories)
             return module_error(err, RI_ERR_INVALID, "unknown memory %u (data segment %u)", seg->memory_index, i);
-        ri_errcode rc = validate_const_expr(m, seg->offset, RI_I32, "data segment", i, err);
+        ri_errcode rc = validate_const_expr(m, seg->offset, m->memories[seg->memory_index].is64 ? RI_I64 : RI_I32,
+                                           "data segment", i, err);
         if (rc) return rc;
     }
     return RI_OK;

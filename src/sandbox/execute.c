@@ -72,7 +72,7 @@ static void fail_run(execution *x, ri_errcode rc, const ri_error *e, ri_sandbox_
 
 /* After a successful call: the original's post-execution memory check. */
 static bool memory_within_limit(const ri_sandbox *sb, ri_sandbox_result *r) {
-    uint64_t used = ri_memory_size(sb->image->memory);
+    uint64_t used = sb_image_memory_bytes(sb->image); /* every memory */
     if (used <= sb->config.max_memory_bytes) return true;
     r->ok = false;
     sb_error_memory(&r->error, used, sb->config.max_memory_bytes);

@@ -1,6 +1,7 @@
 /*
  * The state an instance holds besides its code: globals, tables, the dropped flags of
- * element and data segments, and memory 0. Captured, compared and applied as a whole:
+ * element and data segments, and the memories (memory 0, then the others of several).
+ * Captured, compared and applied as a whole:
  * the determinism check runs twice from one captured state, and WSNP v1 (which holds
  * memory only) keeps the rest as captured after instantiation.
  */
@@ -18,6 +19,8 @@ void sb_state_free(sb_state *s) {
     free(s->elem_dropped);
     free(s->data_dropped);
     free(s->memory);
+    for (uint32_t i = 0; s->more && i < s->nmore; i++) free(s->more[i].bytes);
+    free(s->more);
     memset(s, 0, sizeof *s);
 }
 
@@ -58,6 +61,20 @@ bool sb_state_capture(ri_instance *inst, ri_memory *memory, sb_state *out) {
         out->memory = malloc(size ? (size_t)size : 1);
         if (!out->memory) goto oom;
         if (size) memcpy(out->memory, ri_memory_data(memory), (size_t)size);
+        uint32_t n = ri_instance_memory_count(inst);
+        out->more = alloc_array(n, sizeof *out->more);
+        if (!out->more) goto oom;
+        for (uint32_t i = 1; i < n; i++) {
+            ri_memory *mem = ri_instance_memory(inst, i);
+            if (mem == memory) continue;
+            sb_memory_copy *c = &out->more[out->nmore++];
+            c->index = i;
+            c->pages = ri_memory_pages(mem);
+            size = ri_memory_size(mem);
+            c->bytes = malloc(size ? (size_t)size : 1);
+            if (!c->bytes) goto oom;
+            if (size) memcpy(c->bytes, ri_memory_data(mem), (size_t)size);
+        }
     }
     return true;
 oom:
@@ -107,6 +124,33 @@ bool sb_state_equal(const sb_state *a, const sb_state *b, char *why, size_t cap)
         if (a->memory_pages != b->memory_pages) return differ(why, cap, "the memory size", -1);
         if (memcmp(a->memory, b->memory, (size_t)a->memory_pages * SB_PAGE_SIZE) != 0)
             return differ(why, cap, "the memory contents", -1);
+        if (a->nmore != b->nmore) return differ(why, cap, "the instance layout", -1);
+        for (uint32_t i = 0; i < a->nmore; i++) {
+            const sb_memory_copy *x = &a->more[i], *y = &b->more[i];
+            if (x->pages != y->pages) return differ(why, cap, "the size of memory", x->index);
+            if (memcmp(x->bytes, y->bytes, (size_t)x->pages * SB_PAGE_SIZE) != 0)
+                return differ(why, cap, "the contents of memory", x->index);
+        }
+    }
+    return true;
+}
+
+/* The other memories a state holds: those it makes larger grow first (the failable step;
+ * on failure the grown ones shrink back to old[], contents intact). */
+static void shrink_more(ri_instance *inst, const sb_state *s, uint32_t upto, const uint32_t *old) {
+    for (uint32_t k = 0; k < upto; k++) (void)ri_memory_resize(ri_instance_memory(inst, s->more[k].index), old[k]);
+}
+
+static bool grow_more(ri_instance *inst, const sb_state *s, uint32_t *old) {
+    for (uint32_t i = 0; i < s->nmore; i++)
+        if (s->more[i].index >= ri_instance_memory_count(inst)) return false;
+    for (uint32_t i = 0; i < s->nmore; i++) {
+        ri_memory *mem = ri_instance_memory(inst, s->more[i].index);
+        old[i] = ri_memory_pages(mem);
+        if (s->more[i].pages > old[i] && !ri_memory_resize(mem, s->more[i].pages)) {
+            shrink_more(inst, s, i, old);
+            return false;
+        }
     }
     return true;
 }
@@ -117,12 +161,25 @@ bool sb_state_apply(ri_instance *inst, ri_memory *memory, const sb_state *s) {
         return false;
     /* First every step that can fail (growing), so that failure changes nothing. */
     uint32_t *old_sizes = alloc_array(s->ntables, sizeof *old_sizes);
-    if (!old_sizes) return false;
+    uint32_t nmore = s->has_memory && memory ? s->nmore : 0;
+    uint32_t *more_old = alloc_array(nmore, sizeof *more_old);
+    if (!old_sizes || !more_old) {
+        free(old_sizes);
+        free(more_old);
+        return false;
+    }
     for (uint32_t i = 0; i < s->ntables; i++) old_sizes[i] = ri_table_size(ri_instance_table(inst, i));
     uint32_t old_pages = memory ? ri_memory_pages(memory) : 0;
     if (s->has_memory && memory && s->memory_pages > old_pages &&
         ri_memory_grow(memory, s->memory_pages - old_pages) < 0) {
         free(old_sizes);
+        free(more_old);
+        return false;
+    }
+    if (nmore && !grow_more(inst, s, more_old)) {
+        (void)ri_memory_resize(memory, old_pages);
+        free(old_sizes);
+        free(more_old);
         return false;
     }
     for (uint32_t i = 0; i < s->ntables; i++) {
@@ -130,11 +187,14 @@ bool sb_state_apply(ri_instance *inst, ri_memory *memory, const sb_state *s) {
         if (s->tables[i].size > old_sizes[i] && ri_table_grow(table, s->tables[i].size - old_sizes[i], NULL) < 0) {
             for (uint32_t k = 0; k < i; k++) (void)ri_table_resize(ri_instance_table(inst, k), old_sizes[k], NULL);
             if (memory) (void)ri_memory_resize(memory, old_pages);
+            shrink_more(inst, s, nmore, more_old);
             free(old_sizes);
+            free(more_old);
             return false;
         }
     }
     free(old_sizes);
+    free(more_old);
     /* From here nothing fails. */
     for (uint32_t i = 0; i < s->nglobals; i++) {
         ri_global *g = ri_instance_global(inst, i);
@@ -151,6 +211,12 @@ bool sb_state_apply(ri_instance *inst, ri_memory *memory, const sb_state *s) {
         (void)ri_memory_resize(memory, s->memory_pages);
         size_t size = (size_t)s->memory_pages * SB_PAGE_SIZE;
         if (size) memcpy(ri_memory_data(memory), s->memory, size);
+        for (uint32_t i = 0; i < nmore; i++) {
+            ri_memory *mem = ri_instance_memory(inst, s->more[i].index);
+            (void)ri_memory_resize(mem, s->more[i].pages);
+            size = (size_t)s->more[i].pages * SB_PAGE_SIZE;
+            if (size) memcpy(ri_memory_data(mem), s->more[i].bytes, size);
+        }
     }
     return true;
 }

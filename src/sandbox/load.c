@@ -35,19 +35,22 @@ static bool check_defined_memory(const ri_sandbox *sb, const ri_module *module, 
 }
 
 /* The env.memory the module imports: as large as it asks (at least the original's
- * one page), at most the limit and its own declared maximum. */
-static void env_memory_pages(const ri_sandbox *sb, const ri_module *module, uint32_t *initial, uint32_t *max) {
+ * one page), at most the limit and its own declared maximum. Whether it imports one. */
+static bool env_memory_pages(const ri_sandbox *sb, const ri_module *module, uint32_t *initial, uint32_t *max) {
+    bool imported = false;
     *initial = 1;
     *max = sb->memory_limit_pages;
     uint32_t n = ri_module_import_count(module);
     for (uint32_t i = 0; i < n; i++) {
         ri_import_info info = ri_module_import(module, i);
         if (info.type.kind != RI_EXTERN_MEMORY) continue;
+        imported = true;
         const ri_limits *l = &info.type.of.memory.limits;
         if (l->min > *initial) *initial = l->min;
         if (l->has_max && l->max < *max) *max = l->max;
     }
     if (*max < *initial) *max = *initial; /* only when the limit is below one page */
+    return imported;
 }
 
 /* Host functions for every function import, memory for the memory import. */
@@ -183,8 +186,8 @@ bool sb_build_image(ri_sandbox *sb, const uint8_t *wasm, size_t len, sb_image **
 bool sb_build_image_from(ri_sandbox *sb, ri_module *module, bool run_start, sb_image **out, ri_sandbox_error *err) {
     *out = NULL;
     uint32_t initial, max;
-    env_memory_pages(sb, module, &initial, &max);
-    sb_image *img = sb_image_new(sb, initial, max, err);
+    bool env_used = env_memory_pages(sb, module, &initial, &max);
+    sb_image *img = sb_image_new(sb, initial, max, env_used, err);
     if (!img) {
         ri_module_free(module);
         err->code = RI_SANDBOX_INVALID_MODULE;

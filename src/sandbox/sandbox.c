@@ -164,11 +164,13 @@ static ri_host_function *copy_host_functions(const ri_sandbox_config *c) {
 
 /* ---- images ------------------------------------------------------------------------------ */
 
-sb_image *sb_image_new(const ri_sandbox *sb, uint32_t initial_pages, uint32_t max_pages, ri_sandbox_error *err) {
+sb_image *sb_image_new(const ri_sandbox *sb, uint32_t initial_pages, uint32_t max_pages, bool env_used,
+                       ri_sandbox_error *err) {
     sb_image *img = calloc(1, sizeof *img);
     ri_store_config cfg = ri_store_config_default();
     cfg.max_call_depth = sb->config.max_call_depth; /* 0: the engine's default */
     cfg.max_memory_pages = sb->memory_limit_pages;  /* module-defined memories too */
+    cfg.max_total_memory_pages = sb->memory_limit_pages + (env_used ? 0 : initial_pages); /* all of them */
     cfg.canonicalize_nans = true;                   /* NaN bits are deterministic */
     if (img) img->store = ri_store_new(&cfg);
     if (!img || !img->store) {
@@ -177,6 +179,7 @@ sb_image *sb_image_new(const ri_sandbox *sb, uint32_t initial_pages, uint32_t ma
         return NULL;
     }
     ri_memtype type;
+    type.is64 = false;
     type.limits.min = initial_pages;
     type.limits.max = max_pages;
     type.limits.has_max = true;
@@ -188,6 +191,20 @@ sb_image *sb_image_new(const ri_sandbox *sb, uint32_t initial_pages, uint32_t ma
         return NULL;
     }
     return img;
+}
+
+uint64_t sb_image_memory_bytes(const sb_image *img) {
+    if (!img) return 0;
+    if (!img->instance) return ri_memory_size(img->memory);
+    uint64_t bytes = 0;
+    uint32_t n = ri_instance_memory_count(img->instance);
+    for (uint32_t i = 0; i < n; i++) {
+        ri_memory *mem = ri_instance_memory(img->instance, i);
+        bool seen = false;
+        for (uint32_t k = 0; k < i && !seen; k++) seen = ri_instance_memory(img->instance, k) == mem;
+        if (!seen) bytes += ri_memory_size(mem);
+    }
+    return bytes;
 }
 
 void sb_image_free(sb_image *img) {
@@ -279,7 +296,7 @@ static ri_sandbox *create_sandbox(ri_sandboxes *factory, const ri_sandbox_config
     sb->memory_limit_pages = pages > SB_MAX_PAGES ? SB_MAX_PAGES : (uint32_t)pages;
 
     /* The original's create(): a memory of 1 page, at most the limit. */
-    sb->image = sb_image_new(sb, 1, sb->memory_limit_pages, err);
+    sb->image = sb_image_new(sb, 1, sb->memory_limit_pages, true, err);
     if (!sb->image) {
         pthread_mutex_destroy(&sb->interrupt_lock);
         free_host_copies(sb->host_functions, config->nhost_functions);
@@ -358,7 +375,7 @@ ri_sandbox_metrics ri_sandbox_get_metrics(const ri_sandbox *sb) {
     memset(&m, 0, sizeof m);
     if (!sb) return m;
     m = sb->metrics;
-    m.memory_used_bytes = sb->image ? ri_memory_size(sb->image->memory) : 0;
+    m.memory_used_bytes = sb_image_memory_bytes(sb->image);
     if (sb->run) { /* live: the execution in progress */
         m.gas_used = sb_run_gas_used(sb, sb->run);
         m.execution_ms = sb_run_elapsed_ms(sb->run);

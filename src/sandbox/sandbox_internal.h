@@ -106,8 +106,15 @@ typedef struct sb_table_state {
     void **elems;
 } sb_table_state;
 
+/* A copy of one memory's contents (sb_state: the instance's memories after memory 0). */
+typedef struct sb_memory_copy {
+    uint32_t index;
+    uint32_t pages;
+    uint8_t *bytes;
+} sb_memory_copy;
+
 /* What an instance holds besides its code: globals, tables, segment flags and
- * (optionally) memory 0. */
+ * (optionally) memory 0 and the instance's other memories (multiple memories). */
 typedef struct sb_state {
     uint32_t nglobals;
     ri_val *globals;
@@ -118,6 +125,8 @@ typedef struct sb_state {
     bool has_memory;
     uint32_t memory_pages;
     uint8_t *memory;
+    uint32_t nmore;          /* with has_memory: memories 1.. (each one not `memory` itself) */
+    sb_memory_copy *more;
 } sb_state;
 
 /* false on OOM (out is then empty). memory may be NULL (not captured). */
@@ -161,9 +170,14 @@ typedef struct sb_image {
     uint8_t module_sha256[RI_SNAP_SHA256_BYTES];
 } sb_image;
 
-/* A store and an env.memory of initial_pages, maximum max_pages. */
-sb_image *sb_image_new(const ri_sandbox *sb, uint32_t initial_pages, uint32_t max_pages, ri_sandbox_error *err);
+/* A store and an env.memory of initial_pages, maximum max_pages. The memory limit covers
+ * all the store's memories together; env_used false: the module does not import env.memory,
+ * whose pages then do not count. */
+sb_image *sb_image_new(const ri_sandbox *sb, uint32_t initial_pages, uint32_t max_pages, bool env_used,
+                       ri_sandbox_error *err);
 void sb_image_free(sb_image *img);
+/* Bytes of all the image's memories (each counted once: one may be imported twice). */
+uint64_t sb_image_memory_bytes(const sb_image *img);
 
 /* load.c: everything a load does but installing the image (see ri_sandbox_load). */
 bool sb_build_image(ri_sandbox *sb, const uint8_t *wasm, size_t len, sb_image **out, ri_sandbox_error *err);

@@ -71,6 +71,8 @@ bool sb_snapshot_v1(ri_sandbox *sb, uint8_t **out, size_t *out_len, ri_sandbox_e
     if (sb->pending)
         return snapshot_error(err, "Cannot snapshot a paused call in WSNP v1, which has no room for one: use v2");
     if (!v1_can_hold(sb, err)) return false;
+    if (ri_instance_memory_count(sb->image->instance) > 1)
+        return snapshot_error(err, "Cannot snapshot several memories in WSNP v1, which holds one: use v2");
 
     uint64_t memory_size = ri_memory_size(sb->image->memory);
     if (memory_size > UINT32_MAX) {
@@ -235,6 +237,8 @@ bool sb_restore_v1(ri_sandbox *sb, const uint8_t *snapshot, size_t len, ri_sandb
     if (!ri_wsnp_parse(snapshot, len, &view, err)) return false;
     sb_image *img = sb->image;
     if (!img || !img->memory || !img->instance) return snapshot_error(err, "No WASM memory available for restore");
+    if (ri_instance_memory_count(img->instance) > 1)
+        return snapshot_error(err, "Cannot restore a WSNP v1 image, which holds one memory, into an instance of several");
     if (view.memory_len != ri_memory_size(img->memory)) {
         sb_error_set(err, RI_SANDBOX_SNAPSHOT_ERROR, "Snapshot memory size (%llu) does not match instance memory (%llu)",
                      (unsigned long long)view.memory_len, (unsigned long long)ri_memory_size(img->memory));

@@ -30,9 +30,20 @@ static bool skip(rd *r, size_t n) {
     return true;
 }
 
+/* A u64 LEB128 skipped (a 64-bit memory's limits). */
+static bool skip_uleb64(rd *r) {
+    for (unsigned i = 0; i < 10; i++) {
+        if (r->p >= r->end) return false;
+        if (!(*r->p++ & 0x80)) return true;
+    }
+    return false;
+}
+
 static bool limits(rd *r) {
     uint32_t flags, v;
-    if (!uleb(r, &flags) || !uleb(r, &v)) return false;
+    if (!uleb(r, &flags)) return false;
+    if (flags & 4) return skip_uleb64(r) && (!(flags & 1) || skip_uleb64(r)); /* memory64 */
+    if (!uleb(r, &v)) return false;
     return (flags & 1) ? uleb(r, &v) : true;
 }
 

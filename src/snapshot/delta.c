@@ -112,6 +112,7 @@ static ri_memtype type_of(const ri_snap_memory *m) {
     t.limits.min = m->pages;
     t.limits.max = m->max_pages;
     t.limits.has_max = m->has_max;
+    t.is64 = m->is64;
     return t;
 }
 

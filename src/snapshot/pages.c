@@ -107,7 +107,7 @@ bool snap_write_memory_pages(snap_buf *b, const uint8_t *data, uint32_t pages, r
     size_t header = b->len;
     snap_buf_u32(b, pages);
     snap_buf_u32(b, type.limits.has_max ? type.limits.max : 0);
-    snap_buf_u8(b, type.limits.has_max ? SNAP_MEMORY_HAS_MAX : 0);
+    snap_buf_u8(b, (uint8_t)((type.limits.has_max ? SNAP_MEMORY_HAS_MAX : 0) | (type.is64 ? SNAP_MEMORY_IS64 : 0)));
     snap_buf_u8(b, RI_SNAP_ENC_RAW); /* patched below */
     snap_buf_zeros(b, 2);
     snap_buf_u32(b, 0);              /* present pages, patched below */

@@ -213,10 +213,11 @@ static bool read_one_memory(cursor *c, uint32_t i, ri_snap_memory *m, ri_snap_er
     m->payload_len = ri_le_get64(h + 16);
     if (m->pages > RI_SNAP_MAX_PAGES)
         return CORRUPT("Invalid snapshot — MEMS: memory %u has %u pages (at most %u)", i, m->pages, RI_SNAP_MAX_PAGES);
-    if (flags & ~SNAP_MEMORY_HAS_MAX || h[10] || h[11])
+    if (flags & ~(SNAP_MEMORY_HAS_MAX | SNAP_MEMORY_IS64) || h[10] || h[11])
         return CORRUPT("Invalid snapshot — MEMS: memory %u has unknown flags or reserved bytes set", i);
     m->has_max = flags & SNAP_MEMORY_HAS_MAX;
-    if (m->has_max ? (m->max_pages > RI_SNAP_MAX_PAGES || m->pages > m->max_pages) : m->max_pages != 0)
+    m->is64 = flags & SNAP_MEMORY_IS64;
+    if (m->has_max ? ((!m->is64 && m->max_pages > RI_SNAP_MAX_PAGES) || m->pages > m->max_pages) : m->max_pages != 0)
         return CORRUPT("Invalid snapshot — MEMS: memory %u has %u pages and a maximum of %u", i, m->pages, m->max_pages);
     if (encoding != RI_SNAP_ENC_RAW && encoding != RI_SNAP_ENC_ZSTD)
         return CORRUPT("Invalid snapshot — MEMS: memory %u has unknown encoding %u", i, encoding);

@@ -67,6 +67,10 @@ bool ri_snap_check(const ri_instance *inst, const ri_snap_image *img, ri_snap_er
     for (uint32_t i = 0; i < img->nmemories; i++) {
         const ri_memory *mem = ri_instance_memory(inst, i);
         uint32_t max = ri_memory_max_pages(mem);
+        if (img->memories[i].is64 != ri_memory_type(mem).is64)
+            return MISMATCH("Snapshot does not fit the instance — memory %u is %s-bit in the image, %s-bit in the "
+                            "instance",
+                            i, img->memories[i].is64 ? "64" : "32", img->memories[i].is64 ? "32" : "64");
         if (img->memories[i].pages > max)
             return MISMATCH("Snapshot does not fit the instance — memory %u holds %u pages, above this instance's "
                             "maximum of %u pages",
@@ -79,6 +83,24 @@ bool ri_snap_check(const ri_instance *inst, const ri_snap_image *img, ri_snap_er
                             "minimum of %u page%s",
                             i, img->memories[i].pages, declared.limits.min, declared.limits.min == 1 ? "" : "s");
     }
+    /* The store's limit for all memories together (multiple memories), with the store's
+     * other memories as they are: each memory counted once, though an instance may import
+     * one twice. */
+    uint64_t total = 0, current = 0;
+    for (uint32_t i = 0; i < img->nmemories; i++) {
+        bool seen = false;
+        for (uint32_t k = 0; k < i && !seen; k++) seen = ri_instance_memory(inst, k) == ri_instance_memory(inst, i);
+        if (seen) continue;
+        total += img->memories[i].pages;
+        current += ri_memory_pages(ri_instance_memory(inst, i));
+    }
+    const ri_memory *first = img->nmemories ? ri_instance_memory(inst, 0) : NULL;
+    uint32_t total_limit = ri_memory_total_limit(first);
+    uint64_t others = ri_memory_total_pages(first) - current;
+    if (total_limit && total + others > total_limit)
+        return MISMATCH("Snapshot does not fit the instance — its memories hold %llu pages together (its store's "
+                        "other memories %llu), above the limit of %u pages for all memories",
+                        (unsigned long long)total, (unsigned long long)others, total_limit);
     for (uint32_t i = 0; i < img->ntables; i++) {
         const ri_table *table = ri_instance_table(inst, i);
         const ri_snap_table *t = &img->tables[i];

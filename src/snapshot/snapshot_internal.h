@@ -35,6 +35,7 @@
 #define SNAP_GLOBAL_BYTES 16u
 #define SNAP_SEGS_HEADER_BYTES 8u
 #define SNAP_MEMORY_HAS_MAX 1u
+#define SNAP_MEMORY_IS64 2u    /* a 64-bit memory (memory64); its maximum may exceed 65,536 pages */
 #define SNAP_TABLE_HAS_MAX 1u
 /* Streaming decompression refuses frames that need a larger window: our writer's
  * frames need at most 2 MiB (zstd level 3), and a hostile frame must not make a

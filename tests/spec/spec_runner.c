@@ -220,6 +220,7 @@ typedef struct runner {
     tally total;
     tag_count *fail_tags; /* failures by kind, for the verbose summary */
     size_t nfail_tags, cap_fail_tags;
+    bool single_memory;   /* the script being run expects WebAssembly 2.0's single memory */
 } runner;
 
 static void count_failure_tag(runner *rn, const char *tag) {
@@ -517,6 +518,7 @@ typedef struct spectest_export {
 typedef struct script_state {
     const char *dir; /* where wast2json wrote the modules */
     bool unmetered;  /* load modules unmetered */
+    bool single_memory; /* load modules with ri_module_config.single_memory */
     ri_store *store;
     ri_instance *current;
     instance_list named;      /* $name -> instance */
@@ -624,7 +626,7 @@ static void spectest_init(script_state *s) {
     if (table.of.table) spectest_add(s, "table", table);
     else spectest_note_error(s, "table", &err);
 
-    ri_memtype memory_type = {{1, 2, true}};
+    ri_memtype memory_type = {{1, 2, true}, false};
     ri_extern memory = {.kind = RI_EXTERN_MEMORY};
     memory.of.memory = ri_memory_new(s->store, memory_type, &err);
     if (memory.of.memory) spectest_add(s, "memory", memory);
@@ -683,6 +685,7 @@ static ri_module *load_module(script_state *s, const char *filename, ri_error *e
     ri_module_config mcfg;
     memset(&mcfg, 0, sizeof mcfg); /* zero fields: the defaults */
     mcfg.unmetered = s->unmetered;
+    mcfg.single_memory = s->single_memory;
     ri_module *m = ri_module_load(bytes, len, &mcfg, err);
     free(bytes);
     if (m && !remember_module(s, m)) {
@@ -1079,6 +1082,7 @@ static int child_main(const runner *rn, const char *dir, const json_t *commands,
     memset(&s, 0, sizeof s);
     s.dir = dir;
     s.unmetered = rn->opts.unmetered;
+    s.single_memory = rn->single_memory;
     ri_store_config cfg = ri_store_config_default();
     cfg.canonicalize_nans = rn->opts.canonicalize;
     s.store = ri_store_new(&cfg);
@@ -1339,6 +1343,9 @@ static void run_script(runner *rn, const char *wast) {
     char json_path[PATH_MAX];
 
     empty_workdir(rn->workdir);
+    /* Every suite but multi-memory's was written for one memory (2.0's rule, which the
+     * memory64 proposal's scripts still test: "multiple memories"). */
+    rn->single_memory = !strstr(wast, "/proposals/multi-memory/");
     char why[512];
     if (!join_path(json_path, sizeof json_path, rn->workdir, json_name)) {
         record_failure(rn, &rep, 0, "runner", "path too long");

@@ -192,7 +192,7 @@ static void test_null_arguments(void **state) {
     ri_functype zero = ri_func_type(NULL);
     assert_int_equal(zero.nparams, 0);
 
-    ri_memtype mt = {{1, 0, false}};
+    ri_memtype mt = {{1, 0, false}, false};
     assert_null(ri_memory_new(NULL, mt, &err));
     assert_int_equal(err.code, RI_ERR_ARGUMENT);
     assert_int_equal(ri_memory_grow(NULL, 1), -1);
@@ -418,16 +418,16 @@ static void test_memory_grow_limits(void **state) {
     cfg.max_memory_pages = 3;
     ri_store *small = ri_store_new(&cfg);
     ri_error err;
-    ri_memtype unbounded = {{1, 0, false}};
+    ri_memtype unbounded = {{1, 0, false}, false};
     ri_memory *m = ri_memory_new(small, unbounded, &err);
     assert_non_null(m);
     assert_int_equal(ri_memory_grow(m, 3), -1);
     assert_int_equal(ri_memory_grow(m, 2), 1);
     assert_int_equal(ri_memory_grow(m, 1), -1);
-    ri_memtype too_big = {{4, 0, false}};
+    ri_memtype too_big = {{4, 0, false}, false};
     assert_null(ri_memory_new(small, too_big, &err));
     assert_int_equal(err.code, RI_ERR_LIMIT);
-    ri_memtype inverted = {{2, 1, true}};
+    ri_memtype inverted = {{2, 1, true}, false};
     assert_null(ri_memory_new(small, inverted, &err));
     assert_int_equal(err.code, RI_ERR_ARGUMENT);
     ri_store_free(small);
@@ -501,7 +501,7 @@ static void test_import_mismatch(void **state) {
     assert_non_null(strstr(err.message, "check")); /* names the import */
 
     /* wrong kind */
-    ri_memtype mt = {{1, 0, false}};
+    ri_memtype mt = {{1, 0, false}, false};
     imp.kind = RI_EXTERN_MEMORY;
     imp.of.memory = ri_memory_new(store, mt, &err);
     assert_null(ri_instantiate(store, m, &imp, 1, &err));
@@ -526,7 +526,7 @@ static void test_memory_import_limits(void **state) {
     ri_module *m = load(module_data_oob, sizeof module_data_oob); /* imports (memory 1) */
     ri_store *store = ri_store_new(NULL);
     ri_error err;
-    ri_memtype empty = {{0, 0, false}};
+    ri_memtype empty = {{0, 0, false}, false};
     ri_extern imp = {.kind = RI_EXTERN_MEMORY, .of.memory = ri_memory_new(store, empty, &err)};
     assert_null(ri_instantiate(store, m, &imp, 1, &err)); /* 0 pages < min 1 */
     assert_int_equal(err.code, RI_ERR_UNLINKABLE);
@@ -540,7 +540,7 @@ static void test_data_segment_out_of_bounds(void **state) {
     ri_module *m = load(module_data_oob, sizeof module_data_oob);
     ri_store *store = ri_store_new(NULL);
     ri_error err;
-    ri_memtype one = {{1, 0, false}};
+    ri_memtype one = {{1, 0, false}, false};
     ri_memory *mem = ri_memory_new(store, one, &err);
     ri_extern imp = {.kind = RI_EXTERN_MEMORY, .of.memory = mem};
     assert_null(ri_instantiate(store, m, &imp, 1, &err));

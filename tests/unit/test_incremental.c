@@ -181,7 +181,7 @@ static void engine_reports_written_pages(void **state) {
     (void)state;
     ri_store *store = ri_store_new(NULL);
     assert_non_null(store);
-    ri_memtype t = {{64, 1024, true}};
+    ri_memtype t = {{64, 1024, true}, false};
     ri_error e;
     ri_memory *mem = ri_memory_new(store, t, &e);
     assert_non_null(mem);
@@ -238,7 +238,7 @@ static void engine_reports_written_pages(void **state) {
      * working file: shrinking drops the tail for good (grown back, it is zero). */
     {
         ri_store *st = ri_store_new(NULL);
-        ri_memtype ten = {{10, 20, true}}, four = {{4, 20, true}};
+        ri_memtype ten = {{10, 20, true}, false}, four = {{4, 20, true}, false};
         ri_memory *big = ri_memory_new(st, ten, &e), *small = ri_memory_new(st, four, &e);
         assert_non_null(big);
         assert_non_null(small);
@@ -257,13 +257,13 @@ static void engine_reports_written_pages(void **state) {
     }
     /* Loading into a memory of another store, bounded by its maximum. */
     ri_store *other = ri_store_new(NULL);
-    ri_memtype small = {{1, 16, true}};
+    ri_memtype small = {{1, 16, true}, false};
     ri_memory *m2 = ri_memory_new(other, small, &e);
     assert_non_null(m2);
     assert_false(ri_memory_load_image(m2, full, &e));
     assert_int_equal(e.code, RI_ERR_LIMIT);
     assert_int_equal(ri_memory_pages(m2), 1);
-    ri_memtype big = {{1, 100, true}};
+    ri_memtype big = {{1, 100, true}, false};
     ri_memory *m3 = ri_memory_new(other, big, &e);
     assert_true(ri_memory_load_image(m3, full, &e));
     assert_int_equal(ri_memory_data(m3)[40 * PAGE], 2);
@@ -317,7 +317,7 @@ static void built_images(void **state) {
             assert_int_equal(page[PAGE - 1], want);
         }
         ri_store *store = ri_store_new(NULL);
-        ri_memtype t = {{1, 64, true}};
+        ri_memtype t = {{1, 64, true}, false};
         ri_memory *mem = ri_memory_new(store, t, &e);
         assert_non_null(mem);
         ri_memory_data(mem)[0] = 99; /* replaced by the image */

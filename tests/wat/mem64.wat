@@ -1,0 +1,11 @@
+;; A 64-bit memory (memory64) for test_multi_memory.c: i64 addresses, sizes, deltas and
+;; lengths, and bounds that an address plus an offset past 2^32 (or 2^64) must not wrap.
+(module
+  (memory $m i64 1 4)
+  (func (export "load") (param i64) (result i32) (i32.load8_u (local.get 0)))
+  (func (export "load_far") (param i64) (result i32) (i32.load8_u offset=0xffffffff (local.get 0)))
+  (func (export "store") (param i64 i32) (i32.store8 (local.get 0) (local.get 1)))
+  (func (export "fill") (param i64 i32 i64) (memory.fill (local.get 0) (local.get 1) (local.get 2)))
+  (func (export "grow") (param i64) (result i64) (memory.grow (local.get 0)))
+  (func (export "size") (result i64) (memory.size))
+)
