@@ -113,7 +113,7 @@
 /* Operations that are not plain numeric ones: X(NAME, WORDS, FLAGS, POINT), WORDS = the
  * instruction's size, 0 if variable (ENTRY, BR_TABLE); FLAGS = 0, one accumulator class
  * (ACC_INT, ACC_MOVE, ACC_ADD_M: code_info.h) or the kind of call (CALL_LOCAL,
- * CALL_LOCAL_AI: the I32_ADD_I form, CALL_IMPORT, CALL_INDIRECT); POINT = the stop point
+ * CALL_LOCAL_AI: the I32_ADD_I form, CALL_IMPORT, CALL_INDIRECT, TAIL: a tail call); POINT = the stop point
  * the compiler gives it (code_info.h, RI_STOP_*: 0, ENTRY, GAS, LOOP, CALL, TRAP, TRAP2:
  * a second trap at position + 3, BULK). */
 #define RI_CODE_CONTROL_OPS(X) \
@@ -143,6 +143,9 @@
     X(CALL_INDIRECT, 5, CALL_INDIRECT, CALL)  /* type index, table index, element index slot, frame base */ \
     X(CALL_INDIRECT_M1, 7, CALL_INDIRECT, CALL) /* the same, then d, s: one MOVE first */ \
     X(CALL_INDIRECT_M2, 9, CALL_INDIRECT, CALL) /* the same, then d1, s1, d2, s2: MOVE2 first */ \
+    X(RETURN_CALL, 3, TAIL, CALL)          /* function index, frame base: a tail call (the callee's frame replaces \
+                            this one; a host callee is called, then the RETURN after the GAS returns its results) */ \
+    X(RETURN_CALL_INDIRECT, 5, TAIL, CALL) /* type index, table index, element index slot, frame base: the same */ \
     X(MOVE, 3, ACC_MOVE, 0)           /* dst, src */ \
     X(MOVE2, 5, ACC_MOVE, 0)          /* dst1, src1, dst2, src2: two MOVEs, in order */ \
     X(MOVE3, 7, ACC_MOVE, 0)          /* three MOVEs, in order */ \
@@ -482,6 +485,7 @@ typedef struct ri_code {
     uint32_t stack_base;  /* nlocals + nconsts: slot of operand stack entry 0 */
     uint32_t frame_slots; /* stack_base + maximum operand stack height */
     uint32_t metered;     /* 0: compiled without gas charges (ri_module_config.unmetered) */
+    uint32_t tail_calls;  /* 1: the body makes tail calls (a caller of it may wait for another function) */
     uint32_t nwords;
     uint32_t *words;
     uint32_t npoints;

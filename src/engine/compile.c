@@ -688,6 +688,8 @@ static void compile_br_table(compiler *c, const ri_instr *in) {
     }
 }
 
+static void emit_call_gas(compiler *c);
+
 static void compile_call(compiler *c, uint32_t func_index, bool indirect, uint32_t type_index,
                          uint32_t table_index) {
     const ri_module *m = c->m;
@@ -756,9 +758,13 @@ static void compile_call(compiler *c, uint32_t func_index, bool indirect, uint32
     add_point(c, p, RI_POINT_CALL, height);
     drop_to(c, c->h - need);
     for (uint32_t i = 0; i < t->nresults; i++) push_slot(c);
-    /* A GAS follows every call: the return charges it (in unmetered code it costs 0).
-     * It is a stop point in both: a host function may yield, and the caller then
-     * suspends there, after the call. */
+    emit_call_gas(c);
+}
+
+/* A GAS follows every call: the return charges it (in unmetered code it costs 0).
+ * It is a stop point in both: a host function may yield, and the caller then
+ * suspends there, after the call. */
+static void emit_call_gas(compiler *c) {
     if (c->metered) {
         c->call_gas_pos = start_region(c, RI_CODE_GAS, RI_POINT_GAS);
     } else {
@@ -769,6 +775,45 @@ static void compile_call(compiler *c, uint32_t func_index, bool indirect, uint32
         c->wasm_offset = at;
         start_region(c, RI_CODE_GAS, RI_POINT_GAS);
     }
+}
+
+/* return_call, return_call_indirect: the arguments in place as for a call; the handler
+ * moves them down to the frame's base and enters the callee there, in this frame's place
+ * (constant stack). A callee that is not WebAssembly code of a store's instance (a host
+ * function) is called as by a call instead: its results come back to the GAS after it, and
+ * a return passes them on. */
+static void compile_return_call(compiler *c, uint32_t func_index, bool indirect, uint32_t type_index,
+                                uint32_t table_index) {
+    const ri_module *m = c->m;
+    if (indirect ? type_index >= m->ntypes : func_index >= m->nfuncs || m->func_types[func_index] >= m->ntypes) {
+        fail(c, RI_ERR_INVALID, indirect ? "unknown type" : "unknown function");
+        return;
+    }
+    const ri_type *t = indirect ? &m->types[type_index] : &m->types[m->func_types[func_index]];
+    flush_all(c);
+    uint32_t height = c->h;
+    uint32_t need = t->nparams + (indirect ? 1u : 0u);
+    if (c->h < need) { fail(c, RI_ERR_INVALID, "call arguments missing"); return; }
+    uint32_t base = own_slot(c, c->h - need);
+    uint32_t p;
+    c->tail_calls = true;
+    if (indirect) {
+        p = emit_op(c, RI_CODE_RETURN_CALL_INDIRECT, 5);
+        if (p != NO_POS) {
+            c->code[p + 1] = type_index;
+            c->code[p + 2] = table_index;
+            c->code[p + 3] = own_slot(c, c->h - 1);
+            c->code[p + 4] = base;
+        }
+    } else {
+        p = emit2(c, RI_CODE_RETURN_CALL, func_index, base);
+    }
+    add_point(c, p, RI_POINT_CALL, height);
+    drop_to(c, c->h - need);
+    for (uint32_t i = 0; i < t->nresults; i++) push_slot(c);
+    emit_call_gas(c);
+    emit_return(c);
+    c->ctrls[c->nctrl - 1].unreachable = true;
 }
 
 static void compile_local_set(compiler *c, uint32_t k, bool tee) {
@@ -1257,6 +1302,11 @@ static void compile_instr(compiler *c, const ri_instr *in) {
         if (in->imm.call_indirect.table_index >= m->ntables) { fail(c, RI_ERR_INVALID, "unknown table"); return; }
         compile_call(c, 0, true, in->imm.call_indirect.type_index, in->imm.call_indirect.table_index);
         return;
+    case RI_OP_RETURN_CALL: compile_return_call(c, in->imm.index, false, 0, 0); return;
+    case RI_OP_RETURN_CALL_INDIRECT:
+        if (in->imm.call_indirect.table_index >= m->ntables) { fail(c, RI_ERR_INVALID, "unknown table"); return; }
+        compile_return_call(c, 0, true, in->imm.call_indirect.type_index, in->imm.call_indirect.table_index);
+        return;
     case RI_OP_DROP: pop(c); return;
     case RI_OP_SELECT: case RI_OP_SELECT_T: {
         operand cond = pop(c), b = pop(c), a = pop(c);
@@ -1525,6 +1575,7 @@ static ri_code *compile_function(compiler *c, uint32_t body_index) {
     if (frame > UINT32_MAX / 2) { free(code); fail(c, RI_ERR_LIMIT, "frame too large"); return NULL; }
     code->frame_slots = (uint32_t)frame;
     code->metered = c->metered;
+    code->tail_calls = c->tail_calls;
     code->nwords = c->len;
     code->words = malloc((size_t)c->len * sizeof *code->words);
     code->npoints = c->npoints;

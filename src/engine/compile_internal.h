@@ -70,6 +70,7 @@ typedef struct compiler {
     ri_error *err;
     bool failed;
     bool metered;         /* false: ri_module_config.unmetered, no gas charges */
+    bool tail_calls;      /* the body has a return_call or return_call_indirect */
 
     uint32_t func_index;
     const ri_type *type;

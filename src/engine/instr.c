@@ -39,7 +39,7 @@ bool ri_read_instr(ri_reader *r, ri_instr *in) {
     case RI_OP_BLOCK: case RI_OP_LOOP: case RI_OP_IF:
         read_blocktype(r, &in->imm.block);
         break;
-    case RI_OP_BR: case RI_OP_BR_IF: case RI_OP_CALL:
+    case RI_OP_BR: case RI_OP_BR_IF: case RI_OP_CALL: case RI_OP_RETURN_CALL:
     case RI_OP_LOCAL_GET: case RI_OP_LOCAL_SET: case RI_OP_LOCAL_TEE:
     case RI_OP_GLOBAL_GET: case RI_OP_GLOBAL_SET:
     case RI_OP_TABLE_GET: case RI_OP_TABLE_SET: case RI_OP_REF_FUNC:
@@ -52,7 +52,7 @@ bool ri_read_instr(ri_reader *r, ri_instr *in) {
         for (uint64_t i = 0; i <= n && !r->failed; i++) (void)ri_read_u32(r);
         break;
     }
-    case RI_OP_CALL_INDIRECT:
+    case RI_OP_CALL_INDIRECT: case RI_OP_RETURN_CALL_INDIRECT:
         in->imm.call_indirect.type_index = ri_read_u32(r);
         in->imm.call_indirect.table_index = ri_read_u32(r);
         break;
@@ -135,8 +135,6 @@ const char *ri_unsupported_opcode(uint8_t b) {
     case 0xfd: return "SIMD (0xfd prefix) is not supported";
     case 0xfe: return "threads (atomic operations, 0xfe prefix) are not supported";
     case 0xfb: return "garbage collection (0xfb prefix) is not supported";
-    case 0x12: return "tail calls (return_call) are not supported";
-    case 0x13: return "tail calls (return_call_indirect) are not supported";
     case 0x14: return "typed function references (call_ref) are not supported";
     case 0x15: return "tail calls (return_call_ref) are not supported";
     case 0xd3: case 0xd4: case 0xd6: return "typed function references (ref.as_non_null, br_on_null) are not supported";
@@ -162,6 +160,8 @@ const char *ri_opcode_name(uint16_t op) {
     case RI_OP_RETURN: return "return";
     case RI_OP_CALL: return "call";
     case RI_OP_CALL_INDIRECT: return "call_indirect";
+    case RI_OP_RETURN_CALL: return "return_call";
+    case RI_OP_RETURN_CALL_INDIRECT: return "return_call_indirect";
     case RI_OP_DROP: return "drop";
     case RI_OP_SELECT: case RI_OP_SELECT_T: return "select";
     case RI_OP_LOCAL_GET: return "local.get";

@@ -740,6 +740,41 @@ op_CALL_INDIRECT_M1: /* MOVE, then CALL_INDIRECT */
     CALL_INDIRECT_TO(7);
 op_CALL_INDIRECT: /* call table[t][c] checked against type a, frame at d */
     CALL_INDIRECT_TO(5);
+op_RETURN_CALL: /* tail call of function a, its arguments at b */
+    callee_func = inst->funcs[pc[1]];
+    call_base = pc[2];
+    call_size = 3;
+    goto tail_call;
+op_RETURN_CALL_INDIRECT: /* tail call of table[t][c] checked against type a, its arguments at d */
+    {
+        const ri_table *tab_ = inst->tables[pc[2]];
+        uint32_t i_ = U32(3);
+        if (__builtin_expect(i_ >= tab_->size, 0)) { trap_element = i_; TRAP(RI_TRAP_UNDEFINED_ELEMENT); }
+        callee_func = tab_->elems[i_];
+        if (__builtin_expect(!callee_func, 0)) { trap_element = i_; TRAP(RI_TRAP_UNINITIALIZED_ELEMENT); }
+        if (__builtin_expect(callee_func->type_id != inst->type_ids[pc[1]], 0)) TRAP(RI_TRAP_INDIRECT_MISMATCH);
+        call_base = pc[4];
+        call_size = 5;
+    }
+tail_call: /* the callee's frame replaces this one: its arguments move down to fp[0] */
+    callee = callee_func->code;
+    if (callee_func->host || callee_func->emsc_op || !callee || !callee_func->instance)
+        goto call_func; /* a plain call; the RETURN after its GAS passes the results on */
+    {
+        uint32_t at = (uint32_t)(fp - exec->stack);
+        if (__builtin_expect((uint64_t)at + callee->frame_slots > exec->stack_cap, 0)) {
+            if (!ensure_stack(store, exec, (uint64_t)at + callee->frame_slots)) TRAP(RI_TRAP_STACK_EXHAUSTED);
+            fp = exec->stack + at;
+        }
+        memmove(fp, fp + call_base, (size_t)callee->nparams * sizeof *fp);
+        code = callee;
+        pc = callee->words;
+        if (callee_func->instance != inst) {
+            SWITCH_INSTANCE(callee_func->instance);
+            LOAD_MEMORY();
+        }
+        DISPATCH();
+    }
 call_func:
     if (callee_func->host) {
         /* Polled here too: the gas chunk is refilled after each host call, so a loop that

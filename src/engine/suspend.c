@@ -202,7 +202,8 @@ static bool call_at(const ri_code *code, uint32_t pos, call_site *cs) {
     int32_t word = (int32_t)code->words[pos];
     for (uint32_t op = 0; op < RI_CODE_OP_COUNT; op++) { /* a slow path: only describing a suspension */
         uint32_t kind = ri_code_call_kind(op);
-        if (kind == RI_CALLK_NONE || d[op] != word) continue;
+        /* (a tail call never has a caller waiting in it: its callee took its frame) */
+        if (kind == RI_CALLK_NONE || kind == RI_CALLK_TAIL || d[op] != word) continue;
         uint32_t size = ri_code_words(op);
         if ((uint64_t)pos + size > code->nwords) return false;
         bool add = kind == RI_CALLK_LOCAL_AI;
@@ -467,6 +468,31 @@ static bool refuse(ri_error *err, const char *fmt, uint32_t a, uint32_t b) {
     return false;
 }
 
+/* Whether two function types have the same results. */
+static bool same_results(const ri_type *a, const ri_type *b) {
+    return a->nresults == b->nresults && (a->nresults == 0 || memcmp(a->results, b->results, a->nresults) == 0);
+}
+
+/* Tail calls: a caller waits in its call for whatever function the chain of tail calls
+ * its callee began has reached, which returns the callee's results. A call of function
+ * `target` may then be waiting for `callee` when target's body makes tail calls and
+ * the results agree. */
+static bool tail_reached(const ri_instance *inst, uint32_t target, uint32_t callee) {
+    const ri_module *m = inst->module;
+    const ri_code *tc = inst->funcs[target]->code;
+    return tc && tc->tail_calls && inst->funcs[callee]->instance == inst &&
+           same_results(&m->types[m->func_types[target]], &m->types[m->func_types[callee]]);
+}
+
+/* The same for a call_indirect of type `type`: any function of the module that makes tail
+ * calls may have been its callee. */
+static bool tail_reached_type(const ri_instance *inst, uint32_t type, uint32_t callee) {
+    const ri_module *m = inst->module;
+    bool any = false;
+    for (uint32_t b = 0; b < m->nbodies && !any; b++) any = m->codes[b] && m->codes[b]->tail_calls;
+    return any && same_results(&m->types[type], &m->types[m->func_types[callee]]);
+}
+
 /* Checks frame i of s against inst; fills pl[i]. */
 static bool check_frame(const ri_store *store, ri_instance *inst, const ri_suspension *s, uint32_t i, plan *pl,
                         probes *pr, ri_error *err) {
@@ -513,7 +539,8 @@ static bool check_frame(const ri_store *store, ri_instance *inst, const ri_suspe
         /* The next frame must be what this call calls. */
         uint32_t callee = s->frames[i + 1].func_index;
         if (callee >= m->nfuncs) return refuse(err, "frame %u: function %u out of range", i + 1, callee);
-        if (cs->kind == 0 && callee != m->nfunc_imports + cs->target)
+        if (cs->kind == 0 && callee != m->nfunc_imports + cs->target &&
+            !tail_reached(inst, cs->target + m->nfunc_imports, callee))
             return refuse(err, "frame %u calls another function than function %u", i, callee);
         uint32_t via = s->frames[i + 1].via;
         if (cs->kind == 1) {
@@ -528,7 +555,8 @@ static bool check_frame(const ri_store *store, ri_instance *inst, const ri_suspe
         } else if (via != RI_SUSP_VIA_CALL) {
             return refuse(err, "frame %u is entered through an invoke, but its caller (frame %u) calls no invoke", i + 1, i);
         }
-        if (cs->kind == 2 && (cs->target >= m->ntypes || inst->funcs[callee]->type_id != inst->type_ids[cs->target]))
+        if (cs->kind == 2 && (cs->target >= m->ntypes || (inst->funcs[callee]->type_id != inst->type_ids[cs->target] &&
+                                                          !tail_reached_type(inst, cs->target, callee))))
             return refuse(err, "frame %u: call_indirect of another type than function %u's", i, callee);
     } else if (f->nstack != pt->height) {
         return refuse(err, "frame %u: %u operands, the stop point has another height", i, f->nstack);

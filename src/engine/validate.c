@@ -583,6 +583,31 @@ static inline ri_errcode validate_instr(validator *v, const ri_instr *in, ri_rea
         if ((rc = pop_types(v, type_list(t->params), t->nparams, in->op))) return rc;
         return push_types(v, type_list(t->results), t->nresults);
     }
+    case RI_OP_RETURN_CALL: case RI_OP_RETURN_CALL_INDIRECT: {
+        /* The callee's results are the caller's: it returns in the caller's place. */
+        const ri_type *t;
+        if (in->op == RI_OP_RETURN_CALL) {
+            if (in->imm.index >= m->nfuncs) return body_error(v, RI_ERR_INVALID, "unknown function %u", in->imm.index);
+            t = func_type(m, in->imm.index);
+        } else {
+            uint32_t table = in->imm.call_indirect.table_index, type = in->imm.call_indirect.type_index;
+            if ((rc = need_table(v, table))) return rc;
+            if (type >= m->ntypes) return body_error(v, RI_ERR_INVALID, "unknown type %u", type);
+            if (m->tables[table].elem != RI_FUNCREF)
+                return body_error(v, RI_ERR_INVALID, "type mismatch: return_call_indirect needs a funcref table, table %u is %s",
+                                  table, valtype_name((uint8_t)m->tables[table].elem));
+            t = &m->types[type];
+            if ((rc = pop_type(v, RI_I32, in->op))) return rc;
+        }
+        const ri_type *own = v->type;
+        if (t->nresults != own->nresults ||
+            (t->nresults && memcmp(t->results, own->results, t->nresults) != 0))
+            return body_error(v, RI_ERR_INVALID, "type mismatch: %s calls a function whose results are not the caller's",
+                              ri_opcode_name(in->op));
+        if ((rc = pop_types(v, type_list(t->params), t->nparams, in->op))) return rc;
+        set_unreachable(v);
+        return RI_OK;
+    }
     case RI_OP_DROP:
         return pop_any(v, &t1, in->op);
     case RI_OP_SELECT: case RI_OP_SELECT_T: {
