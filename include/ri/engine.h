@@ -89,6 +89,7 @@ typedef enum ri_trap {
     RI_TRAP_OUT_OF_GAS,           /* "out of gas" */
     RI_TRAP_INTERRUPTED,          /* "interrupted" */
     RI_TRAP_HOST,                 /* a host function failed; message is the host's */
+    RI_TRAP_EXCEPTION,            /* "uncaught exception": a throw no handler of the run caught */
     RI_TRAP_COUNT
 } ri_trap;
 
@@ -128,6 +129,7 @@ typedef enum ri_externkind {
     RI_EXTERN_TABLE = 1,
     RI_EXTERN_MEMORY = 2,
     RI_EXTERN_GLOBAL = 3,
+    RI_EXTERN_TAG = 4,     /* an exception tag (exception handling) */
 } ri_externkind;
 
 typedef struct ri_externtype {
@@ -137,6 +139,7 @@ typedef struct ri_externtype {
         ri_tabletype table;
         ri_memtype memory;
         ri_globaltype global;
+        ri_functype tag;   /* the tag's parameters (no results) */
     } of;
 } ri_externtype;
 
@@ -201,6 +204,7 @@ typedef struct ri_func ri_func;
 typedef struct ri_memory ri_memory;
 typedef struct ri_table ri_table;
 typedef struct ri_global ri_global;
+typedef struct ri_tag ri_tag;       /* an exception tag: exceptions of one tag carry its parameters */
 
 typedef struct ri_store_config {
     uint32_t max_call_depth;      /* frames; default 10,000; exceeding traps "call stack exhausted" */
@@ -239,6 +243,7 @@ typedef struct ri_extern {
         ri_table *table;
         ri_memory *memory;
         ri_global *global;
+        ri_tag *tag;
     } of;
 } ri_extern;
 

@@ -19,6 +19,7 @@
  * each needs its own validation rule. X(NAME, BYTE) */
 #define RI_SPECIAL_OPS(X) \
     X(UNREACHABLE, 0x00) X(NOP, 0x01) X(BLOCK, 0x02) X(LOOP, 0x03) X(IF, 0x04) \
+    X(TRY, 0x06) X(CATCH, 0x07) X(THROW, 0x08) X(RETHROW, 0x09) X(DELEGATE, 0x18) X(CATCH_ALL, 0x19) \
     X(ELSE, 0x05) X(END, 0x0B) X(BR, 0x0C) X(BR_IF, 0x0D) X(BR_TABLE, 0x0E) \
     X(RETURN, 0x0F) X(CALL, 0x10) X(CALL_INDIRECT, 0x11) \
     X(RETURN_CALL, 0x12) X(RETURN_CALL_INDIRECT, 0x13) \

@@ -17,6 +17,7 @@
 
 #include "code_info.h"
 #include "exec.h"
+#include "exn.h"
 
 _Static_assert(RI_SUSP_VIA_INVOKE == RI_FRAME_VIA_INVOKE && RI_SUSP_VIA_SETTHREW == RI_FRAME_VIA_SETTHREW,
                "a description's via is the frame's tag");
@@ -343,6 +344,15 @@ bool ri_store_describe_suspended(ri_store *store, const ri_instance *inst, ri_su
         }
         if (fi != inst) {
             ri_error_set(err, RI_ERR_ARGUMENT, "frame %zu runs a function of another instance: it cannot be described", i);
+            ok = false;
+            break;
+        }
+        if (code->nexn && ri_exn_kept_at(code, top ? pt->pos : (uint32_t)(exec->frames[exec->susp.marker + 1 + i].ret_pc -
+                                                                             code->words - 1))) {
+            ri_error_set(err, RI_ERR_ARGUMENT,
+                         "frame %zu is in a catch clause that keeps its exception for a rethrow: a caught exception "
+                         "cannot be described",
+                         i);
             ok = false;
             break;
         }
