@@ -72,7 +72,9 @@ static void collect(ri_exec *exec, const ri_slot *fp, const ri_code *code) {
 }
 
 ri_exn *ri_exn_new(ri_exec *exec, const ri_tag *tag, const ri_slot *vals, const ri_slot *fp, const ri_code *code) {
-    if (exec->nexns >= exec->exns_gc_at && exec->nexns >= 64) {
+    /* Only the outermost run collects: under a host function, the frame that called it is
+     * in no frame record (its run keeps it in registers), and its kept exception must stay. */
+    if (exec->nesting == 1 && exec->nexns >= exec->exns_gc_at && exec->nexns >= 64) {
         collect(exec, fp, code);
         exec->exns_gc_at = exec->nexns * 2;
     }

@@ -5,7 +5,8 @@
  * An exception is an object on the heap (its tag and its values), so that a catch can keep
  * it in a slot of its frame for a rethrow. The store's execution state lists every object;
  * the list is emptied when the outermost run ends (not while a call is suspended), and
- * collected when it grows: an object no frame's exception slots name is freed.
+ * collected when it grows in the outermost run: an object no frame's exception slots name
+ * is freed.
  */
 #ifndef RI_ENGINE_EXN_H
 #define RI_ENGINE_EXN_H

@@ -25,6 +25,7 @@ typedef struct fixture {
     ri_store *store;
     ri_instance *instance;
     ri_func *uncaught;
+    ri_func *many;
 } fixture;
 
 static uint8_t *module_bytes;
@@ -34,6 +35,14 @@ static int reenter_fn(ri_host_call *call, void *user, const ri_val *args, ri_val
     fixture *fx = user;
     ri_error err;
     if (ri_func_call(ri_host_call_store(call), fx->uncaught, args, 1, results, 1, &err) != RI_OK)
+        return ri_host_fail(call, "nested: %s", err.message);
+    return 0;
+}
+
+static int churn_fn(ri_host_call *call, void *user, const ri_val *args, ri_val *results) {
+    fixture *fx = user;
+    ri_error err;
+    if (ri_func_call(ri_host_call_store(call), fx->many, args, 1, results, 1, &err) != RI_OK)
         return ri_host_fail(call, "nested: %s", err.message);
     return 0;
 }
@@ -55,12 +64,15 @@ static void fx_open(fixture *fx) {
     assert_non_null(fx->store);
     static const ri_valtype i32[1] = {RI_I32};
     ri_functype t = {1, 1, i32, i32};
-    ri_extern imp;
-    imp.kind = RI_EXTERN_FUNC;
-    imp.of.func = ri_func_new_host(fx->store, &t, reenter_fn, fx);
-    fx->instance = ri_instantiate(fx->store, fx->module, &imp, 1, &err);
+    ri_extern imp[2];
+    imp[0].kind = RI_EXTERN_FUNC;
+    imp[0].of.func = ri_func_new_host(fx->store, &t, reenter_fn, fx);
+    imp[1].kind = RI_EXTERN_FUNC;
+    imp[1].of.func = ri_func_new_host(fx->store, &t, churn_fn, fx);
+    fx->instance = ri_instantiate(fx->store, fx->module, imp, 2, &err);
     assert_non_null(fx->instance);
     fx->uncaught = export_func(fx, "throw_uncaught");
+    fx->many = export_func(fx, "throw_many");
 }
 
 static void fx_close(fixture *fx) {
@@ -126,6 +138,21 @@ static void uncaught_is_a_trap_at_the_embedder(void **state) {
     a = ri_val_i32(8);
     assert_int_equal(ri_func_call(fx.store, export_func(&fx, "run"), &a, 1, &r, 1, &err), RI_OK);
     assert_int_equal((uint64_t)r.of.i64, run_ref(8));
+    fx_close(&fx);
+}
+
+/* A run nested under a host function collects no exception objects: the frame that called
+ * the host function keeps one that no frame record shows (it was freed under it). */
+static void kept_exception_survives_a_nested_run(void **state) {
+    (void)state;
+    fixture fx;
+    fx_open(&fx);
+    ri_val a = ri_val_i32(1234), r;
+    ri_error err;
+    ri_errcode rc = ri_func_call(fx.store, export_func(&fx, "keep_across_host"), &a, 1, &r, 1, &err);
+    if (rc != RI_OK) print_error("keep_across_host: %s\n", err.message);
+    assert_int_equal(rc, RI_OK);
+    assert_int_equal(r.of.i32, 1234);
     fx_close(&fx);
 }
 
@@ -219,6 +246,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(throws_unwind_to_their_catch),
         cmocka_unit_test(uncaught_is_a_trap_at_the_embedder),
+        cmocka_unit_test(kept_exception_survives_a_nested_run),
         cmocka_unit_test(paused_inside_try_resumes_in_a_fresh_store),
         cmocka_unit_test(paused_in_a_clause_keeping_its_exception),
     };

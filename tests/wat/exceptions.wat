@@ -4,6 +4,7 @@
 ;; caught exception, an uncaught throw, and a throw in a run nested under a host function.
 (module
   (import "env" "reenter" (func $reenter (param i32) (result i32)))
+  (import "env" "churn" (func $churn (param i32) (result i32)))
   (tag $e (param i32))
   (tag $f (param i32 i64))
   (tag $g)
@@ -60,6 +61,23 @@
 
   (func (export "throw_uncaught") (param $i i32) (result i32)
     (throw $e (local.get $i)))
+
+  ;; throws and catches n exceptions
+  (func (export "throw_many") (param $n i32) (result i32)
+    (local $i i32)
+    (loop $l
+      (try (do (throw $e (local.get $i))) (catch $e (drop)))
+      (br_if $l (i32.lt_u (local.tee $i (i32.add (local.get $i) (i32.const 1))) (local.get $n))))
+    (local.get $n))
+
+  ;; a kept exception survives a host call whose nested run throws many (the host function
+  ;; calls throw_many): the rethrow after it finds it whole
+  (func (export "keep_across_host") (param $i i32) (result i32)
+    (try (result i32)
+      (do (throw $e (local.get $i)))
+      (catch_all
+        (drop (call $churn (i32.const 300)))
+        (try (result i32) (do (rethrow 1)) (catch $e)))))
 
   ;; the host function calls throw_uncaught: its failure is a trap here, not an exception
   (func (export "via_host") (param $i i32) (result i32)
