@@ -435,7 +435,10 @@ bool ri_store_describe_suspended(ri_store *store, const ri_instance *inst, ri_su
         ri_suspension_free(out);
         return false;
     }
-    out->func_index = out->frames[0].func_index;
+    /* The function the embedder called; the outermost frame may be another, which it
+     * reached by tail calls. */
+    uint32_t called;
+    out->func_index = ri_instance_func_index(inst, exec->susp.func, &called) ? called : out->frames[0].func_index;
     return true;
 }
 
@@ -609,7 +612,9 @@ bool ri_store_rebuild_suspended(ri_store *store, ri_instance *inst, const ri_sus
         return refuse(err, "unknown reason %u (of %u)", (uint32_t)s->reason, RI_SUSPENDED_YIELD);
     if (s->nframes > store->config.max_call_depth)
         return refuse(err, "%u frames, more than the store's call depth %u", s->nframes, store->config.max_call_depth);
-    if (s->func_index != s->frames[0].func_index)
+    if (s->func_index != s->frames[0].func_index &&
+        (s->func_index >= inst->module->nfuncs || s->frames[0].func_index >= inst->module->nfuncs ||
+         !tail_reached(inst, s->func_index, s->frames[0].func_index)))
         return refuse(err, "the called function %u is not the outermost frame's %u", s->func_index, s->frames[0].func_index);
     plan *pl = calloc(s->nframes, sizeof *pl);
     if (!pl) {

@@ -228,8 +228,8 @@ static bool read_call(const ri_snap_image *img, ri_snap_call *out, ri_snap_error
         if (!get_values(&r, nstack, &f->stack, func_count, i, "operand", err)) return false;
         f->nstack = nstack;
     }
-    if (out->suspension.frames[0].func_index != out->suspension.func_index)
-        return CORRUPT("Invalid snapshot — FRMS: the outermost frame is not the called function");
+    /* (The outermost frame is the called function's, or one it reached by tail calls: the
+     * engine checks which when it rebuilds the call.) */
     if (r.left) return CORRUPT("Invalid snapshot — FRMS has %llu bytes after its last frame", (unsigned long long)r.left);
     return true;
 }

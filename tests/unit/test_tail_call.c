@@ -110,8 +110,8 @@ static void copy_state(fixture *from, fixture *to) {
     assert_true(ri_global_set(ri_instance_global(to->instance, 0), ri_global_get(ri_instance_global(from->instance, 0))));
 }
 
-/* mix(n) in slices of `slice` gas, each stop moved to a fresh store. */
-static void sliced_mix(int32_t n, uint64_t slice, uint32_t *result, uint64_t *gas, uint64_t *hash,
+/* export(n) in slices of `slice` gas, each stop moved to a fresh store. */
+static void sliced_run(const char *name, int32_t n, uint64_t slice, uint32_t *result, uint64_t *gas, uint64_t *hash,
                        uint32_t *chain_waits) {
     fixture fx;
     fx_open(&fx, NULL);
@@ -119,7 +119,7 @@ static void sliced_mix(int32_t n, uint64_t slice, uint32_t *result, uint64_t *ga
     ri_store_set_gas(fx.store, slice);
     ri_val a = ri_val_i32(n), r;
     ri_error err;
-    ri_errcode rc = ri_func_call(fx.store, export_func(&fx, "mix"), &a, 1, &r, 1, &err);
+    ri_errcode rc = ri_func_call(fx.store, export_func(&fx, name), &a, 1, &r, 1, &err);
     uint64_t given = slice;
     uint32_t slices = 1;
     while (rc == RI_ERR_SUSPENDED) {
@@ -172,7 +172,7 @@ static void paused_mid_chain_resumes_in_a_fresh_store(void **state) {
     for (uint64_t slice = 1; slice <= want_gas + 1; slice++) {
         uint32_t got;
         uint64_t gas, hash;
-        sliced_mix(9, slice, &got, &gas, &hash, &chain_waits);
+        sliced_run("mix", 9, slice, &got, &gas, &hash, &chain_waits);
         assert_int_equal(got, want);
         assert_int_equal(gas, want_gas); /* the slices' gas adds up exactly */
         assert_int_equal(hash, want_hash);
@@ -180,10 +180,24 @@ static void paused_mid_chain_resumes_in_a_fresh_store(void **state) {
     assert_true(chain_waits > 0);
 }
 
+/* The export itself tail-calls: the outermost frame is another function than the one the
+ * embedder called, and a description says both. */
+static void paused_after_the_export_tail_called(void **state) {
+    (void)state;
+    uint32_t waits = 0;
+    for (uint64_t slice = 1; slice < 60; slice++) {
+        uint32_t got;
+        uint64_t gas, hash;
+        sliced_run("count", 6, slice, &got, &gas, &hash, &waits);
+        assert_int_equal(got, count_ref(6));
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(ten_million_tail_calls_in_one_frame),
         cmocka_unit_test(paused_mid_chain_resumes_in_a_fresh_store),
+        cmocka_unit_test(paused_after_the_export_tail_called),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
