@@ -549,6 +549,16 @@ typedef enum ri_susp_point {
     RI_SUSP_BULK = 5,
 } ri_susp_point;
 
+/* An exception that a catch clause the frame stopped in keeps for a rethrow (exception
+ * handling): the frame's exception slot `slot` (the nesting level of its try), its tag and
+ * the tag's values. */
+typedef struct ri_susp_exn {
+    uint32_t slot;
+    uint32_t tag_index;      /* in the instance's tag index space */
+    uint32_t nvals;
+    ri_susp_value *vals;
+} ri_susp_exn;
+
 typedef struct ri_susp_frame {
     uint32_t func_index;     /* in the instance's function index space */
     uint32_t wasm_offset;    /* byte offset in the module binary (see code.h for each kind) */
@@ -563,6 +573,8 @@ typedef struct ri_susp_frame {
      * caught returns zeros after it). The outermost frame: RI_SUSP_VIA_CALL. */
     uint32_t via;
     uint64_t via_value;
+    uint32_t nexns;          /* kept exceptions (exception handling), usually none */
+    ri_susp_exn *exns;
 } ri_susp_frame;
 #define RI_SUSP_VIA_CALL 0u
 #define RI_SUSP_VIA_INVOKE 1u

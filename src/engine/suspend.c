@@ -239,6 +239,8 @@ void ri_suspension_free(ri_suspension *s) {
     for (uint32_t i = 0; s->frames && i < s->nframes; i++) {
         free(s->frames[i].locals);
         free(s->frames[i].stack);
+        for (uint32_t k = 0; s->frames[i].exns && k < s->frames[i].nexns; k++) free(s->frames[i].exns[k].vals);
+        free(s->frames[i].exns);
     }
     free(s->frames);
     memset(s, 0, sizeof *s);
@@ -273,6 +275,41 @@ static bool describe_value(const ri_instance *inst, uint8_t type, ri_slot slot, 
         ri_error_set(err, RI_ERR_ARGUMENT, "a value of type 0x%02x on the stack cannot be described", type);
         return false;
     }
+}
+
+/* The exceptions kept by the catch clauses that code position pos of a frame lies in. */
+static bool describe_exns(const ri_instance *inst, const ri_code *code, const ri_slot *fp, uint32_t pos,
+                          ri_susp_frame *sf, ri_error *err) {
+    const ri_module *m = inst->module;
+    for (uint32_t c = 0; c < code->ncatches; c++) {
+        const ri_code_catch *k = &code->catches[c];
+        if (k->exn_slot == RI_NO_SLOT || pos < k->target || pos >= k->end) continue;
+        const ri_exn *e = fp[k->exn_slot].ref;
+        if (!e) continue;
+        uint32_t tag = 0;
+        while (tag < m->ntags && inst->tags[tag] != e->tag) tag++;
+        if (tag == m->ntags) {
+            ri_error_set(err, RI_ERR_ARGUMENT, "a caught exception of a tag the instance does not know cannot be described");
+            return false;
+        }
+        ri_susp_exn *grown = realloc(sf->exns, (size_t)(sf->nexns + 1) * sizeof *grown);
+        ri_susp_value *vals = calloc(e->n ? e->n : 1, sizeof *vals);
+        if (grown) sf->exns = grown;
+        if (!grown || !vals) {
+            free(vals);
+            ri_error_set(err, RI_ERR_NOMEM, "out of memory describing the suspended call");
+            return false;
+        }
+        ri_susp_exn *x = &sf->exns[sf->nexns++];
+        x->slot = k->exn_slot - code->exn_base;
+        x->tag_index = tag;
+        x->nvals = e->n;
+        x->vals = vals;
+        const ri_type *t = &m->types[m->tag_types[tag]];
+        for (uint32_t v = 0; v < e->n; v++)
+            if (!describe_value(inst, t->params[v], e->vals[v], &vals[v], err)) return false;
+    }
+    return true;
 }
 
 bool ri_store_describe_suspended(ri_store *store, const ri_instance *inst, ri_suspension *out, ri_error *err) {
@@ -347,15 +384,7 @@ bool ri_store_describe_suspended(ri_store *store, const ri_instance *inst, ri_su
             ok = false;
             break;
         }
-        if (code->nexn && ri_exn_kept_at(code, top ? pt->pos : (uint32_t)(exec->frames[exec->susp.marker + 1 + i].ret_pc -
-                                                                             code->words - 1))) {
-            ri_error_set(err, RI_ERR_ARGUMENT,
-                         "frame %zu is in a catch clause that keeps its exception for a rethrow: a caught exception "
-                         "cannot be described",
-                         i);
-            ok = false;
-            break;
-        }
+
         if (find_point(code, pt->wasm_offset, pt->kind) != pt) {
             ri_error_set(err, RI_ERR_ARGUMENT, "frame %zu: the %s point at offset 0x%x is ambiguous", i,
                          point_name(pt->kind), pt->wasm_offset);
@@ -363,6 +392,12 @@ bool ri_store_describe_suspended(ri_store *store, const ri_instance *inst, ri_su
             break;
         }
         ri_susp_frame *sf = &out->frames[i];
+        if (code->nexn &&
+            !describe_exns(inst, code, fp, top ? pt->pos : (uint32_t)(exec->frames[exec->susp.marker + 1 + i].ret_pc -
+                                                                      code->words - 1), sf, err)) {
+            ok = false;
+            break;
+        }
         sf->func_index = code->func_index;
         sf->wasm_offset = pt->wasm_offset;
         sf->point = (ri_susp_point)pt->kind;
@@ -575,6 +610,25 @@ static bool check_frame(const ri_store *store, ri_instance *inst, const ri_suspe
         return refuse(err, "frame %u: %u operands, the stop point has another height", i, f->nstack);
     }
     if (f->nstack && !f->stack) return refuse(err, "frame %u: %u operands missing", i, f->nstack);
+    if (f->nexns && !f->exns) return refuse(err, "frame %u: %u kept exceptions missing", i, f->nexns);
+    for (uint32_t x = 0; x < f->nexns; x++) {
+        const ri_susp_exn *e = &f->exns[x];
+        uint32_t pos = top ? pt->pos : pt->pos + 1; /* (a caller: inside its call) */
+        bool kept = false;
+        for (uint32_t c = 0; c < code->ncatches && !kept; c++) {
+            const ri_code_catch *k = &code->catches[c];
+            kept = k->exn_slot == code->exn_base + e->slot && k->target <= pos && pos < k->end && e->slot < code->nexn;
+        }
+        for (uint32_t y = 0; kept && y < x; y++) kept = f->exns[y].slot != e->slot;
+        if (!kept) return refuse(err, "frame %u: no catch clause there keeps an exception in slot %u", i, e->slot);
+        if (e->tag_index >= m->ntags) return refuse(err, "frame %u: tag %u out of range", i, e->tag_index);
+        const ri_type *tt = &m->types[m->tag_types[e->tag_index]];
+        if (e->nvals != tt->nparams || (e->nvals && !e->vals))
+            return refuse(err, "frame %u: an exception of tag %u with the wrong number of values", i, e->tag_index);
+        for (uint32_t v = 0; v < e->nvals; v++)
+            if (!value_ok(m, tt->params[v], &e->vals[v]))
+                return refuse(err, "frame %u: a kept exception's value %u has the wrong type or an invalid value", i, v);
+    }
     if (f->nstack) {
         const probe *p = probe_at(pr, m, code->func_index, pt->wasm_offset, err);
         if (!p) return false;
@@ -690,6 +744,16 @@ bool ri_store_rebuild_suspended(ri_store *store, ri_instance *inst, const ri_sus
         for (uint32_t k = 0; k < code->nconsts; k++)
             slots[code->nlocals + k].i64 = code->words[5 + 2 * k] | (uint64_t)code->words[6 + 2 * k] << 32;
         for (uint32_t k = 0; k < f->nstack; k++) slots[code->stack_base + k] = value_slot(inst, &f->stack[k]);
+        for (uint32_t x = 0; x < f->nexns; x++) { /* the exceptions its catch clauses keep */
+            const ri_susp_exn *e = &f->exns[x];
+            ri_slot vals[16];
+            ri_slot *v = e->nvals <= 16 ? vals : calloc(e->nvals, sizeof *v);
+            for (uint32_t k = 0; v && k < e->nvals; k++) v[k] = value_slot(inst, &e->vals[k]);
+            ri_exn *obj = v ? ri_exn_new(exec, inst->tags[e->tag_index], v, NULL, NULL) : NULL;
+            if (v != vals) free(v);
+            slots[code->exn_base + e->slot].i64 = 0;
+            slots[code->exn_base + e->slot].ref = obj; /* (out of memory: none, and a rethrow traps) */
+        }
         if (i + 1 < s->nframes) {
             ri_frame *fr = &exec->frames[1 + i];
             fr->ret_pc = code->words + pl[i].pt->pos + pl[i].cs.size;
