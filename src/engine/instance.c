@@ -550,6 +550,7 @@ static ri_instance *instantiate(ri_store *store, const ri_module *module, const 
     return inst;
 
 fail_unlinked:
+    free(inst->tags);
     free(inst->funcs);
     free(inst->tables);
     free(inst->memories);
