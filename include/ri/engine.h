@@ -89,6 +89,7 @@ typedef enum ri_trap {
     RI_TRAP_OUT_OF_GAS,           /* "out of gas" */
     RI_TRAP_INTERRUPTED,          /* "interrupted" */
     RI_TRAP_HOST,                 /* a host function failed; message is the host's */
+    RI_TRAP_EXCEPTION,            /* "uncaught exception": a throw no handler of the run caught */
     RI_TRAP_COUNT
 } ri_trap;
 
@@ -131,6 +132,7 @@ typedef enum ri_externkind {
     RI_EXTERN_TABLE = 1,
     RI_EXTERN_MEMORY = 2,
     RI_EXTERN_GLOBAL = 3,
+    RI_EXTERN_TAG = 4,     /* an exception tag (exception handling) */
 } ri_externkind;
 
 typedef struct ri_externtype {
@@ -140,6 +142,7 @@ typedef struct ri_externtype {
         ri_tabletype table;
         ri_memtype memory;
         ri_globaltype global;
+        ri_functype tag;   /* the tag's parameters (no results) */
     } of;
 } ri_externtype;
 
@@ -208,6 +211,7 @@ typedef struct ri_func ri_func;
 typedef struct ri_memory ri_memory;
 typedef struct ri_table ri_table;
 typedef struct ri_global ri_global;
+typedef struct ri_tag ri_tag;       /* an exception tag: exceptions of one tag carry its parameters */
 
 typedef struct ri_store_config {
     uint32_t max_call_depth;      /* frames; default 10,000; exceeding traps "call stack exhausted" */
@@ -249,6 +253,7 @@ typedef struct ri_extern {
         ri_table *table;
         ri_memory *memory;
         ri_global *global;
+        ri_tag *tag;
     } of;
 } ri_extern;
 
@@ -560,6 +565,16 @@ typedef enum ri_susp_point {
     RI_SUSP_BULK = 5,
 } ri_susp_point;
 
+/* An exception that a catch clause the frame stopped in keeps for a rethrow (exception
+ * handling): the frame's exception slot `slot` (the nesting level of its try), its tag and
+ * the tag's values. */
+typedef struct ri_susp_exn {
+    uint32_t slot;
+    uint32_t tag_index;      /* in the instance's tag index space */
+    uint32_t nvals;
+    ri_susp_value *vals;
+} ri_susp_exn;
+
 typedef struct ri_susp_frame {
     uint32_t func_index;     /* in the instance's function index space */
     uint32_t wasm_offset;    /* byte offset in the module binary (see code.h for each kind) */
@@ -574,6 +589,8 @@ typedef struct ri_susp_frame {
      * caught returns zeros after it). The outermost frame: RI_SUSP_VIA_CALL. */
     uint32_t via;
     uint64_t via_value;
+    uint32_t nexns;          /* kept exceptions (exception handling), usually none */
+    ri_susp_exn *exns;
 } ri_susp_frame;
 #define RI_SUSP_VIA_CALL 0u
 #define RI_SUSP_VIA_INVOKE 1u

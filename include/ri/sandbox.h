@@ -136,7 +136,8 @@ typedef struct ri_sandbox_error {
      * "runtime_error", and the engine's precise ones: "unreachable",
      * "integer_divide_by_zero", "integer_overflow", "invalid_conversion",
      * "out_of_bounds_memory", "out_of_bounds_table", "undefined_element",
-     * "uninitialized_element", "indirect_call_type_mismatch", "call_stack_exhausted". */
+     * "uninitialized_element", "indirect_call_type_mismatch", "call_stack_exhausted",
+     * "uncaught_exception". */
     char trap_kind[40];
     char function_name[128];
     char instance_id[64];

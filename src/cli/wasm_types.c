@@ -9,6 +9,7 @@ const char *ri_externkind_name(ri_externkind k) {
     case RI_EXTERN_TABLE: return "table";
     case RI_EXTERN_MEMORY: return "memory";
     case RI_EXTERN_GLOBAL: return "global";
+    case RI_EXTERN_TAG: return "tag";
     }
     return "unknown";
 }
@@ -45,6 +46,9 @@ void ri_externtype_print(FILE *f, const ri_externtype *t) {
         break;
     case RI_EXTERN_GLOBAL:
         fprintf(f, "%s%s", t->of.global.mutable_ ? "mut " : "", ri_valtype_name(t->of.global.type));
+        break;
+    case RI_EXTERN_TAG:
+        print_valtypes(f, t->of.tag.params, t->of.tag.nparams);
         break;
     }
 }
@@ -87,6 +91,9 @@ void ri_externtype_json(ri_jsonw *w, const ri_externtype *t) {
         ri_jsonw_str(w, ri_valtype_name(t->of.global.type));
         ri_jsonw_key(w, "mutable");
         ri_jsonw_bool(w, t->of.global.mutable_);
+        break;
+    case RI_EXTERN_TAG:
+        json_valtypes(w, "params", t->of.tag.params, t->of.tag.nparams);
         break;
     }
 }

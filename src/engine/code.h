@@ -113,7 +113,7 @@
 /* Operations that are not plain numeric ones: X(NAME, WORDS, FLAGS, POINT), WORDS = the
  * instruction's size, 0 if variable (ENTRY, BR_TABLE); FLAGS = 0, one accumulator class
  * (ACC_INT, ACC_MOVE, ACC_ADD_M: code_info.h) or the kind of call (CALL_LOCAL,
- * CALL_LOCAL_AI: the I32_ADD_I form, CALL_IMPORT, CALL_INDIRECT); POINT = the stop point
+ * CALL_LOCAL_AI: the I32_ADD_I form, CALL_IMPORT, CALL_INDIRECT, TAIL: a tail call); POINT = the stop point
  * the compiler gives it (code_info.h, RI_STOP_*: 0, ENTRY, GAS, LOOP, CALL, TRAP, TRAP2:
  * a second trap at position + 3, BULK). */
 #define RI_CODE_CONTROL_OPS(X) \
@@ -143,6 +143,11 @@
     X(CALL_INDIRECT, 5, CALL_INDIRECT, CALL)  /* type index, table index, element index slot, frame base */ \
     X(CALL_INDIRECT_M1, 7, CALL_INDIRECT, CALL) /* the same, then d, s: one MOVE first */ \
     X(CALL_INDIRECT_M2, 9, CALL_INDIRECT, CALL) /* the same, then d1, s1, d2, s2: MOVE2 first */ \
+    X(RETURN_CALL, 3, TAIL, CALL)          /* function index, frame base: a tail call (the callee's frame replaces \
+                            this one; a host callee is called, then the RETURN after the GAS returns its results) */ \
+    X(RETURN_CALL_INDIRECT, 5, TAIL, CALL) /* type index, table index, element index slot, frame base: the same */ \
+    X(THROW, 3, 0, TRAP)       /* tag index, first value's slot: throw (the code's handler tables say where to) */ \
+    X(RETHROW, 2, 0, TRAP)     /* exception slot: throw again the exception a catch keeps there */ \
     X(MOVE, 3, ACC_MOVE, 0)           /* dst, src */ \
     X(MOVE2, 5, ACC_MOVE, 0)          /* dst1, src1, dst2, src2: two MOVEs, in order */ \
     X(MOVE3, 7, ACC_MOVE, 0)          /* three MOVEs, in order */ \
@@ -483,6 +488,30 @@ typedef struct ri_code_point {
     uint32_t kind;        /* ri_point_kind */
 } ri_code_point;
 
+/* Exception handling (try, catch, catch_all, delegate): static tables of the code, so that
+ * the position where an exception is thrown (or the call it came out of) is all that says
+ * which handlers apply; nothing about them is in the frames. */
+#define RI_TRY_NONE UINT32_MAX       /* no try: the exception goes on to the caller */
+#define RI_TRY_CATCHES (UINT32_MAX - 1) /* ri_code_try.delegate: not a delegate, its catches apply */
+#define RI_CATCH_ALL UINT32_MAX     /* ri_code_catch.tag of catch_all */
+#define RI_NO_SLOT UINT32_MAX
+
+typedef struct ri_code_try {
+    uint32_t start, end;     /* code positions of the try's body, [start, end) */
+    uint32_t parent;         /* the innermost try whose body holds this try, or RI_TRY_NONE */
+    uint32_t delegate;       /* RI_TRY_CATCHES; or a delegate's target: a try, or RI_TRY_NONE (the caller) */
+    uint32_t ncatches;       /* its catch clauses (ri_code.catches of this try_index, in order) */
+} ri_code_try;
+
+typedef struct ri_code_catch {
+    uint32_t try_index;      /* the try it belongs to (a try's clauses need not be adjacent: a clause may
+                                hold tries with clauses of their own) */
+    uint32_t tag;            /* tag index, or RI_CATCH_ALL */
+    uint32_t target, end;    /* code positions of the clause, [target, end); target is its GAS */
+    uint32_t base;           /* slot of the exception's first value (the try's label height) */
+    uint32_t exn_slot;       /* slot that keeps the exception for a rethrow in the clause, or RI_NO_SLOT */
+} ri_code_catch;
+
 typedef struct ri_code {
     uint32_t func_index;  /* in the module's function index space */
     uint32_t nparams, nresults;
@@ -491,10 +520,15 @@ typedef struct ri_code {
     uint32_t stack_base;  /* nlocals + nconsts: slot of operand stack entry 0 */
     uint32_t frame_slots; /* stack_base + maximum operand stack height */
     uint32_t metered;     /* 0: compiled without gas charges (ri_module_config.unmetered) */
+    uint32_t tail_calls;  /* 1: the body makes tail calls (a caller of it may wait for another function) */
     uint32_t nwords;
     uint32_t *words;
     uint32_t npoints;
     ri_code_point *points;
+    uint32_t ntries, ncatches;
+    ri_code_try *tries;      /* in the order the tries open (an inner one after its outer ones) */
+    ri_code_catch *catches;
+    uint32_t exn_base, nexn; /* the slots a catch keeps its exception in, [exn_base, exn_base + nexn) */
 } ri_code;
 
 /* interp.c: the label offsets of the interpreter's handlers, indexed by ri_code_op.

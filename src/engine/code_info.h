@@ -44,8 +44,9 @@ enum {
 /* The kind of a call (ri_code_info.call): what its operand words are. Local: body index,
  * frame base; import: function index, frame base; indirect: type index, table index,
  * element index slot, frame base; then the MOVE pairs it makes first (_M1, _M2), or for
- * CALL_LOCAL_AI the I32_ADD_I (d, a, imm). */
-enum { RI_CALLK_NONE, RI_CALLK_LOCAL, RI_CALLK_LOCAL_AI, RI_CALLK_IMPORT, RI_CALLK_INDIRECT };
+ * CALL_LOCAL_AI the I32_ADD_I (d, a, imm). Tail: a return_call (import's operands) or a
+ * return_call_indirect (indirect's), whose callee replaces the frame: no caller waits in it. */
+enum { RI_CALLK_NONE, RI_CALLK_LOCAL, RI_CALLK_LOCAL_AI, RI_CALLK_IMPORT, RI_CALLK_INDIRECT, RI_CALLK_TAIL };
 
 /* The immediates for which a binary operation with an immediate leaves its first operand
  * unchanged (ri_code_info.ident; code.h, RI_CODE_IMM_OPS). */

@@ -688,6 +688,8 @@ static void compile_br_table(compiler *c, const ri_instr *in) {
     }
 }
 
+static void emit_call_gas(compiler *c);
+
 static void compile_call(compiler *c, uint32_t func_index, bool indirect, uint32_t type_index,
                          uint32_t table_index) {
     const ri_module *m = c->m;
@@ -756,9 +758,13 @@ static void compile_call(compiler *c, uint32_t func_index, bool indirect, uint32
     add_point(c, p, RI_POINT_CALL, height);
     drop_to(c, c->h - need);
     for (uint32_t i = 0; i < t->nresults; i++) push_slot(c);
-    /* A GAS follows every call: the return charges it (in unmetered code it costs 0).
-     * It is a stop point in both: a host function may yield, and the caller then
-     * suspends there, after the call. */
+    emit_call_gas(c);
+}
+
+/* A GAS follows every call: the return charges it (in unmetered code it costs 0).
+ * It is a stop point in both: a host function may yield, and the caller then
+ * suspends there, after the call. */
+static void emit_call_gas(compiler *c) {
     if (c->metered) {
         c->call_gas_pos = start_region(c, RI_CODE_GAS, RI_POINT_GAS);
     } else {
@@ -769,6 +775,45 @@ static void compile_call(compiler *c, uint32_t func_index, bool indirect, uint32
         c->wasm_offset = at;
         start_region(c, RI_CODE_GAS, RI_POINT_GAS);
     }
+}
+
+/* return_call, return_call_indirect: the arguments in place as for a call; the handler
+ * moves them down to the frame's base and enters the callee there, in this frame's place
+ * (constant stack). A callee that is not WebAssembly code of a store's instance (a host
+ * function) is called as by a call instead: its results come back to the GAS after it, and
+ * a return passes them on. */
+static void compile_return_call(compiler *c, uint32_t func_index, bool indirect, uint32_t type_index,
+                                uint32_t table_index) {
+    const ri_module *m = c->m;
+    if (indirect ? type_index >= m->ntypes : func_index >= m->nfuncs || m->func_types[func_index] >= m->ntypes) {
+        fail(c, RI_ERR_INVALID, indirect ? "unknown type" : "unknown function");
+        return;
+    }
+    const ri_type *t = indirect ? &m->types[type_index] : &m->types[m->func_types[func_index]];
+    flush_all(c);
+    uint32_t height = c->h;
+    uint32_t need = t->nparams + (indirect ? 1u : 0u);
+    if (c->h < need) { fail(c, RI_ERR_INVALID, "call arguments missing"); return; }
+    uint32_t base = own_slot(c, c->h - need);
+    uint32_t p;
+    c->tail_calls = true;
+    if (indirect) {
+        p = emit_op(c, RI_CODE_RETURN_CALL_INDIRECT, 5);
+        if (p != NO_POS) {
+            c->code[p + 1] = type_index;
+            c->code[p + 2] = table_index;
+            c->code[p + 3] = own_slot(c, c->h - 1);
+            c->code[p + 4] = base;
+        }
+    } else {
+        p = emit2(c, RI_CODE_RETURN_CALL, func_index, base);
+    }
+    add_point(c, p, RI_POINT_CALL, height);
+    drop_to(c, c->h - need);
+    for (uint32_t i = 0; i < t->nresults; i++) push_slot(c);
+    emit_call_gas(c);
+    emit_return(c);
+    c->ctrls[c->nctrl - 1].unreachable = true;
 }
 
 static void compile_local_set(compiler *c, uint32_t k, bool tee) {
@@ -1160,6 +1205,8 @@ static void compile_memory_g(compiler *c, const ri_instr *in, bool store) {
 
 /* ---- structured control ------------------------------------------------------------------ */
 
+static void end_try(compiler *c, const ctrl *l);
+
 static void compile_end(compiler *c) {
     ctrl *l = &c->ctrls[c->nctrl - 1];
     bool reachable = !l->unreachable;
@@ -1170,6 +1217,7 @@ static void compile_end(compiler *c) {
         return;
     }
     if (reachable) materialise_top(c, l->nresults);
+    if (l->kind == CTRL_TRY || l->kind == CTRL_CATCH) end_try(c, l);
     ctrl done = *l;
     c->nctrl--;
     reset_stack(c, done.height, done.nresults);
@@ -1186,6 +1234,145 @@ static void compile_end(compiler *c) {
     } else if (!reachable) {
         c->ctrls[c->nctrl - 1].unreachable = true;
     }
+}
+
+/* ---- exception handling ------------------------------------------------------------------ */
+
+/* The try whose body holds what is compiled now (the innermost CTRL_TRY below `from`). */
+static uint32_t enclosing_try(const compiler *c, uint32_t from) {
+    for (uint32_t i = from; i-- > 0;)
+        if (c->ctrls[i].kind == CTRL_TRY) return c->ctrls[i].try_index;
+    return RI_TRY_NONE;
+}
+
+static void compile_try(compiler *c, const ri_blocktype *bt) {
+    uint32_t np, nr;
+    if (!block_arity(c, bt, &np, &nr)) return;
+    flush_all(c);
+    /* a peephole must not fuse what comes before the body into it: a call's MOVEs
+     * would move the call out of the body's range */
+    forget_emitted(c);
+    if (!grow_array(c, (void **)&c->tries, &c->tries_cap, (uint64_t)c->ntries + 1, sizeof *c->tries)) return;
+    ctrl *l = push_ctrl(c, CTRL_TRY, np, nr);
+    if (!l) return;
+    if (c->exn_depth >= c->nexn) { fail(c, RI_ERR_INVALID, "internal error: exception slots miscounted"); return; }
+    l->try_index = c->ntries;
+    l->exn_slot = c->exn_base + c->exn_depth++;
+    ri_code_try *t = &c->tries[c->ntries++];
+    t->start = c->len;
+    t->end = c->len;
+    t->parent = enclosing_try(c, c->nctrl - 1);
+    t->delegate = RI_TRY_CATCHES;
+    t->ncatches = 0;
+}
+
+/* The body or the clause of l ends here. */
+static void close_clause(compiler *c, const ctrl *l) {
+    if (l->kind == CTRL_TRY) c->tries[l->try_index].end = c->len;
+    else c->catches[l->catch_index].end = c->len;
+}
+
+/* The end (or the delegate) of a try or of its last clause. */
+static void end_try(compiler *c, const ctrl *l) {
+    close_clause(c, l);
+    c->exn_depth--;
+}
+
+/* catch x, catch_all: the body (or the clause before) ends with a branch to the end; the
+ * clause starts a region (a GAS even in unmetered code: a stop point where its values,
+ * the exception's, are on the stack). */
+static void compile_catch(compiler *c, const ri_instr *in) {
+    ctrl *l = &c->ctrls[c->nctrl - 1];
+    if (l->kind != CTRL_TRY && l->kind != CTRL_CATCH) { fail(c, RI_ERR_INVALID, "catch without try"); return; }
+    bool all = in->op == RI_OP_CATCH_ALL;
+    if (!all && in->imm.index >= c->m->ntags) { fail(c, RI_ERR_INVALID, "unknown tag"); return; }
+    uint32_t n = all ? 0 : c->m->types[c->m->tag_types[in->imm.index]].nparams;
+    close_clause(c, l);
+    if (!l->unreachable) {
+        materialise_top(c, l->nresults);
+        uint32_t p = emit1(c, RI_CODE_BR, 0);
+        if (p != NO_POS) branch_to(c, l, p + 1);
+    }
+    if (!grow_array(c, (void **)&c->catches, &c->catches_cap, (uint64_t)c->ncatches + 1, sizeof *c->catches)) return;
+    l = &c->ctrls[c->nctrl - 1];
+    reset_stack(c, l->height, n);
+    uint32_t pos;
+    if (c->metered) {
+        pos = start_region(c, RI_CODE_GAS, RI_POINT_GAS);
+    } else {
+        pos = emit1(c, RI_CODE_GAS, 0);
+        uint32_t at = c->wasm_offset;
+        c->wasm_offset = c->next_offset;
+        add_point(c, pos, RI_POINT_GAS, c->h);
+        c->wasm_offset = at;
+        start_region(c, RI_CODE_GAS, RI_POINT_GAS);
+    }
+    if (c->failed) return;
+    l->catch_index = c->ncatches;
+    ri_code_catch *k = &c->catches[c->ncatches++];
+    k->try_index = l->try_index;
+    k->tag = all ? RI_CATCH_ALL : in->imm.index;
+    k->target = pos;
+    k->end = c->len;
+    k->base = own_slot(c, l->height);
+    k->exn_slot = RI_NO_SLOT;
+    c->tries[l->try_index].ncatches++;
+    l->kind = CTRL_CATCH;
+    l->unreachable = false;
+}
+
+/* delegate l: the try's exceptions go to the try that label l (counted from the block
+ * around the try) is or is inside of, or to the caller. Then it ends as a block. */
+static void compile_delegate(compiler *c, uint32_t depth) {
+    ctrl *l = &c->ctrls[c->nctrl - 1];
+    if (l->kind != CTRL_TRY || depth + 1 >= c->nctrl) { fail(c, RI_ERR_INVALID, "bad delegate"); return; }
+    c->tries[l->try_index].delegate = enclosing_try(c, c->nctrl - 1 - depth);
+    l->kind = CTRL_TRY; /* (compile_end closes its body) */
+    compile_end(c);
+}
+
+static void compile_throw(compiler *c, uint32_t tag) {
+    if (tag >= c->m->ntags) { fail(c, RI_ERR_INVALID, "unknown tag"); return; }
+    uint32_t n = c->m->types[c->m->tag_types[tag]].nparams;
+    if (c->h < n) { fail(c, RI_ERR_INVALID, "throw values missing"); return; }
+    materialise_top(c, n);
+    uint32_t p = emit2(c, RI_CODE_THROW, tag, own_slot(c, c->h - n));
+    add_point(c, p, RI_POINT_TRAP, c->h);
+    c->ctrls[c->nctrl - 1].unreachable = true;
+}
+
+static void compile_rethrow(compiler *c, uint32_t depth) {
+    ctrl *l = label_at(c, depth);
+    if (!l) return;
+    if (l->kind != CTRL_CATCH) { fail(c, RI_ERR_INVALID, "invalid rethrow label"); return; }
+    c->catches[l->catch_index].exn_slot = l->exn_slot;
+    uint32_t p = emit1(c, RI_CODE_RETHROW, l->exn_slot);
+    add_point(c, p, RI_POINT_TRAP, c->h);
+    c->ctrls[c->nctrl - 1].unreachable = true;
+}
+
+/* The deepest nesting of tries in the body: the exception slots it needs. */
+static uint32_t count_exn_slots(compiler *c, const uint8_t *start, const uint8_t *end) {
+    ri_reader r;
+    ri_reader_init(&r, c->m->bytes, start, end);
+    ri_instr in;
+    uint32_t open = 0, tries = 0, most = 0;
+    while (!ri_reader_eof(&r) && ri_read_instr(&r, &in)) {
+        switch (in.op) {
+        case RI_OP_BLOCK: case RI_OP_LOOP: case RI_OP_IF: case RI_OP_TRY:
+            if (!grow_array(c, (void **)&c->nest, &c->nest_cap, (uint64_t)open + 1, 1)) return 0;
+            c->nest[open++] = in.op == RI_OP_TRY;
+            if (in.op == RI_OP_TRY && ++tries > most) most = tries;
+            break;
+        case RI_OP_END: case RI_OP_DELEGATE:
+            if (open == 0) return most; /* the function's end */
+            tries -= c->nest[--open];
+            break;
+        default:
+            break;
+        }
+    }
+    return most;
 }
 
 static void compile_else(compiler *c) {
@@ -1248,6 +1435,11 @@ static void compile_instr(compiler *c, const ri_instr *in) {
         return;
     }
     case RI_OP_IF: compile_if(c, &in->imm.block); return;
+    case RI_OP_TRY: compile_try(c, &in->imm.block); return;
+    case RI_OP_CATCH: case RI_OP_CATCH_ALL: compile_catch(c, in); return;
+    case RI_OP_DELEGATE: compile_delegate(c, in->imm.index); return;
+    case RI_OP_THROW: compile_throw(c, in->imm.index); return;
+    case RI_OP_RETHROW: compile_rethrow(c, in->imm.index); return;
     case RI_OP_ELSE: compile_else(c); return;
     case RI_OP_END: compile_end(c); return;
     case RI_OP_BR: {
@@ -1271,6 +1463,11 @@ static void compile_instr(compiler *c, const ri_instr *in) {
     case RI_OP_CALL_INDIRECT:
         if (in->imm.call_indirect.table_index >= m->ntables) { fail(c, RI_ERR_INVALID, "unknown table"); return; }
         compile_call(c, 0, true, in->imm.call_indirect.type_index, in->imm.call_indirect.table_index);
+        return;
+    case RI_OP_RETURN_CALL: compile_return_call(c, in->imm.index, false, 0, 0); return;
+    case RI_OP_RETURN_CALL_INDIRECT:
+        if (in->imm.call_indirect.table_index >= m->ntables) { fail(c, RI_ERR_INVALID, "unknown table"); return; }
+        compile_return_call(c, 0, true, in->imm.call_indirect.type_index, in->imm.call_indirect.table_index);
         return;
     case RI_OP_DROP: pop(c); return;
     case RI_OP_SELECT: case RI_OP_SELECT_T: {
@@ -1418,10 +1615,18 @@ static void compile_instr(compiler *c, const ri_instr *in) {
  * else of its block; only the block structure inside it is followed. */
 static void skip_dead(compiler *c, const ri_instr *in) {
     switch (in->op) {
-    case RI_OP_BLOCK: case RI_OP_LOOP: case RI_OP_IF: c->dead_depth++; return;
+    case RI_OP_BLOCK: case RI_OP_LOOP: case RI_OP_IF: case RI_OP_TRY: c->dead_depth++; return;
     case RI_OP_END:
         if (c->dead_depth) { c->dead_depth--; return; }
         compile_end(c);
+        return;
+    case RI_OP_DELEGATE:
+        if (c->dead_depth) { c->dead_depth--; return; }
+        compile_delegate(c, in->imm.index);
+        return;
+    case RI_OP_CATCH: case RI_OP_CATCH_ALL:
+        if (c->dead_depth) return;
+        compile_catch(c, in);
         return;
     case RI_OP_ELSE:
         if (c->dead_depth) return;
@@ -1481,7 +1686,12 @@ static ri_code *compile_function(compiler *c, uint32_t body_index) {
     c->nlocals = (uint32_t)nlocals;
     c->nconsts = 0;
     collect_consts(c, start, c->body_end);
-    c->stack_base = c->nlocals + c->nconsts;
+    c->exn_base = c->nlocals + c->nconsts;
+    c->nexn = count_exn_slots(c, start, c->body_end);
+    c->exn_depth = 0;
+    c->ntries = c->ncatches = 0;
+    c->tail_calls = false;
+    c->stack_base = c->exn_base + c->nexn;
 
     c->len = 0;
     c->npoints = 0;
@@ -1556,6 +1766,24 @@ static ri_code *compile_function(compiler *c, uint32_t body_index) {
     if (frame > UINT32_MAX / 2) { free(code); fail(c, RI_ERR_LIMIT, "frame too large"); return NULL; }
     code->frame_slots = (uint32_t)frame;
     code->metered = c->metered;
+    code->tail_calls = c->tail_calls;
+    code->exn_base = c->exn_base;
+    code->nexn = c->nexn;
+    code->ntries = c->ntries;
+    code->ncatches = c->ncatches;
+    if (c->ntries) {
+        code->tries = malloc((size_t)c->ntries * sizeof *code->tries);
+        if (code->tries) memcpy(code->tries, c->tries, (size_t)c->ntries * sizeof *code->tries);
+    }
+    if (c->ncatches) {
+        code->catches = malloc((size_t)c->ncatches * sizeof *code->catches);
+        if (code->catches) memcpy(code->catches, c->catches, (size_t)c->ncatches * sizeof *code->catches);
+    }
+    if ((c->ntries && !code->tries) || (c->ncatches && !code->catches)) {
+        ri_code_free(code);
+        fail(c, RI_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
     code->nwords = c->len;
     code->words = malloc((size_t)c->len * sizeof *code->words);
     code->npoints = c->npoints;
@@ -1602,6 +1830,9 @@ ri_errcode ri_compile_module(ri_module *m, ri_error *err) {
     free(c.ctrls);
     free(c.stubs);
     free(c.landing);
+    free(c.tries);
+    free(c.catches);
+    free(c.nest);
     if (rc != RI_OK) {
         for (uint32_t i = 0; i < m->nbodies; i++) ri_code_free(codes[i]);
         free(codes);
@@ -1615,6 +1846,8 @@ void ri_code_free(ri_code *code) {
     if (!code) return;
     free(code->words);
     free(code->points);
+    free(code->tries);
+    free(code->catches);
     free(code);
 }
 

@@ -45,7 +45,7 @@ enum { RI_CODE_ACC_COUNT = 0 RI_CODE_ACC_OPS(RI_X_ACC) };
 #undef RI_X_ACC
 _Static_assert(RI_CODE_ACC_COUNT < 255, "accumulator variants must fit compiler.acc_head");
 
-typedef enum ctrl_kind { CTRL_FUNC, CTRL_BLOCK, CTRL_LOOP, CTRL_IF, CTRL_ELSE } ctrl_kind;
+typedef enum ctrl_kind { CTRL_FUNC, CTRL_BLOCK, CTRL_LOOP, CTRL_IF, CTRL_ELSE, CTRL_TRY, CTRL_CATCH } ctrl_kind;
 
 typedef struct ctrl {
     ctrl_kind kind;
@@ -55,6 +55,9 @@ typedef struct ctrl {
     uint32_t fixups;      /* forward branches to the label: chain through the offset words, pos + 1 (0 ends) */
     uint32_t else_fixups; /* if: the jump to the else branch (or to the end), same encoding */
     bool unreachable;     /* the rest of the block is dead code */
+    uint32_t try_index;   /* try, catch: its entry in the compiler's tries */
+    uint32_t catch_index; /* catch: the clause open (its entry in the compiler's catches) */
+    uint32_t exn_slot;    /* try, catch: the slot its catches keep the exception in for a rethrow */
 } ctrl;
 
 typedef struct emitted {
@@ -70,6 +73,15 @@ typedef struct compiler {
     ri_error *err;
     bool failed;
     bool metered;         /* false: ri_module_config.unmetered, no gas charges */
+    bool tail_calls;      /* the body has a return_call or return_call_indirect */
+    /* exception handling: the tables of ri_code, and the exception slots in use */
+    ri_code_try *tries;
+    uint32_t ntries, tries_cap;
+    ri_code_catch *catches;
+    uint32_t ncatches, catches_cap;
+    uint32_t exn_base, nexn, exn_depth;
+    uint8_t *nest;        /* scratch of count_exn_slots: per open block, whether it is a try */
+    uint32_t nest_cap;
 
     uint32_t func_index;
     const ri_type *type;

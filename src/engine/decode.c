@@ -37,17 +37,17 @@
 enum {
     SEC_CUSTOM = 0, SEC_TYPE = 1, SEC_IMPORT = 2, SEC_FUNCTION = 3, SEC_TABLE = 4,
     SEC_MEMORY = 5, SEC_GLOBAL = 6, SEC_EXPORT = 7, SEC_START = 8, SEC_ELEMENT = 9,
-    SEC_CODE = 10, SEC_DATA = 11, SEC_DATA_COUNT = 12,
+    SEC_CODE = 10, SEC_DATA = 11, SEC_DATA_COUNT = 12, SEC_TAG = 13,
 };
 
 static const char *const section_names[] = {
     "custom", "type", "import", "function", "table", "memory", "global",
-    "export", "start", "element", "code", "data", "data count",
+    "export", "start", "element", "code", "data", "data count", "tag",
 };
 
 /* Position of each non-custom section in the required order (data count sits
- * between element and code). */
-static const uint8_t section_rank[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 10};
+ * between element and code, tag between memory and global). */
+static const uint8_t section_rank[] = {0, 1, 2, 3, 4, 5, 7, 8, 9, 10, 12, 13, 11, 6};
 
 typedef struct decoder {
     ri_module *m;
@@ -55,7 +55,7 @@ typedef struct decoder {
     ri_reader r;            /* over the whole module; malformations are recorded here */
     const char *section;    /* for messages; NULL in the header */
     ri_errcode status;      /* a non-reader error (limit, memory, ...), RI_OK if none */
-    bool funcs_built, tables_built, memories_built, globals_built;
+    bool funcs_built, tables_built, memories_built, globals_built, tags_built;
     uint64_t total_locals;  /* declared locals of the bodies so far (max_total_locals) */
 } decoder;
 
@@ -313,6 +313,26 @@ static bool build_memories(decoder *d, uint32_t ndefined) {
     return true;
 }
 
+static bool build_tags(decoder *d, uint32_t ndefined) {
+    ri_module *m = d->m;
+    m->ntags = m->ntag_imports + ndefined; /* cannot wrap: each takes a byte */
+    m->tag_types = alloc_array(d, m->ntags, sizeof *m->tag_types);
+    if (!m->tag_types) return false;
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < m->nimports; i++)
+        if (m->imports[i].kind == RI_EXTERN_TAG) m->tag_types[k++] = m->imports[i].type_index;
+    d->tags_built = true;
+    return true;
+}
+
+/* A tag's type: an attribute (0: an exception), then a type index. */
+static uint32_t read_tagtype(decoder *d) {
+    const uint8_t *at = d->r.p;
+    uint8_t attribute = ri_read_u8(&d->r);
+    if (ok(d) && attribute != 0) malformed_at(d, at, "malformed tag attribute");
+    return ri_read_u32(&d->r);
+}
+
 static bool build_globals(decoder *d, uint32_t ndefined) {
     ri_module *m = d->m;
     m->nglobals = m->nglobal_imports + ndefined;
@@ -375,6 +395,7 @@ static bool decode_imports(decoder *d) {
         case RI_EXTERN_TABLE: read_tabletype(d, &im->table); m->ntable_imports++; break;
         case RI_EXTERN_MEMORY: read_limits(d, &im->memory.limits, &im->memory.is64); m->nmemory_imports++; break;
         case RI_EXTERN_GLOBAL: read_globaltype(d, &im->global); m->nglobal_imports++; break;
+        case RI_EXTERN_TAG: im->type_index = read_tagtype(d); m->ntag_imports++; break;
         default: return malformed_at(d, at, "malformed import kind");
         }
         im->kind = (ri_externkind)kind;
@@ -416,6 +437,14 @@ static bool decode_memories(decoder *d) {
     return true;
 }
 
+static bool decode_tags(decoder *d) {
+    ri_module *m = d->m;
+    uint32_t n = read_len(&d->r);
+    if (!ok(d) || !build_tags(d, n)) return false;
+    for (uint32_t i = 0; i < n && ok(d); i++) m->tag_types[m->ntag_imports + i] = read_tagtype(d);
+    return ok(d);
+}
+
 static bool decode_globals(decoder *d) {
     ri_module *m = d->m;
     uint32_t n = read_len(&d->r);
@@ -441,7 +470,7 @@ static bool decode_exports(decoder *d) {
         const uint8_t *at = d->r.p;
         uint8_t kind = ri_read_u8(&d->r);
         if (!ok(d)) return false;
-        if (kind > RI_EXTERN_GLOBAL) return malformed_at(d, at, "malformed export kind");
+        if (kind > RI_EXTERN_TAG) return malformed_at(d, at, "malformed export kind");
         ex->kind = (ri_externkind)kind;
         ex->index = ri_read_u32(&d->r);
         m->nexports = i + 1;
@@ -703,6 +732,7 @@ static bool decode_section(decoder *d, uint8_t id, const uint8_t *end, bool over
     case SEC_FUNCTION: return decode_functions(d);
     case SEC_TABLE: return decode_tables(d);
     case SEC_MEMORY: return decode_memories(d);
+    case SEC_TAG: return decode_tags(d);
     case SEC_GLOBAL: return decode_globals(d);
     case SEC_EXPORT: return decode_exports(d);
     case SEC_START: return decode_start(d);
@@ -722,9 +752,7 @@ static bool decode_sections(decoder *d) {
         d->section = NULL;
         const uint8_t *at = d->r.p;
         uint8_t id = ri_read_u8(&d->r);
-        if (id == SEC_DATA_COUNT + 1) /* 2.0 has no section 13: malformed, as its spec tests say */
-            return malformed_at(d, at, "malformed section id 13 (the tag section of exception handling, which is not supported)");
-        if (id > SEC_DATA_COUNT) return malformed_at(d, at, "malformed section id");
+        if (id > SEC_TAG) return malformed_at(d, at, "malformed section id");
         if (id != SEC_CUSTOM) {
             /* A repeated or misplaced section ends the module as far as the
              * reference interpreter is concerned: what follows is junk. */
@@ -746,7 +774,8 @@ static bool decode_sections(decoder *d) {
 
     /* Index spaces whose section was absent hold the imports alone. */
     if ((!d->funcs_built && !build_funcs(d, 0)) || (!d->tables_built && !build_tables(d, 0)) ||
-        (!d->memories_built && !build_memories(d, 0)) || (!d->globals_built && !build_globals(d, 0)))
+        (!d->memories_built && !build_memories(d, 0)) || (!d->globals_built && !build_globals(d, 0)) ||
+        (!d->tags_built && !build_tags(d, 0)))
         return false;
     if (m->nbodies != m->nfuncs - m->nfunc_imports)
         return fail(d, RI_ERR_MALFORMED,

@@ -19,6 +19,7 @@ static const char *const trap_messages[RI_TRAP_COUNT] = {
     [RI_TRAP_OUT_OF_GAS] = "out of gas",
     [RI_TRAP_INTERRUPTED] = "interrupted",
     [RI_TRAP_HOST] = "host function failed",
+    [RI_TRAP_EXCEPTION] = "uncaught exception",
 };
 
 const char *ri_trap_message(ri_trap trap) {

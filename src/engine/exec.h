@@ -61,6 +61,10 @@ struct ri_exec {
     uint32_t trap_func_index;
     uint32_t trap_wasm_offset;
 
+    /* Exceptions thrown (exn.c): every object a throw made, until the outermost run ends. */
+    struct ri_exn **exns;
+    uint32_t nexns, exns_cap, exns_gc_at;
+
     /* Suspension (suspend.c; docs/ARCHITECTURE.md "Suspension"). */
     uint32_t suspend_mask;      /* RI_SUSPEND_ON_*: what suspends the outermost run */
     const uint32_t *resume_pc;  /* run(): start there instead of at the code's entry (once) */

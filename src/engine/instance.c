@@ -259,6 +259,7 @@ static const char *kind_name(ri_externkind k) {
     case RI_EXTERN_TABLE: return "table";
     case RI_EXTERN_MEMORY: return "memory";
     case RI_EXTERN_GLOBAL: return "global";
+    case RI_EXTERN_TAG: return "tag";
     }
     return "unknown";
 }
@@ -339,6 +340,15 @@ static bool check_imports(ri_store *store, const ri_module *m, const uint32_t *t
             }
             break;
         }
+        case RI_EXTERN_TAG: {
+            const ri_tag *t = ext->of.tag;
+            if (!t) { import_mismatch(err, m, i, "tag is NULL"); return false; }
+            if (imp->type_index >= m->ntypes || t->type_id != type_ids[imp->type_index]) {
+                import_mismatch(err, m, i, "tag type differs");
+                return false;
+            }
+            break;
+        }
         default:
             import_mismatch(err, m, i, "unknown extern kind");
             return false;
@@ -356,11 +366,13 @@ static ri_instance *alloc_instance(const ri_module *m) {
     inst->tables = calloc((size_t)m->ntables + 1, sizeof *inst->tables);
     inst->memories = calloc((size_t)m->nmemories + 1, sizeof *inst->memories);
     inst->globals = calloc((size_t)m->nglobals + 1, sizeof *inst->globals);
+    inst->tags = calloc((size_t)m->ntags + 1, sizeof *inst->tags);
     inst->type_ids = calloc((size_t)m->ntypes + 1, sizeof *inst->type_ids);
     inst->elem_dropped = calloc((size_t)m->nelems + 1, sizeof *inst->elem_dropped);
     inst->data_dropped = calloc((size_t)m->ndatas + 1, sizeof *inst->data_dropped);
     if (!inst->funcs || !inst->tables || !inst->memories || !inst->globals || !inst->type_ids ||
-        !inst->elem_dropped || !inst->data_dropped) {
+        !inst->elem_dropped || !inst->data_dropped || !inst->tags) {
+        free(inst->tags);
         free(inst->funcs);
         free(inst->tables);
         free(inst->memories);
@@ -392,6 +404,17 @@ static bool alloc_definitions(ri_instance *inst, ri_error *err) {
         f->code = m->codes ? m->codes[i - m->nfunc_imports] : NULL;
         ri_store_link(store, &f->hdr, RI_OBJ_FUNC);
         inst->funcs[i] = f;
+    }
+    for (uint32_t i = m->ntag_imports; i < m->ntags; i++) {
+        ri_tag *t = calloc(1, sizeof *t);
+        if (!t) {
+            ri_error_set(err, RI_ERR_NOMEM, "out of memory allocating tag %u", i);
+            return false;
+        }
+        t->type_id = inst->type_ids[m->tag_types[i]];
+        t->nparams = m->types[m->tag_types[i]].nparams;
+        ri_store_link(store, &t->hdr, RI_OBJ_TAG);
+        inst->tags[i] = t;
     }
     for (uint32_t i = m->ntable_imports; i < m->ntables; i++) {
         inst->tables[i] = ri_table_new(store, m->tables[i], NULL, err);
@@ -503,8 +526,9 @@ static ri_instance *instantiate(ri_store *store, const ri_module *module, const 
     inst->store = store;
     ri_store_link(store, &inst->hdr, RI_OBJ_INSTANCE);
 
-    for (uint32_t i = 0, nf = 0, nt = 0, nm = 0, ng = 0; i < module->nimports; i++) {
+    for (uint32_t i = 0, nf = 0, nt = 0, nm = 0, ng = 0, ntag = 0; i < module->nimports; i++) {
         switch (imports[i].kind) {
+        case RI_EXTERN_TAG: inst->tags[ntag++] = imports[i].of.tag; break;
         case RI_EXTERN_FUNC: inst->funcs[nf++] = imports[i].of.func; break;
         case RI_EXTERN_TABLE: inst->tables[nt++] = imports[i].of.table; break;
         case RI_EXTERN_MEMORY: inst->memories[nm++] = imports[i].of.memory; break;
@@ -532,6 +556,7 @@ static ri_instance *instantiate(ri_store *store, const ri_module *module, const 
     return inst;
 
 fail_unlinked:
+    free(inst->tags);
     free(inst->funcs);
     free(inst->tables);
     free(inst->memories);
@@ -638,6 +663,10 @@ bool ri_instance_export_n(const ri_instance *inst, const char *name, size_t len,
         case RI_EXTERN_GLOBAL:
             if (ex->index >= m->nglobals) return false;
             out->of.global = inst->globals[ex->index];
+            return true;
+        case RI_EXTERN_TAG:
+            if (ex->index >= m->ntags) return false;
+            out->of.tag = inst->tags[ex->index];
             return true;
         }
         return false;

@@ -50,10 +50,11 @@ bool ri_read_instr(ri_reader *r, ri_instr *in) {
     if (r->failed) return false;
     in->op = b;
     switch (b) {
-    case RI_OP_BLOCK: case RI_OP_LOOP: case RI_OP_IF:
+    case RI_OP_BLOCK: case RI_OP_LOOP: case RI_OP_IF: case RI_OP_TRY:
         read_blocktype(r, &in->imm.block);
         break;
-    case RI_OP_BR: case RI_OP_BR_IF: case RI_OP_CALL:
+    case RI_OP_BR: case RI_OP_BR_IF: case RI_OP_CALL: case RI_OP_RETURN_CALL:
+    case RI_OP_CATCH: case RI_OP_THROW: case RI_OP_RETHROW: case RI_OP_DELEGATE:
     case RI_OP_LOCAL_GET: case RI_OP_LOCAL_SET: case RI_OP_LOCAL_TEE:
     case RI_OP_GLOBAL_GET: case RI_OP_GLOBAL_SET:
     case RI_OP_TABLE_GET: case RI_OP_TABLE_SET: case RI_OP_REF_FUNC:
@@ -66,7 +67,7 @@ bool ri_read_instr(ri_reader *r, ri_instr *in) {
         for (uint64_t i = 0; i <= n && !r->failed; i++) (void)ri_read_u32(r);
         break;
     }
-    case RI_OP_CALL_INDIRECT:
+    case RI_OP_CALL_INDIRECT: case RI_OP_RETURN_CALL_INDIRECT:
         in->imm.call_indirect.type_index = ri_read_u32(r);
         in->imm.call_indirect.table_index = ri_read_u32(r);
         break;
@@ -131,7 +132,7 @@ bool ri_read_instr(ri_reader *r, ri_instr *in) {
         } else if ((b >= RI_OP_I32_EQZ && b <= RI_OP_I64_EXTEND32_S) ||
                    b == RI_OP_UNREACHABLE || b == RI_OP_NOP || b == RI_OP_ELSE ||
                    b == RI_OP_END || b == RI_OP_RETURN || b == RI_OP_DROP ||
-                   b == RI_OP_SELECT || b == RI_OP_REF_IS_NULL) {
+                   b == RI_OP_SELECT || b == RI_OP_REF_IS_NULL || b == RI_OP_CATCH_ALL) {
             /* no immediates */
         } else {
             const char *feature = ri_unsupported_opcode(b);
@@ -149,14 +150,12 @@ const char *ri_unsupported_opcode(uint8_t b) {
     case 0xfd: return "SIMD (0xfd prefix) is not supported";
     case 0xfe: return "threads (atomic operations, 0xfe prefix) are not supported";
     case 0xfb: return "garbage collection (0xfb prefix) is not supported";
-    case 0x12: return "tail calls (return_call) are not supported";
-    case 0x13: return "tail calls (return_call_indirect) are not supported";
     case 0x14: return "typed function references (call_ref) are not supported";
     case 0x15: return "tail calls (return_call_ref) are not supported";
     case 0xd3: case 0xd4: case 0xd6: return "typed function references (ref.as_non_null, br_on_null) are not supported";
     case 0xd5: return "garbage collection (ref.eq) is not supported";
-    case 0x06: case 0x07: case 0x08: case 0x09: case 0x0a: case 0x18: case 0x19: case 0x1f:
-        return "exception handling (try, catch, throw) is not supported";
+    case 0x0a: case 0x1f:
+        return "exception handling's final form (try_table, throw_ref) is not supported";
     default: return NULL;
     }
 }
@@ -176,6 +175,14 @@ const char *ri_opcode_name(uint16_t op) {
     case RI_OP_RETURN: return "return";
     case RI_OP_CALL: return "call";
     case RI_OP_CALL_INDIRECT: return "call_indirect";
+    case RI_OP_RETURN_CALL: return "return_call";
+    case RI_OP_TRY: return "try";
+    case RI_OP_CATCH: return "catch";
+    case RI_OP_CATCH_ALL: return "catch_all";
+    case RI_OP_THROW: return "throw";
+    case RI_OP_RETHROW: return "rethrow";
+    case RI_OP_DELEGATE: return "delegate";
+    case RI_OP_RETURN_CALL_INDIRECT: return "return_call_indirect";
     case RI_OP_DROP: return "drop";
     case RI_OP_SELECT: case RI_OP_SELECT_T: return "select";
     case RI_OP_LOCAL_GET: return "local.get";

@@ -16,6 +16,7 @@
 #include "common/ri_assert.h"
 #include "code.h"
 #include "exec.h"
+#include "exn.h"
 #include "instr.h"
 #include "numeric.h"
 #include "opcov.h"
@@ -56,6 +57,8 @@ ri_exec *ri_exec_get(ri_store *store) { return exec_get(store); }
 
 void ri_exec_free(ri_exec *exec) {
     if (!exec) return;
+    ri_exn_free_all(exec);
+    free(exec->exns);
     free(exec->stack);
     free(exec->frames);
     free(exec);
@@ -76,6 +79,9 @@ static bool ensure_stack(const ri_store *store, ri_exec *exec, uint64_t need) {
     for (size_t i = 0; i < nframes; i++) exec->frames[i].fp.index = (size_t)(exec->frames[i].fp.ptr - exec->stack);
     ri_slot *stack = realloc(exec->stack, (size_t)cap * sizeof *stack);
     if (stack) {
+        /* New slots start zeroed: a collection of exceptions (exn.c) reads the exception
+         * slots of every frame, also those its code has not written yet. */
+        memset(stack + exec->stack_cap, 0, (size_t)(cap - exec->stack_cap) * sizeof *stack);
         exec->stack = stack;
         exec->stack_cap = (uint32_t)cap;
         exec->stack_end = stack + cap;
@@ -484,6 +490,7 @@ static RI_SINGLE_COPY ri_errcode run(ri_store *store, ri_exec *exec, const ri_co
     const ri_code *callee;
     ri_instance *callee_inst;
     uint32_t call_base, call_size;
+    ri_exn *exn; /* an exception being thrown */
 
 
     DISPATCH();
@@ -740,6 +747,74 @@ op_CALL_INDIRECT_M1: /* MOVE, then CALL_INDIRECT */
     CALL_INDIRECT_TO(7);
 op_CALL_INDIRECT: /* call table[t][c] checked against type a, frame at d */
     CALL_INDIRECT_TO(5);
+op_THROW: /* throw an exception of tag a, its values at slots [b, b + n) */
+    exn = ri_exn_new(exec, inst->tags[pc[1]], fp + pc[2], fp, code);
+    if (!exn) {
+        host_failed(err, "out of memory for an exception");
+        TRAP(RI_TRAP_HOST);
+    }
+    goto do_throw;
+op_RETHROW: /* throw again the exception kept in slot a */
+    exn = (ri_exn *)SLOT(1).ref;
+    if (!exn) TRAP(RI_TRAP_UNREACHABLE); /* (only a hostile rebuilt frame has none there) */
+do_throw: /* the handler tables of each frame, from the running one down to the run's entry */
+    for (;;) {
+        const ri_code_catch *c_ = ri_exn_find_catch(code, inst, (uint32_t)(pc - code->words), exn);
+        if (c_) {
+            if (c_->tag != RI_CATCH_ALL && exn->n) memcpy(fp + c_->base, exn->vals, (size_t)exn->n * sizeof *fp);
+            if (c_->exn_slot != RI_NO_SLOT) {
+                fp[c_->exn_slot].i64 = 0;
+                fp[c_->exn_slot].ref = exn;
+            }
+            pc = code->words + c_->target; /* its GAS */
+            DISPATCH();
+        }
+        const ri_frame *f = exec->frame_top - 1;
+        if (!f->code) TRAP(RI_TRAP_EXCEPTION); /* the run's entry: uncaught (pc at the outermost frame's call) */
+        exec->frame_top--;
+        pc = f->ret_pc - 1; /* inside the call it waits in */
+        code = f->code;
+        fp = f->fp.ptr;
+        if (f->inst_bits != (uintptr_t)inst) {
+            SWITCH_INSTANCE(ri_frame_instance(f));
+            LOAD_MEMORY();
+        }
+    }
+op_RETURN_CALL: /* tail call of function a, its arguments at b */
+    callee_func = inst->funcs[pc[1]];
+    call_base = pc[2];
+    call_size = 3;
+    goto tail_call;
+op_RETURN_CALL_INDIRECT: /* tail call of table[t][c] checked against type a, its arguments at d */
+    {
+        const ri_table *tab_ = inst->tables[pc[2]];
+        uint32_t i_ = U32(3);
+        if (__builtin_expect(i_ >= tab_->size, 0)) { trap_element = i_; TRAP(RI_TRAP_UNDEFINED_ELEMENT); }
+        callee_func = tab_->elems[i_];
+        if (__builtin_expect(!callee_func, 0)) { trap_element = i_; TRAP(RI_TRAP_UNINITIALIZED_ELEMENT); }
+        if (__builtin_expect(callee_func->type_id != inst->type_ids[pc[1]], 0)) TRAP(RI_TRAP_INDIRECT_MISMATCH);
+        call_base = pc[4];
+        call_size = 5;
+    }
+tail_call: /* the callee's frame replaces this one: its arguments move down to fp[0] */
+    callee = callee_func->code;
+    if (callee_func->host || callee_func->emsc_op || !callee || !callee_func->instance)
+        goto call_func; /* a plain call; the RETURN after its GAS passes the results on */
+    {
+        uint32_t at = (uint32_t)(fp - exec->stack);
+        if (__builtin_expect((uint64_t)at + callee->frame_slots > exec->stack_cap, 0)) {
+            if (!ensure_stack(store, exec, (uint64_t)at + callee->frame_slots)) TRAP(RI_TRAP_STACK_EXHAUSTED);
+            fp = exec->stack + at;
+        }
+        memmove(fp, fp + call_base, (size_t)callee->nparams * sizeof *fp);
+        code = callee;
+        pc = callee->words;
+        if (callee_func->instance != inst) {
+            SWITCH_INSTANCE(callee_func->instance);
+            LOAD_MEMORY();
+        }
+        DISPATCH();
+    }
 call_func:
     if (callee_func->host) {
         /* Polled here too: the gas chunk is refilled after each host call, so a loop that
@@ -1825,6 +1900,7 @@ ri_errcode ri_exec_call(ri_store *store, ri_func *func, ri_slot *args_results, r
         memcpy(args_results, exec->stack + base, (size_t)code->nresults * sizeof(ri_slot));
     exec->frame_top = exec->frames + saved_frames;
     exec->stack_top = base;
+    if (exec->nesting == 0) ri_exn_free_all(exec);
     return rc;
 }
 
@@ -1858,6 +1934,7 @@ ri_errcode ri_exec_resume(ri_store *store, ri_slot *results, ri_error *err) {
         memcpy(results, exec->stack + exec->susp.base, (size_t)code->nresults * sizeof(ri_slot));
     exec->frame_top = exec->frames + exec->susp.marker;
     exec->stack_top = exec->susp.base;
+    ri_exn_free_all(exec);
     return rc;
 }
 
@@ -1866,4 +1943,5 @@ void ri_exec_abandon(ri_exec *exec) {
     exec->susp.active = false;
     exec->frame_top = exec->frames + exec->susp.marker;
     exec->stack_top = exec->susp.base;
+    ri_exn_free_all(exec);
 }

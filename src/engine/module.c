@@ -175,6 +175,7 @@ void ri_module_release(ri_module *m) {
     free(m->types);
     free(m->imports);
     free(m->func_types);
+    free(m->tag_types);
     free(m->tables);
     free(m->memories);
     free(m->global_types);
@@ -220,6 +221,7 @@ ri_import_info ri_module_import(const ri_module *m, uint32_t index) {
     case RI_EXTERN_TABLE: info.type.of.table = im->table; break;
     case RI_EXTERN_MEMORY: info.type.of.memory = im->memory; break;
     case RI_EXTERN_GLOBAL: info.type.of.global = im->global; break;
+    case RI_EXTERN_TAG: info.type.of.tag = functype_of(m, im->type_index); break;
     }
     return info;
 }
@@ -269,6 +271,9 @@ ri_export_info ri_module_export(const ri_module *m, uint32_t index) {
         break;
     case RI_EXTERN_GLOBAL:
         if (i < m->nglobals) info.type.of.global = m->global_types[i];
+        break;
+    case RI_EXTERN_TAG:
+        if (i < m->ntags) info.type.of.tag = functype_of(m, m->tag_types[i]);
         break;
     }
     return info;

@@ -43,7 +43,7 @@ typedef struct ri_import {
     ri_span module_name; /* UTF-8, validated by the decoder */
     ri_span field_name;
     ri_externkind kind;
-    uint32_t type_index;   /* RI_EXTERN_FUNC: index into types */
+    uint32_t type_index;   /* RI_EXTERN_FUNC, RI_EXTERN_TAG: index into types */
     ri_tabletype table;    /* RI_EXTERN_TABLE */
     ri_memtype memory;     /* RI_EXTERN_MEMORY */
     ri_globaltype global;  /* RI_EXTERN_GLOBAL */
@@ -115,6 +115,10 @@ struct ri_module {
 
     uint32_t nmemories;       /* imports included */
     ri_memtype *memories;
+
+    uint32_t ntags;           /* exception tags, imports included */
+    uint32_t ntag_imports;
+    uint32_t *tag_types;      /* ntags type indices (the tag's parameters; no results) */
 
     uint32_t nglobals;        /* imports included */
     ri_globaltype *global_types; /* nglobals */

@@ -36,6 +36,7 @@ typedef enum ri_object_kind {
     RI_OBJ_MEMORY,
     RI_OBJ_TABLE,
     RI_OBJ_GLOBAL,
+    RI_OBJ_TAG,
 } ri_object_kind;
 
 typedef struct ri_object {
@@ -77,6 +78,13 @@ struct ri_global {
     ri_slot value;
 };
 
+/* An exception tag: its identity is the object (an import is the exporter's tag). */
+struct ri_tag {
+    ri_object hdr;
+    uint32_t type_id;          /* the store's interned id of its type (params; no results) */
+    uint32_t nparams;          /* the values an exception of this tag carries */
+};
+
 struct ri_func {
     ri_object hdr;
     ri_type type;              /* params/results: into the module, or owned by the func (host) */
@@ -99,6 +107,7 @@ struct ri_instance {
     ri_table **tables;         /* module->ntables */
     ri_memory **memories;      /* module->nmemories */
     ri_global **globals;       /* module->nglobals */
+    ri_tag **tags;             /* module->ntags */
     uint32_t *type_ids;        /* module->ntypes: store ids of the module's types */
     bool *elem_dropped;        /* module->nelems */
     bool *data_dropped;        /* module->ndatas */

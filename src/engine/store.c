@@ -51,6 +51,7 @@ static void free_object(ri_object *obj) {
         free(inst->tables);
         free(inst->memories);
         free(inst->globals);
+        free(inst->tags);
         free(inst->type_ids);
         free(inst->elem_dropped);
         free(inst->data_dropped);
@@ -67,6 +68,7 @@ static void free_object(ri_object *obj) {
         free(((ri_table *)obj)->elems);
         break;
     case RI_OBJ_GLOBAL:
+    case RI_OBJ_TAG:
         break;
     }
     free(obj);

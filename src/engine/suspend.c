@@ -17,6 +17,7 @@
 
 #include "code_info.h"
 #include "exec.h"
+#include "exn.h"
 
 _Static_assert(RI_SUSP_VIA_INVOKE == RI_FRAME_VIA_INVOKE && RI_SUSP_VIA_SETTHREW == RI_FRAME_VIA_SETTHREW,
                "a description's via is the frame's tag");
@@ -202,7 +203,8 @@ static bool call_at(const ri_code *code, uint32_t pos, call_site *cs) {
     int32_t word = (int32_t)code->words[pos];
     for (uint32_t op = 0; op < RI_CODE_OP_COUNT; op++) { /* a slow path: only describing a suspension */
         uint32_t kind = ri_code_call_kind(op);
-        if (kind == RI_CALLK_NONE || d[op] != word) continue;
+        /* (a tail call never has a caller waiting in it: its callee took its frame) */
+        if (kind == RI_CALLK_NONE || kind == RI_CALLK_TAIL || d[op] != word) continue;
         uint32_t size = ri_code_words(op);
         if ((uint64_t)pos + size > code->nwords) return false;
         bool add = kind == RI_CALLK_LOCAL_AI;
@@ -237,6 +239,8 @@ void ri_suspension_free(ri_suspension *s) {
     for (uint32_t i = 0; s->frames && i < s->nframes; i++) {
         free(s->frames[i].locals);
         free(s->frames[i].stack);
+        for (uint32_t k = 0; s->frames[i].exns && k < s->frames[i].nexns; k++) free(s->frames[i].exns[k].vals);
+        free(s->frames[i].exns);
     }
     free(s->frames);
     memset(s, 0, sizeof *s);
@@ -271,6 +275,41 @@ static bool describe_value(const ri_instance *inst, uint8_t type, ri_slot slot, 
         ri_error_set(err, RI_ERR_ARGUMENT, "a value of type 0x%02x on the stack cannot be described", type);
         return false;
     }
+}
+
+/* The exceptions kept by the catch clauses that code position pos of a frame lies in. */
+static bool describe_exns(const ri_instance *inst, const ri_code *code, const ri_slot *fp, uint32_t pos,
+                          ri_susp_frame *sf, ri_error *err) {
+    const ri_module *m = inst->module;
+    for (uint32_t c = 0; c < code->ncatches; c++) {
+        const ri_code_catch *k = &code->catches[c];
+        if (k->exn_slot == RI_NO_SLOT || pos < k->target || pos >= k->end) continue;
+        const ri_exn *e = fp[k->exn_slot].ref;
+        if (!e) continue;
+        uint32_t tag = 0;
+        while (tag < m->ntags && inst->tags[tag] != e->tag) tag++;
+        if (tag == m->ntags) {
+            ri_error_set(err, RI_ERR_ARGUMENT, "a caught exception of a tag the instance does not know cannot be described");
+            return false;
+        }
+        ri_susp_exn *grown = realloc(sf->exns, (size_t)(sf->nexns + 1) * sizeof *grown);
+        ri_susp_value *vals = calloc(e->n ? e->n : 1, sizeof *vals);
+        if (grown) sf->exns = grown;
+        if (!grown || !vals) {
+            free(vals);
+            ri_error_set(err, RI_ERR_NOMEM, "out of memory describing the suspended call");
+            return false;
+        }
+        ri_susp_exn *x = &sf->exns[sf->nexns++];
+        x->slot = k->exn_slot - code->exn_base;
+        x->tag_index = tag;
+        x->nvals = e->n;
+        x->vals = vals;
+        const ri_type *t = &m->types[m->tag_types[tag]];
+        for (uint32_t v = 0; v < e->n; v++)
+            if (!describe_value(inst, t->params[v], e->vals[v], &vals[v], err)) return false;
+    }
+    return true;
 }
 
 bool ri_store_describe_suspended(ri_store *store, const ri_instance *inst, ri_suspension *out, ri_error *err) {
@@ -345,6 +384,7 @@ bool ri_store_describe_suspended(ri_store *store, const ri_instance *inst, ri_su
             ok = false;
             break;
         }
+
         if (find_point(code, pt->wasm_offset, pt->kind) != pt) {
             ri_error_set(err, RI_ERR_ARGUMENT, "frame %zu: the %s point at offset 0x%x is ambiguous", i,
                          point_name(pt->kind), pt->wasm_offset);
@@ -352,6 +392,12 @@ bool ri_store_describe_suspended(ri_store *store, const ri_instance *inst, ri_su
             break;
         }
         ri_susp_frame *sf = &out->frames[i];
+        if (code->nexn &&
+            !describe_exns(inst, code, fp, top ? pt->pos : (uint32_t)(exec->frames[exec->susp.marker + 1 + i].ret_pc -
+                                                                      code->words - 1), sf, err)) {
+            ok = false;
+            break;
+        }
         sf->func_index = code->func_index;
         sf->wasm_offset = pt->wasm_offset;
         sf->point = (ri_susp_point)pt->kind;
@@ -424,7 +470,10 @@ bool ri_store_describe_suspended(ri_store *store, const ri_instance *inst, ri_su
         ri_suspension_free(out);
         return false;
     }
-    out->func_index = out->frames[0].func_index;
+    /* The function the embedder called; the outermost frame may be another, which it
+     * reached by tail calls. */
+    uint32_t called;
+    out->func_index = ri_instance_func_index(inst, exec->susp.func, &called) ? called : out->frames[0].func_index;
     return true;
 }
 
@@ -465,6 +514,31 @@ static bool refuse(ri_error *err, const char *fmt, uint32_t a, uint32_t b) {
     snprintf(msg, sizeof msg, fmt, a, b);
     ri_error_set(err, RI_ERR_ARGUMENT, "suspended call: %s", msg);
     return false;
+}
+
+/* Whether two function types have the same results. */
+static bool same_results(const ri_type *a, const ri_type *b) {
+    return a->nresults == b->nresults && (a->nresults == 0 || memcmp(a->results, b->results, a->nresults) == 0);
+}
+
+/* Tail calls: a caller waits in its call for whatever function the chain of tail calls
+ * its callee began has reached, which returns the callee's results. A call of function
+ * `target` may then be waiting for `callee` when target's body makes tail calls and
+ * the results agree. */
+static bool tail_reached(const ri_instance *inst, uint32_t target, uint32_t callee) {
+    const ri_module *m = inst->module;
+    const ri_code *tc = inst->funcs[target]->code;
+    return tc && tc->tail_calls && inst->funcs[callee]->instance == inst &&
+           same_results(&m->types[m->func_types[target]], &m->types[m->func_types[callee]]);
+}
+
+/* The same for a call_indirect of type `type`: any function of the module that makes tail
+ * calls may have been its callee. */
+static bool tail_reached_type(const ri_instance *inst, uint32_t type, uint32_t callee) {
+    const ri_module *m = inst->module;
+    bool any = false;
+    for (uint32_t b = 0; b < m->nbodies && !any; b++) any = m->codes[b] && m->codes[b]->tail_calls;
+    return any && same_results(&m->types[type], &m->types[m->func_types[callee]]);
 }
 
 /* Checks frame i of s against inst; fills pl[i]. */
@@ -513,7 +587,8 @@ static bool check_frame(const ri_store *store, ri_instance *inst, const ri_suspe
         /* The next frame must be what this call calls. */
         uint32_t callee = s->frames[i + 1].func_index;
         if (callee >= m->nfuncs) return refuse(err, "frame %u: function %u out of range", i + 1, callee);
-        if (cs->kind == 0 && callee != m->nfunc_imports + cs->target)
+        if (cs->kind == 0 && callee != m->nfunc_imports + cs->target &&
+            !tail_reached(inst, cs->target + m->nfunc_imports, callee))
             return refuse(err, "frame %u calls another function than function %u", i, callee);
         uint32_t via = s->frames[i + 1].via;
         if (cs->kind == 1) {
@@ -528,12 +603,32 @@ static bool check_frame(const ri_store *store, ri_instance *inst, const ri_suspe
         } else if (via != RI_SUSP_VIA_CALL) {
             return refuse(err, "frame %u is entered through an invoke, but its caller (frame %u) calls no invoke", i + 1, i);
         }
-        if (cs->kind == 2 && (cs->target >= m->ntypes || inst->funcs[callee]->type_id != inst->type_ids[cs->target]))
+        if (cs->kind == 2 && (cs->target >= m->ntypes || (inst->funcs[callee]->type_id != inst->type_ids[cs->target] &&
+                                                          !tail_reached_type(inst, cs->target, callee))))
             return refuse(err, "frame %u: call_indirect of another type than function %u's", i, callee);
     } else if (f->nstack != pt->height) {
         return refuse(err, "frame %u: %u operands, the stop point has another height", i, f->nstack);
     }
     if (f->nstack && !f->stack) return refuse(err, "frame %u: %u operands missing", i, f->nstack);
+    if (f->nexns && !f->exns) return refuse(err, "frame %u: %u kept exceptions missing", i, f->nexns);
+    for (uint32_t x = 0; x < f->nexns; x++) {
+        const ri_susp_exn *e = &f->exns[x];
+        uint32_t pos = top ? pt->pos : pt->pos + 1; /* (a caller: inside its call) */
+        bool kept = false;
+        for (uint32_t c = 0; c < code->ncatches && !kept; c++) {
+            const ri_code_catch *k = &code->catches[c];
+            kept = k->exn_slot == code->exn_base + e->slot && k->target <= pos && pos < k->end && e->slot < code->nexn;
+        }
+        for (uint32_t y = 0; kept && y < x; y++) kept = f->exns[y].slot != e->slot;
+        if (!kept) return refuse(err, "frame %u: no catch clause there keeps an exception in slot %u", i, e->slot);
+        if (e->tag_index >= m->ntags) return refuse(err, "frame %u: tag %u out of range", i, e->tag_index);
+        const ri_type *tt = &m->types[m->tag_types[e->tag_index]];
+        if (e->nvals != tt->nparams || (e->nvals && !e->vals))
+            return refuse(err, "frame %u: an exception of tag %u with the wrong number of values", i, e->tag_index);
+        for (uint32_t v = 0; v < e->nvals; v++)
+            if (!value_ok(m, tt->params[v], &e->vals[v]))
+                return refuse(err, "frame %u: a kept exception's value %u has the wrong type or an invalid value", i, v);
+    }
     if (f->nstack) {
         const probe *p = probe_at(pr, m, code->func_index, pt->wasm_offset, err);
         if (!p) return false;
@@ -571,7 +666,9 @@ bool ri_store_rebuild_suspended(ri_store *store, ri_instance *inst, const ri_sus
         return refuse(err, "unknown reason %u (of %u)", (uint32_t)s->reason, RI_SUSPENDED_YIELD);
     if (s->nframes > store->config.max_call_depth)
         return refuse(err, "%u frames, more than the store's call depth %u", s->nframes, store->config.max_call_depth);
-    if (s->func_index != s->frames[0].func_index)
+    if (s->func_index != s->frames[0].func_index &&
+        (s->func_index >= inst->module->nfuncs || s->frames[0].func_index >= inst->module->nfuncs ||
+         !tail_reached(inst, s->func_index, s->frames[0].func_index)))
         return refuse(err, "the called function %u is not the outermost frame's %u", s->func_index, s->frames[0].func_index);
     plan *pl = calloc(s->nframes, sizeof *pl);
     if (!pl) {
@@ -647,6 +744,16 @@ bool ri_store_rebuild_suspended(ri_store *store, ri_instance *inst, const ri_sus
         for (uint32_t k = 0; k < code->nconsts; k++)
             slots[code->nlocals + k].i64 = code->words[5 + 2 * k] | (uint64_t)code->words[6 + 2 * k] << 32;
         for (uint32_t k = 0; k < f->nstack; k++) slots[code->stack_base + k] = value_slot(inst, &f->stack[k]);
+        for (uint32_t x = 0; x < f->nexns; x++) { /* the exceptions its catch clauses keep */
+            const ri_susp_exn *e = &f->exns[x];
+            ri_slot vals[16];
+            ri_slot *v = e->nvals <= 16 ? vals : calloc(e->nvals, sizeof *v);
+            for (uint32_t k = 0; v && k < e->nvals; k++) v[k] = value_slot(inst, &e->vals[k]);
+            ri_exn *obj = v ? ri_exn_new(exec, inst->tags[e->tag_index], v, NULL, NULL) : NULL;
+            if (v != vals) free(v);
+            slots[code->exn_base + e->slot].i64 = 0;
+            slots[code->exn_base + e->slot].ref = obj; /* (out of memory: none, and a rethrow traps) */
+        }
         if (i + 1 < s->nframes) {
             ri_frame *fr = &exec->frames[1 + i];
             fr->ret_pc = code->words + pl[i].pt->pos + pl[i].cs.size;

@@ -92,7 +92,7 @@ enum {
     WHAT_FRAME_END = 0x10000, /* + frame kind */
 };
 
-enum frame_kind { K_FUNC, K_BLOCK, K_LOOP, K_IF, K_ELSE };
+enum frame_kind { K_FUNC, K_BLOCK, K_LOOP, K_IF, K_ELSE, K_TRY, K_CATCH, K_CATCH_ALL };
 
 static const char *what_name(uint32_t what, name_buf *buf) {
     if (what >= WHAT_FRAME_END) {
@@ -102,6 +102,9 @@ static const char *what_name(uint32_t what, name_buf *buf) {
         case K_LOOP: return "end of loop";
         case K_IF: return "end of if";
         case K_ELSE: return "end of else";
+        case K_TRY: return "end of try";
+        case K_CATCH: return "end of catch";
+        case K_CATCH_ALL: return "end of catch_all";
         default: return "end";
         }
     }
@@ -600,6 +603,78 @@ static inline ri_errcode validate_instr(validator *v, const ri_instr *in, ri_rea
         if ((rc = pop_types(v, type_list(t->params), t->nparams, in->op))) return rc;
         return push_types(v, type_list(t->results), t->nresults);
     }
+    case RI_OP_TRY: {
+        const uint8_t *params, *results;
+        uint32_t np, nr;
+        if ((rc = block_signature(v, &in->imm.block, &params, &np, &results, &nr))) return rc;
+        if ((rc = pop_types(v, params, np, in->op))) return rc;
+        return push_frame(v, K_TRY, params, np, results, nr);
+    }
+    case RI_OP_CATCH: case RI_OP_CATCH_ALL: {
+        frame *f = top_frame(v);
+        if (f->kind != K_TRY && f->kind != K_CATCH)
+            return body_error(v, RI_ERR_INVALID, "%s without try (or after catch_all)", ri_opcode_name(in->op));
+        const ri_type *t = NULL;
+        if (in->op == RI_OP_CATCH) {
+            if (in->imm.index >= m->ntags) return body_error(v, RI_ERR_INVALID, "unknown tag %u", in->imm.index);
+            t = &m->types[m->tag_types[in->imm.index]];
+        }
+        if ((rc = end_frame(v))) return rc;
+        f->kind = in->op == RI_OP_CATCH ? K_CATCH : K_CATCH_ALL;
+        f->unreachable = false;
+        return t ? push_types(v, type_list(t->params), t->nparams) : RI_OK;
+    }
+    case RI_OP_DELEGATE: {
+        frame *f = top_frame(v);
+        if (f->kind != K_TRY) return body_error(v, RI_ERR_INVALID, "delegate without try");
+        if ((rc = end_frame(v))) return rc;
+        const uint8_t *results = f->results;
+        uint32_t nr = f->nresults;
+        v->nctrls--;
+        /* the label is counted from the block around the try */
+        if (in->imm.index >= v->nctrls) return body_error(v, RI_ERR_INVALID, "unknown label %u", in->imm.index);
+        return push_types(v, results, nr);
+    }
+    case RI_OP_THROW: {
+        if (in->imm.index >= m->ntags) return body_error(v, RI_ERR_INVALID, "unknown tag %u", in->imm.index);
+        const ri_type *t = &m->types[m->tag_types[in->imm.index]];
+        if ((rc = pop_types(v, type_list(t->params), t->nparams, in->op))) return rc;
+        set_unreachable(v);
+        return RI_OK;
+    }
+    case RI_OP_RETHROW: {
+        uint32_t depth = in->imm.index;
+        if (depth >= v->nctrls) return body_error(v, RI_ERR_INVALID, "unknown label %u", depth);
+        uint8_t k = v->ctrls[v->nctrls - 1 - depth].kind;
+        if (k != K_CATCH && k != K_CATCH_ALL) return body_error(v, RI_ERR_INVALID, "invalid rethrow label %u", depth);
+        set_unreachable(v);
+        return RI_OK;
+    }
+    case RI_OP_RETURN_CALL: case RI_OP_RETURN_CALL_INDIRECT: {
+        /* The callee's results are the caller's: it returns in the caller's place. */
+        const ri_type *t;
+        if (in->op == RI_OP_RETURN_CALL) {
+            if (in->imm.index >= m->nfuncs) return body_error(v, RI_ERR_INVALID, "unknown function %u", in->imm.index);
+            t = func_type(m, in->imm.index);
+        } else {
+            uint32_t table = in->imm.call_indirect.table_index, type = in->imm.call_indirect.type_index;
+            if ((rc = need_table(v, table))) return rc;
+            if (type >= m->ntypes) return body_error(v, RI_ERR_INVALID, "unknown type %u", type);
+            if (m->tables[table].elem != RI_FUNCREF)
+                return body_error(v, RI_ERR_INVALID, "type mismatch: return_call_indirect needs a funcref table, table %u is %s",
+                                  table, valtype_name((uint8_t)m->tables[table].elem));
+            t = &m->types[type];
+            if ((rc = pop_type(v, RI_I32, in->op))) return rc;
+        }
+        const ri_type *own = v->type;
+        if (t->nresults != own->nresults ||
+            (t->nresults && memcmp(t->results, own->results, t->nresults) != 0))
+            return body_error(v, RI_ERR_INVALID, "type mismatch: %s calls a function whose results are not the caller's",
+                              ri_opcode_name(in->op));
+        if ((rc = pop_types(v, type_list(t->params), t->nparams, in->op))) return rc;
+        set_unreachable(v);
+        return RI_OK;
+    }
     case RI_OP_DROP:
         return pop_any(v, &t1, in->op);
     case RI_OP_SELECT: case RI_OP_SELECT_T: {
@@ -880,9 +955,12 @@ static bool find_malformed_body(validator *v, uint32_t from) {
                 return true;
             }
             switch (in.op) {
-            case RI_OP_BLOCK: case RI_OP_LOOP: case RI_OP_IF:
+            case RI_OP_BLOCK: case RI_OP_LOOP: case RI_OP_IF: case RI_OP_TRY:
                 if (v->nvals == v->vals_cap && !grow_quietly(v)) return false;
                 push(v, in.op == RI_OP_IF ? K_IF : K_BLOCK);
+                break;
+            case RI_OP_DELEGATE:
+                v->nvals--;
                 break;
             case RI_OP_ELSE:
                 if (v->vals[v->nvals - 1] != K_IF) {
@@ -1064,7 +1142,7 @@ static ri_errcode validate_export_names(const ri_module *m, ri_error *err) {
 }
 
 static ri_errcode validate_exports(const ri_module *m, ri_error *err) {
-    static const char *const kind_names[] = {"function", "table", "memory", "global"};
+    static const char *const kind_names[] = {"function", "table", "memory", "global", "tag"};
     for (uint32_t i = 0; i < m->nexports; i++) {
         const ri_export *e = &m->exports[i];
         uint32_t count;
@@ -1073,6 +1151,7 @@ static ri_errcode validate_exports(const ri_module *m, ri_error *err) {
         case RI_EXTERN_TABLE: count = m->ntables; break;
         case RI_EXTERN_MEMORY: count = m->nmemories; break;
         case RI_EXTERN_GLOBAL: count = m->nglobals; break;
+        case RI_EXTERN_TAG: count = m->ntags; break;
         default: return module_error(err, RI_ERR_MALFORMED, "malformed export kind (export %u)", i);
         }
         if (e->index >= count)
@@ -1090,6 +1169,12 @@ static ri_errcode validate_types_and_imports(const ri_module *m, ri_error *err) 
     for (uint32_t f = 0; f < m->nfuncs; f++)
         if (m->func_types[f] >= m->ntypes)
             return module_error(err, RI_ERR_INVALID, "unknown type %u (function %u)", m->func_types[f], f);
+    for (uint32_t t = 0; t < m->ntags; t++) {
+        if (m->tag_types[t] >= m->ntypes)
+            return module_error(err, RI_ERR_INVALID, "unknown type %u (tag %u)", m->tag_types[t], t);
+        if (m->types[m->tag_types[t]].nresults)
+            return module_error(err, RI_ERR_INVALID, "non-empty tag result type (tag %u)", t);
+    }
     return RI_OK;
 }
 

@@ -42,6 +42,7 @@ static const char *kind_phrase(ri_externkind kind) {
     case RI_EXTERN_TABLE: return "a table";
     case RI_EXTERN_MEMORY: return "a memory";
     case RI_EXTERN_GLOBAL: return "a global";
+    case RI_EXTERN_TAG: return "an exception tag";
     }
     return "an unknown kind";
 }

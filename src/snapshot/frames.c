@@ -12,6 +12,8 @@
 
 #define FRMS_LAYOUT 1u
 #define FRMS_LAYOUT_INVOKE 2u /* frames entered through Emscripten invokes (docs/SNAPSHOT_FORMAT.md) */
+#define FRMS_LAYOUT_EXNS 3u   /* the same, and frames with kept exceptions (exception handling) */
+#define FRMS_EXN_BYTES 12u    /* slot, tag, count */
 #define FRMS_HEADER_BYTES 40u  /* layout .. export name length */
 #define FRMS_FRAME_BYTES 20u
 #define FRMS_VALUE_BYTES 9u    /* type byte + 8 bytes of bits */
@@ -74,6 +76,8 @@ bool snap_write_frames(snap_buf *b, const ri_snap_call *call, uint32_t func_coun
     uint32_t layout = FRMS_LAYOUT;
     for (uint32_t i = 0; i < s->nframes; i++)
         if (s->frames[i].via != RI_SUSP_VIA_CALL) layout = FRMS_LAYOUT_INVOKE;
+    for (uint32_t i = 0; i < s->nframes; i++) /* (and layout 3 only with kept exceptions) */
+        if (s->frames[i].nexns) layout = FRMS_LAYOUT_EXNS;
     snap_buf_u32(b, layout);
     snap_buf_u32(b, (uint32_t)s->reason);
     snap_buf_u32(b, call->pause_on);
@@ -107,6 +111,18 @@ bool snap_write_frames(snap_buf *b, const ri_snap_call *call, uint32_t func_coun
         if (!put_values(b, f->locals, f->nlocals, func_count, i, err) ||
             !put_values(b, f->stack, f->nstack, func_count, i, err))
             return false;
+        if (layout < FRMS_LAYOUT_EXNS) continue;
+        if (f->nexns && !f->exns) return snap_fail(err, RI_SNAP_ERR_ARGUMENT, "ri_snap_write_call: frame %u is not well-formed", i);
+        snap_buf_u32(b, f->nexns);
+        for (uint32_t k = 0; k < f->nexns; k++) {
+            const ri_susp_exn *e = &f->exns[k];
+            if (e->nvals && !e->vals)
+                return snap_fail(err, RI_SNAP_ERR_ARGUMENT, "ri_snap_write_call: frame %u is not well-formed", i);
+            snap_buf_u32(b, e->slot);
+            snap_buf_u32(b, e->tag_index);
+            snap_buf_u32(b, e->nvals);
+            if (!put_values(b, e->vals, e->nvals, func_count, i, err)) return false;
+        }
     }
     snap_buf_end_section(b, at);
     return true;
@@ -146,16 +162,38 @@ static bool get_values(rd *r, uint32_t n, ri_susp_value **out, uint32_t func_cou
     return true;
 }
 
+/* Layout 3: the frame's kept exceptions. */
+static bool get_exns(rd *r, ri_susp_frame *f, uint32_t func_count, uint32_t frame, ri_snap_error *err) {
+    const uint8_t *p = take(r, 4);
+    if (!p) return CORRUPT("Invalid snapshot — FRMS is cut short in frame %u", frame);
+    uint32_t n = ri_le_get32(p);
+    if ((uint64_t)n * FRMS_EXN_BYTES > r->left)
+        return CORRUPT("Invalid snapshot — FRMS: frame %u claims %u kept exceptions, more than the section holds", frame, n);
+    f->exns = calloc(n ? n : 1, sizeof *f->exns);
+    if (!f->exns) return snap_fail(err, RI_SNAP_ERR_NOMEM, "out of memory reading a suspended call");
+    f->nexns = n;
+    for (uint32_t k = 0; k < n; k++) {
+        const uint8_t *h = take(r, FRMS_EXN_BYTES);
+        if (!h) return CORRUPT("Invalid snapshot — FRMS is cut short in frame %u", frame);
+        f->exns[k].slot = ri_le_get32(h);
+        f->exns[k].tag_index = ri_le_get32(h + 4);
+        uint32_t nvals = ri_le_get32(h + 8);
+        if (!get_values(r, nvals, &f->exns[k].vals, func_count, frame, "exception value", err)) return false;
+        f->exns[k].nvals = nvals;
+    }
+    return true;
+}
+
 static bool read_call(const ri_snap_image *img, ri_snap_call *out, ri_snap_error *err) {
     rd r = {img->frames, img->frames_len};
     uint32_t func_count = img->func_count;
     const uint8_t *h = take(&r, FRMS_HEADER_BYTES);
     if (!h) return CORRUPT("Invalid snapshot — FRMS is cut short");
     uint32_t layout = ri_le_get32(h), reason = ri_le_get32(h + 4), pause_on = ri_le_get32(h + 8);
-    if (layout != FRMS_LAYOUT && layout != FRMS_LAYOUT_INVOKE)
+    if (layout != FRMS_LAYOUT && layout != FRMS_LAYOUT_INVOKE && layout != FRMS_LAYOUT_EXNS)
         return snap_fail(err, RI_SNAP_ERR_UNSUPPORTED,
-                         "Unsupported snapshot — FRMS layout %u (this reader knows %u and %u)", layout, FRMS_LAYOUT,
-                         FRMS_LAYOUT_INVOKE);
+                         "Unsupported snapshot — FRMS layout %u (this reader knows %u to %u)", layout, FRMS_LAYOUT,
+                         FRMS_LAYOUT_EXNS);
     if (reason < RI_SUSPENDED_GAS || reason > RI_SUSPENDED_YIELD)
         return CORRUPT("Invalid snapshot — FRMS: unknown suspension reason %u", reason);
     if (pause_on & ~(uint32_t)RI_SUSPEND_ALL) return CORRUPT("Invalid snapshot — FRMS: unknown pause-on bits 0x%x", pause_on);
@@ -227,9 +265,10 @@ static bool read_call(const ri_snap_image *img, ri_snap_call *out, ri_snap_error
         f->nlocals = nlocals;
         if (!get_values(&r, nstack, &f->stack, func_count, i, "operand", err)) return false;
         f->nstack = nstack;
+        if (layout == FRMS_LAYOUT_EXNS && !get_exns(&r, f, func_count, i, err)) return false;
     }
-    if (out->suspension.frames[0].func_index != out->suspension.func_index)
-        return CORRUPT("Invalid snapshot — FRMS: the outermost frame is not the called function");
+    /* (The outermost frame is the called function's, or one it reached by tail calls: the
+     * engine checks which when it rebuilds the call.) */
     if (r.left) return CORRUPT("Invalid snapshot — FRMS has %llu bytes after its last frame", (unsigned long long)r.left);
     return true;
 }

@@ -1043,6 +1043,8 @@ static void run_command(script_state *s, const json_t *cmd, cmd_result *r) {
     else if (strcmp(type, "assert_return") == 0) cmd_assert_return(s, cmd, r);
     else if (strcmp(type, "assert_trap") == 0) cmd_assert_trap(s, cmd, r, "");
     else if (strcmp(type, "assert_exhaustion") == 0) cmd_assert_trap(s, cmd, r, "call stack exhausted");
+    /* exception handling: an exception no handler caught ends the call as a trap of its own */
+    else if (strcmp(type, "assert_exception") == 0) cmd_assert_trap(s, cmd, r, "uncaught exception");
     else if (strcmp(type, "assert_invalid") == 0) cmd_assert_load_fails(s, cmd, r, RI_ERR_INVALID, RI_ERR_INVALID);
     /* Decoders may legitimately find some malformations only while validating. */
     else if (strcmp(type, "assert_malformed") == 0) cmd_assert_load_fails(s, cmd, r, RI_ERR_MALFORMED, RI_ERR_INVALID);

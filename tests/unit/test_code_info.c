@@ -106,6 +106,7 @@ static bool old_is_call(uint32_t op) {
     case RI_CODE_CALL: case RI_CODE_CALL_LOCAL: case RI_CODE_CALL_LOCAL_M1: case RI_CODE_CALL_LOCAL_M2:
     case RI_CODE_CALL_LOCAL_AI:
     case RI_CODE_CALL_INDIRECT: case RI_CODE_CALL_INDIRECT_M1: case RI_CODE_CALL_INDIRECT_M2:
+    case RI_CODE_RETURN_CALL: case RI_CODE_RETURN_CALL_INDIRECT:
         return true;
     default:
         return false;

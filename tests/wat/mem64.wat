@@ -1,3 +1,4 @@
+;; wat2wasm: --enable-multi-memory --enable-memory64
 ;; A 64-bit memory (memory64) for test_multi_memory.c: i64 addresses, sizes, deltas and
 ;; lengths, and bounds that an address plus an offset past 2^32 (or 2^64) must not wrap.
 (module

@@ -1,3 +1,4 @@
+;; wat2wasm: --enable-multi-memory --enable-memory64
 ;; Two memories (multiple memories) for test_multi_memory.c: a run that writes and reads
 ;; both (pausable, snapshotted mid-run), accessors of memory 1, and grows of each.
 ;; Compiled with --enable-multi-memory (CMakeLists.txt: fixtures named multimem*).

@@ -1,0 +1,203 @@
+/*
+ * Tail calls (return_call, return_call_indirect): a loop of ten million tail calls runs
+ * in one frame (the same recursion as plain calls exhausts the call stack); a run of
+ * chains of tail calls, with callers waiting in calls while the chain replaces their
+ * callee, cut by gas at every point, each stop described and rebuilt in a fresh store,
+ * ends with the uninterrupted run's result, memory, global and gas. Fixture:
+ * tests/wat/tail_call.wat.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ri/engine.h"
+#include "sandbox_test_util.h" /* read_fixture */
+
+typedef struct fixture {
+    ri_module *module;
+    ri_store *store;
+    ri_instance *instance;
+} fixture;
+
+static uint8_t *module_bytes;
+static size_t module_len;
+
+static int host_fn(ri_host_call *call, void *user, const ri_val *args, ri_val *results) {
+    (void)call;
+    (void)user;
+    results[0] = ri_val_i32(args[0].of.i32 * 5 + 2);
+    return 0;
+}
+
+static void fx_open(fixture *fx, const ri_store_config *cfg) {
+    if (!module_bytes) module_bytes = read_fixture("tail_call", &module_len);
+    memset(fx, 0, sizeof *fx);
+    ri_error err;
+    fx->module = ri_module_load(module_bytes, module_len, NULL, &err);
+    if (!fx->module) print_error("load: %s\n", err.message);
+    assert_non_null(fx->module);
+    fx->store = ri_store_new(cfg);
+    assert_non_null(fx->store);
+    static const ri_valtype i32[1] = {RI_I32};
+    ri_functype t = {1, 1, i32, i32};
+    ri_extern imp;
+    imp.kind = RI_EXTERN_FUNC;
+    imp.of.func = ri_func_new_host(fx->store, &t, host_fn, NULL);
+    fx->instance = ri_instantiate(fx->store, fx->module, &imp, 1, &err);
+    assert_non_null(fx->instance);
+}
+
+static void fx_close(fixture *fx) {
+    ri_store_free(fx->store);
+    ri_module_free(fx->module);
+}
+
+static ri_func *export_func(fixture *fx, const char *name) {
+    ri_extern ext;
+    assert_true(ri_instance_export(fx->instance, name, &ext));
+    return ext.of.func;
+}
+
+static uint32_t count_ref(uint32_t n) {
+    uint32_t acc = 7;
+    for (uint32_t k = n; k > 0; k--) acc = acc * 31u + k;
+    return acc;
+}
+
+static void ten_million_tail_calls_in_one_frame(void **state) {
+    (void)state;
+    /* A small stack: 64 frames, 4,096 slots. */
+    ri_store_config cfg = ri_store_config_default();
+    cfg.max_call_depth = 64;
+    cfg.max_stack_slots = 4096;
+    fixture fx;
+    fx_open(&fx, &cfg);
+    ri_store_set_gas(fx.store, UINT64_MAX / 2);
+    ri_val a = ri_val_i32(10 * 1000 * 1000), r;
+    ri_error err;
+    ri_errcode rc = ri_func_call(fx.store, export_func(&fx, "count"), &a, 1, &r, 1, &err);
+    if (rc != RI_OK) print_error("count: %s\n", err.message);
+    assert_int_equal(rc, RI_OK);
+    assert_int_equal((uint32_t)r.of.i32, count_ref(10 * 1000 * 1000));
+    /* The same recursion by plain calls needs a frame per step. */
+    a = ri_val_i32(1000);
+    assert_int_equal(ri_func_call(fx.store, export_func(&fx, "count_call"), &a, 1, &r, 1, &err), RI_ERR_TRAP);
+    assert_int_equal(err.trap, RI_TRAP_STACK_EXHAUSTED);
+    a = ri_val_i32(20);
+    assert_int_equal(ri_func_call(fx.store, export_func(&fx, "count_call"), &a, 1, &r, 1, &err), RI_OK);
+    assert_int_equal((uint32_t)r.of.i32, count_ref(20));
+    fx_close(&fx);
+}
+
+static uint64_t state_hash(fixture *fx) {
+    ri_memory *mem = ri_instance_memory(fx->instance, 0);
+    const uint8_t *p = ri_memory_data(mem);
+    uint64_t h = 1469598103934665603u;
+    for (uint64_t i = 0; i < ri_memory_size(mem); i++) h = (h ^ p[i]) * 1099511628211u;
+    ri_val g = ri_global_get(ri_instance_global(fx->instance, 0));
+    return h ^ (uint32_t)g.of.i32;
+}
+
+static void copy_state(fixture *from, fixture *to) {
+    ri_memory *a = ri_instance_memory(from->instance, 0), *b = ri_instance_memory(to->instance, 0);
+    memcpy(ri_memory_data(b), ri_memory_data(a), ri_memory_size(a));
+    assert_true(ri_global_set(ri_instance_global(to->instance, 0), ri_global_get(ri_instance_global(from->instance, 0))));
+}
+
+/* export(n) in slices of `slice` gas, each stop moved to a fresh store. */
+static void sliced_run(const char *name, int32_t n, uint64_t slice, uint32_t *result, uint64_t *gas, uint64_t *hash,
+                       uint32_t *chain_waits) {
+    fixture fx;
+    fx_open(&fx, NULL);
+    ri_store_set_suspend_mode(fx.store, RI_SUSPEND_ON_GAS);
+    ri_store_set_gas(fx.store, slice);
+    ri_val a = ri_val_i32(n), r;
+    ri_error err;
+    ri_errcode rc = ri_func_call(fx.store, export_func(&fx, name), &a, 1, &r, 1, &err);
+    uint64_t given = slice;
+    uint32_t slices = 1;
+    while (rc == RI_ERR_SUSPENDED) {
+        ri_suspension d;
+        if (!ri_store_describe_suspended(fx.store, fx.instance, &d, &err)) {
+            print_error("describe: %s\n", err.message);
+            fail();
+        }
+        /* mix (8) waits in its call of even (5) while odd (6), reached by a tail call, runs */
+        if (d.nframes == 2 && d.frames[1].func_index == 6) (*chain_waits)++;
+        assert_true(d.nframes <= 2);
+        fixture to;
+        fx_open(&to, NULL);
+        copy_state(&fx, &to);
+        if (!ri_store_rebuild_suspended(to.store, to.instance, &d, &err)) {
+            print_error("rebuild: %s\n", err.message);
+            fail();
+        }
+        ri_suspension_free(&d);
+        ri_store_set_suspend_mode(to.store, RI_SUSPEND_ON_GAS);
+        ri_store_set_gas(to.store, ri_store_gas(fx.store));
+        fx_close(&fx);
+        fx = to;
+        rc = ri_store_resume(fx.store, slice, &r, 1, &err);
+        given += slice;
+        slices++;
+        assert_true(slices < 100000);
+    }
+    if (rc != RI_OK) print_error("sliced run: %s\n", err.message);
+    assert_int_equal(rc, RI_OK);
+    *result = (uint32_t)r.of.i32;
+    *gas = given - ri_store_gas(fx.store);
+    *hash = state_hash(&fx);
+    fx_close(&fx);
+}
+
+static void paused_mid_chain_resumes_in_a_fresh_store(void **state) {
+    (void)state;
+    fixture fx;
+    fx_open(&fx, NULL);
+    ri_store_set_gas(fx.store, UINT64_MAX / 2);
+    ri_val a = ri_val_i32(9), r;
+    ri_error err;
+    assert_int_equal(ri_func_call(fx.store, export_func(&fx, "mix"), &a, 1, &r, 1, &err), RI_OK);
+    uint32_t want = (uint32_t)r.of.i32;
+    uint64_t want_gas = UINT64_MAX / 2 - ri_store_gas(fx.store), want_hash = state_hash(&fx);
+    fx_close(&fx);
+    assert_true(want_gas > 50 && want_gas < 2000);
+    uint32_t chain_waits = 0;
+    for (uint64_t slice = 1; slice <= want_gas + 1; slice++) {
+        uint32_t got;
+        uint64_t gas, hash;
+        sliced_run("mix", 9, slice, &got, &gas, &hash, &chain_waits);
+        assert_int_equal(got, want);
+        assert_int_equal(gas, want_gas); /* the slices' gas adds up exactly */
+        assert_int_equal(hash, want_hash);
+    }
+    assert_true(chain_waits > 0);
+}
+
+/* The export itself tail-calls: the outermost frame is another function than the one the
+ * embedder called, and a description says both. */
+static void paused_after_the_export_tail_called(void **state) {
+    (void)state;
+    uint32_t waits = 0;
+    for (uint64_t slice = 1; slice < 60; slice++) {
+        uint32_t got;
+        uint64_t gas, hash;
+        sliced_run("count", 6, slice, &got, &gas, &hash, &waits);
+        assert_int_equal(got, count_ref(6));
+    }
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(ten_million_tail_calls_in_one_frame),
+        cmocka_unit_test(paused_mid_chain_resumes_in_a_fresh_store),
+        cmocka_unit_test(paused_after_the_export_tail_called),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
