@@ -157,7 +157,10 @@ static ri_errcode call_host(ri_store *store, ri_exec *exec, ri_func *f, ri_insta
         return host_failed(err, "out of memory calling a host function");
     }
     const ri_slot *in = outside ? outside : exec->stack + at;
-    for (uint32_t i = 0; i < t->nparams; i++) args[i] = slot_to_val(t->params[i], in[i]);
+    for (uint32_t i = 0, k = 0; i < t->nparams; i++, k++) {
+        args[i] = slot_to_val(t->params[i], in[k]);
+        if (t->params[i] == RI_V128) { ri_v128_from_u64s(args[i].of.v128, in[k].i64, in[k + 1].i64); k++; }
+    }
     for (uint32_t i = 0; i < t->nresults; i++) {
         memset(&results[i], 0, sizeof results[i]);
         results[i].type = (ri_valtype)t->results[i];
@@ -195,7 +198,13 @@ static ri_errcode call_host(ri_store *store, ri_exec *exec, ri_func *f, ri_insta
         rc = host_failed(err, call.message);
     } else {
         ri_slot *out = outside ? outside : exec->stack + at;
-        for (uint32_t i = 0; i < t->nresults; i++) out[i] = val_to_slot(t->results[i], &results[i]);
+        for (uint32_t i = 0, k = 0; i < t->nresults; i++, k++) {
+            out[k] = val_to_slot(t->results[i], &results[i]);
+            if (t->results[i] == RI_V128) { /* two slots (simd.h) */
+                out[k].i64 = ri_v128_u64(results[i].of.v128);
+                out[++k].i64 = ri_v128_u64(results[i].of.v128 + 8);
+            }
+        }
         if (yielded) rc = RI_ERR_SUSPENDED; /* completed, and the caller pauses after it */
     }
     if (args != local_args) free(args);

@@ -39,6 +39,7 @@ def main():
     here = os.path.dirname(os.path.abspath(__file__))
     allowed = read_allowed(os.path.join(here, "unreached.txt"))
     scripts = sorted(glob.glob(os.path.join(suite, "core", "*.wast")))
+    scripts += sorted(glob.glob(os.path.join(suite, "simd", "*.wast")))  # the SIMD family
     if not scripts:
         print(f"opcov: no spec scripts in {suite}/core", file=sys.stderr)
         return 2
