@@ -808,7 +808,10 @@ static void compile_simd(compiler *c, const ri_instr *in) {
         c->code[p + 1] = own_slot(c, c->h);
         c->code[p + 2] = a;
         c->code[p + 3] = b;
-        for (uint32_t w = 0; w < 4; w++) c->code[p + 4 + w] = (uint32_t)ri_v128_u64(in->imm.simd.bytes + 4 * w) ;
+        for (uint32_t w = 0; w < 4; w++) { /* lanes 4w .. 4w + 3, little-endian */
+            const uint8_t *l = in->imm.simd.bytes + 4 * w;
+            c->code[p + 4 + w] = (uint32_t)l[0] | (uint32_t)l[1] << 8 | (uint32_t)l[2] << 16 | (uint32_t)l[3] << 24;
+        }
         push_v128(c);
         return;
     }
