@@ -91,9 +91,25 @@ static void simd_slices_through_snapshots_give_the_same_run(void **state) {
     for (size_t i = 0; i < sizeof slices / sizeof slices[0]; i++) sliced(slices[i]);
 }
 
+/* select on v128, untyped and typed: 100 * 11 + 44 when the condition holds, 100 * 33 + 22 when not. */
+static void v128_select_picks_both_halves(void **state) {
+    (void)state;
+    env e = open_env(1000000, 0, true);
+    ri_sandbox_result r = ri_sandbox_execute(e.sb, "sel", "[1]");
+    assert_true(r.ok);
+    assert_string_equal(r.value_json, "1144");
+    ri_sandbox_result_free(&r);
+    r = ri_sandbox_execute(e.sb, "sel", "[0]");
+    assert_true(r.ok);
+    assert_string_equal(r.value_json, "3322");
+    ri_sandbox_result_free(&r);
+    close_env(&e);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(simd_slices_through_snapshots_give_the_same_run),
+        cmocka_unit_test(v128_select_picks_both_halves),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

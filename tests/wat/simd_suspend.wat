@@ -27,4 +27,12 @@
       (br_if $l (i32.lt_u (local.get $i) (local.get $n))))
     (i64.xor
       (i64x2.extract_lane 0 (i16x8.max_s (local.get $acc) (local.get $x)))
-      (i64.add (i64x2.extract_lane 1 (local.get $acc)) (i64x2.extract_lane 0 (local.get $x))))))
+      (i64.add (i64x2.extract_lane 1 (local.get $acc)) (i64x2.extract_lane 0 (local.get $x)))))
+  ;; select on v128 (untyped and typed): 100 * lane 0 of the chosen vector + lane 1 of the other
+  (func (export "sel") (param $c i32) (result i64)
+    (local $a v128) (local $b v128)
+    (local.set $a (v128.const i64x2 11 22))
+    (local.set $b (v128.const i64x2 33 44))
+    (i64.add
+      (i64.mul (i64x2.extract_lane 0 (select (local.get $a) (local.get $b) (local.get $c))) (i64.const 100))
+      (i64x2.extract_lane 1 (select (result v128) (local.get $b) (local.get $a) (local.get $c))))))
