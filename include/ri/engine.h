@@ -545,7 +545,9 @@ RI_API void ri_store_abandon(ri_store *store);
 
 /* A value in a description: its type and its bits (i32, f32: zero-extended; f32/f64
  * as IEEE bits; funcref: the function index in the instance's space, or
- * RI_SUSP_NULL_REF; externref: only RI_SUSP_NULL_REF). */
+ * RI_SUSP_NULL_REF; externref: only RI_SUSP_NULL_REF). A v128 is two consecutive values
+ * of type RI_V128: its bytes 0..7, then 8..15, each read as a little-endian uint64 (so
+ * nlocals and nstack count a v128 twice). */
 #define RI_SUSP_NULL_REF UINT64_C(0xFFFFFFFF)
 typedef struct ri_susp_value {
     ri_valtype type;

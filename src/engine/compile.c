@@ -26,6 +26,14 @@
 
 #include "common/ri_assert.h"
 #include "compile_internal.h"
+#include "simd.h"
+
+/* v128 bookkeeping (two slots per value), defined with the SIMD instructions below */
+static uint32_t valtype_slots(uint8_t t);
+static uint32_t types_slots(const uint8_t *types, uint32_t n);
+static const uint8_t *single_valtype(uint8_t t);
+static void push_typed(compiler *c, const uint8_t *types, uint32_t n);
+static bool fast_memory(const ri_module *m, uint32_t memidx);
 
 static const emitted NO_EMITTED = {UINT32_MAX, RI_CODE_OP_COUNT, 0};
 
@@ -145,7 +153,7 @@ static void push_operand(compiler *c, operand e) {
 }
 
 static void push_entry(compiler *c, entry_kind kind, uint32_t src) {
-    push_operand(c, (operand){src, (uint8_t)kind, 0});
+    push_operand(c, (operand){src, (uint8_t)kind, 0, 0});
 }
 
 /* Pushes a result computed into its own slot; returns that slot. */
@@ -158,7 +166,7 @@ uint32_t push_slot(compiler *c) {
 static operand pop(compiler *c) {
     if (c->h == 0 || c->h <= (c->nctrl ? c->ctrls[c->nctrl - 1].height : 0)) {
         fail(c, RI_ERR_INVALID, "operand stack underflow");
-        return (operand){own_slot(c, 0), ENTRY_SLOT, 0};
+        return (operand){own_slot(c, 0), ENTRY_SLOT, 0, 0};
     }
     operand e = c->stack[--c->h];
     RI_ASSERT(e.kind != ENTRY_SLOT || e.src == own_slot(c, c->h), "I11");
@@ -431,8 +439,8 @@ static void collect_consts(compiler *c, const uint8_t *start, const uint8_t *end
 
 static void push_const(compiler *c, uint64_t bits) {
     uint32_t k = pool_find(c, bits);
-    if (k != NO_POS) push_operand(c, (operand){c->nlocals + k, ENTRY_CONST, bits});
-    else push_operand(c, (operand){0, ENTRY_IMM, bits});
+    if (k != NO_POS) push_operand(c, (operand){c->nlocals + k, ENTRY_CONST, bits, 0});
+    else push_operand(c, (operand){0, ENTRY_IMM, bits, 0});
 }
 
 /* ---- metering regions ------------------------------------------------------------------ */
@@ -528,7 +536,7 @@ static void emit_copies(compiler *c, const ctrl *l) {
 
 /* Returns the top nresults values; like emit_copies, leaves the compile-time stack. */
 static void emit_return(compiler *c) {
-    uint32_t n = c->type->nresults;
+    uint32_t n = c->rslots;
     if (c->h < n) { fail(c, RI_ERR_INVALID, "operand stack underflow at return"); return; }
     uint32_t p;
     if (n == 0) {
@@ -595,17 +603,36 @@ static ctrl *push_ctrl(compiler *c, ctrl_kind kind, uint32_t nparams, uint32_t n
     return l;
 }
 
+/* A block's params and results, in slots (a v128 takes two). */
 static bool block_arity(compiler *c, const ri_blocktype *bt, uint32_t *np, uint32_t *nr) {
     switch (bt->kind) {
     case RI_BLOCK_EMPTY: *np = 0; *nr = 0; return true;
-    case RI_BLOCK_VALTYPE: *np = 0; *nr = 1; return true;
-    case RI_BLOCK_TYPEIDX:
+    case RI_BLOCK_VALTYPE: *np = 0; *nr = valtype_slots(bt->valtype); return true;
+    case RI_BLOCK_TYPEIDX: {
         if (bt->type_index >= c->m->ntypes) { fail(c, RI_ERR_INVALID, "unknown type"); return false; }
-        *np = c->m->types[bt->type_index].nparams;
-        *nr = c->m->types[bt->type_index].nresults;
+        const ri_type *t = &c->m->types[bt->type_index];
+        *np = types_slots(t->params, t->nparams);
+        *nr = types_slots(t->results, t->nresults);
         return true;
     }
+    }
     return false;
+}
+
+/* Gives the block just pushed its value types (for reset_stack). */
+static void set_block_types(compiler *c, const ri_blocktype *bt) {
+    if (c->failed || !c->nctrl) return;
+    ctrl *l = &c->ctrls[c->nctrl - 1];
+    if (bt->kind == RI_BLOCK_VALTYPE) {
+        l->rtypes = single_valtype(bt->valtype);
+        l->nrv = 1;
+    } else if (bt->kind == RI_BLOCK_TYPEIDX) {
+        const ri_type *t = &c->m->types[bt->type_index];
+        l->ptypes = t->params;
+        l->npv = t->nparams;
+        l->rtypes = t->results;
+        l->nrv = t->nresults;
+    }
 }
 
 /* Makes the top `n` entries (a block's results or params) live in their own slots,
@@ -614,11 +641,228 @@ static void materialise_top(compiler *c, uint32_t n) {
     for (uint32_t i = c->h - n; c->npending && i < c->h; i++) materialise(c, i);
 }
 
-/* Resets the stack to a label's state: everything above `height` gone, `n` values
- * in their own slots. */
-static void reset_stack(compiler *c, uint32_t height, uint32_t n) {
+/* Resets the stack to a label's state: everything above `height` gone, n values of
+ * these types in their own slots. */
+static void reset_stack(compiler *c, uint32_t height, const uint8_t *types, uint32_t n) {
     drop_to(c, height);
-    for (uint32_t i = 0; i < n; i++) push_slot(c);
+    push_typed(c, types, n);
+}
+
+/* ---- v128: two slots (simd.h) ------------------------------------------------------------ */
+
+static uint32_t valtype_slots(uint8_t t) { return t == RI_V128 ? 2u : 1u; }
+
+static uint32_t types_slots(const uint8_t *types, uint32_t n) {
+    uint32_t k = n;
+    for (uint32_t i = 0; i < n; i++) k += types[i] == RI_V128;
+    return k;
+}
+
+static const uint8_t *single_valtype(uint8_t t) {
+    static const uint8_t all[] = {RI_I32, RI_I64, RI_F32, RI_F64, RI_V128, RI_FUNCREF, RI_EXTERNREF};
+    for (size_t i = 0; i < sizeof all; i++)
+        if (all[i] == t) return &all[i];
+    return &all[0];
+}
+
+/* Pushes n results of these types, each in its own slots. */
+static void push_typed(compiler *c, const uint8_t *types, uint32_t n) {
+    for (uint32_t i = 0; i < n; i++) {
+        push_slot(c);
+        if (types[i] == RI_V128 && !c->failed) { push_slot(c); c->stack[c->h - 1].hi = 1; }
+    }
+}
+
+static uint8_t local_valtype(const compiler *c, uint32_t index) {
+    return index < c->type->nparams ? c->type->params[index] : c->decl_types[index - c->type->nparams];
+}
+
+static bool local_is_v128(const compiler *c, uint32_t index) { return c->lslot && local_valtype(c, index) == RI_V128; }
+
+static uint32_t local_slot(const compiler *c, uint32_t index) { return c->lslot ? c->lslot[index] : index; }
+
+/* The slot counts of the function's values and, when it has a v128 local, each local's
+ * first slot. */
+static bool layout_locals(compiler *c, const ri_body *body) {
+    const ri_type *t = c->type;
+    c->decl_types = body->local_types;
+    c->nlocal_vals = t->nparams + body->nlocals;
+    c->pslots = types_slots(t->params, t->nparams);
+    c->rslots = types_slots(t->results, t->nresults);
+    c->dslots = body->nlocals ? types_slots(body->local_types, body->nlocals) : 0;
+    bool wide = c->pslots != t->nparams || c->dslots != body->nlocals;
+    if (!wide) {
+        free(c->lslot);
+        c->lslot = NULL;
+        c->lslot_cap = 0;
+        return true;
+    }
+    if (!grow_array(c, (void **)&c->lslot, &c->lslot_cap, c->nlocal_vals, sizeof *c->lslot)) return false;
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < c->nlocal_vals; i++) {
+        c->lslot[i] = k;
+        k += valtype_slots(local_valtype(c, i));
+    }
+    return true;
+}
+
+/* Pops a v128 (two entries) and returns the first of two consecutive slots holding it:
+ * a local's, or the entries' own slots (the halves copied there if they are elsewhere). */
+static uint32_t pop_v128(compiler *c) {
+    operand hi = pop(c), lo = pop(c);
+    uint32_t i = c->h;
+    if (lo.kind == ENTRY_LOCAL && hi.kind == ENTRY_LOCAL && hi.src == lo.src + 1) return lo.src;
+    if (lo.kind != ENTRY_SLOT) emit_copy(c, own_slot(c, i), &lo);
+    if (hi.kind != ENTRY_SLOT) emit_copy(c, own_slot(c, i + 1), &hi);
+    return own_slot(c, i);
+}
+
+/* Pushes a v128 result in its own two slots; returns the first. */
+static uint32_t push_v128(compiler *c) {
+    uint32_t s = push_slot(c);
+    push_slot(c);
+    if (!c->failed) c->stack[c->h - 1].hi = 1;
+    return s;
+}
+
+static void compile_local_set_v128(compiler *c, uint32_t k, bool tee) {
+    if (c->h < 2) { fail(c, RI_ERR_INVALID, "operand stack underflow"); return; }
+    operand lo = c->stack[c->h - 2], hi = c->stack[c->h - 1];
+    if (!(lo.kind == ENTRY_LOCAL && lo.src == k)) {
+        c->written[k] = c->written[k + 1] = 1;
+        flush_local(c, k, c->h - 2);
+        flush_local(c, k + 1, c->h - 2);
+        lo = c->stack[c->h - 2];
+        hi = c->stack[c->h - 1];
+        emit_copy(c, k, &lo);
+        emit_copy(c, k + 1, &hi);
+    }
+    pop(c);
+    pop(c);
+    if (tee) {
+        push_entry(c, ENTRY_LOCAL, k);
+        push_entry(c, ENTRY_LOCAL, k + 1);
+        if (!c->failed) c->stack[c->h - 1].hi = 1;
+    }
+}
+
+static void compile_global_v128(compiler *c, uint32_t index, bool set) {
+    if (set) {
+        uint32_t src = pop_v128(c);
+        emit2(c, RI_CODE_V128_GLOBAL_SET, index, src);
+        return;
+    }
+    emit2(c, RI_CODE_V128_GLOBAL_GET, own_slot(c, c->h), index);
+    push_v128(c);
+}
+
+static void compile_select_v128(compiler *c) {
+    operand cond = pop(c);
+    uint32_t sc = slot_of(c, cond, c->h);
+    uint32_t sb = pop_v128(c), sa = pop_v128(c);
+    emit4(c, RI_CODE_V128_SELECT, own_slot(c, c->h), sa, sb, sc);
+    push_v128(c);
+}
+
+static void compile_simd(compiler *c, const ri_instr *in) {
+    uint32_t sub = in->op & 0xFFu;
+    ri_simd_info si = ri_simd_info_of(sub);
+    uint32_t h0 = c->h;
+    switch ((ri_simd_shape)si.shape) {
+    case RI_SIMD_CONST: {
+        push_operand(c, (operand){0, ENTRY_IMM, ri_v128_u64(in->imm.simd.bytes), 0});
+        push_operand(c, (operand){0, ENTRY_IMM, ri_v128_u64(in->imm.simd.bytes + 8), 1});
+        return;
+    }
+    case RI_SIMD_LOAD: case RI_SIMD_LOAD_LANE: {
+        const ri_memarg *ma = &in->imm.simd.mem;
+        if (ma->memidx >= c->m->nmemories) { fail(c, RI_ERR_INVALID, "unknown memory"); return; }
+        bool general = !fast_memory(c->m, ma->memidx);
+        uint32_t vec = si.shape == RI_SIMD_LOAD_LANE ? pop_v128(c) : 0;
+        operand addr = pop(c);
+        uint32_t sa = slot_of(c, addr, c->h);
+        uint32_t p = emit_op(c, general ? RI_CODE_V128_LOAD_G : RI_CODE_V128_LOAD, general ? 8 : 6);
+        if (p == NO_POS) return;
+        c->code[p + 1] = own_slot(c, c->h);
+        c->code[p + 2] = sa;
+        c->code[p + 3] = vec;
+        c->code[p + 4] = (uint32_t)ma->offset;
+        c->code[p + 5] = sub | in->imm.simd.lane << 8;
+        if (general) {
+            c->code[p + 6] = ma->memidx;
+            c->code[p + 7] = (uint32_t)(ma->offset >> 32);
+        }
+        add_point(c, p, RI_POINT_TRAP, h0);
+        push_v128(c);
+        return;
+    }
+    case RI_SIMD_STORE: case RI_SIMD_STORE_LANE: {
+        const ri_memarg *ma = &in->imm.simd.mem;
+        if (ma->memidx >= c->m->nmemories) { fail(c, RI_ERR_INVALID, "unknown memory"); return; }
+        bool general = !fast_memory(c->m, ma->memidx);
+        uint32_t vec = pop_v128(c);
+        operand addr = pop(c);
+        uint32_t sa = slot_of(c, addr, c->h);
+        uint32_t p = emit_op(c, general ? RI_CODE_V128_STORE_G : RI_CODE_V128_STORE, general ? 7 : 5);
+        if (p == NO_POS) return;
+        c->code[p + 1] = sa;
+        c->code[p + 2] = vec;
+        c->code[p + 3] = (uint32_t)ma->offset;
+        c->code[p + 4] = sub | in->imm.simd.lane << 8;
+        if (general) {
+            c->code[p + 5] = ma->memidx;
+            c->code[p + 6] = (uint32_t)(ma->offset >> 32);
+        }
+        add_point(c, p, RI_POINT_TRAP, h0);
+        return;
+    }
+    case RI_SIMD_SHUFFLE: {
+        uint32_t b = pop_v128(c), a = pop_v128(c);
+        uint32_t p = emit_op(c, RI_CODE_V128_SHUFFLE, 8);
+        if (p == NO_POS) return;
+        c->code[p + 1] = own_slot(c, c->h);
+        c->code[p + 2] = a;
+        c->code[p + 3] = b;
+        for (uint32_t w = 0; w < 4; w++) { /* lanes 4w .. 4w + 3, little-endian */
+            const uint8_t *l = in->imm.simd.bytes + 4 * w;
+            c->code[p + 4 + w] = (uint32_t)l[0] | (uint32_t)l[1] << 8 | (uint32_t)l[2] << 16 | (uint32_t)l[3] << 24;
+        }
+        push_v128(c);
+        return;
+    }
+    case RI_SIMD_NONE: fail(c, RI_ERR_MALFORMED, "illegal SIMD opcode"); return;
+    default: break;
+    }
+    uint32_t flags = 0, a = 0, b = 0, d = 0;
+    switch ((ri_simd_shape)si.shape) {
+    case RI_SIMD_TERN: d = pop_v128(c); flags |= RI_V128F_HAS_C; /* fall through */
+    case RI_SIMD_BIN: b = pop_v128(c); flags |= RI_V128F_HAS_B; a = pop_v128(c); break;
+    case RI_SIMD_SHIFT: case RI_SIMD_REPLACE: {
+        operand x = pop(c);
+        b = slot_of(c, x, c->h);
+        flags |= RI_V128F_HAS_B | RI_V128F_B_SCALAR;
+        a = pop_v128(c);
+        break;
+    }
+    case RI_SIMD_UN: a = pop_v128(c); break;
+    case RI_SIMD_TEST: case RI_SIMD_EXTRACT: a = pop_v128(c); flags |= RI_V128F_R_SCALAR; break;
+    case RI_SIMD_SPLAT: {
+        operand x = pop(c);
+        a = slot_of(c, x, c->h);
+        flags |= RI_V128F_A_SCALAR;
+        break;
+    }
+    default: break;
+    }
+    uint32_t p = emit_op(c, RI_CODE_V128_OP, 6);
+    if (p == NO_POS) return;
+    c->code[p + 1] = own_slot(c, c->h);
+    c->code[p + 2] = a;
+    c->code[p + 3] = b;
+    c->code[p + 4] = d;
+    c->code[p + 5] = RI_V128_OP_WORD(sub, in->imm.simd.lane, flags);
+    if (flags & RI_V128F_R_SCALAR) push_slot(c);
+    else push_v128(c);
 }
 
 /* ---- instructions ---------------------------------------------------------------------- */
@@ -706,7 +950,7 @@ static void compile_call(compiler *c, uint32_t func_index, bool indirect, uint32
     }
     flush_all(c); /* arguments in place, and the caller waits at a stop point */
     uint32_t height = c->h;
-    uint32_t need = t->nparams + (indirect ? 1u : 0u);
+    uint32_t need = types_slots(t->params, t->nparams) + (indirect ? 1u : 0u);
     if (c->h < need) { fail(c, RI_ERR_INVALID, "call arguments missing"); return; }
     uint32_t base = own_slot(c, c->h - need);
     uint32_t p;
@@ -732,7 +976,7 @@ static void compile_call(compiler *c, uint32_t func_index, bool indirect, uint32
         }
     } else if (func_index >= m->nfunc_imports && nmoves == 0 && c->last.op == RI_CODE_I32_ADD_I &&
                c->last.pos != NO_POS && c->last.pos + 4 == c->len && !c->failed &&
-               c->code[c->last.pos + 1] >= base && c->code[c->last.pos + 1] - base < t->nparams) {
+               c->code[c->last.pos + 1] >= base && c->code[c->last.pos + 1] - base < need) {
         /* The I32_ADD_I just before that computes an argument (f(n - 1)) runs as part of
          * the call. */
         uint32_t add[3];
@@ -757,7 +1001,7 @@ static void compile_call(compiler *c, uint32_t func_index, bool indirect, uint32
     }
     add_point(c, p, RI_POINT_CALL, height);
     drop_to(c, c->h - need);
-    for (uint32_t i = 0; i < t->nresults; i++) push_slot(c);
+    push_typed(c, t->results, t->nresults);
     emit_call_gas(c);
 }
 
@@ -792,7 +1036,7 @@ static void compile_return_call(compiler *c, uint32_t func_index, bool indirect,
     const ri_type *t = indirect ? &m->types[type_index] : &m->types[m->func_types[func_index]];
     flush_all(c);
     uint32_t height = c->h;
-    uint32_t need = t->nparams + (indirect ? 1u : 0u);
+    uint32_t need = types_slots(t->params, t->nparams) + (indirect ? 1u : 0u);
     if (c->h < need) { fail(c, RI_ERR_INVALID, "call arguments missing"); return; }
     uint32_t base = own_slot(c, c->h - need);
     uint32_t p;
@@ -810,7 +1054,7 @@ static void compile_return_call(compiler *c, uint32_t func_index, bool indirect,
     }
     add_point(c, p, RI_POINT_CALL, height);
     drop_to(c, c->h - need);
-    for (uint32_t i = 0; i < t->nresults; i++) push_slot(c);
+    push_typed(c, t->results, t->nresults);
     emit_call_gas(c);
     emit_return(c);
     c->ctrls[c->nctrl - 1].unreachable = true;
@@ -824,7 +1068,7 @@ static void compile_local_set(compiler *c, uint32_t k, bool tee) {
         if (!tee) pop(c);
         return;
     }
-    if (is_const(&v) && v.bits == 0 && k >= c->type->nparams && !c->written[k] && c->loops == 0) {
+    if (is_const(&v) && v.bits == 0 && k >= c->pslots && !c->written[k] && c->loops == 0) {
         /* storing 0 into a declared local nothing wrote yet, outside any loop: it is
          * still 0 from function entry (C compilers emit these initialisations) */
         if (!tee) pop(c);
@@ -942,7 +1186,7 @@ static void compile_store(compiler *c, ri_code_op op, const ri_instr *in) {
             uint32_t other = c->code[c->last.pos + 2];
             ri_code_point pt;
             bool had = take_last(c, &pt);
-            operand t = {other, ENTRY_SLOT, 0};
+            operand t = {other, ENTRY_SLOT, 0, 0};
             if (fused == RI_CODE_F64_ADD_MB && !c->failed &&
                 (c->last.op == RI_CODE_F64_MUL_LB || c->last.op == RI_CODE_F64_MUL_LXB) && from_last(c, &t)) {
                 /* mem[p] = a * mem[q] + mem[p]: the multiplication's load stays the first
@@ -1220,7 +1464,7 @@ static void compile_end(compiler *c) {
     if (l->kind == CTRL_TRY || l->kind == CTRL_CATCH) end_try(c, l);
     ctrl done = *l;
     c->nctrl--;
-    reset_stack(c, done.height, done.nresults);
+    reset_stack(c, done.height, done.rtypes, done.nrv);
     if (done.kind == CTRL_LOOP) {
         c->loops--;
         if (!reachable) c->ctrls[c->nctrl - 1].unreachable = true;
@@ -1255,6 +1499,7 @@ static void compile_try(compiler *c, const ri_blocktype *bt) {
     if (!grow_array(c, (void **)&c->tries, &c->tries_cap, (uint64_t)c->ntries + 1, sizeof *c->tries)) return;
     ctrl *l = push_ctrl(c, CTRL_TRY, np, nr);
     if (!l) return;
+    set_block_types(c, bt);
     if (c->exn_depth >= c->nexn) { fail(c, RI_ERR_INVALID, "internal error: exception slots miscounted"); return; }
     l->try_index = c->ntries;
     l->exn_slot = c->exn_base + c->exn_depth++;
@@ -1286,7 +1531,8 @@ static void compile_catch(compiler *c, const ri_instr *in) {
     if (l->kind != CTRL_TRY && l->kind != CTRL_CATCH) { fail(c, RI_ERR_INVALID, "catch without try"); return; }
     bool all = in->op == RI_OP_CATCH_ALL;
     if (!all && in->imm.index >= c->m->ntags) { fail(c, RI_ERR_INVALID, "unknown tag"); return; }
-    uint32_t n = all ? 0 : c->m->types[c->m->tag_types[in->imm.index]].nparams;
+    const ri_type *tt = all ? NULL : &c->m->types[c->m->tag_types[in->imm.index]];
+    uint32_t n = tt ? tt->nparams : 0; /* (no v128 in a tag: validate.c) */
     close_clause(c, l);
     if (!l->unreachable) {
         materialise_top(c, l->nresults);
@@ -1295,7 +1541,7 @@ static void compile_catch(compiler *c, const ri_instr *in) {
     }
     if (!grow_array(c, (void **)&c->catches, &c->catches_cap, (uint64_t)c->ncatches + 1, sizeof *c->catches)) return;
     l = &c->ctrls[c->nctrl - 1];
-    reset_stack(c, l->height, n);
+    reset_stack(c, l->height, tt ? tt->params : NULL, n);
     uint32_t pos;
     if (c->metered) {
         pos = start_region(c, RI_CODE_GAS, RI_POINT_GAS);
@@ -1383,7 +1629,7 @@ static void compile_else(compiler *c) {
         uint32_t p = emit1(c, RI_CODE_BR, 0);
         if (p != NO_POS) branch_to(c, l, p + 1);
     }
-    reset_stack(c, l->height, l->nparams);
+    reset_stack(c, l->height, l->ptypes, l->npv);
     uint32_t here = start_region(c, RI_CODE_GAS, RI_POINT_GAS);
     l = &c->ctrls[c->nctrl - 1];
     bind_chain(c, l->else_fixups, here);
@@ -1402,6 +1648,7 @@ static void compile_if(compiler *c, const ri_blocktype *bt) {
     flush_all(c);
     ctrl *l = push_ctrl(c, CTRL_IF, np, nr);
     if (!l) return;
+    set_block_types(c, bt);
     uint32_t word = emit_cond_branch(c, cond, fused, cmp, a, b, true);
     l = &c->ctrls[c->nctrl - 1];
     if (word != NO_POS) { c->code[word] = 0; l->else_fixups = word + 1; }
@@ -1413,6 +1660,7 @@ static void compile_if(compiler *c, const ri_blocktype *bt) {
 static void compile_instr(compiler *c, const ri_instr *in) {
     const ri_module *m = c->m;
     uint16_t op = in->op;
+    if (RI_IS_FD(op)) { compile_simd(c, in); return; }
     switch (op) {
     case RI_OP_UNREACHABLE: {
         uint32_t p = emit_op(c, RI_CODE_UNREACHABLE, 1);
@@ -1427,6 +1675,7 @@ static void compile_instr(compiler *c, const ri_instr *in) {
         flush_all(c);
         ctrl *l = push_ctrl(c, op == RI_OP_LOOP ? CTRL_LOOP : CTRL_BLOCK, np, nr);
         if (!l) return;
+        set_block_types(c, &in->imm.block);
         if (op == RI_OP_LOOP) {
             uint32_t pos = start_region(c, c->metered ? RI_CODE_LOOP : RI_CODE_LOOP_U, RI_POINT_LOOP);
             c->ctrls[c->nctrl - 1].loop_pos = pos;
@@ -1469,8 +1718,9 @@ static void compile_instr(compiler *c, const ri_instr *in) {
         if (in->imm.call_indirect.table_index >= m->ntables) { fail(c, RI_ERR_INVALID, "unknown table"); return; }
         compile_return_call(c, 0, true, in->imm.call_indirect.type_index, in->imm.call_indirect.table_index);
         return;
-    case RI_OP_DROP: pop(c); return;
+    case RI_OP_DROP: if (pop(c).hi) pop(c); return; /* a v128: both slots */
     case RI_OP_SELECT: case RI_OP_SELECT_T: {
+        if (c->h >= 2 && c->stack[c->h - 2].hi) { compile_select_v128(c); return; }
         operand cond = pop(c), b = pop(c), a = pop(c);
         uint32_t sa = slot_of(c, a, c->h), sb = slot_of(c, b, c->h + 1), sc = slot_of(c, cond, c->h + 2);
         uint32_t p = emit4(c, RI_CODE_SELECT, own_slot(c, c->h), sa, sb, sc);
@@ -1478,14 +1728,23 @@ static void compile_instr(compiler *c, const ri_instr *in) {
         note_dst(c, p);
         return;
     }
-    case RI_OP_LOCAL_GET:
-        if (in->imm.index >= c->nlocals) { fail(c, RI_ERR_INVALID, "unknown local"); return; }
-        push_entry(c, ENTRY_LOCAL, in->imm.index);
+    case RI_OP_LOCAL_GET: {
+        if (in->imm.index >= c->nlocal_vals) { fail(c, RI_ERR_INVALID, "unknown local"); return; }
+        uint32_t k = local_slot(c, in->imm.index);
+        push_entry(c, ENTRY_LOCAL, k);
+        if (local_is_v128(c, in->imm.index)) { push_entry(c, ENTRY_LOCAL, k + 1); c->stack[c->h - 1].hi = 1; }
         return;
-    case RI_OP_LOCAL_SET: compile_local_set(c, in->imm.index, false); return;
-    case RI_OP_LOCAL_TEE: compile_local_set(c, in->imm.index, true); return;
+    }
+    case RI_OP_LOCAL_SET: case RI_OP_LOCAL_TEE:
+        if (in->imm.index >= c->nlocal_vals) { fail(c, RI_ERR_INVALID, "unknown local"); return; }
+        if (local_is_v128(c, in->imm.index))
+            compile_local_set_v128(c, local_slot(c, in->imm.index), op == RI_OP_LOCAL_TEE);
+        else
+            compile_local_set(c, local_slot(c, in->imm.index), op == RI_OP_LOCAL_TEE);
+        return;
     case RI_OP_GLOBAL_GET: {
         if (in->imm.index >= m->nglobals) { fail(c, RI_ERR_INVALID, "unknown global"); return; }
+        if (m->global_types[in->imm.index].type == RI_V128) { compile_global_v128(c, in->imm.index, false); return; }
         uint32_t p = emit2(c, RI_CODE_GLOBAL_GET, own_slot(c, c->h), in->imm.index);
         push_slot(c);
         note_dst(c, p);
@@ -1493,6 +1752,7 @@ static void compile_instr(compiler *c, const ri_instr *in) {
     }
     case RI_OP_GLOBAL_SET: {
         if (in->imm.index >= m->nglobals) { fail(c, RI_ERR_INVALID, "unknown global"); return; }
+        if (m->global_types[in->imm.index].type == RI_V128) { compile_global_v128(c, in->imm.index, true); return; }
         operand v = pop(c);
         uint32_t src = slot_of(c, v, c->h);
         emit2(c, RI_CODE_GLOBAL_SET, in->imm.index, src);
@@ -1682,8 +1942,9 @@ static ri_code *compile_function(compiler *c, uint32_t body_index) {
     const uint8_t *start = m->bytes + body->code.offset;
     c->body_end = start + body->code.len;
     uint64_t nlocals = (uint64_t)c->type->nparams + body->nlocals;
-    if (nlocals > UINT32_MAX / 2) { fail(c, RI_ERR_LIMIT, "too many locals"); return NULL; }
-    c->nlocals = (uint32_t)nlocals;
+    if (nlocals > UINT32_MAX / 4) { fail(c, RI_ERR_LIMIT, "too many locals"); return NULL; }
+    if (!layout_locals(c, body)) return NULL;
+    c->nlocals = c->pslots + c->dslots;
     c->nconsts = 0;
     collect_consts(c, start, c->body_end);
     c->exn_base = c->nlocals + c->nconsts;
@@ -1708,8 +1969,8 @@ static ri_code *compile_function(compiler *c, uint32_t body_index) {
     /* ENTRY: cost, first declared local, count, pool size, pool. */
     uint32_t p = emit_op(c, RI_CODE_ENTRY, 5 + 2 * c->nconsts);
     if (p == NO_POS) return NULL;
-    c->code[p + 2] = c->type->nparams;
-    c->code[p + 3] = body->nlocals;
+    c->code[p + 2] = c->pslots;
+    c->code[p + 3] = c->dslots;
     c->code[p + 4] = c->nconsts;
     for (uint32_t i = 0; i < c->nconsts; i++) {
         c->code[p + 5 + 2 * i] = (uint32_t)c->consts[i];
@@ -1719,7 +1980,8 @@ static ri_code *compile_function(compiler *c, uint32_t body_index) {
     c->gas_pos = c->metered ? p + 1 : 0;
     c->gas_count = 0;
     forget_emitted(c);
-    push_ctrl(c, CTRL_FUNC, 0, c->type->nresults);
+    push_ctrl(c, CTRL_FUNC, 0, c->rslots);
+    if (c->nctrl) { c->ctrls[0].rtypes = c->type->results; c->ctrls[0].nrv = c->type->nresults; }
 
     ri_reader r;
     ri_reader_init(&r, m->bytes, start, c->body_end);
@@ -1748,20 +2010,20 @@ static ri_code *compile_function(compiler *c, uint32_t body_index) {
     ri_code *code = calloc(1, sizeof *code);
     if (!code) { fail(c, RI_ERR_NOMEM, "out of memory"); return NULL; }
     code->func_index = c->func_index;
-    code->nparams = c->type->nparams;
-    code->nresults = c->type->nresults;
+    code->nparams = c->pslots;
+    code->nresults = c->rslots;
     code->nlocals = c->nlocals;
     code->nconsts = c->nconsts;
     code->stack_base = c->stack_base;
     uint64_t frame = (uint64_t)c->stack_base + c->max_h;
     if (frame < code->nresults) frame = code->nresults;
-    if (c->nconsts == 0 && body->nlocals <= 8) { /* ENTRY_Z* zero 0, 4 or 8 slots after the parameters */
-        uint32_t zeroed = body->nlocals == 0 ? 0 : body->nlocals <= 4 ? 4 : 8;
+    if (c->nconsts == 0 && c->dslots <= 8) { /* ENTRY_Z* zero 0, 4 or 8 slots after the parameters */
+        uint32_t zeroed = c->dslots == 0 ? 0 : c->dslots <= 4 ? 4 : 8;
         ri_code_op entry = zeroed == 0 ? (c->metered ? RI_CODE_ENTRY_Z0 : RI_CODE_ENTRY_Z0U)
                          : zeroed == 4 ? (c->metered ? RI_CODE_ENTRY_Z4 : RI_CODE_ENTRY_Z4U)
                                        : (c->metered ? RI_CODE_ENTRY_Z : RI_CODE_ENTRY_ZU);
         c->code[0] = (uint32_t)c->dispatch[entry];
-        if (frame < (uint64_t)c->type->nparams + zeroed) frame = (uint64_t)c->type->nparams + zeroed;
+        if (frame < (uint64_t)c->pslots + zeroed) frame = (uint64_t)c->pslots + zeroed;
     }
     if (frame > UINT32_MAX / 2) { free(code); fail(c, RI_ERR_LIMIT, "frame too large"); return NULL; }
     code->frame_slots = (uint32_t)frame;
@@ -1825,6 +2087,7 @@ ri_errcode ri_compile_module(ri_module *m, ri_error *err) {
     free(c.code);
     free(c.opmap);
     free(c.written);
+    free(c.lslot);
     free(c.points);
     free(c.stack);
     free(c.ctrls);

@@ -35,6 +35,7 @@ typedef struct operand {
     uint32_t src;     /* the slot holding the value (not for ENTRY_IMM) */
     uint8_t kind;     /* entry_kind */
     uint64_t bits;    /* ENTRY_CONST, ENTRY_IMM: the constant (i32 zero-extended) */
+    uint8_t hi;       /* the high slot of a v128 (the entry below is its low slot) */
 } operand;
 
 /* Marks operand words in compiler.opmap (instruction starts hold their op). */
@@ -58,6 +59,9 @@ typedef struct ctrl {
     uint32_t try_index;   /* try, catch: its entry in the compiler's tries */
     uint32_t catch_index; /* catch: the clause open (its entry in the compiler's catches) */
     uint32_t exn_slot;    /* try, catch: the slot its catches keep the exception in for a rethrow */
+    /* the value types of its params and results (nparams, nresults count slots: a v128 two) */
+    const uint8_t *ptypes, *rtypes;
+    uint32_t npv, nrv;
 } ctrl;
 
 typedef struct emitted {
@@ -95,6 +99,13 @@ typedef struct compiler {
     uint32_t npoints, points_cap;
 
     uint32_t nlocals, stack_base;
+    /* v128 takes two slots (simd.h): the slot counts of the parameters, results and
+     * declared locals, the number of locals (values), and the first slot of each local
+     * (lslot; NULL when local i is slot i) */
+    uint32_t pslots, rslots, dslots, nlocal_vals;
+    uint32_t *lslot;
+    uint32_t lslot_cap;
+    const uint8_t *decl_types;
     uint8_t *written;     /* per local: some local.set/tee of it came before (in code order) */
     uint32_t written_cap;
     uint32_t loops;       /* enclosing loops */

@@ -79,10 +79,9 @@ static bool unsupported_at(decoder *d, const uint8_t *at, const char *text) {
     return false;
 }
 
-/* The valtype byte at `at`, read already: malformed, or v128 (unsupported), fails. */
+/* The valtype byte at `at`, read already: malformed fails. */
 static bool check_valtype_at(decoder *d, const uint8_t *at) {
     if (!ri_is_valtype(*at)) return malformed_at(d, at, "malformed value type");
-    if (*at == RI_V128) return unsupported_at(d, at, RI_V128_UNSUPPORTED);
     return true;
 }
 

@@ -9,6 +9,7 @@
 
 #include "instr.h"
 #include "runtime.h"
+#include "simd.h"
 
 /* WebAssembly 2.0 memories are at most 2^16 pages (4 GiB). */
 #define RI_MAX_PAGES 65536u
@@ -118,9 +119,15 @@ bool ri_table_resize(ri_table *table, uint32_t size, void *init) {
 /* ---- globals ------------------------------------------------------------------- */
 
 static bool global_valtype_supported(ri_valtype t) {
-    /* v128 needs two slots; ri_global holds one (SIMD is a later issue). */
-    return t == RI_I32 || t == RI_I64 || t == RI_F32 || t == RI_F64 || t == RI_FUNCREF ||
+    return t == RI_I32 || t == RI_I64 || t == RI_F32 || t == RI_F64 || t == RI_V128 || t == RI_FUNCREF ||
            t == RI_EXTERNREF;
+}
+
+/* A v128 value's high slot (the low one: val_to_slot). */
+static ri_slot val_to_slot_hi(ri_val v) {
+    ri_slot s;
+    s.i64 = v.type == RI_V128 ? ri_v128_u64(v.of.v128 + 8) : 0;
+    return s;
 }
 
 static ri_slot val_to_slot(ri_val v) {
@@ -132,7 +139,7 @@ static ri_slot val_to_slot(ri_val v) {
     case RI_F32: s.i64 = v.of.f32_bits; break;
     case RI_F64: s.i64 = v.of.f64_bits; break;
     case RI_FUNCREF: case RI_EXTERNREF: s.ref = v.of.ref; break;
-    case RI_V128: break;
+    case RI_V128: s.i64 = ri_v128_u64(v.of.v128); break;
     }
     return s;
 }
@@ -158,6 +165,7 @@ ri_global *ri_global_new(ri_store *store, ri_globaltype type, ri_val init, ri_er
     }
     g->type = type;
     g->value = val_to_slot(init);
+    g->value_hi = val_to_slot_hi(init);
     ri_store_link(store, &g->hdr, RI_OBJ_GLOBAL);
     return g;
 }
@@ -180,7 +188,7 @@ ri_val ri_global_get(const ri_global *global) {
     case RI_F32: v.of.f32_bits = (uint32_t)global->value.i64; break;
     case RI_F64: v.of.f64_bits = global->value.i64; break;
     case RI_FUNCREF: case RI_EXTERNREF: v.of.ref = global->value.ref; break;
-    case RI_V128: break;
+    case RI_V128: ri_v128_from_u64s(v.of.v128, global->value.i64, global->value_hi.i64); break;
     }
     return v;
 }
@@ -188,6 +196,7 @@ ri_val ri_global_get(const ri_global *global) {
 bool ri_global_set(ri_global *global, ri_val value) {
     if (!global || !global->type.mutable_ || value.type != global->type.type) return false;
     global->value = val_to_slot(value);
+    global->value_hi = val_to_slot_hi(value);
     return true;
 }
 
@@ -249,6 +258,25 @@ ri_slot ri_eval_const(const ri_instance *inst, ri_expr e) {
         stack[n++] = v;
     }
     return zero;
+}
+
+void ri_eval_const_v128(const ri_instance *inst, ri_expr e, ri_slot *lo, ri_slot *hi) {
+    lo->i64 = 0;
+    hi->i64 = 0;
+    const ri_module *m = inst->module;
+    if ((uint64_t)e.offset + e.len > m->size) return;
+    ri_reader r;
+    const uint8_t *start = ri_span_ptr(m, e);
+    ri_reader_init(&r, m->bytes, start, start + e.len);
+    ri_instr in;
+    if (!ri_read_instr(&r, &in)) return;
+    if (in.op == RI_FD(0x0C)) {
+        lo->i64 = ri_v128_u64(in.imm.simd.bytes);
+        hi->i64 = ri_v128_u64(in.imm.simd.bytes + 8);
+    } else if (in.op == RI_OP_GLOBAL_GET && in.imm.index < m->nglobals && inst->globals[in.imm.index]) {
+        *lo = inst->globals[in.imm.index]->value;
+        *hi = inst->globals[in.imm.index]->value_hi;
+    }
 }
 
 /* ---- instantiation --------------------------------------------------------------- */
@@ -433,7 +461,8 @@ static bool alloc_definitions(ri_instance *inst, ri_error *err) {
         }
         const ri_global_def *def = &m->globals[i - m->nglobal_imports];
         g->type = def->type;
-        g->value = ri_eval_const(inst, def->init);
+        if (def->type.type == RI_V128) ri_eval_const_v128(inst, def->init, &g->value, &g->value_hi);
+        else g->value = ri_eval_const(inst, def->init);
         ri_store_link(store, &g->hdr, RI_OBJ_GLOBAL);
         inst->globals[i] = g;
     }

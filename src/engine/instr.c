@@ -1,6 +1,8 @@
 /* Decoding of single instructions and their immediates (see instr.h). */
 #include "instr.h"
 
+#include "simd.h"
+
 static void read_blocktype(ri_reader *r, ri_blocktype *bt) {
     if (ri_reader_eof(r)) { ri_reader_fail(r, "unexpected end"); return; }
     uint8_t b = *r->p;
@@ -9,7 +11,6 @@ static void read_blocktype(ri_reader *r, ri_blocktype *bt) {
         r->p++;
         bt->kind = RI_BLOCK_VALTYPE;
         bt->valtype = b;
-        if (b == RI_V128) ri_reader_unsupported(r, RI_V128_UNSUPPORTED);
         return;
     }
     int64_t idx = ri_read_s33(r);
@@ -126,6 +127,35 @@ bool ri_read_instr(ri_reader *r, ri_instr *in) {
         }
         break;
     }
+    case RI_PREFIX_FD: {
+        uint32_t sub = ri_read_u32(r);
+        if (r->failed) return false;
+        ri_simd_info si = ri_simd_info_of(sub);
+        if (sub >= 0x100 && sub <= 0x113) { ri_reader_unsupported(r, "relaxed SIMD (0xfd 0x100..0x113) is not supported"); return false; }
+        if (sub > 0xFF || si.shape == RI_SIMD_NONE) { ri_reader_fail(r, "illegal opcode"); return false; }
+        in->op = (uint16_t)RI_FD(sub);
+        in->imm.simd.lane = 0;
+        in->imm.simd.bytes = NULL;
+        switch (si.shape) {
+        case RI_SIMD_LOAD: case RI_SIMD_STORE:
+            read_memarg(r, &in->imm.simd.mem);
+            break;
+        case RI_SIMD_LOAD_LANE: case RI_SIMD_STORE_LANE:
+            read_memarg(r, &in->imm.simd.mem);
+            in->imm.simd.lane = ri_read_u8(r);
+            break;
+        case RI_SIMD_EXTRACT: case RI_SIMD_REPLACE:
+            in->imm.simd.lane = ri_read_u8(r);
+            break;
+        case RI_SIMD_CONST: case RI_SIMD_SHUFFLE:
+            if ((size_t)(r->end - r->p) < 16) { ri_reader_fail(r, "unexpected end"); return false; }
+            in->imm.simd.bytes = r->p;
+            r->p += 16;
+            break;
+        default: break;
+        }
+        break;
+    }
     default:
         if (b >= RI_OP_I32_LOAD && b <= RI_OP_I64_STORE32) {
             read_memarg(r, &in->imm.mem);
@@ -147,7 +177,6 @@ bool ri_read_instr(ri_reader *r, ri_instr *in) {
 
 const char *ri_unsupported_opcode(uint8_t b) {
     switch (b) {
-    case 0xfd: return "SIMD (0xfd prefix) is not supported";
     case 0xfe: return "threads (atomic operations, 0xfe prefix) are not supported";
     case 0xfb: return "garbage collection (0xfb prefix) is not supported";
     case 0x14: return "typed function references (call_ref) are not supported";
@@ -215,5 +244,6 @@ const char *ri_opcode_name(uint16_t op) {
     }
     if (op >= RI_OP_I32_LOAD && op <= RI_OP_I64_STORE32) return op >= RI_OP_I32_STORE ? "store" : "load";
     if (op <= 0xFF) return "numeric instruction";
+    if (RI_IS_FD(op)) return "SIMD instruction";
     return "saturating truncation";
 }

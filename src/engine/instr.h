@@ -9,7 +9,8 @@
 #include "opcodes.h"
 #include "reader.h"
 
-/* ri_instr.op: a single-byte opcode as is, a 0xFC-prefixed one as RI_FC(sub). */
+/* ri_instr.op: a single-byte opcode as is, a 0xFC-prefixed one as RI_FC(sub), a 0xFD one
+ * (SIMD) as RI_FD(sub) (simd.h). */
 #define RI_FC(sub) (0xFC00u | (sub))
 
 typedef enum ri_blocktype_kind {
@@ -51,6 +52,9 @@ typedef struct ri_instr {
         uint8_t reftype;                    /* ref.null */
         struct { uint32_t count; uint8_t type; } select_t; /* type of the first entry */
         struct { uint32_t a, b; } pair;     /* table.init (elem, table), table.copy (dst, src) */
+        struct { ri_memarg mem; uint32_t lane; const uint8_t *bytes; } simd; /* 0xFD: memarg (loads,
+                                               stores), lane index, the 16 bytes of v128.const or
+                                               i8x16.shuffle's lanes */
     } imm;
     /* memory.size, memory.grow, memory.fill, memory.init: memory index in memidx[0];
      * memory.copy: destination, source. memidx_zero_bytes: each was one 0x00 byte (the
@@ -70,15 +74,10 @@ static inline bool ri_is_valtype(uint8_t b) {
            b == RI_FUNCREF || b == RI_EXTERNREF;
 }
 
-/* The message for v128, which the engine refuses at load until it implements SIMD (a
- * v128 value would need two slots where the compiled code gives it one). */
-#define RI_V128_UNSUPPORTED "the v128 type (SIMD) is not supported"
-
 /* Checks the valtype byte b just read by r: fails r if it is not a value type
- * ("malformed value type") or v128 (unsupported). */
+ * ("malformed value type"). */
 static inline bool ri_check_valtype(ri_reader *r, uint8_t b) {
-    if (b == RI_V128) ri_reader_unsupported(r, RI_V128_UNSUPPORTED);
-    else if (!ri_is_valtype(b)) ri_reader_fail(r, "malformed value type");
+    if (!ri_is_valtype(b)) ri_reader_fail(r, "malformed value type");
     return !r->failed;
 }
 

@@ -19,6 +19,7 @@
 #include "exn.h"
 #include "instr.h"
 #include "numeric.h"
+#include "simd.h"
 #include "opcov.h"
 #include "runtime.h"
 
@@ -162,7 +163,10 @@ static ri_errcode call_host(ri_store *store, ri_exec *exec, ri_func *f, ri_insta
         return host_failed(err, "out of memory calling a host function");
     }
     const ri_slot *in = outside ? outside : exec->stack + at;
-    for (uint32_t i = 0; i < t->nparams; i++) args[i] = slot_to_val(t->params[i], in[i]);
+    for (uint32_t i = 0, k = 0; i < t->nparams; i++, k++) {
+        args[i] = slot_to_val(t->params[i], in[k]);
+        if (t->params[i] == RI_V128) { ri_v128_from_u64s(args[i].of.v128, in[k].i64, in[k + 1].i64); k++; }
+    }
     for (uint32_t i = 0; i < t->nresults; i++) {
         memset(&results[i], 0, sizeof results[i]);
         results[i].type = (ri_valtype)t->results[i];
@@ -200,7 +204,13 @@ static ri_errcode call_host(ri_store *store, ri_exec *exec, ri_func *f, ri_insta
         rc = host_failed(err, call.message);
     } else {
         ri_slot *out = outside ? outside : exec->stack + at;
-        for (uint32_t i = 0; i < t->nresults; i++) out[i] = val_to_slot(t->results[i], &results[i]);
+        for (uint32_t i = 0, k = 0; i < t->nresults; i++, k++) {
+            out[k] = val_to_slot(t->results[i], &results[i]);
+            if (t->results[i] == RI_V128) { /* two slots (simd.h) */
+                out[k].i64 = ri_v128_u64(results[i].of.v128);
+                out[++k].i64 = ri_v128_u64(results[i].of.v128 + 8);
+            }
+        }
         if (yielded) rc = RI_ERR_SUSPENDED; /* completed, and the caller pauses after it */
     }
     if (args != local_args) free(args);
@@ -1145,6 +1155,51 @@ op_I32_ADD_I2: /* d1 = a1 + imm1; d2 = a2 + imm2 */
 op_SELECT: /* d = c ? a : b */
     SLOT(1) = U32(4) ? SLOT(2) : SLOT(3);
     NEXT(5);
+op_V128_OP: /* a lane operation (simd.c) */
+    ri_simd_run_op(fp, pc, canon);
+    NEXT(6);
+op_V128_SHUFFLE:
+    ri_simd_run_shuffle(fp, pc);
+    NEXT(8);
+op_V128_LOAD: /* dst, addr, vec, offset, sub | lane << 8 */
+    {
+        uint32_t sub = pc[5] & 0xFFu, n = ri_simd_access_bytes(sub);
+        uint64_t ea = (uint64_t)U32(2) + pc[4];
+        if (__builtin_expect(ea + n > mem_size, 0)) TRAP(RI_TRAP_MEMORY_OOB);
+        uint8_t vec[16], out[16];
+        if (sub >= 0x54 && sub <= 0x57) ri_v128_from_u64s(vec, fp[pc[3]].i64, fp[pc[3] + 1].i64);
+        else memset(vec, 0, sizeof vec);
+        ri_simd_load(sub, pc[5] >> 8, mem_base + ea, vec, out);
+        fp[pc[1]].i64 = ri_v128_u64(out);
+        fp[pc[1] + 1].i64 = ri_v128_u64(out + 8);
+        NEXT(6);
+    }
+op_V128_STORE: /* addr, vec, offset, sub | lane << 8 */
+    {
+        uint32_t sub = pc[4] & 0xFFu, n = ri_simd_access_bytes(sub);
+        uint64_t ea = (uint64_t)U32(1) + pc[3];
+        if (__builtin_expect(ea + n > mem_size, 0)) TRAP(RI_TRAP_MEMORY_OOB);
+        uint8_t vec[16];
+        ri_v128_from_u64s(vec, fp[pc[2]].i64, fp[pc[2] + 1].i64);
+        ri_simd_store(sub, pc[4] >> 8, mem_base + ea, vec);
+        NEXT(5);
+    }
+op_V128_GLOBAL_GET: /* d, d + 1 = globals[a] */
+    fp[pc[1]] = inst->globals[pc[2]]->value;
+    fp[pc[1] + 1] = inst->globals[pc[2]]->value_hi;
+    NEXT(3);
+op_V128_GLOBAL_SET: /* globals[a] = s, s + 1 */
+    inst->globals[pc[1]]->value = fp[pc[2]];
+    inst->globals[pc[1]]->value_hi = fp[pc[2] + 1];
+    NEXT(3);
+op_V128_SELECT: /* d = c ? a : b (two slots each) */
+    {
+        uint32_t from = U32(4) ? pc[2] : pc[3];
+        ri_slot lo = fp[from], hi = fp[from + 1];
+        fp[pc[1]] = lo;
+        fp[pc[1] + 1] = hi;
+        NEXT(5);
+    }
 op_GLOBAL_GET: /* d = globals[a] */
     SLOT(1) = inst->globals[pc[2]]->value;
     NEXT(3);
@@ -1350,6 +1405,31 @@ op_MEM_STORE_G:
         ri_memory *gm = inst->memories[pc[4]];
         if (!ri_memop_store(gm, (uint8_t)pc[3], GADDR(gm, 1), pc[5] | (uint64_t)pc[6] << 32, U64(2)))
             TRAP(RI_TRAP_MEMORY_OOB);
+        NEXT(7);
+    }
+op_V128_LOAD_G: /* dst, addr, vec, offset low, sub | lane << 8, memory, offset high */
+    {
+        const ri_memory *gm = inst->memories[pc[6]];
+        uint32_t sub = pc[5] & 0xFFu, n = ri_simd_access_bytes(sub);
+        uint64_t addr = GADDR(gm, 2), ea = addr + (pc[4] | (uint64_t)pc[7] << 32);
+        if (__builtin_expect(ea < addr || ea > gm->size || n > gm->size - ea, 0)) TRAP(RI_TRAP_MEMORY_OOB);
+        uint8_t vec[16], out[16];
+        if (sub >= 0x54 && sub <= 0x57) ri_v128_from_u64s(vec, fp[pc[3]].i64, fp[pc[3] + 1].i64);
+        else memset(vec, 0, sizeof vec);
+        ri_simd_load(sub, pc[5] >> 8, gm->data + ea, vec, out);
+        fp[pc[1]].i64 = ri_v128_u64(out);
+        fp[pc[1] + 1].i64 = ri_v128_u64(out + 8);
+        NEXT(8);
+    }
+op_V128_STORE_G: /* addr, vec, offset low, sub | lane << 8, memory, offset high */
+    {
+        ri_memory *gm = inst->memories[pc[5]];
+        uint32_t sub = pc[4] & 0xFFu, n = ri_simd_access_bytes(sub);
+        uint64_t addr = GADDR(gm, 1), ea = addr + (pc[3] | (uint64_t)pc[6] << 32);
+        if (__builtin_expect(ea < addr || ea > gm->size || n > gm->size - ea, 0)) TRAP(RI_TRAP_MEMORY_OOB);
+        uint8_t vec[16];
+        ri_v128_from_u64s(vec, fp[pc[2]].i64, fp[pc[2] + 1].i64);
+        ri_simd_store(sub, pc[4] >> 8, gm->data + ea, vec);
         NEXT(7);
     }
 op_MEMORY_SIZE_G:

@@ -76,6 +76,7 @@ struct ri_global {
     ri_object hdr;
     ri_globaltype type;
     ri_slot value;
+    ri_slot value_hi;          /* v128: the high slot (simd.h) */
 };
 
 /* An exception tag: its identity is the object (an import is the exporter's tag). */
@@ -190,6 +191,8 @@ int64_t ri_table_grow_internal(ri_table *table, uint32_t delta, void *init);
 /* instance.c: the value of a (validated) constant expression in inst: offsets, global
  * initialisers and element expressions (table.init evaluates these the same way). */
 ri_slot ri_eval_const(const ri_instance *inst, ri_expr e);
+/* A v128 constant expression (v128.const or global.get): its two slots (simd.h). */
+void ri_eval_const_v128(const ri_instance *inst, ri_expr e, ri_slot *lo, ri_slot *hi);
 /* Item i of an element segment (a function index or a constant expression),
  * evaluated against the instance: instantiation and table.init share it. */
 void *ri_elem_item(const ri_instance *inst, const ri_elem_segment *seg, uint32_t i);

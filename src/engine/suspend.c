@@ -169,14 +169,43 @@ static const probe *probe_at(probes *p, const ri_module *m, uint32_t func_index,
     pr->offset = offset;
     if (ri_validate_stack_at(m, func_index - m->nfunc_imports, offset, &pr->types, &pr->n, err) != RI_OK) return NULL;
     p->count++;
+    /* per slot, as the frames hold them: a v128 is two entries (its low, then its high half) */
+    uint32_t wide = 0;
+    for (uint32_t i = 0; i < pr->n; i++) wide += pr->types[i] == RI_V128;
+    if (wide) {
+        uint8_t *slots = malloc((size_t)pr->n + wide);
+        if (!slots) {
+            ri_error_set(err, RI_ERR_NOMEM, "out of memory");
+            return NULL;
+        }
+        uint32_t k = 0;
+        for (uint32_t i = 0; i < pr->n; i++) {
+            slots[k++] = pr->types[i];
+            if (pr->types[i] == RI_V128) slots[k++] = RI_V128;
+        }
+        free(pr->types);
+        pr->types = slots;
+        pr->n = k;
+    }
     return pr;
 }
 
-/* The type of local k of function `code` (parameters first). */
+/* The type of local slot k of function `code` (parameters first; a v128 local has two
+ * slots, both of type v128). */
 static uint8_t local_type(const ri_module *m, const ri_code *code, uint32_t k) {
     const ri_type *t = &m->types[m->func_types[code->func_index]];
-    if (k < t->nparams) return t->params[k];
-    return m->bodies[code->func_index - m->nfunc_imports].local_types[k - t->nparams];
+    const ri_body *b = &m->bodies[code->func_index - m->nfunc_imports];
+    if ((uint64_t)t->nparams + b->nlocals == code->nlocals) { /* no v128 local: one slot each */
+        if (k < t->nparams) return t->params[k];
+        return b->local_types[k - t->nparams];
+    }
+    uint32_t at = 0;
+    for (uint32_t i = 0; i < t->nparams + b->nlocals; i++) {
+        uint8_t ty = i < t->nparams ? t->params[i] : b->local_types[i - t->nparams];
+        at += ty == RI_V128 ? 2u : 1u;
+        if (k < at) return ty;
+    }
+    return 0;
 }
 
 /* The first point of `code` with this offset and kind, or NULL. */
@@ -251,6 +280,7 @@ static bool describe_value(const ri_instance *inst, uint8_t type, ri_slot slot, 
     switch (type) {
     case RI_I32: case RI_F32: out->bits = (uint32_t)slot.i64; return true;
     case RI_I64: case RI_F64: out->bits = slot.i64; return true;
+    case RI_V128: out->bits = slot.i64; return true; /* one half (simd.h) */
     case RI_FUNCREF: {
         if (!slot.ref) {
             out->bits = RI_SUSP_NULL_REF;
@@ -410,12 +440,11 @@ bool ri_store_describe_suspended(ri_store *store, const ri_instance *inst, ri_su
             ok = false;
             break;
         }
-        const ri_type *ft = &m->types[m->func_types[code->func_index]];
         for (uint32_t k = 0; k < code->nlocals && ok; k++) {
             uint8_t t = local_type(m, code, k);
             /* At entry the declared locals are not set yet: ENTRY zeroes them. */
             ri_slot v = fp[k];
-            if (pt->kind == RI_POINT_ENTRY && k >= ft->nparams) v.i64 = 0, v.ref = NULL;
+            if (pt->kind == RI_POINT_ENTRY && k >= code->nparams) v.i64 = 0, v.ref = NULL;
             ok = describe_value(inst, t, v, &sf->locals[k], err);
         }
         if (ok && nstack) {
@@ -483,7 +512,7 @@ static bool value_ok(const ri_module *m, uint8_t want, const ri_susp_value *v) {
     if ((uint8_t)v->type != want) return false;
     switch (want) {
     case RI_I32: case RI_F32: return v->bits <= UINT32_MAX;
-    case RI_I64: case RI_F64: return true;
+    case RI_I64: case RI_F64: case RI_V128: return true;
     case RI_FUNCREF: return v->bits == RI_SUSP_NULL_REF || v->bits < m->nfuncs;
     case RI_EXTERNREF: return v->bits == RI_SUSP_NULL_REF;
     default: return false;
@@ -568,11 +597,10 @@ static bool check_frame(const ri_store *store, ri_instance *inst, const ri_suspe
     if (f->nlocals != code->nlocals)
         return refuse(err, "frame %u: %u locals, the function has a different number", i, f->nlocals);
     if (f->nlocals && !f->locals) return refuse(err, "frame %u: %u locals missing", i, f->nlocals);
-    const ri_type *ft = &m->types[m->func_types[code->func_index]];
     for (uint32_t k = 0; k < f->nlocals; k++) {
         if (!value_ok(m, local_type(m, code, k), &f->locals[k]))
             return refuse(err, "frame %u: local %u has the wrong type or an invalid value", i, k);
-        if (kind == RI_POINT_ENTRY && k >= ft->nparams && f->locals[k].bits != (f->locals[k].type == RI_FUNCREF || f->locals[k].type == RI_EXTERNREF ? RI_SUSP_NULL_REF : 0))
+        if (kind == RI_POINT_ENTRY && k >= code->nparams && f->locals[k].bits != (f->locals[k].type == RI_FUNCREF || f->locals[k].type == RI_EXTERNREF ? RI_SUSP_NULL_REF : 0))
             return refuse(err, "frame %u: declared local %u must be zero at function entry", i, k);
     }
     pl[i].code = code;

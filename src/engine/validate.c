@@ -19,6 +19,7 @@
 #include "instr.h"
 #include "module.h"
 #include "runtime.h"
+#include "simd.h"
 
 /* The type of an operand whose type is unconstrained (popped from the empty operand
  * stack of unreachable code). Not a valtype byte. */
@@ -510,6 +511,71 @@ static ri_errcode validate_memory_op(validator *v, const ri_instr *in) {
     return RI_OK;
 }
 
+/* A 0xFD instruction (simd.h gives its shape). */
+static ri_errcode validate_simd(validator *v, const ri_instr *in) {
+    static const uint8_t v1[1] = {RI_V128}, v2[2] = {RI_V128, RI_V128}, v3[3] = {RI_V128, RI_V128, RI_V128},
+                         vi[2] = {RI_V128, RI_I32};
+    uint8_t at = RI_I32; /* the address type of the memory a load or store names */
+    ri_simd_info si = ri_simd_info_of(in->op & 0xFFu);
+    ri_errcode rc;
+    uint32_t lanes = si.n;
+    switch ((ri_simd_shape)si.shape) {
+    case RI_SIMD_LOAD: case RI_SIMD_STORE: case RI_SIMD_LOAD_LANE: case RI_SIMD_STORE_LANE:
+        if ((rc = need_memory(v)) || (rc = need_memory_at(v, in->imm.simd.mem.memidx, &at))) return rc;
+        if (at == RI_I32 && in->imm.simd.mem.offset32_error)
+            return body_error(v, RI_ERR_MALFORMED, "%s", in->imm.simd.mem.offset32_error);
+        if (in->imm.simd.mem.align > si.n)
+            return body_error(v, RI_ERR_INVALID, "alignment must not be larger than natural: SIMD 0x%x with 2**%u > 2**%u",
+                              in->op & 0xFFu, in->imm.simd.mem.align, si.n);
+        if (si.shape == RI_SIMD_LOAD_LANE || si.shape == RI_SIMD_STORE_LANE) {
+            if (in->imm.simd.lane >= (16u >> si.n))
+                return body_error(v, RI_ERR_INVALID, "invalid lane index %u", in->imm.simd.lane);
+        }
+        const uint8_t av[2] = {at, RI_V128};
+        if (si.shape == RI_SIMD_LOAD) {
+            if ((rc = pop_type(v, at, in->op))) return rc;
+        } else if ((rc = pop_types(v, av, 2, in->op))) {
+            return rc;
+        }
+        if (si.shape == RI_SIMD_LOAD || si.shape == RI_SIMD_LOAD_LANE) push(v, RI_V128);
+        return RI_OK;
+    case RI_SIMD_CONST: push(v, RI_V128); return RI_OK;
+    case RI_SIMD_SHUFFLE:
+        for (int i = 0; i < 16; i++)
+            if (in->imm.simd.bytes[i] >= 32) return body_error(v, RI_ERR_INVALID, "invalid lane index %u", in->imm.simd.bytes[i]);
+        if ((rc = pop_types(v, v2, 2, in->op))) return rc;
+        push(v, RI_V128);
+        return RI_OK;
+    case RI_SIMD_UN: case RI_SIMD_TEST:
+        if ((rc = pop_types(v, v1, 1, in->op))) return rc;
+        push(v, si.shape == RI_SIMD_TEST ? RI_I32 : RI_V128);
+        return RI_OK;
+    case RI_SIMD_BIN: case RI_SIMD_TERN: case RI_SIMD_SHIFT:
+        if ((rc = pop_types(v, si.shape == RI_SIMD_BIN ? v2 : si.shape == RI_SIMD_TERN ? v3 : vi,
+                            si.shape == RI_SIMD_TERN ? 3 : 2, in->op)))
+            return rc;
+        push(v, RI_V128);
+        return RI_OK;
+    case RI_SIMD_SPLAT:
+        if ((rc = pop_type(v, si.type, in->op))) return rc;
+        push(v, RI_V128);
+        return RI_OK;
+    case RI_SIMD_EXTRACT: case RI_SIMD_REPLACE:
+        if (in->imm.simd.lane >= lanes) return body_error(v, RI_ERR_INVALID, "invalid lane index %u", in->imm.simd.lane);
+        if (si.shape == RI_SIMD_EXTRACT) {
+            if ((rc = pop_types(v, v1, 1, in->op))) return rc;
+            push(v, si.type);
+        } else {
+            const uint8_t sig[2] = {RI_V128, si.type};
+            if ((rc = pop_types(v, sig, 2, in->op))) return rc;
+            push(v, RI_V128);
+        }
+        return RI_OK;
+    case RI_SIMD_NONE: break;
+    }
+    return body_error(v, RI_ERR_MALFORMED, "illegal opcode 0xfd 0x%x", in->op & 0xFFu);
+}
+
 #define NUMERIC_CASE(name, byte, ...) case byte:
 #define SAT_CASE(name, sub, ...) case RI_FC(sub):
 
@@ -829,6 +895,7 @@ static inline ri_errcode validate_instr(validator *v, const ri_instr *in, ri_rea
         push(v, RI_I32);
         return RI_OK;
     default:
+        if (RI_IS_FD(in->op)) return validate_simd(v, in);
         break;
     }
     return body_error(v, RI_ERR_MALFORMED, "illegal opcode 0x%x", in->op);
@@ -1040,6 +1107,7 @@ static ri_errcode validate_const_expr(const ri_module *m, ri_expr expr, uint8_t 
         case RI_OP_F32_CONST: t = RI_F32; break;
         case RI_OP_F64_CONST: t = RI_F64; break;
         case RI_OP_REF_NULL: t = in.imm.reftype; break;
+        case RI_FD(0x0C): t = RI_V128; break; /* v128.const */
         case RI_OP_I32_ADD: case RI_OP_I32_SUB: case RI_OP_I32_MUL:
         case RI_OP_I64_ADD: case RI_OP_I64_SUB: case RI_OP_I64_MUL: {
             t = in.op == RI_OP_I32_ADD || in.op == RI_OP_I32_SUB || in.op == RI_OP_I32_MUL ? RI_I32 : RI_I64;
@@ -1172,8 +1240,13 @@ static ri_errcode validate_types_and_imports(const ri_module *m, ri_error *err) 
     for (uint32_t t = 0; t < m->ntags; t++) {
         if (m->tag_types[t] >= m->ntypes)
             return module_error(err, RI_ERR_INVALID, "unknown type %u (tag %u)", m->tag_types[t], t);
-        if (m->types[m->tag_types[t]].nresults)
-            return module_error(err, RI_ERR_INVALID, "non-empty tag result type (tag %u)", t);
+        const ri_type *tt = &m->types[m->tag_types[t]];
+        if (tt->nresults) return module_error(err, RI_ERR_INVALID, "non-empty tag result type (tag %u)", t);
+        /* An exception's values are one slot each (exceptions keep them as ri_slot). */
+        for (uint32_t i = 0; i < tt->nparams; i++)
+            if (tt->params[i] == RI_V128)
+                return module_error(err, RI_ERR_UNSUPPORTED,
+                                    "exception handling: a tag with a v128 value is not supported (tag %u)", t);
     }
     return RI_OK;
 }

@@ -30,7 +30,8 @@ void ri_snap_call_free(ri_snap_call *call) {
 }
 
 static bool storable_type(ri_valtype t) {
-    return t == RI_I32 || t == RI_I64 || t == RI_F32 || t == RI_F64 || t == RI_FUNCREF || t == RI_EXTERNREF;
+    return t == RI_I32 || t == RI_I64 || t == RI_F32 || t == RI_F64 || t == RI_V128 || t == RI_FUNCREF ||
+           t == RI_EXTERNREF;
 }
 
 /* The checks a reader makes of one value, shared so that a writer never writes what a
@@ -39,6 +40,7 @@ static const char *value_problem(ri_valtype type, uint64_t bits, uint32_t func_c
     switch (type) {
     case RI_I32: case RI_F32: return bits <= UINT32_MAX ? NULL : "a 32-bit value above 2^32 - 1";
     case RI_I64: case RI_F64: return NULL;
+    case RI_V128: return NULL; /* one half of a vector: any bits */
     case RI_FUNCREF: return bits == RI_SUSP_NULL_REF || bits < func_count ? NULL : "a function index out of range";
     case RI_EXTERNREF: return bits == RI_SUSP_NULL_REF ? NULL : "a non-null externref";
     default: return "an unknown value type";

@@ -17,7 +17,7 @@ import tempfile
 # The unit tests that run tests/wat programs on the engine (fast, engine only).
 UNIT_TESTS = ["test_exec", "test_fusion", "test_acc", "test_float_branch", "test_load_branch",
               "test_operands", "test_suspend", "test_table_gas", "test_index_load", "test_emsc_invoke", "test_pair",
-              "test_multi_memory", "test_tail_call", "test_exceptions"]
+              "test_multi_memory", "test_tail_call", "test_exceptions", "test_simd_suspend"]
 
 
 def read_allowed(path):
@@ -40,6 +40,7 @@ def main():
     here = os.path.dirname(os.path.abspath(__file__))
     allowed = read_allowed(os.path.join(here, "unreached.txt"))
     scripts = sorted(glob.glob(os.path.join(suite, "core", "*.wast")))
+    scripts += sorted(glob.glob(os.path.join(suite, "simd", "*.wast")))  # the SIMD family
     if not scripts:
         print(f"opcov: no spec scripts in {suite}/core", file=sys.stderr)
         return 2

@@ -257,6 +257,18 @@ static void memory64_bounds_are_exact(void **state) {
     expect_trap(e.sb, "load_far", "[-1]", "out of bounds");
     /* a length of 2^63 (charged as 2^32 at most) traps at once */
     expect_trap(e.sb, "fill", "[0, 1, -9223372036854775808]", "out of bounds");
+    /* v128 loads and stores on a 64-bit memory (the general SIMD operations) */
+    expect(e.sb, "v128_copy", "[65520, 0]", NULL);
+    expect(e.sb, "load", "[15]", "7");
+    expect_trap(e.sb, "v128_copy", "[65521, 0]", "out of bounds");
+    expect_trap(e.sb, "v128_copy", "[0, 65521]", "out of bounds");
+    expect_trap(e.sb, "v128_load_far", "[1]", "out of bounds");
+    expect_trap(e.sb, "v128_load_far", "[-1]", "out of bounds");
+    expect_trap(e.sb, "v128_load_far", "[-4294967295]", "out of bounds"); /* 2^64: not address 0 */
+    expect(e.sb, "v128_store_lane", "[65535, 9]", NULL);
+    expect(e.sb, "load", "[65535]", "9");
+    expect_trap(e.sb, "v128_store_lane", "[65536, 9]", "out of bounds");
+    expect(e.sb, "store", "[65535, 7]", NULL);
     expect(e.sb, "size", "[]", "1");
     expect(e.sb, "grow", "[4294967296]", "-1");
     expect(e.sb, "grow", "[3]", "1");

@@ -9,4 +9,9 @@
   (func (export "fill") (param i64 i32 i64) (memory.fill (local.get 0) (local.get 1) (local.get 2)))
   (func (export "grow") (param i64) (result i64) (memory.grow (local.get 0)))
   (func (export "size") (result i64) (memory.size))
+  ;; SIMD on a 64-bit memory: the general v128 load and store
+  (func (export "v128_copy") (param i64 i64) (v128.store (local.get 1) (v128.load (local.get 0))))
+  (func (export "v128_load_far") (param i64) (result i32)
+    (i32x4.extract_lane 0 (v128.load32_zero offset=0xffffffff (local.get 0))))
+  (func (export "v128_store_lane") (param i64 i32) (v128.store8_lane 0 (local.get 0) (i8x16.splat (local.get 1))))
 )
