@@ -57,6 +57,8 @@ static int log_import(ri_host_call *call, void *user, const ri_val *args, ri_val
     (void)call;
     (void)results;
     FILE *out = user;
+    /* JS cannot take a v128: V8 throws a TypeError at the call of log-v128, a trap here */
+    if (args[0].type == RI_V128) return -1;
     fputs("log ", out);
     print_value(out, args[0]);
     fputc('\n', out);
@@ -123,6 +125,13 @@ static bool call_exports(ri_store *store, const ri_module *m, ri_instance *inst,
         if (ft->nparams > MAX_VALUES || ft->nresults > MAX_VALUES ||
             !ri_instance_export_n(inst, info.name, info.name_len, &ex)) {
             fputs("harness-skip\n", out);
+            continue;
+        }
+        bool v128 = false; /* JS cannot call it: a TypeError before it runs, which the harness prints as a trap */
+        for (uint32_t k = 0; k < ft->nparams; k++) v128 |= ft->params[k] == RI_V128;
+        for (uint32_t k = 0; k < ft->nresults; k++) v128 |= ft->results[k] == RI_V128;
+        if (v128) {
+            fputs("trap\n", out);
             continue;
         }
         ri_val args[MAX_VALUES], results[MAX_VALUES];

@@ -179,6 +179,23 @@ def code(r, out, end):
             for _ in range(nleb):
                 out += r.raw_u()
             out += r.take(nfixed)
+        elif op == 0xFD:
+            out.append(op)
+            sub = r.u()
+            out += uleb(sub)
+            if sub <= 0x0B or sub in (0x5C, 0x5D):  # loads, stores, load zero: a memarg
+                out += r.raw_u()
+                out += r.raw_u()
+            elif 0x54 <= sub <= 0x5B:  # load and store lane: a memarg and a lane
+                out += r.raw_u()
+                out += r.raw_u()
+                out += r.take(1)
+            elif sub in (0x0C, 0x0D):  # v128.const, i8x16.shuffle: 16 bytes
+                out += r.take(16)
+            elif 0x15 <= sub <= 0x22:  # extract and replace lane: a lane
+                out += r.take(1)
+            elif sub > 0xFF:
+                raise Unknown('0xfd %d' % sub)
         else:
             raise Unknown('opcode 0x%02x' % op)
     raise Unknown('expression runs past its section')
