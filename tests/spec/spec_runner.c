@@ -1412,24 +1412,41 @@ static int is_wast(const struct dirent *e) {
     return len > 5 && strcmp(e->d_name + len - 5, ".wast") == 0;
 }
 
-/* Adds DIR/core/\*.wast in name order. */
-static bool add_testsuite(path_list *list, const char *testsuite_dir) {
-    char core[PATH_MAX];
-    snprintf(core, sizeof core, "%s/core", testsuite_dir);
+/* Adds DIR/SUB/\*.wast in name order. */
+static bool add_folder(path_list *list, const char *testsuite_dir, const char *sub) {
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s/%s", testsuite_dir, sub);
     struct dirent **entries;
-    int n = scandir(core, &entries, is_wast, alphasort);
+    int n = scandir(dir, &entries, is_wast, alphasort);
     if (n < 0) {
-        fprintf(stderr, "ri-spec: cannot read %s: %s\n", core, strerror(errno));
+        fprintf(stderr, "ri-spec: cannot read %s: %s\n", dir, strerror(errno));
         return false;
     }
     bool ok = n > 0;
-    if (!ok) fprintf(stderr, "ri-spec: no .wast files in %s\n", core);
+    if (!ok) fprintf(stderr, "ri-spec: no .wast files in %s\n", dir);
     for (int i = 0; i < n; i++) {
         char path[PATH_MAX];
-        if (ok && (!join_path(path, sizeof path, core, entries[i]->d_name) || !path_list_add(list, path))) ok = false;
+        if (ok && (!join_path(path, sizeof path, dir, entries[i]->d_name) || !path_list_add(list, path))) ok = false;
         free(entries[i]);
     }
     free(entries);
+    return ok;
+}
+
+/* The suites --all runs: 2.0's core and SIMD, and the proposals of 3.0 the engine implements
+ * (the threads proposal's scripts are not run: shared memories are refused). */
+static const char *const all_suites[] = {"core",
+                                         "simd",
+                                         "proposals/extended-const",
+                                         "proposals/tail-call",
+                                         "proposals/exception-handling",
+                                         "proposals/multi-memory",
+                                         "proposals/memory64"};
+
+static bool add_testsuite(path_list *list, const char *testsuite_dir) {
+    bool ok = true;
+    for (size_t i = 0; i < sizeof all_suites / sizeof *all_suites; i++)
+        ok = add_folder(list, testsuite_dir, all_suites[i]) && ok;
     return ok;
 }
 
@@ -1439,7 +1456,7 @@ static void usage(FILE *out) {
             "       ri-spec [options] --all [--testsuite DIR]\n"
             "\n"
             "Runs WebAssembly spec test scripts (converted with %s) against the engine.\n"
-            "  --all               every core/*.wast of the testsuite\n"
+            "  --all               every script of core/, simd/ and the implemented proposals/\n"
             "  --testsuite DIR     the wasm-testsuite folder (default %s/wasm-testsuite)\n"
             "  --no-canonicalize   run with NaN canonicalisation off\n"
             "  --unmetered         load modules without gas metering (ri_module_config.unmetered)\n"
