@@ -113,7 +113,8 @@ async def http_status_and_metrics(ri):
     st = json.loads(body)
     check_eq(st.get("status"), "ok", "GET /status body's status (the original's whole answer)")
     check_eq(sorted(st), sorted(["status", "version", "server_id", "uptime_seconds", "tls", "checkpointing",
-                                 "sandboxes", "connections"]), "GET /status fields")
+                                 "sandboxes", "connections", "coordinator"]), "GET /status fields")
+    check("backend" in st["coordinator"], "GET /status coordinator names its backend: %r" % (st["coordinator"],))
     sess = await create(s, module="counter")
     await value_of(sess.client, "increment")
     code, body = s.http_get("/metrics")
