@@ -2,8 +2,8 @@
 # Installs what the cross builds (`make check-cross`, scripts/check-cross.sh) need on a
 # Debian 12 x86-64 machine, and is quick and safe to run again:
 #   - the cross compilers, their C libraries and qemu-user (apt-get);
-#   - the libraries CMakeLists.txt finds through pkg-config (jansson, cmocka, zstd,
-#     libcrypto; the server's libwebsockets is left out), for s390x and arm64, unpacked
+#   - the libraries CMakeLists.txt finds through pkg-config (jansson, cmocka, zstd, libmd,
+#     libssl; the server's libwebsockets is left out), for s390x and arm64, unpacked
 #     from Debian's own :s390x/:arm64 packages into $RI_CROSS_ROOT/<arch> (default
 #     /opt/ri-cross), the sysroot cmake/toolchain-*.cmake read.
 # Why unpacked and not installed with multiarch: libssl-dev and libssl3 are Multi-Arch:
@@ -23,7 +23,7 @@ packages=(
     qemu-user                                     # runs the cross-built programs
 )
 # the libraries and their run-time parts, for each architecture
-libraries=(libjansson-dev libjansson4 libcmocka-dev libcmocka0 libzstd-dev libzstd1 libssl-dev libssl3)
+libraries=(libjansson-dev libjansson4 libcmocka-dev libcmocka0 libzstd-dev libzstd1 libmd-dev libmd0 libssl-dev libssl3)
 
 sudo=()
 if [ "$(id -u)" -ne 0 ]; then
@@ -39,7 +39,8 @@ for p in "${packages[@]}"; do
 done
 missing_archs=()
 for a in "${archs[@]}"; do
-    if [ ! -f "$root/$a/.complete" ]; then
+    # .complete names the libraries unpacked: a sysroot made from another list is made again
+    if [ "$(cat "$root/$a/.complete" 2>/dev/null)" != "${libraries[*]}" ]; then
         missing_archs+=("$a")
     fi
 done
@@ -86,6 +87,6 @@ for a in "${missing_archs[@]}"; do
     done
     rm -rf "$tmp"
     ls "$root/$a"/usr/lib/*/pkgconfig >/dev/null
-    "${sudo[@]}" touch "$root/$a/.complete"
+    echo "${libraries[*]}" | "${sudo[@]}" tee "$root/$a/.complete" >/dev/null
 done
 echo "install-cross-deps: done"
