@@ -1411,8 +1411,9 @@ op_V128_LOAD_G: /* dst, addr, vec, offset low, sub | lane << 8, memory, offset h
     {
         const ri_memory *gm = inst->memories[pc[6]];
         uint32_t sub = pc[5] & 0xFFu, n = ri_simd_access_bytes(sub);
-        uint64_t addr = GADDR(gm, 2), ea = addr + (pc[4] | (uint64_t)pc[7] << 32);
-        if (__builtin_expect(ea < addr || ea > gm->size || n > gm->size - ea, 0)) TRAP(RI_TRAP_MEMORY_OOB);
+        uint64_t ea;
+        if (__builtin_expect(!ri_memop_range(gm, GADDR(gm, 2), pc[4] | (uint64_t)pc[7] << 32, n, &ea), 0))
+            TRAP(RI_TRAP_MEMORY_OOB);
         uint8_t vec[16], out[16];
         if (sub >= 0x54 && sub <= 0x57) ri_v128_from_u64s(vec, fp[pc[3]].i64, fp[pc[3] + 1].i64);
         else memset(vec, 0, sizeof vec);
@@ -1425,8 +1426,9 @@ op_V128_STORE_G: /* addr, vec, offset low, sub | lane << 8, memory, offset high 
     {
         ri_memory *gm = inst->memories[pc[5]];
         uint32_t sub = pc[4] & 0xFFu, n = ri_simd_access_bytes(sub);
-        uint64_t addr = GADDR(gm, 1), ea = addr + (pc[3] | (uint64_t)pc[6] << 32);
-        if (__builtin_expect(ea < addr || ea > gm->size || n > gm->size - ea, 0)) TRAP(RI_TRAP_MEMORY_OOB);
+        uint64_t ea;
+        if (__builtin_expect(!ri_memop_range(gm, GADDR(gm, 1), pc[3] | (uint64_t)pc[6] << 32, n, &ea), 0))
+            TRAP(RI_TRAP_MEMORY_OOB);
         uint8_t vec[16];
         ri_v128_from_u64s(vec, fp[pc[2]].i64, fp[pc[2] + 1].i64);
         ri_simd_store(sub, pc[4] >> 8, gm->data + ea, vec);

@@ -16,6 +16,11 @@ static bool in_bounds(const ri_memory *mem, uint64_t at, uint64_t n) {
     return at <= mem->size && n <= mem->size - at;
 }
 
+bool ri_memop_range(const ri_memory *mem, uint64_t addr, uint64_t offset, uint64_t n, uint64_t *ea) {
+    *ea = addr + offset;
+    return *ea >= addr && in_bounds(mem, *ea, n);
+}
+
 /* Little-endian n bytes at p (n <= 8), and back. */
 static uint64_t get_le(const uint8_t *p, unsigned n) {
     uint64_t v = 0;
@@ -51,8 +56,8 @@ bool ri_memop_load(const ri_memory *mem, uint8_t opcode, uint64_t addr, uint64_t
     unsigned n;
     bool sign, wide;
     access_of(opcode, &n, &sign, &wide);
-    uint64_t ea = addr + offset;
-    if (n == 0 || ea < addr || !in_bounds(mem, ea, n)) return false;
+    uint64_t ea;
+    if (n == 0 || !ri_memop_range(mem, addr, offset, n, &ea)) return false;
     uint64_t v = get_le(mem->data + ea, n);
     if (sign && n < 8) {
         uint64_t bit = (uint64_t)1 << (8 * n - 1);
@@ -66,8 +71,8 @@ bool ri_memop_store(ri_memory *mem, uint8_t opcode, uint64_t addr, uint64_t offs
     unsigned n;
     bool sign, wide;
     access_of(opcode, &n, &sign, &wide);
-    uint64_t ea = addr + offset;
-    if (n == 0 || ea < addr || !in_bounds(mem, ea, n)) return false;
+    uint64_t ea;
+    if (n == 0 || !ri_memop_range(mem, addr, offset, n, &ea)) return false;
     put_le(mem->data + ea, n, value);
     return true;
 }

@@ -181,6 +181,9 @@ int64_t ri_memory_grow_internal(ri_memory *mem, uint32_t delta_pages);
 /* memory_ops.c: the general memory instructions (any memory but a 32-bit memory 0): false
  * when the access leaves the memory (exact: no address arithmetic wraps). opcode is the
  * load's or store's WebAssembly opcode; a loaded value comes as its slot bits. */
+/* The effective address of an n-byte access at addr + offset, if it lies inside the memory
+ * (exact in 64 bits: a sum past 2^64 is out of bounds, never wrapped). */
+bool ri_memop_range(const ri_memory *mem, uint64_t addr, uint64_t offset, uint64_t n, uint64_t *ea);
 bool ri_memop_load(const ri_memory *mem, uint8_t opcode, uint64_t addr, uint64_t offset, uint64_t *out);
 bool ri_memop_store(ri_memory *mem, uint8_t opcode, uint64_t addr, uint64_t offset, uint64_t value);
 bool ri_memop_fill(ri_memory *mem, uint64_t d, uint8_t value, uint64_t n);
