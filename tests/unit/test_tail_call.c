@@ -156,6 +156,21 @@ static void sliced_run(const char *name, int32_t n, uint64_t slice, uint32_t *re
     fx_close(&fx);
 }
 
+/* The arguments of a tail call are counted in slots: a v128 takes two. */
+static void tail_call_with_a_v128_argument(void **state) {
+    (void)state;
+    fixture fx;
+    fx_open(&fx, NULL);
+    ri_store_set_gas(fx.store, UINT64_MAX / 2);
+    ri_val a = ri_val_i32(5), r;
+    ri_error err;
+    ri_errcode rc = ri_func_call(fx.store, export_func(&fx, "vtail"), &a, 1, &r, 1, &err);
+    if (rc != RI_OK) print_error("vtail: %s\n", err.message);
+    assert_int_equal(rc, RI_OK);
+    assert_int_equal(r.of.i32, 105);
+    fx_close(&fx);
+}
+
 static void paused_mid_chain_resumes_in_a_fresh_store(void **state) {
     (void)state;
     fixture fx;
@@ -196,6 +211,7 @@ static void paused_after_the_export_tail_called(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(ten_million_tail_calls_in_one_frame),
+        cmocka_unit_test(tail_call_with_a_v128_argument),
         cmocka_unit_test(paused_mid_chain_resumes_in_a_fresh_store),
         cmocka_unit_test(paused_after_the_export_tail_called),
     };

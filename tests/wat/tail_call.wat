@@ -49,4 +49,9 @@
     (i32.add
       (i32.add (call $even (local.get $n) (i32.const 1)) (call $count (local.get $n) (i32.const 3)))
       (i32.add (call $via_host (local.get $n)) (global.get $steps))))
+  ;; a tail call whose arguments hold a v128 (two slots) before an i32
+  (func $vsum (param v128 i32) (result i32)
+    (i32.add (i32x4.extract_lane 3 (local.get 0)) (local.get 1)))
+  (func (export "vtail") (param i32) (result i32)
+    (return_call $vsum (i32x4.splat (local.get 0)) (i32.const 100)))
 )
