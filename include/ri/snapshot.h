@@ -159,8 +159,10 @@ typedef struct ri_snap_global {
     ri_valtype type;
     bool mutable_;
     /* i32, f32: the 32 bits zero-extended; i64, f64: the 64 bits; funcref: the
-     * function index, or RI_SNAP_NULL_REF; externref: RI_SNAP_NULL_REF (only null). */
+     * function index, or RI_SNAP_NULL_REF; externref: RI_SNAP_NULL_REF (only null);
+     * v128: its bytes 0..7 as a little-endian uint64 (bytes 8..15 in bits_high). */
     uint64_t bits;
+    uint64_t bits_high;  /* v128 only (0 for every other type) */
 } ri_snap_global;
 
 typedef struct ri_snap_table {
@@ -304,7 +306,8 @@ typedef struct ri_snap_memory_diff {
 
 typedef struct ri_snap_global_diff {
     uint32_t index;
-    ri_snap_global old_value, new_value;  /* type RI_V128 (never stored) when absent on a side */
+    ri_snap_global old_value, new_value;  /* all zero on a side without this global */
+    bool in_old, in_new;                  /* whether each image has this global */
 } ri_snap_global_diff;
 
 typedef struct ri_snap_table_diff {
@@ -364,6 +367,11 @@ RI_API char *ri_snap_diff_json(const ri_snap_diff *diff);
 RI_API const char *ri_snap_status_name(ri_snap_status status);
 /* "i32", "funcref", ... */
 RI_API const char *ri_snap_valtype_name(ri_valtype type);
+/* A v128 global's value as WebAssembly text, "i32x4 0x03020100 0x07060504 0x0b0a0908
+ * 0x0f0e0d0c" (its bytes 0..15 as four little-endian lanes, lane 0 first), into buf of
+ * cap bytes (RI_SNAP_V128_TEXT holds it all). */
+#define RI_SNAP_V128_TEXT 50
+RI_API void ri_snap_v128_text(const ri_snap_global *g, char *buf, size_t cap);
 
 /* ---- delta images ----------------------------------------------------------
  * A delta image is a WSNP v2 image with a required section PRNT naming its parent (the

@@ -56,9 +56,15 @@ static void ref_text(uint32_t ref, char *buf, size_t cap) {
     else snprintf(buf, cap, "func %" PRIu32, ref);
 }
 
-static void global_text(const ri_snap_global *g, char *buf, size_t cap) {
-    if (g->type == RI_V128) {
+static void global_text(const ri_snap_global *g, bool present, char *buf, size_t cap) {
+    if (!present) {
         snprintf(buf, cap, "absent");
+        return;
+    }
+    if (g->type == RI_V128) {
+        char text[RI_SNAP_V128_TEXT];
+        ri_snap_v128_text(g, text, sizeof text);
+        snprintf(buf, cap, "v128 %s", text);
         return;
     }
     const char *type = ri_snap_valtype_name(g->type);
@@ -170,8 +176,8 @@ static void print_text(const char *a, const char *b, const ri_snap_diff *d) {
     }
     for (size_t i = 0; i < d->nglobals; i++) {
         char o[96], n[96];
-        global_text(&d->globals[i].old_value, o, sizeof o);
-        global_text(&d->globals[i].new_value, n, sizeof n);
+        global_text(&d->globals[i].old_value, d->globals[i].in_old, o, sizeof o);
+        global_text(&d->globals[i].new_value, d->globals[i].in_new, n, sizeof n);
         printf("  global %-3" PRIu32 " %s -> %s\n", d->globals[i].index, o, n);
     }
     size_t e = 0;

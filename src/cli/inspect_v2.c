@@ -77,6 +77,12 @@ static uint32_t count_set(const uint8_t *flags, uint32_t n) {
 static void value_text(const ri_snap_global *g, char *buf, size_t cap, bool json) {
     double d;
     switch (g->type) {
+    case RI_V128: {
+        char text[RI_SNAP_V128_TEXT];
+        ri_snap_v128_text(g, text, sizeof text);
+        snprintf(buf, cap, json ? "\"%s\"" : "%s", text);
+        return;
+    }
     case RI_I32: {
         uint32_t b = (uint32_t)g->bits;
         snprintf(buf, cap, "%" PRId64, b <= (uint32_t)INT32_MAX ? (int64_t)b : (int64_t)b - (int64_t)4294967296LL);
@@ -264,7 +270,8 @@ static void print_json(const char *path, const ri_snap_image *img) {
         value_text(g, buf, sizeof buf, true);
         ri_jsonw_raw(&jw, buf);
         ri_jsonw_key(&jw, "bits");
-        snprintf(buf, sizeof buf, "0x%016" PRIx64, g->bits);
+        if (g->type == RI_V128) snprintf(buf, sizeof buf, "0x%016" PRIx64 "%016" PRIx64, g->bits_high, g->bits);
+        else snprintf(buf, sizeof buf, "0x%016" PRIx64, g->bits);
         ri_jsonw_str(&jw, buf);
         ri_jsonw_end(&jw);
     }

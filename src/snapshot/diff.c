@@ -157,16 +157,20 @@ static bool diff_globals(diff_ctx *c, const ri_snap_image *a, const ri_snap_imag
     uint32_t n = a->nglobals > b->nglobals ? a->nglobals : b->nglobals;
     ri_snap_global absent;
     memset(&absent, 0, sizeof absent);
-    absent.type = RI_V128; /* never stored: marks a side without this global */
     for (uint32_t i = 0; i < n; i++) {
-        const ri_snap_global *x = i < a->nglobals ? &a->globals[i] : &absent;
-        const ri_snap_global *y = i < b->nglobals ? &b->globals[i] : &absent;
-        if (x->type == y->type && x->mutable_ == y->mutable_ && x->bits == y->bits) continue;
+        bool in_old = i < a->nglobals, in_new = i < b->nglobals;
+        const ri_snap_global *x = in_old ? &a->globals[i] : &absent;
+        const ri_snap_global *y = in_new ? &b->globals[i] : &absent;
+        if (in_old && in_new && x->type == y->type && x->mutable_ == y->mutable_ && x->bits == y->bits &&
+            x->bits_high == y->bits_high)
+            continue;
         ri_snap_global_diff *g = push((void **)&d->globals, &d->nglobals, &c->cap_globals, sizeof *g);
         if (!g) return oom(c);
         g->index = i;
         g->old_value = *x;
         g->new_value = *y;
+        g->in_old = in_old;
+        g->in_new = in_new;
     }
     return true;
 }

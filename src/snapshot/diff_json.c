@@ -28,10 +28,12 @@ static void append(jctx *j, json_t *array, json_t *value) {
 
 static json_t *u64(uint64_t v) { return v <= (uint64_t)INT64_MAX ? json_integer((json_int_t)v) : json_real((double)v); }
 
-static json_t *hex_bits(uint64_t bits, ri_valtype type) {
-    char buf[24];
-    if (type == RI_I32 || type == RI_F32) snprintf(buf, sizeof buf, "0x%08" PRIx64, bits);
-    else snprintf(buf, sizeof buf, "0x%016" PRIx64, bits);
+/* A v128's bits are its 16 bytes read as one little-endian 128-bit number. */
+static json_t *hex_bits(const ri_snap_global *g) {
+    char buf[40];
+    if (g->type == RI_I32 || g->type == RI_F32) snprintf(buf, sizeof buf, "0x%08" PRIx64, g->bits);
+    else if (g->type == RI_V128) snprintf(buf, sizeof buf, "0x%016" PRIx64 "%016" PRIx64, g->bits_high, g->bits);
+    else snprintf(buf, sizeof buf, "0x%016" PRIx64, g->bits);
     return json_string(buf);
 }
 
@@ -47,8 +49,8 @@ static json_t *ref_value(uint32_t ref) {
     return json_integer(ref);
 }
 
-static json_t *global_value(jctx *j, const ri_snap_global *g) {
-    if (g->type == RI_V128) return json_null(); /* absent on this side */
+static json_t *global_value(jctx *j, const ri_snap_global *g, bool present) {
+    if (!present) return json_null();
     json_t *o = json_object();
     set(j, o, "type", json_string(ri_snap_valtype_name(g->type)));
     set(j, o, "mutable", json_boolean(g->mutable_));
@@ -73,10 +75,16 @@ static json_t *global_value(jctx *j, const ri_snap_global *g) {
         v = float_value(f);
         break;
     }
+    case RI_V128: {
+        char text[RI_SNAP_V128_TEXT];
+        ri_snap_v128_text(g, text, sizeof text);
+        v = json_string(text);
+        break;
+    }
     default: v = ref_value((uint32_t)g->bits); break;
     }
     set(j, o, "value", v);
-    set(j, o, "bits", hex_bits(g->bits, g->type));
+    set(j, o, "bits", hex_bits(g));
     return o;
 }
 
@@ -126,8 +134,8 @@ static json_t *globals(jctx *j, const ri_snap_diff *d) {
     for (size_t i = 0; i < d->nglobals; i++) {
         json_t *o = json_object();
         set(j, o, "index", json_integer(d->globals[i].index));
-        set(j, o, "old", global_value(j, &d->globals[i].old_value));
-        set(j, o, "new", global_value(j, &d->globals[i].new_value));
+        set(j, o, "old", global_value(j, &d->globals[i].old_value, d->globals[i].in_old));
+        set(j, o, "new", global_value(j, &d->globals[i].new_value, d->globals[i].in_new));
         append(j, a, o);
     }
     return a;

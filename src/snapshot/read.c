@@ -308,17 +308,21 @@ static bool read_globals(const uint8_t *data, ri_snap_image *img, const counts *
     if (!take(&c, 4, &p)) return CORRUPT("Invalid snapshot — GLBS is cut short");
     uint32_t n = ri_le_get32(p);
     if (!check_count("GLBS", n, k->globals, c.left, SNAP_GLOBAL_BYTES, "globals", err)) return false;
-    if (c.left != (uint64_t)n * SNAP_GLOBAL_BYTES)
-        return CORRUPT("Invalid snapshot — GLBS holds %llu bytes for %u globals (expected %llu)",
-                       (unsigned long long)c.left, n, (unsigned long long)n * SNAP_GLOBAL_BYTES);
     img->globals = calloc(n ? n : 1, sizeof *img->globals);
     if (!img->globals) return snap_fail(err, RI_SNAP_ERR_NOMEM, "out of memory reading %u globals", n);
     img->nglobals = n;
     for (uint32_t i = 0; i < n; i++) {
         ri_snap_global *g = &img->globals[i];
-        take(&c, SNAP_GLOBAL_BYTES, &p);
+        if (!take(&c, SNAP_GLOBAL_BYTES, &p))
+            return CORRUPT("Invalid snapshot — GLBS is cut short at global %u of %u", i, n);
         g->type = (ri_valtype)p[0];
         g->bits = ri_le_get64(p + 8);
+        if (p[0] == RI_V128) { /* its bytes 8..15 follow the record */
+            const uint8_t *high;
+            if (!take(&c, SNAP_V128_HIGH_BYTES, &high))
+                return CORRUPT("Invalid snapshot — GLBS is cut short in global %u (v128)", i);
+            g->bits_high = ri_le_get64(high);
+        }
         bool reserved = p[2] || p[3] || p[4] || p[5] || p[6] || p[7];
         if (p[1] > 1 || reserved)
             return CORRUPT("Invalid snapshot — GLBS: global %u has unknown flags or reserved bytes set", i);
@@ -326,7 +330,7 @@ static bool read_globals(const uint8_t *data, ri_snap_image *img, const counts *
         bool ok;
         switch (p[0]) {
         case RI_I32: case RI_F32: ok = g->bits <= UINT32_MAX; break;
-        case RI_I64: case RI_F64: ok = true; break;
+        case RI_I64: case RI_F64: case RI_V128: ok = true; break;
         case RI_FUNCREF: case RI_EXTERNREF: ok = ref_ok(g->bits, g->type, img->func_count); break;
         default:
             return CORRUPT("Invalid snapshot — GLBS: global %u has unknown type 0x%02X", i, p[0]);
@@ -335,6 +339,7 @@ static bool read_globals(const uint8_t *data, ri_snap_image *img, const counts *
             return CORRUPT("Invalid snapshot — GLBS: global %u of type %s holds an impossible value 0x%llx", i,
                            ri_snap_valtype_name(g->type), (unsigned long long)g->bits);
     }
+    if (c.left) return CORRUPT("Invalid snapshot — GLBS has %llu bytes after its last global", (unsigned long long)c.left);
     return true;
 }
 

@@ -34,10 +34,12 @@ static bool counts_fit(const ri_instance *inst, const ri_snap_image *img, ri_sna
     return true;
 }
 
-/* A global's value in the instance, as the image stores it. */
-static uint64_t live_bits(const ri_instance *inst, const ri_global *g) {
+/* A global's value in the instance, as the image stores it (a v128's bytes 0..7; its
+ * bytes 8..15 in *high, else 0). */
+static uint64_t live_bits(const ri_instance *inst, const ri_global *g, uint64_t *high) {
     ri_val v = ri_global_get(g);
     uint32_t index = RI_SNAP_NULL_REF;
+    *high = 0;
     switch (v.type) {
     case RI_I32: return (uint32_t)v.of.i32;
     case RI_I64: return (uint64_t)v.of.i64;
@@ -49,7 +51,9 @@ static uint64_t live_bits(const ri_instance *inst, const ri_global *g) {
         if (v.of.ref && (v.type == RI_EXTERNREF || !ri_instance_func_index(inst, (const ri_func *)v.of.ref, &index)))
             return UINT64_MAX;
         return index;
-    case RI_V128: break;
+    case RI_V128:
+        *high = ri_le_get64(v.of.v128 + 8);
+        return ri_le_get64(v.of.v128);
     }
     return UINT64_MAX;
 }
@@ -122,7 +126,8 @@ bool ri_snap_check(const ri_instance *inst, const ri_snap_image *img, ri_snap_er
                             i, s->mutable_ ? "mut " : "", ri_snap_valtype_name(s->type), type.mutable_ ? "mut " : "",
                             ri_snap_valtype_name(type.type));
         /* Immutable globals are not restored: they must already be equal. */
-        if (!s->mutable_ && s->bits != live_bits(inst, g))
+        uint64_t high;
+        if (!s->mutable_ && (s->bits != live_bits(inst, g, &high) || s->bits_high != high))
             return MISMATCH("Snapshot does not fit the instance — immutable global %u holds another value in the image",
                             i);
     }
@@ -239,7 +244,10 @@ static ri_val global_value(const ri_instance *inst, const ri_snap_global *g) {
     case RI_F64: v.of.f64_bits = g->bits; break;
     case RI_FUNCREF: v.of.ref = g->bits == RI_SNAP_NULL_REF ? NULL : ri_instance_func(inst, (uint32_t)g->bits); break;
     case RI_EXTERNREF: v.of.ref = NULL; break;
-    case RI_V128: break;
+    case RI_V128:
+        ri_le_put64(v.of.v128, g->bits);
+        ri_le_put64(v.of.v128 + 8, g->bits_high);
+        break;
     }
     return v;
 }

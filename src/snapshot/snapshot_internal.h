@@ -33,6 +33,7 @@
 #define SNAP_MEMORY_HEADER_BYTES 24u
 #define SNAP_TABLE_HEADER_BYTES 12u
 #define SNAP_GLOBAL_BYTES 16u
+#define SNAP_V128_HIGH_BYTES 8u /* after a v128 global's record: its bytes 8..15 */
 #define SNAP_SEGS_HEADER_BYTES 8u
 #define SNAP_MEMORY_HAS_MAX 1u
 #define SNAP_MEMORY_IS64 2u    /* a 64-bit memory (memory64); its maximum may exceed 65,536 pages */

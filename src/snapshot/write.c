@@ -106,7 +106,7 @@ static bool write_globals(snap_buf *b, const ri_instance *inst, ri_snap_error *e
         const ri_global *g = ri_instance_global(inst, i);
         ri_globaltype type = ri_global_type(g);
         ri_val v = ri_global_get(g);
-        uint64_t bits = 0;
+        uint64_t bits = 0, high = 0;
         switch (type.type) {
         case RI_I32: bits = (uint32_t)v.of.i32; break;
         case RI_I64: bits = (uint64_t)v.of.i64; break;
@@ -125,12 +125,15 @@ static bool write_globals(snap_buf *b, const ri_instance *inst, ri_snap_error *e
             break;
         }
         case RI_V128:
-            return snap_fail(err, RI_SNAP_ERR_STATE, "global %u has type v128, which WSNP v2 does not hold", i);
+            bits = ri_le_get64(v.of.v128);
+            high = ri_le_get64(v.of.v128 + 8);
+            break;
         }
         snap_buf_u8(b, (uint8_t)type.type);
         snap_buf_u8(b, type.mutable_ ? 1 : 0);
         snap_buf_zeros(b, 6);
         snap_buf_u64(b, bits);
+        if (type.type == RI_V128) snap_buf_u64(b, high); /* a v128's record is 8 bytes longer */
     }
     snap_buf_end_section(b, at);
     return true;
