@@ -1267,7 +1267,8 @@ def main():
     base = os.path.join(args.results, f"bench-{stamp}")
     png = base + ".png"
     charted = False
-    if args.engine and not args.no_chart and "native" in args.runtimes:
+    # The chart shows the six programs: none measured, nothing to draw.
+    if args.engine and not args.no_chart and "native" in args.runtimes and args.programs:
         charted = draw_chart(args, summary, png, now.strftime("%Y-%m-%d %H:%M"))
     results = {
         "date": now.isoformat(timespec="seconds"),
