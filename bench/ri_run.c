@@ -8,6 +8,8 @@
  *       stderr:  ri-bench-run: call runs=N median_ns=.. min_ns=.. max_ns=.. gas_used=..
  *       --no-metering loads the module unmetered (ri_module_config.unmetered: code
  *       compiled without gas charges); by default it is metered, with a finite budget.
+ *       --fusions-off LIST compiles without those fusion families (ri_fusion names,
+ *       comma-separated, or all): what each family gives, measured.
  *
  *   ri-bench-run --load-only [--repeat N] MODULE.wasm
  *       Times ri_module_load (decode + validate + compile) N times (default 5) and prints
@@ -46,11 +48,12 @@
 
 static void usage(FILE *out) {
     fprintf(out,
-            "usage: ri-bench-run [--no-metering] [--repeat N] MODULE.wasm FUNC\n"
+            "usage: ri-bench-run [--no-metering] [--fusions-off LIST] [--repeat N] MODULE.wasm FUNC\n"
             "       ri-bench-run --load-only [--repeat N] MODULE.wasm\n"
             "Calls FUNC() -> i32 and prints the result as an unsigned decimal. With --repeat N\n"
             "runs N times (fresh store each time) and prints the median call time on stderr.\n"
             "--no-metering loads the module unmetered (no gas charges in its code).\n"
+            "--fusions-off LIST compiles without those fusion families (names, or all).\n"
             "--load-only times decode+validate+compile in ns per byte of the code section,\n"
             "and prints the size of the engine's internal code against the code section.\n");
 }
@@ -253,11 +256,12 @@ done:
 }
 
 static int run_calls(const uint8_t *bytes, size_t len, const char *path, const char *func_name,
-                     bool metering, long repeat, bool report) {
+                     bool metering, uint32_t fusions_off, long repeat, bool report) {
     ri_error err;
     ri_module_config cfg;
     memset(&cfg, 0, sizeof cfg); /* zero fields: the defaults */
     cfg.unmetered = !metering;
+    cfg.fusions_off = fusions_off;
     ri_module *m = ri_module_load(bytes, len, &cfg, &err);
     if (!m) {
         fprintf(stderr, "ri-bench-run: %s: load failed: %s: %s\n", path, ri_errcode_name(err.code),
@@ -313,6 +317,7 @@ static int run_calls(const uint8_t *bytes, size_t len, const char *path, const c
 
 int main(int argc, char **argv) {
     bool metering = true, load = false, report = false;
+    uint32_t fusions_off = 0;
     long repeat = 0;
     const char *pos[2] = {NULL, NULL};
     int npos = 0;
@@ -320,6 +325,11 @@ int main(int argc, char **argv) {
         const char *a = argv[i];
         if (strcmp(a, "--no-metering") == 0) {
             metering = false;
+        } else if (strcmp(a, "--fusions-off") == 0) {
+            if (i + 1 >= argc || !ri_fusion_parse(argv[++i], &fusions_off)) {
+                fprintf(stderr, "ri-bench-run: --fusions-off wants fusion family names (or all)\n");
+                return 2;
+            }
         } else if (strcmp(a, "--load-only") == 0) {
             load = true;
         } else if (strcmp(a, "--repeat") == 0) {
@@ -360,7 +370,7 @@ int main(int argc, char **argv) {
     uint8_t *bytes = read_file(pos[0], &len);
     if (!bytes) return 1;
     int rc = load ? load_only(bytes, len, pos[0], repeat)
-                  : run_calls(bytes, len, pos[0], pos[1], metering, repeat, report);
+                  : run_calls(bytes, len, pos[0], pos[1], metering, fusions_off, repeat, report);
     free(bytes);
     return rc;
 }

@@ -201,7 +201,7 @@ static bool is_i32_pair(ri_code_op op) { return (ri_code_flags(op) & RI_OPF_I32_
 static void emit_move(compiler *c, uint32_t dst, uint32_t src) {
     static const ri_code_op moves[5] = {RI_CODE_OP_COUNT, RI_CODE_MOVE, RI_CODE_MOVE2, RI_CODE_MOVE3, RI_CODE_MOVE4};
     uint32_t n = c->last.op == RI_CODE_MOVE ? 1 : c->last.op == RI_CODE_MOVE2 ? 2 : c->last.op == RI_CODE_MOVE3 ? 3 : 0;
-    if (n && c->last.pos != NO_POS && c->last.pos + 1 + 2 * n == c->len && !c->failed) {
+    if (n && fuse_on(c, RI_FUSE_MOVES) && c->last.pos != NO_POS && c->last.pos + 1 + 2 * n == c->len && !c->failed) {
         uint32_t w[8];
         memcpy(w, &c->code[c->last.pos + 1], 2 * n * sizeof *w);
         w[2 * n] = dst;
@@ -209,6 +209,10 @@ static void emit_move(compiler *c, uint32_t dst, uint32_t src) {
         truncate_code(c, c->last.pos);
         uint32_t p = emit_op(c, moves[n + 1], 3 + 2 * n);
         if (p != NO_POS) memcpy(&c->code[p + 1], w, (2 * n + 2) * sizeof *w);
+        return;
+    }
+    if (!fuse_on(c, RI_FUSE_ADD_MOVES)) {
+        emit2(c, RI_CODE_MOVE, dst, src);
         return;
     }
     if ((c->last.op == RI_CODE_I32_ADD || c->last.op == RI_CODE_I32_ADD_I) && c->last.pos != NO_POS &&
@@ -576,7 +580,7 @@ static void emit_return(compiler *c) {
 static void emit_branch(compiler *c, ctrl *l) {
     if (l->kind == CTRL_FUNC) { emit_return(c); return; }
     emit_copies(c, l);
-    if (!c->failed && c->last.op == RI_CODE_MOVE && c->last.pos + 3 == c->len) { /* the MOVE just before: BR_M */
+    if (!c->failed && fuse_on(c, RI_FUSE_MOVES) && c->last.op == RI_CODE_MOVE && c->last.pos + 3 == c->len) { /* BR_M */
         uint32_t d = c->code[c->last.pos + 1], s = c->code[c->last.pos + 2];
         truncate_code(c, c->last.pos);
         uint32_t p = emit3(c, RI_CODE_BR_M, d, s, 0);
@@ -957,7 +961,8 @@ static void compile_call(compiler *c, uint32_t func_index, bool indirect, uint32
     /* The MOVE or MOVE2 just before (arguments, materialised entries) runs as part of a
      * call to a function of this module. */
     uint32_t moves[4], nmoves = 0;
-    if ((indirect || func_index >= m->nfunc_imports) && !c->failed && c->last.pos != NO_POS &&
+    bool call_args = fuse_on(c, RI_FUSE_CALL_ARGUMENTS);
+    if (call_args && (indirect || func_index >= m->nfunc_imports) && !c->failed && c->last.pos != NO_POS &&
         ((c->last.op == RI_CODE_MOVE && c->last.pos + 3 == c->len) ||
          (c->last.op == RI_CODE_MOVE2 && c->last.pos + 5 == c->len))) {
         nmoves = c->last.op == RI_CODE_MOVE ? 1 : 2;
@@ -974,7 +979,7 @@ static void compile_call(compiler *c, uint32_t func_index, bool indirect, uint32
             c->code[p + 4] = base;
             memcpy(&c->code[p + 5], moves, 2 * nmoves * sizeof *moves);
         }
-    } else if (func_index >= m->nfunc_imports && nmoves == 0 && c->last.op == RI_CODE_I32_ADD_I &&
+    } else if (call_args && func_index >= m->nfunc_imports && nmoves == 0 && c->last.op == RI_CODE_I32_ADD_I &&
                c->last.pos != NO_POS && c->last.pos + 4 == c->len && !c->failed &&
                c->code[c->last.pos + 1] >= base && c->code[c->last.pos + 1] - base < need) {
         /* The I32_ADD_I just before that computes an argument (f(n - 1)) runs as part of
@@ -1093,7 +1098,7 @@ static void compile_local_set(compiler *c, uint32_t k, bool tee) {
 
 static void compile_load(compiler *c, ri_code_op op, const ri_instr *in) {
     operand addr = pop(c);
-    if (op == RI_CODE_I32_LOAD && from_last(c, &addr) && c->last.pos + 5 == c->len &&
+    if (op == RI_CODE_I32_LOAD && fuse_on(c, RI_FUSE_ADDRESS) && from_last(c, &addr) && c->last.pos + 5 == c->len &&
         (c->last.op == RI_CODE_I32_ADD_SHL_I || c->last.op == RI_CODE_I32_ADDI_SHLI)) {
         /* an array element: the address a + (x << k) or (x << k) + base, in a temporary,
          * computed just before (I32_ADD_SHL_I: a, x, k; I32_ADDI_SHLI: x, k, base) */
@@ -1141,8 +1146,8 @@ static void compile_load(compiler *c, ri_code_op op, const ri_instr *in) {
         return;
     }
     uint32_t a = slot_of(c, addr, c->h);
-    if (op == RI_CODE_I32_LOAD && c->last.op == RI_CODE_I32_LOAD && c->last.pos != NO_POS &&
-        c->last.pos + 4 == c->len && !c->failed) {
+    if (op == RI_CODE_I32_LOAD && fuse_on(c, RI_FUSE_MEMORY_PAIR) && c->last.op == RI_CODE_I32_LOAD &&
+        c->last.pos != NO_POS && c->last.pos + 4 == c->len && !c->failed) {
         /* two loads in a row: one instruction, with a second stop point at + 3 */
         uint32_t w[3];
         memcpy(w, &c->code[c->last.pos + 1], sizeof w);
@@ -1168,7 +1173,7 @@ static void compile_load(compiler *c, ri_code_op op, const ri_instr *in) {
 
 static void compile_store(compiler *c, ri_code_op op, const ri_instr *in) {
     operand v = pop(c), addr = pop(c);
-    if (op == RI_CODE_F64_STORE && from_last(c, &v) && addr.kind != ENTRY_IMM) {
+    if (op == RI_CODE_F64_STORE && fuse_on(c, RI_FUSE_FLOAT_MEMORY) && from_last(c, &v) && addr.kind != ENTRY_IMM) {
         ri_code_op fused = ri_code_form(c->last.op, RI_REL_FMEM); /* f64 arithmetic stored right away: one instruction */
         if (fused != RI_CODE_OP_COUNT) fused = (ri_code_op)(fused + RI_FMEM_S);
         if (fused != RI_CODE_OP_COUNT) {
@@ -1269,7 +1274,8 @@ static void compile_store(compiler *c, ri_code_op op, const ri_instr *in) {
         return;
     }
     ri_code_op pair = ri_code_form(op, RI_REL_STORE2);
-    if (pair != RI_CODE_OP_COUNT && c->last.op == op && c->last.pos != NO_POS && c->last.pos + 4 == c->len &&
+    if (pair != RI_CODE_OP_COUNT && fuse_on(c, RI_FUSE_MEMORY_PAIR) && c->last.op == op && c->last.pos != NO_POS &&
+        c->last.pos + 4 == c->len &&
         addr.kind != ENTRY_IMM && v.kind != ENTRY_IMM && !c->failed) {
         /* two stores in a row: one instruction, with a second stop point at + 3 */
         uint32_t w[3];
@@ -1306,7 +1312,7 @@ static void compile_binary(compiler *c, ri_code_op op) {
     operand b = pop(c), a = pop(c);
     /* A constant operand becomes an immediate: the second, or the first of a
      * commutative operation or a compare (mirrored). */
-    ri_code_op imm_op = imm_form(op);
+    ri_code_op imm_op = fuse_on(c, RI_FUSE_IMMEDIATE) ? imm_form(op) : RI_CODE_OP_COUNT;
     if (imm_op != RI_CODE_OP_COUNT && is_const(&a) && !is_const(&b)) {
         ri_code_op swapped = swapped_form(op);
         if (swapped != RI_CODE_OP_COUNT && imm_fits(swapped, a.bits)) {
@@ -1322,7 +1328,7 @@ static void compile_binary(compiler *c, ri_code_op op) {
             keep_operand(c, a);
             return;
         }
-        if (from_last(c, &a)) { /* on the result of an i32 operation with an immediate */
+        if (fuse_on(c, RI_FUSE_INT_IMM_PAIR) && from_last(c, &a)) { /* on the result of an i32 operation with an immediate */
             ri_code_op fused = fuse_pair_rule(FUSE_IPAIR, imm_op, c->last.op);
             if (fused != RI_CODE_OP_COUNT) {
                 uint32_t x = c->code[c->last.pos + 2], k = c->code[c->last.pos + 3];
@@ -1334,8 +1340,8 @@ static void compile_binary(compiler *c, ri_code_op op) {
             }
         }
         uint32_t src = slot_of(c, a, c->h);
-        if (imm_op == RI_CODE_I32_ADD_I && c->last.op == RI_CODE_I32_ADD_I && c->last.pos != NO_POS &&
-            c->last.pos + 4 == c->len && !c->failed) {
+        if (imm_op == RI_CODE_I32_ADD_I && fuse_on(c, RI_FUSE_INT_IMM_PAIR) && c->last.op == RI_CODE_I32_ADD_I &&
+            c->last.pos != NO_POS && c->last.pos + 4 == c->len && !c->failed) {
             /* two additions of constants in a row (loop counters, pointers): one instruction */
             uint32_t d1 = c->code[c->last.pos + 1], a1 = c->code[c->last.pos + 2], i1 = c->code[c->last.pos + 3];
             truncate_code(c, c->last.pos);
@@ -1357,13 +1363,15 @@ static void compile_binary(compiler *c, ri_code_op op) {
         return;
     }
     /* f64 arithmetic on a value loaded just before: one instruction. */
-    ri_code_op la = ri_code_form(op, RI_REL_FMEM), lb = RI_CODE_OP_COUNT, lxa = RI_CODE_OP_COUNT, lxb = RI_CODE_OP_COUNT;
+    ri_code_op la = fuse_on(c, RI_FUSE_FLOAT_MEMORY) ? ri_code_form(op, RI_REL_FMEM) : RI_CODE_OP_COUNT;
+    ri_code_op lb = RI_CODE_OP_COUNT, lxa = RI_CODE_OP_COUNT, lxb = RI_CODE_OP_COUNT;
     if (la != RI_CODE_OP_COUNT) {
         lb = (ri_code_op)(la + RI_FMEM_LB);
         lxa = (ri_code_op)(la + RI_FMEM_LXA);
         lxb = (ri_code_op)(la + RI_FMEM_LXB);
     }
-    if ((la != RI_CODE_OP_COUNT || op == RI_CODE_F64_DIV) && a.kind != ENTRY_IMM && b.kind != ENTRY_IMM) {
+    if ((ri_code_form(op, RI_REL_FMEM) != RI_CODE_OP_COUNT || op == RI_CODE_F64_DIV) && fuse_on(c, RI_FUSE_FLOAT_PAIR) &&
+        a.kind != ENTRY_IMM && b.kind != ENTRY_IMM) {
         /* f64 arithmetic on the result of the f64 arithmetic just before: one instruction */
         bool on_b = from_last(c, &b), on_a = !on_b && from_last(c, &a);
         ri_code_op fused = on_a || on_b ? fuse_pair_rule(FUSE_FPAIR, op, c->last.op) : RI_CODE_OP_COUNT;
@@ -1399,8 +1407,8 @@ static void compile_binary(compiler *c, ri_code_op op) {
             return;
         }
     }
-    if (op == RI_CODE_I32_SUB && fuse_cmp3(c, a, b)) return;
-    if (fuse_i32_pair(c, op, a, b)) return;
+    if (op == RI_CODE_I32_SUB && fuse_on(c, RI_FUSE_COMPARE3) && fuse_cmp3(c, a, b)) return;
+    if (fuse_on(c, RI_FUSE_INT_PAIR) && fuse_i32_pair(c, op, a, b)) return;
     uint32_t sa = slot_of(c, a, c->h), sb = slot_of(c, b, c->h + 1);
     uint32_t p = emit3(c, op, own_slot(c, c->h), sa, sb);
     if (may_trap) add_point(c, p, RI_POINT_TRAP, c->h + 2);
@@ -2001,7 +2009,7 @@ static ri_code *compile_function(compiler *c, uint32_t body_index) {
     if (c->failed) return NULL;
     if (c->nctrl) { fail(c, RI_ERR_MALFORMED, "body ends inside a block"); return NULL; }
     choose_branch_variants(c);
-    choose_acc_variants(c);
+    if (fuse_on(c, RI_FUSE_ACCUMULATOR)) choose_acc_variants(c);
     if (c->failed) return NULL; /* (an internal error or no memory in either pass) */
 #if RI_ASSERTS_ON
     check_against_table(c);
@@ -2074,6 +2082,7 @@ ri_errcode ri_compile_module(ri_module *m, ri_error *err) {
     c.err = err;
     c.dispatch = ri_interp_dispatch_table();
     c.metered = !m->config.unmetered;
+    c.fusions_off = m->config.fusions_off;
     index_acc_variants(&c);
     ri_errcode rc = RI_OK;
     for (uint32_t i = 0; i < m->nbodies; i++) {

@@ -77,6 +77,7 @@ typedef struct compiler {
     ri_error *err;
     bool failed;
     bool metered;         /* false: ri_module_config.unmetered, no gas charges */
+    uint32_t fusions_off; /* ri_module_config.fusions_off: families (ri_fusion) left out */
     bool tail_calls;      /* the body has a return_call or return_call_indirect */
     /* exception handling: the tables of ri_code, and the exception slots in use */
     ri_code_try *tries;
@@ -140,6 +141,9 @@ typedef struct compiler {
     uint8_t *landing;
     uint32_t landing_cap;
 } compiler;
+
+/* Whether fusion family f (ri_fusion) is on for this module. */
+static inline bool fuse_on(const compiler *c, uint32_t f) { return (c->fusions_off & f) == 0; }
 
 /* The slot of operand stack entry index. */
 static inline uint32_t own_slot(const compiler *c, uint32_t index) { return c->stack_base + index; }

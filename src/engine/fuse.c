@@ -22,7 +22,7 @@ static ri_code_op float_compare(ri_code_op op, bool *swap) {
  * compare and returns its operation (and operands) for a compare-and-branch. The same for
  * f32/f64 lt, le, gt, ge (as lt, le), and for the i32.eqz of one (*cmp BR_IFNOT_<lt, le>). */
 bool take_compare(compiler *c, operand cond, ri_code_op *cmp, uint32_t *a, uint32_t *b) {
-    if (cond.kind != ENTRY_SLOT || !c->last.dst_pos || c->failed || c->last.pos == NO_POS ||
+    if (!fuse_on(c, RI_FUSE_COMPARE_BRANCH) || cond.kind != ENTRY_SLOT || !c->last.dst_pos || c->failed || c->last.pos == NO_POS ||
         c->code[c->last.dst_pos] != cond.src)
         return false;
     bool eqz = c->last.op == RI_CODE_I32_EQZ || c->last.op == RI_CODE_I64_EQZ;
@@ -105,7 +105,7 @@ static ri_code_op addbr_form(ri_code_op bop, bool step_imm, bool *zero_limit) {
  * instruction just before is an i32.load or i32.load8_u whose value bop tests for
  * (in)equality: emits it and returns its offset word; else NO_POS, nothing emitted. */
 static uint32_t emit_load_branch(compiler *c, ri_code_op bop, uint32_t a, uint32_t b) {
-    if (c->failed || c->last.pos == NO_POS) return NO_POS;
+    if (!fuse_on(c, RI_FUSE_LOAD_BRANCH) || c->failed || c->last.pos == NO_POS) return NO_POS;
     ri_code_op base; /* the I32_LOAD_BR_EQ_S or I32_LOAD8_U_BR_EQ_S of the load */
     bool xi;
     switch (c->last.op) {
@@ -166,7 +166,7 @@ uint32_t emit_cond_branch(compiler *c, operand cond, bool fused, ri_code_op cmp,
     /* A loop counter: the i32.add just before computed the value tested (as the
      * compare's second operand: the mirrored compare takes it first). */
     bool is_add = (c->last.op == RI_CODE_I32_ADD || c->last.op == RI_CODE_I32_ADD_I) &&
-                  c->last.pos != NO_POS && !c->failed;
+                  c->last.pos != NO_POS && !c->failed && fuse_on(c, RI_FUSE_COUNTER_BRANCH);
     if (is_add && two && c->code[c->last.pos + 1] == b && c->code[c->last.pos + 1] != a) {
         ri_code_op mirrored = RI_CODE_OP_COUNT;
         switch (bop) { /* slot-slot i32 compares only: b is a slot here */
@@ -244,7 +244,7 @@ static ri_code_op addr_form(ri_code_op op, bool imm) {
  * add and returns the fused form of op with the add's operands in *a and *b. */
 ri_code_op take_address(compiler *c, ri_code_op op, operand addr, uint32_t *a, uint32_t *b) {
     unpair(c);
-    if (addr.kind != ENTRY_SLOT || !c->last.dst_pos || c->failed || c->last.pos == NO_POS ||
+    if (!fuse_on(c, RI_FUSE_ADDRESS) || addr.kind != ENTRY_SLOT || !c->last.dst_pos || c->failed || c->last.pos == NO_POS ||
         c->code[c->last.dst_pos] != addr.src ||
         (c->last.op != RI_CODE_I32_ADD && c->last.op != RI_CODE_I32_ADD_I))
         return RI_CODE_OP_COUNT;
@@ -350,7 +350,8 @@ bool fuse_i32_pair(compiler *c, ri_code_op op, operand a, operand b) {
         {RI_CODE_I32_CH, RI_CODE_I32_CH_ADD, 5},
         {RI_CODE_I32_XOR_ROTL2_SHR_U, RI_CODE_I32_XOR_ROTL2_SHR_U_ADD, 6},
     };
-    for (size_t k = 0; op == RI_CODE_I32_ADD && k < sizeof add_after / sizeof add_after[0]; k++) {
+    bool sha2 = fuse_on(c, RI_FUSE_SHA2);
+    for (size_t k = 0; sha2 && op == RI_CODE_I32_ADD && k < sizeof add_after / sizeof add_after[0]; k++) {
         if (c->last.op != add_after[k].last) continue;
         uint32_t w[6], n = add_after[k].words;
         memcpy(w, &c->code[c->last.pos + 2], n * sizeof *w);
@@ -368,7 +369,7 @@ bool fuse_i32_pair(compiler *c, ri_code_op op, operand a, operand b) {
     if (fused == RI_CODE_OP_COUNT) return false;
     uint32_t x = c->code[c->last.pos + 2], y = c->code[c->last.pos + 3];
     truncate_code(c, c->last.pos);
-    if (fused == RI_CODE_I32_XOR_ROTL_I && c->last.op == RI_CODE_I32_ROTL_I && from_last(c, &other)) {
+    if (sha2 && fused == RI_CODE_I32_XOR_ROTL_I && c->last.op == RI_CODE_I32_ROTL_I && from_last(c, &other)) {
         /* rotl(x1, k1) ^ rotl(x2, k2): the other operand is the rotation before */
         uint32_t x1 = c->code[c->last.pos + 2], k1 = c->code[c->last.pos + 3];
         truncate_code(c, c->last.pos);
@@ -383,7 +384,7 @@ bool fuse_i32_pair(compiler *c, ri_code_op op, operand a, operand b) {
         note_dst(c, p);
         return true;
     }
-    if ((fused == RI_CODE_I32_XOR_ROTL_I || fused == RI_CODE_I32_XOR_SHR_U_I) &&
+    if (sha2 && (fused == RI_CODE_I32_XOR_ROTL_I || fused == RI_CODE_I32_XOR_SHR_U_I) &&
         c->last.op == RI_CODE_I32_XOR_ROTL2 && from_last(c, &other)) {
         /* rotl(x1, k1) ^ rotl(x2, k2) ^ rotl(x, y) (or x >> y) */
         uint32_t w[4];
@@ -399,7 +400,7 @@ bool fuse_i32_pair(compiler *c, ri_code_op op, operand a, operand b) {
         note_dst(c, p);
         return true;
     }
-    if (fused == RI_CODE_I32_XOR_AND && c->last.op == RI_CODE_I32_AND_XOR && from_last(c, &other) &&
+    if (sha2 && fused == RI_CODE_I32_XOR_AND && c->last.op == RI_CODE_I32_AND_XOR && from_last(c, &other) &&
         c->code[c->last.pos + 3] == x && c->code[c->last.pos + 4] == y && x != other.src && y != other.src) {
         /* (a & (x ^ y)) ^ (x & y): the majority function of SHA-2, one instruction */
         uint32_t a = c->code[c->last.pos + 2];
@@ -409,7 +410,7 @@ bool fuse_i32_pair(compiler *c, ri_code_op op, operand a, operand b) {
         note_dst(c, p);
         return true;
     }
-    if (fused == RI_CODE_I32_OR_AND && c->last.op == RI_CODE_I32_AND_XOR_I && from_last(c, &other) &&
+    if (sha2 && fused == RI_CODE_I32_OR_AND && c->last.op == RI_CODE_I32_AND_XOR_I && from_last(c, &other) &&
         x != other.src && y != other.src) {
         /* (a & (x ^ k)) | (p & q): the choice function of SHA-2 (k = -1), one instruction */
         uint32_t w[3];
@@ -501,5 +502,43 @@ bool fuse_cmp3(compiler *c, operand a, operand b) {
     uint32_t p = emit3(c, fused, own_slot(c, c->h), x, y);
     push_slot(c);
     note_dst(c, p);
+    return true;
+}
+
+/* ---- the families' names (ri_fusion) ----------------------------------------------------- */
+
+static const char *const fusion_names[] = {
+    "immediate", "moves", "call-arguments", "compare-branch", "counter-branch", "load-branch", "address",
+    "memory-pair", "int-pair", "int-imm-pair", "float-pair", "float-memory", "add-moves", "sha2", "compare3",
+    "accumulator",
+};
+_Static_assert(RI_FUSE_ALL == (1u << sizeof fusion_names / sizeof fusion_names[0]) - 1, "a name per fusion family");
+
+const char *ri_fusion_name(uint32_t family) {
+    for (uint32_t i = 0; i < sizeof fusion_names / sizeof fusion_names[0]; i++)
+        if (family == 1u << i) return fusion_names[i];
+    return NULL;
+}
+
+bool ri_fusion_parse(const char *list, uint32_t *mask) {
+    uint32_t m = 0;
+    const char *p = list;
+    while (p && *p) {
+        size_t n = strcspn(p, ",");
+        bool known = false;
+        if (n == 3 && strncmp(p, "all", 3) == 0) {
+            m |= RI_FUSE_ALL;
+            known = true;
+        }
+        for (uint32_t i = 0; !known && i < sizeof fusion_names / sizeof fusion_names[0]; i++)
+            if (strlen(fusion_names[i]) == n && strncmp(p, fusion_names[i], n) == 0) {
+                m |= 1u << i;
+                known = true;
+            }
+        if (!known) return false;
+        p += n;
+        if (*p == ',') p++;
+    }
+    *mask = m;
     return true;
 }

@@ -199,6 +199,7 @@ static bool starts_with(const char *s, const char *prefix) {
 typedef struct runner_options {
     bool canonicalize;
     bool unmetered;            /* load modules with ri_module_config.unmetered */
+    uint32_t fusions_off;      /* ri_module_config.fusions_off (--fusions-off) */
     bool verbose;
     bool all;
     const char *testsuite_dir; /* holds core/ */
@@ -522,6 +523,7 @@ typedef struct spectest_export {
 typedef struct script_state {
     const char *dir; /* where wast2json wrote the modules */
     bool unmetered;  /* load modules unmetered */
+    uint32_t fusions_off; /* ri_module_config.fusions_off */
     bool single_memory; /* load modules with ri_module_config.single_memory */
     ri_store *store;
     ri_instance *current;
@@ -689,6 +691,7 @@ static ri_module *load_module(script_state *s, const char *filename, ri_error *e
     ri_module_config mcfg;
     memset(&mcfg, 0, sizeof mcfg); /* zero fields: the defaults */
     mcfg.unmetered = s->unmetered;
+    mcfg.fusions_off = s->fusions_off;
     mcfg.single_memory = s->single_memory;
     ri_module *m = ri_module_load(bytes, len, &mcfg, err);
     free(bytes);
@@ -1088,6 +1091,7 @@ static int child_main(const runner *rn, const char *dir, const json_t *commands,
     memset(&s, 0, sizeof s);
     s.dir = dir;
     s.unmetered = rn->opts.unmetered;
+    s.fusions_off = rn->opts.fusions_off;
     s.single_memory = rn->single_memory;
     ri_store_config cfg = ri_store_config_default();
     cfg.canonicalize_nans = rn->opts.canonicalize;
@@ -1452,7 +1456,7 @@ static bool add_testsuite(path_list *list, const char *testsuite_dir) {
 
 static void usage(FILE *out) {
     fprintf(out,
-            "usage: ri-spec [--no-canonicalize] [--unmetered] [--verbose] [--timeout SEC] FILE.wast...\n"
+            "usage: ri-spec [--no-canonicalize] [--unmetered] [--fusions-off LIST] [--verbose] [--timeout SEC] FILE.wast...\n"
             "       ri-spec [options] --all [--testsuite DIR]\n"
             "\n"
             "Runs WebAssembly spec test scripts (converted with %s) against the engine.\n"
@@ -1460,6 +1464,7 @@ static void usage(FILE *out) {
             "  --testsuite DIR     the wasm-testsuite folder (default %s/wasm-testsuite)\n"
             "  --no-canonicalize   run with NaN canonicalisation off\n"
             "  --unmetered         load modules without gas metering (ri_module_config.unmetered)\n"
+            "  --fusions-off LIST  compile without these fusion families (comma-separated names, or all)\n"
             "  --verbose, -v       print every failure\n"
             "  --timeout SEC       per-command time limit (default %u; 0 = none)\n",
             RI_WAST2JSON, RI_SHARED_DIR, DEFAULT_TIMEOUT_SECONDS);
@@ -1489,6 +1494,12 @@ int main(int argc, char **argv) {
         const char *a = argv[i];
         if (strcmp(a, "--no-canonicalize") == 0) rn.opts.canonicalize = false;
         else if (strcmp(a, "--unmetered") == 0) rn.opts.unmetered = true;
+        else if (strcmp(a, "--fusions-off") == 0 && i + 1 < argc) {
+            if (!ri_fusion_parse(argv[++i], &rn.opts.fusions_off)) {
+                fprintf(stderr, "ri-spec: bad --fusions-off %s (names: immediate, moves, ..., or all)\n", argv[i]);
+                return 2;
+            }
+        }
         else if (strcmp(a, "--verbose") == 0 || strcmp(a, "-v") == 0) rn.opts.verbose = true;
         else if (strcmp(a, "--all") == 0) rn.opts.all = true;
         else if (strcmp(a, "--testsuite") == 0 && i + 1 < argc) rn.opts.testsuite_dir = argv[++i];
