@@ -8,6 +8,9 @@
  * two builds must print the same bytes.
  *
  *   simd_kernels [ROUNDS]      (default 3: how many times the whole set runs)
+ *
+ * With -DSIMD_KERNELS_BENCH (and -nostartfiles -Wl,--no-entry) it is the SIMD benchmark's
+ * second program instead: run() returns a hash of what the command would print.
  */
 #include <math.h>
 #include <stdint.h>
@@ -427,8 +430,40 @@ static char enc[(W * H / 3 + 2) * 4 + 16];
 static uint8_t dec[W * H + 16];
 static char hex[2 * W * H + 16];
 
-int main(int argc, char **argv) {
-    int rounds = argc > 1 ? atoi(argv[1]) : 3;
+#ifdef SIMD_KERNELS_BENCH
+/* The SIMD benchmark's build (bench/README.md): a module importing nothing (no stdio), whose
+ * run() returns a hash of the values the command prints, read by their conversions. */
+#include <stdarg.h>
+static uint32_t printed = 2166136261u;
+static int report(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    for (const char *f = fmt; *f; f++) {
+        if (*f != '%') continue;
+        while (*++f >= '0' && *f <= '9') {}
+        int longs = 0;
+        for (; *f == 'l' || *f == 'z'; f++) longs = *f == 'z' ? 1 : 2;
+        if (*f == 'a') {
+            double d = va_arg(ap, double);
+            printed = fnv(printed, &d, sizeof d);
+        } else if (*f == 's') {
+            const char *str = va_arg(ap, const char *);
+            printed = fnv(printed, str, strlen(str));
+        } else if (longs == 2) {
+            long long v = va_arg(ap, long long);
+            printed = fnv(printed, &v, sizeof v);
+        } else {
+            uint32_t v = longs ? (uint32_t)va_arg(ap, size_t) : va_arg(ap, unsigned);
+            printed = fnv(printed, &v, sizeof v);
+        }
+    }
+    va_end(ap);
+    return 0;
+}
+#define printf report
+#endif
+
+static int kernels(int rounds) {
     for (int i = 0; i < W * H; i++) img[i] = (uint8_t)((i % W) ^ (i / W) ^ (rnd() & 31));
     for (int i = 0; i < NSAMPLES; i++) {
         wave_a[i] = (int16_t)(rnd() % 60001) - 30000;
@@ -507,3 +542,12 @@ int main(int argc, char **argv) {
     printf("all %08x\n", all);
     return 0;
 }
+
+#ifdef SIMD_KERNELS_BENCH
+__attribute__((export_name("run"))) uint32_t run(void) {
+    kernels(3);
+    return printed;
+}
+#else
+int main(int argc, char **argv) { return kernels(argc > 1 ? atoi(argv[1]) : 3); }
+#endif
