@@ -7,7 +7,7 @@
 #   - musttail_interp: an interpreter whose handlers chain by musttail (-mtail-call): over a
 #     million tail calls, in a call stack limited to 1,000 frames;
 #   - sjlj: setjmp/longjmp lowered to exception handling (-mllvm -wasm-enable-sjlj).
-# Then simd_kernels and sjlj paused by gas at several points, every slice resumed in a new
+# Then simd_kernels, sjlj and musttail_interp paused by gas at several points, every slice resumed in a new
 # process (`ri resume`), give the uninterrupted run's stdout, exit code and final image; sjlj's
 # pauses land inside its try blocks (frames of the functions that call setjmp).
 # (`ri run` always canonicalises NaNs; simd_kernels makes NaNs and only counts them.)
@@ -98,7 +98,7 @@ try_funcs=$(awk '/^[0-9a-f]+ func\[[0-9]+\]/ { match($0, /func\[[0-9]+\]/); f = 
 
 # chain LABEL PROG GAS ARGS...: the uninterrupted run, then the run by slices of GAS, each slice
 # in a new process; the same stdout, exit status and final image. Sets in_try: how many of
-# try_funcs had a frame on the stack at some pause.
+# try_funcs had a frame on the stack at some pause, and deepest: the most frames of a pause.
 chain() {
     local label=$1 prog=$2 gas=$3 i=1 rc
     shift 3
@@ -107,8 +107,13 @@ chain() {
     "$ri" run --gas "$gas" --snapshot "$tmp/p1.wsnp" --uncompressed "$dir/$prog.wasm" "$@" >"$tmp/chain.out" 2>"$tmp/err" </dev/null
     rc=$?
     : >"$tmp/frames"
+    deepest=0
     while grep -q 'the process paused' "$tmp/err" && [ "$i" -lt 500 ]; do
-        "$ri" inspect --json "$tmp/p$i.wsnp" | jq -r '.suspendedCall.frames[].function' >>"$tmp/frames"
+        "$ri" inspect --json "$tmp/p$i.wsnp" >"$tmp/inspect.json"
+        jq -r '.suspendedCall.frames[].function' "$tmp/inspect.json" >>"$tmp/frames"
+        local nframes
+        nframes=$(jq '.suspendedCall.frames | length' "$tmp/inspect.json")
+        [ "${nframes:-0}" -gt "$deepest" ] && deepest=$nframes
         "$ri" resume --gas "$gas" --snapshot "$tmp/p$((i + 1)).wsnp" --uncompressed "$tmp/p$i.wsnp" \
             >>"$tmp/chain.out" 2>"$tmp/err" </dev/null
         rc=$?
@@ -124,13 +129,17 @@ chain() {
     "$dir/$prog.native" "$@" >"$tmp/native.out" 2>/dev/null </dev/null
     same_file "$label-native" "$tmp/native.out" "$tmp/chain.out"
     in_try=$(sort -un "$tmp/frames" | grep -cxF -f <(printf '%s\n' "${try_funcs//,/$'\n'}"))
-    echo "test_realprog: $label: $i slices of $gas gas${try_funcs:+; functions with try blocks paused in: $in_try}"
+    echo "test_realprog: $label: $i slices of $gas gas, at most $deepest frames${try_funcs:+; functions with try blocks paused in: $in_try}"
 }
 
 sjlj_try_funcs=$try_funcs
 try_funcs=""
 chain simd-paused simd_kernels 9999991
 chain simd-paused-small simd_kernels 3333331 1
+# A chain of tail calls paused in the middle, its frames rebuilt by each resume.
+chain musttail-paused musttail_interp 1000003 600
+name=musttail-paused-frames
+if [ "$deepest" -gt 0 ] && [ "$deepest" -le 12 ]; then pass; else fail "$deepest frames at a pause, expected 1 to 12"; fi
 try_funcs=$sjlj_try_funcs
 # main and eval_line at least: paused inside the try blocks of both nested setjmps.
 chain sjlj-paused sjlj 7000003
