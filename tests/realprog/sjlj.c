@@ -247,8 +247,8 @@ int main(int argc, char **argv) {
         if (n % 320 == 0)
             printf("after %d lines: ok %d, sum %" PRId64 ", digest %016" PRIx64 "\n", n, ok, sum, digest);
     }
-    printf("lines %d ok %d div0 %d syntax %d overflow %d depth %d fatal %d (skipped %d) retries %d\n", lines, ok,
-           errors[ERR_DIV0], errors[ERR_SYNTAX], errors[ERR_OVERFLOW], errors[ERR_DEPTH], fatal, skipped, retries);
+    printf("lines %d ok %d syntax %d overflow %d depth %d fatal %d (skipped %d) div0 retried %d\n", lines, ok,
+           errors[ERR_SYNTAX], errors[ERR_OVERFLOW], errors[ERR_DEPTH], fatal, skipped, retries);
     printf("sum %" PRId64 " digest %016" PRIx64 " deepest %d bailouts %d\n", sum, digest, max_depth_seen, bailouts);
     return 0;
 }
