@@ -37,6 +37,8 @@ typedef enum ri_valtype {
     RI_V128 = 0x7B,
     RI_FUNCREF = 0x70,
     RI_EXTERNREF = 0x6F,
+    RI_EXNREF = 0x69,   /* exception handling: a caught exception (valid only while the store's call that
+                         * made it runs, or until the next call when it is a result; see ri_func_call) */
 } ri_valtype;
 
 /* A reference is an opaque pointer; NULL is the null reference.
@@ -90,6 +92,7 @@ typedef enum ri_trap {
     RI_TRAP_INTERRUPTED,          /* "interrupted" */
     RI_TRAP_HOST,                 /* a host function failed; message is the host's */
     RI_TRAP_EXCEPTION,            /* "uncaught exception": a throw no handler of the run caught */
+    RI_TRAP_NULL_EXNREF,          /* "null exception reference": throw_ref of a null exnref */
     RI_TRAP_COUNT
 } ri_trap;
 
@@ -545,7 +548,8 @@ RI_API void ri_store_abandon(ri_store *store);
 
 /* A value in a description: its type and its bits (i32, f32: zero-extended; f32/f64
  * as IEEE bits; funcref: the function index in the instance's space, or
- * RI_SUSP_NULL_REF; externref: only RI_SUSP_NULL_REF). A v128 is two consecutive values
+ * RI_SUSP_NULL_REF; externref: only RI_SUSP_NULL_REF; exnref: an index in the
+ * suspension's exnrefs, or RI_SUSP_NULL_REF). A v128 is two consecutive values
  * of type RI_V128: its bytes 0..7, then 8..15, each read as a little-endian uint64 (so
  * nlocals and nstack count a v128 twice). */
 #define RI_SUSP_NULL_REF UINT64_C(0xFFFFFFFF)
@@ -603,6 +607,10 @@ typedef struct ri_suspension {
     uint32_t func_index;     /* the function that was called (= frames[0].func_index) */
     uint32_t nframes;        /* at least 1 */
     ri_susp_frame *frames;   /* outermost first; frames[nframes - 1] is the running one */
+    /* The exceptions that exnref values (exception handling) refer to, each once: slot 0, its
+     * tag and values; a value of entry i that is an exnref refers to an entry before i. */
+    uint32_t nexnrefs;
+    ri_susp_exn *exnrefs;
 } ri_suspension;
 
 /* Describes the suspended call of the store, all of whose frames must be functions of
