@@ -80,8 +80,8 @@ static bool ensure_stack(const ri_store *store, ri_exec *exec, uint64_t need) {
     for (size_t i = 0; i < nframes; i++) exec->frames[i].fp.index = (size_t)(exec->frames[i].fp.ptr - exec->stack);
     ri_slot *stack = realloc(exec->stack, (size_t)cap * sizeof *stack);
     if (stack) {
-        /* New slots start zeroed: a collection of exceptions (exn.c) reads the exception
-         * slots of every frame, also those its code has not written yet. */
+        /* New slots start zeroed: a collection of exceptions (exn.c) reads every slot in
+         * use, also those the code has not written yet. */
         memset(stack + exec->stack_cap, 0, (size_t)(cap - exec->stack_cap) * sizeof *stack);
         exec->stack = stack;
         exec->stack_cap = (uint32_t)cap;

@@ -103,13 +103,14 @@ enum { E0, EI, EX };
 /* Functions (0 is the host import) */
 enum { F_HOST, F_THROWER, F_CATCH, F_CATCH_ALL, F_CATCH_REF, F_CATCH_ALL_REF, F_LEGACY_MIX, F_LEGACY_INTO,
        F_NESTED, F_LOOP, F_FUNC_LABEL, F_TAIL, F_WORK, F_PAUSE, F_GC, F_GET_EXN, F_RETHROW_ARG, F_UNCAUGHT,
-       F_VIA_HOST, NFUNCS };
+       F_VIA_HOST, F_PARAM, NFUNCS };
 static const char *const names[NFUNCS] = {
     "", "thrower", "catch", "catch_all", "catch_ref", "catch_all_ref", "legacy_mix", "legacy_into_table",
     "nested", "loop_retry", "func_label", "tail_throw", "work", "pause_exnref", "gc_churn", "get_exn",
-    "rethrow_arg", "throw_uncaught", "via_host"};
+    "rethrow_arg", "throw_uncaught", "via_host", "with_param"};
 static const uint8_t func_types[NFUNCS] = {T_I_I, T_I_V, T_I_I, T_I_I, T_I_I, T_I_I, T_I_I, T_I_I, T_I_I, T_I_I,
-                                           T_I_I, T_V_V, T_I_I, T_I_I, T_I_I, T_V_X, T_X_V, T_I_I, T_I_I};
+                                           T_I_I, T_V_V, T_I_I, T_I_I, T_I_I, T_V_X, T_X_V, T_I_I, T_I_I,
+                                           T_I_I};
 
 static void body(buf *code, buf *f) {
     put(f, END);
@@ -278,6 +279,10 @@ static void emit_body(buf *f, uint32_t fn) {
         try_table1(f, EMPTY, C_ALL, 0, 0);
         B(LGET, 0, CALL, F_HOST, DROP, END, 0x41, 1, RETURN, END, 0x41, 2);
         return;
+    case F_PARAM: /* (k) a try_table with a parameter: k + 1, or the payload to the function's label */
+        put(f, 0);
+        B(LGET, 0, TRY_TABLE, T_I_I, 1, C_TAG, EI, 0, 0x41, 1, I32_ADD, LGET, 0, CALL, F_THROWER, END);
+        return;
     default: fail();
     }
 }
@@ -445,6 +450,8 @@ static void each_clause_kind_branches_with_its_values(void **state) {
         expect(&fx, F_FUNC_LABEL, 0, 7);
         expect(&fx, F_FUNC_LABEL, 2, 9);
         expect(&fx, F_FUNC_LABEL, 4, 5);
+        expect(&fx, F_PARAM, 0, 7);
+        expect(&fx, F_PARAM, 5, 6);
         /* return_call leaves the try_table's frame: nothing catches */
         ri_error err;
         assert_int_equal(ri_func_call(fx.store, fn(&fx, F_TAIL), NULL, 0, NULL, 0, &err), RI_ERR_TRAP);
@@ -553,6 +560,16 @@ static void bad_try_tables_are_refused_at_load(void **state) {
         load_error(m.p, m.n, RI_ERR_INVALID, cases[i].needle);
         free(m.p);
     }
+    /* valid: several clauses of a tag, catch_all before a tag's */
+    static const uint8_t fine[] = {0, TRY_TABLE, EMPTY, 3, C_TAG, 0, 0, C_ALL, 0, C_TAG, 0, 0, END,
+                                   BLOCK, EXN, TRY_TABLE, EMPTY, 2, C_ALL_REF, 0, C_TAG_REF, 0, 0, END, UNREACHABLE, END, DROP};
+    buf ok = one_function(fine, sizeof fine);
+    ri_error err;
+    ri_module *m1 = ri_module_load(ok.p, ok.n, NULL, &err);
+    if (!m1) print_error("load: %s\n", err.message);
+    assert_non_null(m1);
+    ri_module_free(m1);
+    free(ok.p);
     /* a malformed clause kind */
     static const uint8_t malformed[] = {0, TRY_TABLE, EMPTY, 1, 4, 0, END};
     buf m = one_function(malformed, sizeof malformed);
