@@ -37,8 +37,8 @@ typedef enum ri_valtype {
     RI_V128 = 0x7B,
     RI_FUNCREF = 0x70,
     RI_EXTERNREF = 0x6F,
-    RI_EXNREF = 0x69,   /* exception handling: a caught exception (valid only while the store's call that
-                         * made it runs, or until the next call when it is a result; see ri_func_call) */
+    RI_EXNREF = 0x69,   /* exception handling: a caught exception (see ri_func_call for how long it lives);
+                         * host functions cannot take or return one */
 } ri_valtype;
 
 /* A reference is an opaque pointer; NULL is the null reference.
@@ -346,7 +346,10 @@ typedef enum ri_emscripten_op {
 RI_API ri_func *ri_func_new_emscripten(ri_store *store, ri_emscripten_op op, const ri_functype *type);
 
 /* Invoke a function (WebAssembly or host). nargs/nresults must match its type and each
- * argument's type must match, else RI_ERR_ARGUMENT. Traps come back as RI_ERR_TRAP. */
+ * argument's type must match, else RI_ERR_ARGUMENT. Traps come back as RI_ERR_TRAP.
+ * An exnref result (exception handling) is valid until the next call into the store from
+ * the embedder; an exnref argument must be null, except in a call from a host function
+ * (then one of the running call's exceptions), else RI_ERR_ARGUMENT. */
 RI_API ri_errcode ri_func_call(ri_store *store, ri_func *func, const ri_val *args, uint32_t nargs,
                         ri_val *results, uint32_t nresults, ri_error *err);
 
