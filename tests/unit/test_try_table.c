@@ -103,14 +103,14 @@ enum { E0, EI, EX };
 /* Functions (0 is the host import) */
 enum { F_HOST, F_THROWER, F_CATCH, F_CATCH_ALL, F_CATCH_REF, F_CATCH_ALL_REF, F_LEGACY_MIX, F_LEGACY_INTO,
        F_NESTED, F_LOOP, F_FUNC_LABEL, F_TAIL, F_WORK, F_PAUSE, F_GC, F_GET_EXN, F_RETHROW_ARG, F_UNCAUGHT,
-       F_VIA_HOST, F_PARAM, NFUNCS };
+       F_VIA_HOST, F_PARAM, F_ACC, NFUNCS };
 static const char *const names[NFUNCS] = {
     "", "thrower", "catch", "catch_all", "catch_ref", "catch_all_ref", "legacy_mix", "legacy_into_table",
     "nested", "loop_retry", "func_label", "tail_throw", "work", "pause_exnref", "gc_churn", "get_exn",
-    "rethrow_arg", "throw_uncaught", "via_host", "with_param"};
+    "rethrow_arg", "throw_uncaught", "via_host", "with_param", "after_block"};
 static const uint8_t func_types[NFUNCS] = {T_I_I, T_I_V, T_I_I, T_I_I, T_I_I, T_I_I, T_I_I, T_I_I, T_I_I, T_I_I,
                                            T_I_I, T_V_V, T_I_I, T_I_I, T_I_I, T_V_X, T_X_V, T_I_I, T_I_I,
-                                           T_I_I};
+                                           T_I_I, T_I_I};
 
 static void body(buf *code, buf *f) {
     put(f, END);
@@ -160,12 +160,13 @@ static void emit_body(buf *f, uint32_t fn) {
         i32c(f, 1000);
         put(f, I32_ADD);
         return;
-    case F_CATCH_ALL_REF: /* catch_all_ref: 300 + 1000 if the exnref is not null */
+    case F_CATCH_ALL_REF: /* catch_all_ref: 300 + 1000 if the exnref (through a select) is not null */
         B(1, 1, EXN);
         B(BLOCK, EXN);
         try_table1(f, EMPTY, C_ALL_REF, 0, 0);
         B(LGET, 0, CALL, F_THROWER, END, 0x41, 5, RETURN, END);
-        B(LSET, 1, LGET, 1, REF_IS_NULL, I32_EQZ);
+        /* (a typed select of exnrefs: the caught one) */
+        B(LSET, 1, LGET, 1, REF_NULL, EXN, 0x41, 1, 0x1C, 1, EXN, REF_IS_NULL, I32_EQZ);
         i32c(f, 1000);
         put(f, I32_MUL);
         i32c(f, 300);
@@ -282,6 +283,13 @@ static void emit_body(buf *f, uint32_t fn) {
     case F_PARAM: /* (k) a try_table with a parameter: k + 1, or the payload to the function's label */
         put(f, 0);
         B(LGET, 0, TRY_TABLE, T_I_I, 1, C_TAG, EI, 0, 0x41, 1, I32_ADD, LGET, 0, CALL, F_THROWER, END);
+        return;
+    case F_ACC: /* (k) the block's result made by an add just before its end, used by an add after
+                 * it (the interpreter's accumulator): k * k + k, or the payload + k */
+        put(f, 0);
+        B(BLOCK, I32);
+        try_table1(f, I32, C_TAG, EI, 0);
+        B(LGET, 0, CALL, F_THROWER, LGET, 0, LGET, 0, I32_MUL, END, END, LGET, 0, I32_ADD);
         return;
     default: fail();
     }
@@ -452,6 +460,9 @@ static void each_clause_kind_branches_with_its_values(void **state) {
         expect(&fx, F_FUNC_LABEL, 4, 5);
         expect(&fx, F_PARAM, 0, 7);
         expect(&fx, F_PARAM, 5, 6);
+        expect(&fx, F_ACC, 0, 7);
+        expect(&fx, F_ACC, 2, 11);
+        expect(&fx, F_ACC, 6, 42);
         /* return_call leaves the try_table's frame: nothing catches */
         ri_error err;
         assert_int_equal(ri_func_call(fx.store, fn(&fx, F_TAIL), NULL, 0, NULL, 0, &err), RI_ERR_TRAP);
