@@ -595,8 +595,8 @@ static void bad_try_tables_are_refused_at_load(void **state) {
 
 static int32_t pause_ref(int32_t n) { return n + 3 * n * (n + 1) / 2; }
 
-/* The suspended call of fx, through a WSNP v2 image (FRMS), into a fresh fixture. */
-static void move_through_snapshot(fixture *fx, fixture *to, const ri_suspension *d, bool unmetered) {
+/* A WSNP v2 image of fx with d as its suspended call (FRMS). */
+static bool write_call(fixture *fx, const ri_suspension *d, uint8_t **bytes, size_t *len, ri_snap_error *serr) {
     ri_snap_meta meta;
     memset(&meta, 0, sizeof meta);
     meta.module_size = module_bytes.n;
@@ -611,10 +611,15 @@ static void move_through_snapshot(fixture *fx, fixture *to, const ri_suspension 
     c.nresults = 1;
     c.result_types = &i32;
     c.suspension = *d;
+    return ri_snap_write_call(fx->instance, &meta, NULL, &c, bytes, len, serr);
+}
+
+/* The suspended call of fx, through a WSNP v2 image (FRMS), into a fresh fixture. */
+static void move_through_snapshot(fixture *fx, fixture *to, const ri_suspension *d, bool unmetered) {
     uint8_t *img_bytes = NULL;
     size_t img_len = 0;
     ri_snap_error serr;
-    if (!ri_snap_write_call(fx->instance, &meta, NULL, &c, &img_bytes, &img_len, &serr)) {
+    if (!write_call(fx, d, &img_bytes, &img_len, &serr)) {
         print_error("write: %s\n", serr.message);
         fail();
     }
@@ -720,6 +725,13 @@ static void rebuild_refuses_bad_exnrefs(void **state) {
     y->bits = 2;
     assert_false(ri_store_rebuild_suspended(to.store, to.instance, &d, &err));
     assert_non_null(strstr(err.message, "local 2 has the wrong type or an invalid value"));
+    /* a snapshot writer refuses it too (what a reader would refuse) */
+    uint8_t *bytes = NULL;
+    size_t len = 0;
+    ri_snap_error serr;
+    assert_false(write_call(&fx, &d, &bytes, &len, &serr));
+    assert_non_null(strstr(serr.message, "frame 0 holds an exnref to no stored exception"));
+    free(bytes);
     y->bits = 1;
     assert_true(ri_store_rebuild_suspended(to.store, to.instance, &d, &err));
     assert_int_equal(ri_store_resume(to.store, UINT64_MAX / 4, &r, 1, &err), RI_OK);
