@@ -37,6 +37,8 @@ typedef enum ri_valtype {
     RI_V128 = 0x7B,
     RI_FUNCREF = 0x70,
     RI_EXTERNREF = 0x6F,
+    RI_EXNREF = 0x69,   /* exception handling: a caught exception (see ri_func_call for how long it lives);
+                         * host functions cannot take or return one */
 } ri_valtype;
 
 /* A reference is an opaque pointer; NULL is the null reference.
@@ -90,6 +92,7 @@ typedef enum ri_trap {
     RI_TRAP_INTERRUPTED,          /* "interrupted" */
     RI_TRAP_HOST,                 /* a host function failed; message is the host's */
     RI_TRAP_EXCEPTION,            /* "uncaught exception": a throw no handler of the run caught */
+    RI_TRAP_NULL_EXNREF,          /* "null exception reference": throw_ref of a null exnref */
     RI_TRAP_COUNT
 } ri_trap;
 
@@ -374,7 +377,10 @@ typedef enum ri_emscripten_op {
 RI_API ri_func *ri_func_new_emscripten(ri_store *store, ri_emscripten_op op, const ri_functype *type);
 
 /* Invoke a function (WebAssembly or host). nargs/nresults must match its type and each
- * argument's type must match, else RI_ERR_ARGUMENT. Traps come back as RI_ERR_TRAP. */
+ * argument's type must match, else RI_ERR_ARGUMENT. Traps come back as RI_ERR_TRAP.
+ * An exnref result (exception handling) is valid until the next call into the store from
+ * the embedder; an exnref argument must be null, except in a call from a host function
+ * (then one of the running call's exceptions), else RI_ERR_ARGUMENT. */
 RI_API ri_errcode ri_func_call(ri_store *store, ri_func *func, const ri_val *args, uint32_t nargs,
                         ri_val *results, uint32_t nresults, ri_error *err);
 
@@ -576,7 +582,8 @@ RI_API void ri_store_abandon(ri_store *store);
 
 /* A value in a description: its type and its bits (i32, f32: zero-extended; f32/f64
  * as IEEE bits; funcref: the function index in the instance's space, or
- * RI_SUSP_NULL_REF; externref: only RI_SUSP_NULL_REF). A v128 is two consecutive values
+ * RI_SUSP_NULL_REF; externref: only RI_SUSP_NULL_REF; exnref: an index in the
+ * suspension's exnrefs, or RI_SUSP_NULL_REF). A v128 is two consecutive values
  * of type RI_V128: its bytes 0..7, then 8..15, each read as a little-endian uint64 (so
  * nlocals and nstack count a v128 twice). */
 #define RI_SUSP_NULL_REF UINT64_C(0xFFFFFFFF)
@@ -634,6 +641,10 @@ typedef struct ri_suspension {
     uint32_t func_index;     /* the function that was called (= frames[0].func_index) */
     uint32_t nframes;        /* at least 1 */
     ri_susp_frame *frames;   /* outermost first; frames[nframes - 1] is the running one */
+    /* The exceptions that exnref values (exception handling) refer to, each once: slot 0, its
+     * tag and values; a value of entry i that is an exnref refers to an entry before i. */
+    uint32_t nexnrefs;
+    ri_susp_exn *exnrefs;
 } ri_suspension;
 
 /* Describes the suspended call of the store, all of whose frames must be functions of

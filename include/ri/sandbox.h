@@ -137,7 +137,7 @@ typedef struct ri_sandbox_error {
      * "integer_divide_by_zero", "integer_overflow", "invalid_conversion",
      * "out_of_bounds_memory", "out_of_bounds_table", "undefined_element",
      * "uninitialized_element", "indirect_call_type_mismatch", "call_stack_exhausted",
-     * "uncaught_exception". */
+     * "uncaught_exception", "null_exception_reference". */
     char trap_kind[40];
     char function_name[128];
     char instance_id[64];

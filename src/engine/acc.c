@@ -29,6 +29,13 @@ static const struct acc_variant {
 #undef RI_X_ACC
 };
 
+static void mark_landing(const compiler *c, uint8_t *landing, uint32_t target) {
+    landing[target] = 1;
+    uint32_t at = c->opmap[target];
+    if ((at == RI_CODE_GAS || at == RI_CODE_LOOP || at == RI_CODE_LOOP_U) && target + 2 < c->len)
+        landing[target + 2] = 1;
+}
+
 /* Marks in `landing` every code position a branch can continue at: its target, and
  * the instruction after the target when that is a GAS / LOOP / LOOP_U (which the fused
  * variants skip). Calls return after their GAS, and stopped runs resume at stop points,
@@ -47,12 +54,13 @@ static void mark_landings(const compiler *c, uint8_t *landing) {
         for (uint32_t word = first; word < first + count; word++) {
             uint32_t target = branch_target(c, word);
             if (target == UINT32_MAX) continue;
-            landing[target] = 1;
-            uint32_t at = c->opmap[target];
-            if ((at == RI_CODE_GAS || at == RI_CODE_LOOP || at == RI_CODE_LOOP_U) && target + 2 < c->len)
-                landing[target + 2] = 1;
+            mark_landing(c, landing, target);
         }
     }
+    /* a try_table clause continues at its label's branch target (in unmetered code, whatever
+     * instruction follows the block's end) */
+    for (uint32_t k = 0; k < c->ncatches; k++)
+        if (c->catches[k].table && c->catches[k].target < c->len) mark_landing(c, landing, c->catches[k].target);
 }
 
 /* Turns each instruction that reads the result of the one just before it into its

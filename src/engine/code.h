@@ -149,6 +149,7 @@
     X(RETURN_CALL_INDIRECT, 5, TAIL, CALL) /* type index, table index, element index slot, frame base: the same */ \
     X(THROW, 3, 0, TRAP)       /* tag index, first value's slot: throw (the code's handler tables say where to) */ \
     X(RETHROW, 2, 0, TRAP)     /* exception slot: throw again the exception a catch keeps there */ \
+    X(THROW_REF, 2, 0, TRAP)   /* exnref slot: throw the exception it refers to (trap if null) */ \
     X(MOVE, 3, ACC_MOVE, 0)           /* dst, src */ \
     X(MOVE2, 5, ACC_MOVE, 0)          /* dst1, src1, dst2, src2: two MOVEs, in order */ \
     X(MOVE3, 7, ACC_MOVE, 0)          /* three MOVEs, in order */ \
@@ -510,7 +511,10 @@ typedef struct ri_code_catch {
     uint32_t tag;            /* tag index, or RI_CATCH_ALL */
     uint32_t target, end;    /* code positions of the clause, [target, end); target is its GAS */
     uint32_t base;           /* slot of the exception's first value (the try's label height) */
-    uint32_t exn_slot;       /* slot that keeps the exception for a rethrow in the clause, or RI_NO_SLOT */
+    uint32_t exn_slot;       /* slot that keeps the exception for a rethrow in the clause, or RI_NO_SLOT;
+                                a try_table clause: where its exnref goes (catch_ref, catch_all_ref) */
+    uint32_t table;          /* 1: a try_table clause: target is the branch target of its label (a block's
+                                end, a loop's header, or a return), base that label's slots; no [target, end) */
 } ri_code_catch;
 
 typedef struct ri_code {

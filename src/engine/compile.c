@@ -663,7 +663,7 @@ static uint32_t types_slots(const uint8_t *types, uint32_t n) {
 }
 
 static const uint8_t *single_valtype(uint8_t t) {
-    static const uint8_t all[] = {RI_I32, RI_I64, RI_F32, RI_F64, RI_V128, RI_FUNCREF, RI_EXTERNREF};
+    static const uint8_t all[] = {RI_I32, RI_I64, RI_F32, RI_F64, RI_V128, RI_FUNCREF, RI_EXTERNREF, RI_EXNREF};
     for (size_t i = 0; i < sizeof all; i++)
         if (all[i] == t) return &all[i];
     return &all[0];
@@ -1458,6 +1458,17 @@ static void compile_memory_g(compiler *c, const ri_instr *in, bool store) {
 /* ---- structured control ------------------------------------------------------------------ */
 
 static void end_try(compiler *c, const ctrl *l);
+static void bind_catch_targets(compiler *c, uint32_t label, uint32_t target);
+
+/* The function's label as a try_table clause's target: a return of the values the clause
+ * put in the label's slots (from height 0), after the body. */
+static void emit_catch_return(compiler *c) {
+    forget_emitted(c);
+    uint32_t pos = c->len;
+    if (c->rslots == 0) emit_op(c, RI_CODE_RETURN0, 1);
+    else emit2(c, RI_CODE_RETURN_N, own_slot(c, 0), c->rslots);
+    bind_catch_targets(c, 0, pos);
+}
 
 static void compile_end(compiler *c) {
     ctrl *l = &c->ctrls[c->nctrl - 1];
@@ -1465,11 +1476,13 @@ static void compile_end(compiler *c) {
     if (l->kind == CTRL_FUNC) {
         if (reachable) emit_return(c);
         end_region(c);
+        if (l->catch_targets) emit_catch_return(c);
         c->nctrl--;
         return;
     }
     if (reachable) materialise_top(c, l->nresults);
     if (l->kind == CTRL_TRY || l->kind == CTRL_CATCH) end_try(c, l);
+    if (l->kind == CTRL_TRY_TABLE) c->tries[l->try_index].end = c->len;
     ctrl done = *l;
     c->nctrl--;
     reset_stack(c, done.height, done.rtypes, done.nrv);
@@ -1478,11 +1491,12 @@ static void compile_end(compiler *c) {
         if (!reachable) c->ctrls[c->nctrl - 1].unreachable = true;
         return;
     }
-    bool used = done.fixups || done.else_fixups;
+    bool used = done.fixups || done.else_fixups || done.catch_targets;
     if (used) {
         uint32_t here = start_region(c, RI_CODE_GAS, RI_POINT_GAS);
         bind_chain(c, done.fixups, here);
         bind_chain(c, done.else_fixups, here);
+        if (done.catch_targets) bind_catch_targets(c, c->nctrl, here);
     } else if (!reachable) {
         c->ctrls[c->nctrl - 1].unreachable = true;
     }
@@ -1490,11 +1504,82 @@ static void compile_end(compiler *c) {
 
 /* ---- exception handling ------------------------------------------------------------------ */
 
-/* The try whose body holds what is compiled now (the innermost CTRL_TRY below `from`). */
+/* The try whose body holds what is compiled now (the innermost CTRL_TRY or CTRL_TRY_TABLE
+ * below `from`). */
 static uint32_t enclosing_try(const compiler *c, uint32_t from) {
     for (uint32_t i = from; i-- > 0;)
-        if (c->ctrls[i].kind == CTRL_TRY) return c->ctrls[i].try_index;
+        if (c->ctrls[i].kind == CTRL_TRY || c->ctrls[i].kind == CTRL_TRY_TABLE) return c->ctrls[i].try_index;
     return RI_TRY_NONE;
+}
+
+/* The try_table clauses waiting for the branch target of the label at control index
+ * `label` (their `end` holds it until then) get `target`. */
+static void bind_catch_targets(compiler *c, uint32_t label, uint32_t target) {
+    for (uint32_t k = 0; k < c->ncatches; k++) {
+        ri_code_catch *cc = &c->catches[k];
+        if (cc->table && cc->target == NO_POS && cc->end == label) {
+            cc->target = target;
+            cc->end = target;
+        }
+    }
+}
+
+/* try_table bt clause*: a try whose clauses are branches. A clause's values (and its
+ * exnref) go to its label's slots and it continues at the label's branch target, as a
+ * br with them would (that target is where a run stopped after the catch describes it). */
+static void compile_try_table(compiler *c, const ri_instr *in) {
+    uint32_t np, nr;
+    if (!block_arity(c, &in->imm.block, &np, &nr)) return;
+    flush_all(c);
+    forget_emitted(c); /* (as compile_try: nothing fused into the body's range) */
+    uint32_t n = in->catches.count;
+    if (!grow_array(c, (void **)&c->tries, &c->tries_cap, (uint64_t)c->ntries + 1, sizeof *c->tries)) return;
+    if (!grow_array(c, (void **)&c->catches, &c->catches_cap, (uint64_t)c->ncatches + n, sizeof *c->catches)) return;
+    uint32_t t = c->ntries;
+    for (uint32_t i = 0; i < n; i++) {
+        ri_catch_clause cl = ri_try_table_clause(in, i);
+        /* labels are counted from the block around the try_table */
+        ctrl *l = label_at(c, cl.label);
+        if (!l) return;
+        bool all = cl.kind == RI_CATCH_ALL_PLAIN || cl.kind == RI_CATCH_ALL_REF;
+        bool ref = cl.kind == RI_CATCH_TAG_REF || cl.kind == RI_CATCH_ALL_REF;
+        if (!all && cl.tag >= c->m->ntags) { fail(c, RI_ERR_INVALID, "unknown tag"); return; }
+        uint32_t nvals = all ? 0 : c->m->types[c->m->tag_types[cl.tag]].nparams; /* (no v128 in a tag) */
+        if (label_arity(l) != nvals + ref) { fail(c, RI_ERR_INVALID, "try_table clause arity"); return; }
+        if (l->height + label_arity(l) > c->max_h) c->max_h = l->height + label_arity(l);
+        ri_code_catch *k = &c->catches[c->ncatches++];
+        k->try_index = t;
+        k->tag = all ? RI_CATCH_ALL : cl.tag;
+        k->base = own_slot(c, l->height);
+        k->exn_slot = ref ? k->base + nvals : RI_NO_SLOT;
+        k->table = 1;
+        if (l->kind == CTRL_LOOP) {
+            k->target = k->end = l->loop_pos;
+        } else {
+            k->target = NO_POS;
+            k->end = c->nctrl - 1 - cl.label;
+            l->catch_targets++;
+        }
+    }
+    ctrl *l = push_ctrl(c, CTRL_TRY_TABLE, np, nr);
+    if (!l) return;
+    set_block_types(c, &in->imm.block);
+    l->try_index = t;
+    ri_code_try *tr = &c->tries[c->ntries++];
+    tr->start = c->len;
+    tr->end = c->len;
+    tr->parent = enclosing_try(c, c->nctrl - 1);
+    tr->delegate = RI_TRY_CATCHES;
+    tr->ncatches = n;
+}
+
+/* throw_ref: throws the exception the exnref on top refers to. */
+static void compile_throw_ref(compiler *c) {
+    if (c->h < 1) { fail(c, RI_ERR_INVALID, "throw_ref operand missing"); return; }
+    materialise_top(c, 1);
+    uint32_t p = emit1(c, RI_CODE_THROW_REF, own_slot(c, c->h - 1));
+    add_point(c, p, RI_POINT_TRAP, c->h);
+    c->ctrls[c->nctrl - 1].unreachable = true;
 }
 
 static void compile_try(compiler *c, const ri_blocktype *bt) {
@@ -1570,6 +1655,7 @@ static void compile_catch(compiler *c, const ri_instr *in) {
     k->end = c->len;
     k->base = own_slot(c, l->height);
     k->exn_slot = RI_NO_SLOT;
+    k->table = 0;
     c->tries[l->try_index].ncatches++;
     l->kind = CTRL_CATCH;
     l->unreachable = false;
@@ -1613,7 +1699,7 @@ static uint32_t count_exn_slots(compiler *c, const uint8_t *start, const uint8_t
     uint32_t open = 0, tries = 0, most = 0;
     while (!ri_reader_eof(&r) && ri_read_instr(&r, &in)) {
         switch (in.op) {
-        case RI_OP_BLOCK: case RI_OP_LOOP: case RI_OP_IF: case RI_OP_TRY:
+        case RI_OP_BLOCK: case RI_OP_LOOP: case RI_OP_IF: case RI_OP_TRY: case RI_OP_TRY_TABLE:
             if (!grow_array(c, (void **)&c->nest, &c->nest_cap, (uint64_t)open + 1, 1)) return 0;
             c->nest[open++] = in.op == RI_OP_TRY;
             if (in.op == RI_OP_TRY && ++tries > most) most = tries;
@@ -1693,6 +1779,8 @@ static void compile_instr(compiler *c, const ri_instr *in) {
     }
     case RI_OP_IF: compile_if(c, &in->imm.block); return;
     case RI_OP_TRY: compile_try(c, &in->imm.block); return;
+    case RI_OP_TRY_TABLE: compile_try_table(c, in); return;
+    case RI_OP_THROW_REF: compile_throw_ref(c); return;
     case RI_OP_CATCH: case RI_OP_CATCH_ALL: compile_catch(c, in); return;
     case RI_OP_DELEGATE: compile_delegate(c, in->imm.index); return;
     case RI_OP_THROW: compile_throw(c, in->imm.index); return;
@@ -1883,7 +1971,7 @@ static void compile_instr(compiler *c, const ri_instr *in) {
  * else of its block; only the block structure inside it is followed. */
 static void skip_dead(compiler *c, const ri_instr *in) {
     switch (in->op) {
-    case RI_OP_BLOCK: case RI_OP_LOOP: case RI_OP_IF: case RI_OP_TRY: c->dead_depth++; return;
+    case RI_OP_BLOCK: case RI_OP_LOOP: case RI_OP_IF: case RI_OP_TRY: case RI_OP_TRY_TABLE: c->dead_depth++; return;
     case RI_OP_END:
         if (c->dead_depth) { c->dead_depth--; return; }
         compile_end(c);

@@ -46,7 +46,7 @@ enum { RI_CODE_ACC_COUNT = 0 RI_CODE_ACC_OPS(RI_X_ACC) };
 #undef RI_X_ACC
 _Static_assert(RI_CODE_ACC_COUNT < 255, "accumulator variants must fit compiler.acc_head");
 
-typedef enum ctrl_kind { CTRL_FUNC, CTRL_BLOCK, CTRL_LOOP, CTRL_IF, CTRL_ELSE, CTRL_TRY, CTRL_CATCH } ctrl_kind;
+typedef enum ctrl_kind { CTRL_FUNC, CTRL_BLOCK, CTRL_LOOP, CTRL_IF, CTRL_ELSE, CTRL_TRY, CTRL_CATCH, CTRL_TRY_TABLE } ctrl_kind;
 
 typedef struct ctrl {
     ctrl_kind kind;
@@ -59,6 +59,7 @@ typedef struct ctrl {
     uint32_t try_index;   /* try, catch: its entry in the compiler's tries */
     uint32_t catch_index; /* catch: the clause open (its entry in the compiler's catches) */
     uint32_t exn_slot;    /* try, catch: the slot its catches keep the exception in for a rethrow */
+    uint32_t catch_targets; /* try_table clauses that branch to this label, bound at its end */
     /* the value types of its params and results (nparams, nresults count slots: a v128 two) */
     const uint8_t *ptypes, *rtypes;
     uint32_t npv, nrv;

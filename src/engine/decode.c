@@ -207,8 +207,14 @@ static void read_limits(decoder *d, ri_limits *lim, bool *is64) {
     }
 }
 
+/* An exception reference lives only while the call that caught it runs (exn.h): a table or a
+ * mutable global, which outlive calls (and go into snapshots), cannot hold one. */
 static void read_tabletype(decoder *d, ri_tabletype *t) {
+    const uint8_t *at = d->r.p;
     t->elem = (ri_valtype)read_reftype(d);
+    if (ok(d) && t->elem == RI_EXNREF)
+        unsupported_at(d, at, "exception handling: a table of exnref is not supported (an exception reference "
+                              "does not outlive its call)");
     if (ok(d)) read_limits(d, &t->limits, NULL);
 }
 
@@ -219,6 +225,9 @@ static void read_globaltype(decoder *d, ri_globaltype *g) {
     uint8_t mut = ri_read_u8(&d->r);
     if (ok(d) && mut > 1) malformed_at(d, at, "malformed mutability");
     g->mutable_ = mut == 1;
+    if (ok(d) && g->mutable_ && g->type == RI_EXNREF)
+        unsupported_at(d, at, "exception handling: a mutable exnref global is not supported (an exception "
+                              "reference does not outlive its call)");
 }
 
 /* The config limits apply to definitions the spec considers valid; invalid ones are
@@ -505,7 +514,10 @@ static bool decode_elem_segment(decoder *d, ri_elem_segment *seg) {
      * funcref, with function indices) or a reference type (with expressions). */
     if (not_active || bit1) {
         if (uses_exprs) {
+            const uint8_t *type_at = d->r.p;
             seg->type = (ri_valtype)read_reftype(d);
+            if (ok(d) && seg->type == RI_EXNREF)
+                return unsupported_at(d, type_at, "exception handling: an element segment of exnref is not supported");
         } else {
             const uint8_t *kind_at = d->r.p;
             uint8_t kind = ri_read_u8(&d->r);

@@ -20,6 +20,7 @@ static const char *const trap_messages[RI_TRAP_COUNT] = {
     [RI_TRAP_INTERRUPTED] = "interrupted",
     [RI_TRAP_HOST] = "host function failed",
     [RI_TRAP_EXCEPTION] = "uncaught exception",
+    [RI_TRAP_NULL_EXNREF] = "null exception reference",
 };
 
 const char *ri_trap_message(ri_trap trap) {
@@ -70,6 +71,7 @@ const char *ri_valtype_name(ri_valtype type) {
     case RI_V128: return "v128";
     case RI_FUNCREF: return "funcref";
     case RI_EXTERNREF: return "externref";
+    case RI_EXNREF: return "exnref";
     }
     return "unknown";
 }

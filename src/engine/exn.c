@@ -43,32 +43,77 @@ void ri_exn_free_all(ri_exec *exec) {
     exec->nexns = 0;
 }
 
-/* Marks the objects that the exception slots of a frame name (a slot of a clause that is
- * not running may hold a stale pointer: it is only compared, never followed). */
-static void mark_frame(ri_exec *exec, const ri_slot *fp, const ri_code *code, uint8_t *marks) {
-    if (!code) return;
-    for (uint32_t s = 0; s < code->nexn; s++) {
-        void *p = fp[code->exn_base + s].ref;
-        if (!p) continue;
-        for (uint32_t i = 0; i < exec->nexns; i++)
-            if (exec->exns[i] == p) marks[i] = 1;
+static int cmp_ptr(const void *a, const void *b) {
+    uintptr_t x = (uintptr_t)*(void *const *)a, y = (uintptr_t)*(void *const *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The index of p in the sorted list, or -1. */
+static int64_t find_exn(ri_exn *const *sorted, uint32_t n, const void *p) {
+    uint32_t lo = 0, hi = n;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if ((uintptr_t)sorted[mid] < (uintptr_t)p) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < n && sorted[lo] == p ? (int64_t)lo : -1;
+}
+
+/* Marks object i and, through their values, the objects it holds (a tag may carry exnrefs). */
+static void mark(ri_exn *const *sorted, uint32_t n, uint8_t *marks, uint32_t *work, uint32_t i) {
+    uint32_t top = 0;
+    if (marks[i]) return;
+    marks[i] = 1;
+    work[top++] = i;
+    while (top) {
+        const ri_exn *e = sorted[work[--top]];
+        for (uint32_t v = 0; v < e->n; v++) {
+            int64_t k = find_exn(sorted, n, e->vals[v].ref);
+            if (k >= 0 && !marks[k]) {
+                marks[k] = 1;
+                work[top++] = (uint32_t)k; /* each object enters once: top < n */
+            }
+        }
     }
 }
 
-/* Frees the listed objects no frame can reach. */
+/* Frees the listed objects nothing can reach. Every slot of the value stack in use is a
+ * root, read conservatively (its bits compared with the objects' addresses, never
+ * followed): exnrefs live in locals and operands of any frame, caught exceptions in the
+ * exception slots, and the callers' frames lie below the running one (or reach past its
+ * base: the largest frame end bounds the scan). */
 static void collect(ri_exec *exec, const ri_slot *fp, const ri_code *code) {
-    uint8_t *marks = calloc(exec->nexns ? exec->nexns : 1, 1);
-    if (!marks) return; /* (then the list just grows) */
-    mark_frame(exec, fp, code, marks);
-    /* frames[k] describes the caller of the frame above it: its own fp and code */
-    for (const ri_frame *f = exec->frames; f < exec->frame_top; f++) mark_frame(exec, f->fp.ptr, f->code, marks);
+    uint32_t n = exec->nexns;
+    uint8_t *marks = calloc(n ? n : 1, 1);
+    uint32_t *work = malloc((n ? n : 1) * sizeof *work);
+    if (!marks || !work) { /* (then the list just grows) */
+        free(marks);
+        free(work);
+        return;
+    }
+    qsort(exec->exns, n, sizeof *exec->exns, cmp_ptr);
+    const ri_slot *end = fp + (code ? code->frame_slots : 0);
+    for (const ri_frame *f = exec->frames; f < exec->frame_top; f++)
+        if (f->code && f->fp.ptr + f->code->frame_slots > end) end = f->fp.ptr + f->code->frame_slots;
+    if (end > exec->stack_end) end = exec->stack_end;
+    for (const ri_slot *s = exec->stack; s < end; s++) {
+        int64_t k = find_exn(exec->exns, n, s->ref);
+        if (k >= 0) mark(exec->exns, n, marks, work, (uint32_t)k);
+    }
     uint32_t kept = 0;
-    for (uint32_t i = 0; i < exec->nexns; i++) {
+    for (uint32_t i = 0; i < n; i++) {
         if (marks[i]) exec->exns[kept++] = exec->exns[i];
         else free(exec->exns[i]);
     }
     exec->nexns = kept;
     free(marks);
+    free(work);
+}
+
+bool ri_exn_listed(const ri_exec *exec, const void *p) {
+    for (uint32_t i = 0; i < exec->nexns; i++)
+        if (exec->exns[i] == p) return true;
+    return false;
 }
 
 ri_exn *ri_exn_new(ri_exec *exec, const ri_tag *tag, const ri_slot *vals, const ri_slot *fp, const ri_code *code) {

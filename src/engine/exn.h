@@ -1,12 +1,15 @@
 /*
- * Exceptions (exception handling's try, catch, throw, rethrow, delegate): the objects a
- * throw makes, the search of a frame's handler tables, and the store's list of objects.
+ * Exceptions (exception handling: try, catch, throw, rethrow, delegate, and the final
+ * form's try_table, throw_ref, exnref): the objects a throw makes, the search of a frame's
+ * handler tables, and the store's list of objects.
  *
  * An exception is an object on the heap (its tag and its values), so that a catch can keep
- * it in a slot of its frame for a rethrow. The store's execution state lists every object;
- * the list is emptied when the outermost run ends (not while a call is suspended), and
- * collected when it grows in the outermost run: an object no frame's exception slots name
- * is freed.
+ * it in a slot of its frame for a rethrow, and an exnref is a pointer to one (in any slot:
+ * locals, operands, another exception's values). The store's execution state lists every
+ * object; the list is emptied when the next outermost call starts (so that an exnref result
+ * stays valid until then), when a suspended call is dropped, and with the store; it is
+ * collected when it grows in the outermost run: an object that no slot of the value stack
+ * in use holds (compared, never followed), and no held object's values hold, is freed.
  */
 #ifndef RI_ENGINE_EXN_H
 #define RI_ENGINE_EXN_H
@@ -32,7 +35,10 @@ const ri_code_catch *ri_exn_find_catch(const ri_code *code, const ri_instance *i
  * (a frame stopped there holds an exception object, which descriptions cannot carry). */
 bool ri_exn_kept_at(const ri_code *code, uint32_t pos);
 
-/* Frees every listed exception (the outermost run is over, or the store goes). */
+/* Whether p is a listed exception (an exnref a host gives back must be one). */
+bool ri_exn_listed(const ri_exec *exec, const void *p);
+
+/* Frees every listed exception (a new outermost call starts, or the store goes). */
 void ri_exn_free_all(ri_exec *exec);
 
 #endif

@@ -120,7 +120,7 @@ bool ri_table_resize(ri_table *table, uint32_t size, void *init) {
 
 static bool global_valtype_supported(ri_valtype t) {
     return t == RI_I32 || t == RI_I64 || t == RI_F32 || t == RI_F64 || t == RI_V128 || t == RI_FUNCREF ||
-           t == RI_EXTERNREF;
+           t == RI_EXTERNREF || t == RI_EXNREF;
 }
 
 /* A v128 value's high slot (the low one: val_to_slot). */
@@ -138,7 +138,7 @@ static ri_slot val_to_slot(ri_val v) {
     case RI_I64: s.i64 = (uint64_t)v.of.i64; break;
     case RI_F32: s.i64 = v.of.f32_bits; break;
     case RI_F64: s.i64 = v.of.f64_bits; break;
-    case RI_FUNCREF: case RI_EXTERNREF: s.ref = v.of.ref; break;
+    case RI_FUNCREF: case RI_EXTERNREF: case RI_EXNREF: s.ref = v.of.ref; break;
     case RI_V128: s.i64 = ri_v128_u64(v.of.v128); break;
     }
     return s;
@@ -156,6 +156,11 @@ ri_global *ri_global_new(ri_store *store, ri_globaltype type, ri_val init, ri_er
     if (init.type != type.type) {
         ri_error_set(err, RI_ERR_ARGUMENT, "ri_global_new: initial value of type 0x%02X for a global of type 0x%02X",
                      (unsigned)init.type, (unsigned)type.type);
+        return NULL;
+    }
+    /* an exception reference does not outlive its call (exn.h): only the constant null */
+    if (type.type == RI_EXNREF && (type.mutable_ || init.of.ref)) {
+        ri_error_set(err, RI_ERR_ARGUMENT, "ri_global_new: an exnref global must be immutable and null");
         return NULL;
     }
     ri_global *g = calloc(1, sizeof *g);
@@ -187,7 +192,7 @@ ri_val ri_global_get(const ri_global *global) {
     case RI_I64: v.of.i64 = (int64_t)global->value.i64; break;
     case RI_F32: v.of.f32_bits = (uint32_t)global->value.i64; break;
     case RI_F64: v.of.f64_bits = global->value.i64; break;
-    case RI_FUNCREF: case RI_EXTERNREF: v.of.ref = global->value.ref; break;
+    case RI_FUNCREF: case RI_EXTERNREF: case RI_EXNREF: v.of.ref = global->value.ref; break;
     case RI_V128: ri_v128_from_u64s(v.of.v128, global->value.i64, global->value_hi.i64); break;
     }
     return v;

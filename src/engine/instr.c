@@ -54,6 +54,20 @@ bool ri_read_instr(ri_reader *r, ri_instr *in) {
     case RI_OP_BLOCK: case RI_OP_LOOP: case RI_OP_IF: case RI_OP_TRY:
         read_blocktype(r, &in->imm.block);
         break;
+    case RI_OP_TRY_TABLE: {
+        read_blocktype(r, &in->imm.block);
+        in->catches.count = ri_read_u32(r);
+        in->catches.clauses = r->p;
+        for (uint64_t i = 0; i < in->catches.count && !r->failed; i++) {
+            uint8_t kind = ri_read_u8(r);
+            if (r->failed) break;
+            if (kind > RI_CATCH_ALL_REF) { ri_reader_fail(r, "malformed catch clause"); break; }
+            if (kind < RI_CATCH_ALL_PLAIN) (void)ri_read_u32(r);
+            (void)ri_read_u32(r);
+        }
+        in->catches.end = r->p;
+        break;
+    }
     case RI_OP_BR: case RI_OP_BR_IF: case RI_OP_CALL: case RI_OP_RETURN_CALL:
     case RI_OP_CATCH: case RI_OP_THROW: case RI_OP_RETHROW: case RI_OP_DELEGATE:
     case RI_OP_LOCAL_GET: case RI_OP_LOCAL_SET: case RI_OP_LOCAL_TEE:
@@ -162,7 +176,7 @@ bool ri_read_instr(ri_reader *r, ri_instr *in) {
         } else if ((b >= RI_OP_I32_EQZ && b <= RI_OP_I64_EXTEND32_S) ||
                    b == RI_OP_UNREACHABLE || b == RI_OP_NOP || b == RI_OP_ELSE ||
                    b == RI_OP_END || b == RI_OP_RETURN || b == RI_OP_DROP ||
-                   b == RI_OP_SELECT || b == RI_OP_REF_IS_NULL || b == RI_OP_CATCH_ALL) {
+                   b == RI_OP_SELECT || b == RI_OP_REF_IS_NULL || b == RI_OP_CATCH_ALL || b == RI_OP_THROW_REF) {
             /* no immediates */
         } else {
             const char *feature = ri_unsupported_opcode(b);
@@ -175,6 +189,20 @@ bool ri_read_instr(ri_reader *r, ri_instr *in) {
     return !r->failed;
 }
 
+ri_catch_clause ri_try_table_clause(const ri_instr *in, uint32_t i) {
+    /* the clauses were read once already: they are well formed up to the instruction's end */
+    const uint8_t *p = in->catches.clauses;
+    ri_reader r;
+    ri_reader_init(&r, p, p, in->catches.end);
+    ri_catch_clause c = {0, 0, 0};
+    for (uint32_t k = 0; k <= i; k++) {
+        c.kind = ri_read_u8(&r);
+        c.tag = c.kind < RI_CATCH_ALL_PLAIN ? ri_read_u32(&r) : 0;
+        c.label = ri_read_u32(&r);
+    }
+    return c;
+}
+
 const char *ri_unsupported_opcode(uint8_t b) {
     switch (b) {
     case 0xfe: return "threads (atomic operations, 0xfe prefix) are not supported";
@@ -183,8 +211,6 @@ const char *ri_unsupported_opcode(uint8_t b) {
     case 0x15: return "tail calls (return_call_ref) are not supported";
     case 0xd3: case 0xd4: case 0xd6: return "typed function references (ref.as_non_null, br_on_null) are not supported";
     case 0xd5: return "garbage collection (ref.eq) is not supported";
-    case 0x0a: case 0x1f:
-        return "exception handling's final form (try_table, throw_ref) is not supported";
     default: return NULL;
     }
 }
@@ -210,6 +236,8 @@ const char *ri_opcode_name(uint16_t op) {
     case RI_OP_CATCH_ALL: return "catch_all";
     case RI_OP_THROW: return "throw";
     case RI_OP_RETHROW: return "rethrow";
+    case RI_OP_TRY_TABLE: return "try_table";
+    case RI_OP_THROW_REF: return "throw_ref";
     case RI_OP_DELEGATE: return "delegate";
     case RI_OP_RETURN_CALL_INDIRECT: return "return_call_indirect";
     case RI_OP_DROP: return "drop";

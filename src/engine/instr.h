@@ -61,6 +61,8 @@ typedef struct ri_instr {
      * reserved bytes of WebAssembly 2.0, ri_module_config.single_memory). */
     uint32_t memidx[2];
     bool memidx_zero_bytes;
+    /* try_table (imm.block is its block type): its catch clauses, the first at clauses */
+    struct { uint32_t count; const uint8_t *clauses, *end; } catches;
 } ri_instr;
 
 /* Decode the instruction at r->p. Returns false on a malformed instruction, with
@@ -68,10 +70,11 @@ typedef struct ri_instr {
  * "zero byte expected", "malformed reference type", "unexpected end", ...). */
 bool ri_read_instr(ri_reader *r, ri_instr *in);
 
-/* True for the valtype bytes of WebAssembly 2.0 (i32 i64 f32 f64 v128 funcref externref). */
+/* True for the valtype bytes of WebAssembly 2.0 (i32 i64 f32 f64 v128 funcref externref)
+ * and exception handling's exnref. */
 static inline bool ri_is_valtype(uint8_t b) {
     return b == RI_I32 || b == RI_I64 || b == RI_F32 || b == RI_F64 || b == RI_V128 ||
-           b == RI_FUNCREF || b == RI_EXTERNREF;
+           b == RI_FUNCREF || b == RI_EXTERNREF || b == RI_EXNREF;
 }
 
 /* Checks the valtype byte b just read by r: fails r if it is not a value type
@@ -84,7 +87,17 @@ static inline bool ri_check_valtype(ri_reader *r, uint8_t b) {
 /* The feature of a later WebAssembly version that opcode byte b begins (SIMD, threads,
  * tail calls, exception handling, ...), as a message, or NULL. */
 const char *ri_unsupported_opcode(uint8_t b);
-static inline bool ri_is_reftype(uint8_t b) { return b == RI_FUNCREF || b == RI_EXTERNREF; }
+static inline bool ri_is_reftype(uint8_t b) { return b == RI_FUNCREF || b == RI_EXTERNREF || b == RI_EXNREF; }
+
+/* try_table's catch clauses (exception handling): the kind byte, then the tag (not for the
+ * catch_all forms) and the label. */
+enum { RI_CATCH_TAG = 0, RI_CATCH_TAG_REF = 1, RI_CATCH_ALL_PLAIN = 2, RI_CATCH_ALL_REF = 3 };
+typedef struct ri_catch_clause {
+    uint8_t kind;
+    uint32_t tag, label;
+} ri_catch_clause;
+/* Reads clause i of a try_table, whose clauses ri_read_instr checked. */
+ri_catch_clause ri_try_table_clause(const ri_instr *in, uint32_t i);
 
 /* Name of an opcode for error messages ("i32.add", "memory.init", ...). */
 const char *ri_opcode_name(uint16_t op);

@@ -80,8 +80,8 @@ static bool ensure_stack(const ri_store *store, ri_exec *exec, uint64_t need) {
     for (size_t i = 0; i < nframes; i++) exec->frames[i].fp.index = (size_t)(exec->frames[i].fp.ptr - exec->stack);
     ri_slot *stack = realloc(exec->stack, (size_t)cap * sizeof *stack);
     if (stack) {
-        /* New slots start zeroed: a collection of exceptions (exn.c) reads the exception
-         * slots of every frame, also those its code has not written yet. */
+        /* New slots start zeroed: a collection of exceptions (exn.c) reads every slot in
+         * use, also those the code has not written yet. */
         memset(stack + exec->stack_cap, 0, (size_t)(cap - exec->stack_cap) * sizeof *stack);
         exec->stack = stack;
         exec->stack_cap = (uint32_t)cap;
@@ -767,6 +767,10 @@ op_THROW: /* throw an exception of tag a, its values at slots [b, b + n) */
 op_RETHROW: /* throw again the exception kept in slot a */
     exn = (ri_exn *)SLOT(1).ref;
     if (!exn) TRAP(RI_TRAP_UNREACHABLE); /* (only a hostile rebuilt frame has none there) */
+    goto do_throw;
+op_THROW_REF: /* throw the exception the exnref in slot a refers to */
+    exn = (ri_exn *)SLOT(1).ref;
+    if (!exn) TRAP(RI_TRAP_NULL_EXNREF);
 do_throw: /* the handler tables of each frame, from the running one down to the run's entry */
     for (;;) {
         const ri_code_catch *c_ = ri_exn_find_catch(code, inst, (uint32_t)(pc - code->words), exn);
@@ -1935,7 +1939,10 @@ ri_errcode ri_exec_call(ri_store *store, ri_func *func, ri_slot *args_results, r
         ri_error_set(err, RI_ERR_ARGUMENT, "a suspended call is pending on this store: resume or abandon it first");
         return RI_ERR_ARGUMENT;
     }
-    if (exec->nesting == 0) exec->trap_has_location = false;
+    if (exec->nesting == 0) {
+        exec->trap_has_location = false;
+        ri_exn_free_all(exec); /* the last call's exceptions (its exnref results were valid until now) */
+    }
     if (exec->nesting >= RI_EXEC_MAX_NESTING) return exec_trap(err, RI_TRAP_STACK_EXHAUSTED);
     if (func->host) {
         exec->nesting++;
@@ -1982,7 +1989,6 @@ ri_errcode ri_exec_call(ri_store *store, ri_func *func, ri_slot *args_results, r
         memcpy(args_results, exec->stack + base, (size_t)code->nresults * sizeof(ri_slot));
     exec->frame_top = exec->frames + saved_frames;
     exec->stack_top = base;
-    if (exec->nesting == 0) ri_exn_free_all(exec);
     return rc;
 }
 
@@ -2016,7 +2022,6 @@ ri_errcode ri_exec_resume(ri_store *store, ri_slot *results, ri_error *err) {
         memcpy(results, exec->stack + exec->susp.base, (size_t)code->nresults * sizeof(ri_slot));
     exec->frame_top = exec->frames + exec->susp.marker;
     exec->stack_top = exec->susp.base;
-    ri_exn_free_all(exec);
     return rc;
 }
 

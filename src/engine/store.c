@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exn.h"
 #include "runtime.h"
 
 /* ---- configuration and lifetime ----------------------------------------------- */
@@ -317,7 +318,7 @@ static uint32_t val_to_slots(const ri_val *v, ri_slot *s) {
     case RI_F32: s->i64 = v->of.f32_bits; return 1;
     case RI_F64: s->i64 = v->of.f64_bits; return 1;
     case RI_V128: memcpy(s, v->of.v128, 16); return 2;
-    case RI_FUNCREF: case RI_EXTERNREF: s->i64 = 0; s->ref = v->of.ref; return 1;
+    case RI_FUNCREF: case RI_EXTERNREF: case RI_EXNREF: s->i64 = 0; s->ref = v->of.ref; return 1;
     }
     s->i64 = 0;
     return 1;
@@ -332,7 +333,7 @@ static uint32_t slots_to_val(ri_valtype t, const ri_slot *s, ri_val *v) {
     case RI_F32: v->of.f32_bits = (uint32_t)s->i64; return 1;
     case RI_F64: v->of.f64_bits = s->i64; return 1;
     case RI_V128: memcpy(v->of.v128, s, 16); return 2;
-    case RI_FUNCREF: case RI_EXTERNREF: v->of.ref = s->ref; return 1;
+    case RI_FUNCREF: case RI_EXTERNREF: case RI_EXNREF: v->of.ref = s->ref; return 1;
     }
     return 1;
 }
@@ -370,6 +371,14 @@ ri_errcode ri_func_call(ri_store *store, ri_func *func, const ri_val *args, uint
         if (args[i].type != want) {
             ri_error_set(err, RI_ERR_ARGUMENT, "ri_func_call: argument %u is %s, the function expects %s",
                          i, ri_valtype_name(args[i].type), ri_valtype_name(want));
+            return err->code;
+        }
+        /* An exnref from the embedder must be one of the running call's exceptions (a host
+         * function calling back in); a new call frees the last call's (exn.h). */
+        if (want == RI_EXNREF && args[i].of.ref &&
+            !(store->exec && store->exec->nesting > 0 && ri_exn_listed(store->exec, args[i].of.ref))) {
+            ri_error_set(err, RI_ERR_ARGUMENT, "ri_func_call: argument %u is an exnref that is not an exception of "
+                         "the call running in this store (an exnref does not outlive its call)", i);
             return err->code;
         }
         param_slots += slots_of(want);

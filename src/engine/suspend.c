@@ -272,10 +272,132 @@ void ri_suspension_free(ri_suspension *s) {
         free(s->frames[i].exns);
     }
     free(s->frames);
+    for (uint32_t k = 0; s->exnrefs && k < s->nexnrefs; k++) free(s->exnrefs[k].vals);
+    free(s->exnrefs);
     memset(s, 0, sizeof *s);
 }
 
-static bool describe_value(const ri_instance *inst, uint8_t type, ri_slot slot, ri_susp_value *out, ri_error *err) {
+/* What a description is being made of and into (exnref values add to out->exnrefs). */
+typedef struct describer {
+    const ri_instance *inst;
+    ri_suspension *out;
+    ri_error *err;
+    const ri_exn **seen;     /* out->exnrefs[i] describes seen[i] */
+    const ri_exn **work;     /* scratch of describe_exnref */
+    uint32_t *work_at;
+    uint32_t cap;            /* of seen, work, work_at */
+} describer;
+
+static bool describe_value(describer *d, uint8_t type, ri_slot slot, ri_susp_value *out);
+
+static bool describe_nomem(describer *d) {
+    ri_error_set(d->err, RI_ERR_NOMEM, "out of memory describing the suspended call");
+    return false;
+}
+
+/* The tag index of an exception's tag in the instance, or ntags. */
+static uint32_t tag_index_of(const ri_instance *inst, const ri_exn *e) {
+    uint32_t tag = 0;
+    while (tag < inst->module->ntags && inst->tags[tag] != e->tag) tag++;
+    return tag;
+}
+
+/* Describes an exception object's tag and values into x (its exnref values being described
+ * already). */
+static bool describe_exn_object(describer *d, const ri_exn *e, ri_susp_exn *x) {
+    const ri_module *m = d->inst->module;
+    uint32_t tag = tag_index_of(d->inst, e);
+    if (tag == m->ntags) {
+        ri_error_set(d->err, RI_ERR_ARGUMENT, "a caught exception of a tag the instance does not know cannot be described");
+        return false;
+    }
+    x->tag_index = tag;
+    x->nvals = e->n;
+    x->vals = calloc(e->n ? e->n : 1, sizeof *x->vals);
+    if (!x->vals) return describe_nomem(d);
+    const ri_type *t = &m->types[m->tag_types[tag]];
+    for (uint32_t v = 0; v < e->n; v++)
+        if (!describe_value(d, t->params[v], e->vals[v], &x->vals[v])) return false;
+    return true;
+}
+
+static int64_t seen_index(const describer *d, const ri_exn *e) {
+    for (uint32_t i = 0; i < d->out->nexnrefs; i++)
+        if (d->seen[i] == e) return i;
+    return -1;
+}
+
+/* The index in out->exnrefs of exception e, described there (after the exceptions its values
+ * refer to, depth first without recursion: chains of exceptions may be long). */
+static bool describe_exnref(describer *d, const ri_exn *e, uint64_t *index) {
+    int64_t at = seen_index(d, e);
+    if (at >= 0) {
+        *index = (uint64_t)at;
+        return true;
+    }
+    uint32_t top = 0;
+    /* every object on the work stack is a distinct listed one, not yet seen: the list's
+     * length bounds it (and the table) */
+    const ri_exec *exec = d->inst->store->exec;
+    uint32_t bound = exec ? exec->nexns : 0;
+    if (d->cap < bound) {
+        const ri_exn **seen = realloc(d->seen, (size_t)bound * sizeof *seen);
+        if (seen) d->seen = seen;
+        const ri_exn **work = realloc(d->work, (size_t)bound * sizeof *work);
+        if (work) d->work = work;
+        uint32_t *work_at = realloc(d->work_at, (size_t)bound * sizeof *work_at);
+        if (work_at) d->work_at = work_at;
+        ri_susp_exn *x = realloc(d->out->exnrefs, (size_t)bound * sizeof *x);
+        if (x) d->out->exnrefs = x;
+        if (!seen || !work || !work_at || !x) return describe_nomem(d);
+        d->cap = bound;
+    }
+    if (!ri_exn_listed(exec, e) || d->out->nexnrefs >= d->cap) {
+        ri_error_set(d->err, RI_ERR_ARGUMENT, "internal error: an exnref that is no exception of the call");
+        return false;
+    }
+    d->work[top] = e;
+    d->work_at[top++] = 0;
+    while (top) {
+        const ri_exn *w = d->work[top - 1];
+        uint32_t tag = tag_index_of(d->inst, w);
+        if (tag == d->inst->module->ntags) {
+            ri_error_set(d->err, RI_ERR_ARGUMENT, "an exnref to an exception of a tag the instance does not know cannot be described");
+            return false;
+        }
+        const ri_type *t = &d->inst->module->types[d->inst->module->tag_types[tag]];
+        const ri_exn *child = NULL;
+        while (d->work_at[top - 1] < w->n && !child) {
+            uint32_t v = d->work_at[top - 1]++;
+            const ri_exn *c = w->vals[v].ref;
+            if (t->params[v] == RI_EXNREF && c && seen_index(d, c) < 0) {
+                bool on_stack = false; /* (impossible: an object's values are older than it) */
+                for (uint32_t k = 0; k < top; k++) on_stack |= d->work[k] == c;
+                if (on_stack || !ri_exn_listed(exec, c) || top >= d->cap) {
+                    ri_error_set(d->err, RI_ERR_ARGUMENT, "internal error: exceptions that hold each other");
+                    return false;
+                }
+                child = c;
+            }
+        }
+        if (child) {
+            d->work[top] = child;
+            d->work_at[top++] = 0;
+            continue;
+        }
+        top--;
+        uint32_t i = d->out->nexnrefs;
+        ri_susp_exn *x = &d->out->exnrefs[i];
+        memset(x, 0, sizeof *x);
+        d->out->nexnrefs++;
+        d->seen[i] = w;
+        if (!describe_exn_object(d, w, x)) return false;
+    }
+    *index = (uint64_t)seen_index(d, e);
+    return true;
+}
+
+static bool describe_value(describer *d, uint8_t type, ri_slot slot, ri_susp_value *out) {
     out->type = (ri_valtype)type;
     switch (type) {
     case RI_I32: case RI_F32: out->bits = (uint32_t)slot.i64; return true;
@@ -287,8 +409,8 @@ static bool describe_value(const ri_instance *inst, uint8_t type, ri_slot slot, 
             return true;
         }
         uint32_t index;
-        if (!ri_instance_func_index(inst, slot.ref, &index)) {
-            ri_error_set(err, RI_ERR_ARGUMENT, "a funcref on the stack is not in the instance's function space");
+        if (!ri_instance_func_index(d->inst, slot.ref, &index)) {
+            ri_error_set(d->err, RI_ERR_ARGUMENT, "a funcref on the stack is not in the instance's function space");
             return false;
         }
         out->bits = index;
@@ -299,45 +421,34 @@ static bool describe_value(const ri_instance *inst, uint8_t type, ri_slot slot, 
             out->bits = RI_SUSP_NULL_REF;
             return true;
         }
-        ri_error_set(err, RI_ERR_ARGUMENT, "a non-null externref on the stack cannot be described");
+        ri_error_set(d->err, RI_ERR_ARGUMENT, "a non-null externref on the stack cannot be described");
         return false;
+    case RI_EXNREF:
+        if (!slot.ref) {
+            out->bits = RI_SUSP_NULL_REF;
+            return true;
+        }
+        return describe_exnref(d, slot.ref, &out->bits);
     default:
-        ri_error_set(err, RI_ERR_ARGUMENT, "a value of type 0x%02x on the stack cannot be described", type);
+        ri_error_set(d->err, RI_ERR_ARGUMENT, "a value of type 0x%02x on the stack cannot be described", type);
         return false;
     }
 }
 
 /* The exceptions kept by the catch clauses that code position pos of a frame lies in. */
-static bool describe_exns(const ri_instance *inst, const ri_code *code, const ri_slot *fp, uint32_t pos,
-                          ri_susp_frame *sf, ri_error *err) {
-    const ri_module *m = inst->module;
+static bool describe_exns(describer *d, const ri_code *code, const ri_slot *fp, uint32_t pos, ri_susp_frame *sf) {
     for (uint32_t c = 0; c < code->ncatches; c++) {
         const ri_code_catch *k = &code->catches[c];
-        if (k->exn_slot == RI_NO_SLOT || pos < k->target || pos >= k->end) continue;
+        if (k->table || k->exn_slot == RI_NO_SLOT || pos < k->target || pos >= k->end) continue;
         const ri_exn *e = fp[k->exn_slot].ref;
         if (!e) continue;
-        uint32_t tag = 0;
-        while (tag < m->ntags && inst->tags[tag] != e->tag) tag++;
-        if (tag == m->ntags) {
-            ri_error_set(err, RI_ERR_ARGUMENT, "a caught exception of a tag the instance does not know cannot be described");
-            return false;
-        }
         ri_susp_exn *grown = realloc(sf->exns, (size_t)(sf->nexns + 1) * sizeof *grown);
-        ri_susp_value *vals = calloc(e->n ? e->n : 1, sizeof *vals);
-        if (grown) sf->exns = grown;
-        if (!grown || !vals) {
-            free(vals);
-            ri_error_set(err, RI_ERR_NOMEM, "out of memory describing the suspended call");
-            return false;
-        }
+        if (!grown) return describe_nomem(d);
+        sf->exns = grown;
         ri_susp_exn *x = &sf->exns[sf->nexns++];
+        memset(x, 0, sizeof *x);
         x->slot = k->exn_slot - code->exn_base;
-        x->tag_index = tag;
-        x->nvals = e->n;
-        x->vals = vals;
-        const ri_type *t = &m->types[m->tag_types[tag]];
-        for (uint32_t v = 0; v < e->n; v++)
-            if (!describe_value(inst, t->params[v], e->vals[v], &vals[v], err)) return false;
+        if (!describe_exn_object(d, e, x)) return false;
     }
     return true;
 }
@@ -369,6 +480,7 @@ bool ri_store_describe_suspended(ri_store *store, const ri_instance *inst, ri_su
     out->nframes = (uint32_t)n;
     out->reason = exec->susp.reason;
     probes pr = {0};
+    describer dc = {inst, out, err, NULL, NULL, NULL, 0};
     bool ok = true;
     for (size_t i = 0; i < n && ok; i++) {
         const ri_code *code;
@@ -423,8 +535,8 @@ bool ri_store_describe_suspended(ri_store *store, const ri_instance *inst, ri_su
         }
         ri_susp_frame *sf = &out->frames[i];
         if (code->nexn &&
-            !describe_exns(inst, code, fp, top ? pt->pos : (uint32_t)(exec->frames[exec->susp.marker + 1 + i].ret_pc -
-                                                                      code->words - 1), sf, err)) {
+            !describe_exns(&dc, code, fp, top ? pt->pos : (uint32_t)(exec->frames[exec->susp.marker + 1 + i].ret_pc -
+                                                                     code->words - 1), sf)) {
             ok = false;
             break;
         }
@@ -445,7 +557,7 @@ bool ri_store_describe_suspended(ri_store *store, const ri_instance *inst, ri_su
             /* At entry the declared locals are not set yet: ENTRY zeroes them. */
             ri_slot v = fp[k];
             if (pt->kind == RI_POINT_ENTRY && k >= code->nparams) v.i64 = 0, v.ref = NULL;
-            ok = describe_value(inst, t, v, &sf->locals[k], err);
+            ok = describe_value(&dc, t, v, &sf->locals[k]);
         }
         if (ok && nstack) {
             const probe *p = probe_at(&pr, m, code->func_index, pt->wasm_offset, err);
@@ -458,7 +570,7 @@ bool ri_store_describe_suspended(ri_store *store, const ri_instance *inst, ri_su
                 ok = false;
             }
             for (uint32_t k = 0; ok && k < nstack; k++)
-                ok = describe_value(inst, p->types[k], fp[code->stack_base + k], &sf->stack[k], err);
+                ok = describe_value(&dc, p->types[k], fp[code->stack_base + k], &sf->stack[k]);
             /* About to make a call that moves its last arguments into place first (_M1,
              * _M2): describe them as the call will see them (the moves run again). */
             call_site cs;
@@ -471,7 +583,7 @@ bool ri_store_describe_suspended(ri_store *store, const ri_instance *inst, ri_su
                     ri_error_set(err, RI_ERR_ARGUMENT, "internal error: a call's addition outside its operands");
                     ok = false;
                 } else {
-                    ok = describe_value(inst, p->types[d - code->stack_base], v, &sf->stack[d - code->stack_base], err);
+                    ok = describe_value(&dc, p->types[d - code->stack_base], v, &sf->stack[d - code->stack_base]);
                 }
             }
             if (at_call && cs.nmoves) {
@@ -488,13 +600,16 @@ bool ri_store_describe_suspended(ri_store *store, const ri_instance *inst, ri_su
                         ri_error_set(err, RI_ERR_ARGUMENT, "internal error: a call's move outside its operands");
                         ok = false;
                     } else {
-                        ok = describe_value(inst, p->types[d - code->stack_base], v, &sf->stack[d - code->stack_base], err);
+                        ok = describe_value(&dc, p->types[d - code->stack_base], v, &sf->stack[d - code->stack_base]);
                     }
                 }
             }
         }
     }
     probes_free(&pr);
+    free(dc.seen);
+    free(dc.work);
+    free(dc.work_at);
     if (!ok) {
         ri_suspension_free(out);
         return false;
@@ -508,27 +623,36 @@ bool ri_store_describe_suspended(ri_store *store, const ri_instance *inst, ri_su
 
 /* ---- rebuild ------------------------------------------------------------------------------- */
 
-static bool value_ok(const ri_module *m, uint8_t want, const ri_susp_value *v) {
+/* Whether v is a value of type want; an exnref refers to one of the first nexn entries of
+ * the suspension's exnrefs. */
+static bool value_ok(const ri_module *m, uint8_t want, const ri_susp_value *v, uint32_t nexn) {
     if ((uint8_t)v->type != want) return false;
     switch (want) {
     case RI_I32: case RI_F32: return v->bits <= UINT32_MAX;
     case RI_I64: case RI_F64: case RI_V128: return true;
     case RI_FUNCREF: return v->bits == RI_SUSP_NULL_REF || v->bits < m->nfuncs;
     case RI_EXTERNREF: return v->bits == RI_SUSP_NULL_REF;
+    case RI_EXNREF: return v->bits == RI_SUSP_NULL_REF || v->bits < nexn;
     default: return false;
     }
 }
 
-static ri_slot value_slot(ri_instance *inst, const ri_susp_value *v) {
+/* A checked value as a slot; objs: the exceptions made of the suspension's exnrefs. */
+static ri_slot value_slot(ri_instance *inst, ri_exn *const *objs, const ri_susp_value *v) {
     ri_slot s;
     s.i64 = 0;
     if (v->type == RI_FUNCREF || v->type == RI_EXTERNREF) {
         s.ref = v->type == RI_FUNCREF && v->bits != RI_SUSP_NULL_REF ? inst->funcs[v->bits] : NULL;
+    } else if (v->type == RI_EXNREF) {
+        s.ref = v->bits != RI_SUSP_NULL_REF ? objs[v->bits] : NULL;
     } else {
         s.i64 = v->bits;
     }
     return s;
 }
+
+/* Checks entry i of the suspension's exnrefs. */
+static bool exnref_ok(const ri_module *m, const ri_suspension *s, uint32_t i, ri_error *err);
 
 typedef struct plan {
     const ri_code *code;
@@ -598,9 +722,11 @@ static bool check_frame(const ri_store *store, ri_instance *inst, const ri_suspe
         return refuse(err, "frame %u: %u locals, the function has a different number", i, f->nlocals);
     if (f->nlocals && !f->locals) return refuse(err, "frame %u: %u locals missing", i, f->nlocals);
     for (uint32_t k = 0; k < f->nlocals; k++) {
-        if (!value_ok(m, local_type(m, code, k), &f->locals[k]))
+        if (!value_ok(m, local_type(m, code, k), &f->locals[k], s->nexnrefs))
             return refuse(err, "frame %u: local %u has the wrong type or an invalid value", i, k);
-        if (kind == RI_POINT_ENTRY && k >= code->nparams && f->locals[k].bits != (f->locals[k].type == RI_FUNCREF || f->locals[k].type == RI_EXTERNREF ? RI_SUSP_NULL_REF : 0))
+        ri_valtype lt = f->locals[k].type;
+        if (kind == RI_POINT_ENTRY && k >= code->nparams &&
+            f->locals[k].bits != (lt == RI_FUNCREF || lt == RI_EXTERNREF || lt == RI_EXNREF ? RI_SUSP_NULL_REF : 0))
             return refuse(err, "frame %u: declared local %u must be zero at function entry", i, k);
     }
     pl[i].code = code;
@@ -645,7 +771,8 @@ static bool check_frame(const ri_store *store, ri_instance *inst, const ri_suspe
         bool kept = false;
         for (uint32_t c = 0; c < code->ncatches && !kept; c++) {
             const ri_code_catch *k = &code->catches[c];
-            kept = k->exn_slot == code->exn_base + e->slot && k->target <= pos && pos < k->end && e->slot < code->nexn;
+            kept = !k->table && k->exn_slot == code->exn_base + e->slot && k->target <= pos && pos < k->end &&
+                   e->slot < code->nexn;
         }
         for (uint32_t y = 0; kept && y < x; y++) kept = f->exns[y].slot != e->slot;
         if (!kept) return refuse(err, "frame %u: no catch clause there keeps an exception in slot %u", i, e->slot);
@@ -654,7 +781,7 @@ static bool check_frame(const ri_store *store, ri_instance *inst, const ri_suspe
         if (e->nvals != tt->nparams || (e->nvals && !e->vals))
             return refuse(err, "frame %u: an exception of tag %u with the wrong number of values", i, e->tag_index);
         for (uint32_t v = 0; v < e->nvals; v++)
-            if (!value_ok(m, tt->params[v], &e->vals[v]))
+            if (!value_ok(m, tt->params[v], &e->vals[v], s->nexnrefs))
                 return refuse(err, "frame %u: a kept exception's value %u has the wrong type or an invalid value", i, v);
     }
     if (f->nstack) {
@@ -662,11 +789,47 @@ static bool check_frame(const ri_store *store, ri_instance *inst, const ri_suspe
         if (!p) return false;
         if (p->n != pt->height) return refuse(err, "frame %u: internal error: stack height %u disagrees", i, pt->height);
         for (uint32_t k = 0; k < f->nstack; k++)
-            if (!value_ok(m, p->types[k], &f->stack[k]))
+            if (!value_ok(m, p->types[k], &f->stack[k], s->nexnrefs))
                 return refuse(err, "frame %u: operand %u has the wrong type or an invalid value", i, k);
     }
     (void)store;
     return true;
+}
+
+static bool exnref_ok(const ri_module *m, const ri_suspension *s, uint32_t i, ri_error *err) {
+    const ri_susp_exn *e = &s->exnrefs[i];
+    if (e->slot) return refuse(err, "exnref %u: slot %u (must be 0)", i, e->slot);
+    if (e->tag_index >= m->ntags) return refuse(err, "exnref %u: tag %u out of range", i, e->tag_index);
+    const ri_type *tt = &m->types[m->tag_types[e->tag_index]];
+    if (e->nvals != tt->nparams || (e->nvals && !e->vals))
+        return refuse(err, "exnref %u: an exception of tag %u with the wrong number of values", i, e->tag_index);
+    for (uint32_t v = 0; v < e->nvals; v++)
+        if (!value_ok(m, tt->params[v], &e->vals[v], i)) /* (only earlier entries: no cycles) */
+            return refuse(err, "exnref %u: value %u has the wrong type or an invalid value", i, v);
+    return true;
+}
+
+/* Makes the exception objects of the suspension's exnrefs, in order (fallible: before the
+ * frames change). NULL with err set when out of memory. */
+static ri_exn **make_exnrefs(ri_exec *exec, ri_instance *inst, const ri_suspension *s, ri_error *err) {
+    ri_exn **objs = calloc(s->nexnrefs ? s->nexnrefs : 1, sizeof *objs);
+    bool ok = objs != NULL;
+    for (uint32_t i = 0; ok && i < s->nexnrefs; i++) {
+        const ri_susp_exn *e = &s->exnrefs[i];
+        ri_slot vals[16];
+        ri_slot *v = e->nvals <= 16 ? vals : calloc(e->nvals, sizeof *v);
+        for (uint32_t k = 0; v && k < e->nvals; k++) v[k] = value_slot(inst, objs, &e->vals[k]);
+        objs[i] = v ? ri_exn_new(exec, inst->tags[e->tag_index], v, NULL, NULL) : NULL;
+        if (v != vals) free(v);
+        ok = objs[i] != NULL;
+    }
+    if (!ok) {
+        free(objs);
+        ri_exn_free_all(exec);
+        ri_error_set(err, RI_ERR_NOMEM, "out of memory for the exceptions of the suspended call");
+        return NULL;
+    }
+    return objs;
 }
 
 bool ri_store_rebuild_suspended(ri_store *store, ri_instance *inst, const ri_suspension *s, ri_error *err) {
@@ -705,6 +868,8 @@ bool ri_store_rebuild_suspended(ri_store *store, ri_instance *inst, const ri_sus
     }
     probes pr = {0};
     bool ok = true;
+    if (s->nexnrefs && !s->exnrefs) ok = refuse(err, "%u exnrefs missing (of %u)", s->nexnrefs, s->nexnrefs);
+    for (uint32_t i = 0; ok && i < s->nexnrefs; i++) ok = exnref_ok(inst->module, s, i, err);
     uint64_t base = exec->stack_top, fp = base;
     for (uint32_t i = 0; i < s->nframes && ok; i++) {
         ok = check_frame(store, inst, s, i, pl, &pr, err);
@@ -752,6 +917,13 @@ bool ri_store_rebuild_suspended(ri_store *store, ri_instance *inst, const ri_sus
             exec->frame_top = frames;
         }
     }
+    /* A new call in the store: the last one's exceptions go (exn.h), then those it holds. */
+    ri_exn **objs = NULL;
+    if (ok) {
+        ri_exn_free_all(exec);
+        objs = make_exnrefs(exec, inst, s, err);
+        ok = objs != NULL;
+    }
     if (!ok) {
         free(pl);
         return false;
@@ -767,16 +939,16 @@ bool ri_store_rebuild_suspended(ri_store *store, ri_instance *inst, const ri_sus
         const ri_susp_frame *f = &s->frames[i];
         const ri_code *code = pl[i].code;
         ri_slot *slots = exec->stack + pl[i].fp;
-        for (uint32_t k = 0; k < f->nlocals; k++) slots[k] = value_slot(inst, &f->locals[k]);
+        for (uint32_t k = 0; k < f->nlocals; k++) slots[k] = value_slot(inst, objs, &f->locals[k]);
         /* The constant pool, as ENTRY loads it (its words 5 .. 5 + 2 * nconsts). */
         for (uint32_t k = 0; k < code->nconsts; k++)
             slots[code->nlocals + k].i64 = code->words[5 + 2 * k] | (uint64_t)code->words[6 + 2 * k] << 32;
-        for (uint32_t k = 0; k < f->nstack; k++) slots[code->stack_base + k] = value_slot(inst, &f->stack[k]);
+        for (uint32_t k = 0; k < f->nstack; k++) slots[code->stack_base + k] = value_slot(inst, objs, &f->stack[k]);
         for (uint32_t x = 0; x < f->nexns; x++) { /* the exceptions its catch clauses keep */
             const ri_susp_exn *e = &f->exns[x];
             ri_slot vals[16];
             ri_slot *v = e->nvals <= 16 ? vals : calloc(e->nvals, sizeof *v);
-            for (uint32_t k = 0; v && k < e->nvals; k++) v[k] = value_slot(inst, &e->vals[k]);
+            for (uint32_t k = 0; v && k < e->nvals; k++) v[k] = value_slot(inst, objs, &e->vals[k]);
             ri_exn *obj = v ? ri_exn_new(exec, inst->tags[e->tag_index], v, NULL, NULL) : NULL;
             if (v != vals) free(v);
             slots[code->exn_base + e->slot].i64 = 0;
@@ -803,5 +975,6 @@ bool ri_store_rebuild_suspended(ri_store *store, ri_instance *inst, const ri_sus
     exec->susp.instance = inst;
     exec->susp.fp = (size_t)top->fp;
     free(pl);
+    free(objs);
     return true;
 }

@@ -116,7 +116,7 @@ static const char *what_name(uint32_t what, name_buf *buf) {
 
 static const char *valtype_name(uint8_t t) {
     switch (t) {
-    case RI_I32: case RI_I64: case RI_F32: case RI_F64: case RI_V128: case RI_FUNCREF: case RI_EXTERNREF:
+    case RI_I32: case RI_I64: case RI_F32: case RI_F64: case RI_V128: case RI_FUNCREF: case RI_EXTERNREF: case RI_EXNREF:
         return ri_valtype_name((ri_valtype)t);
     case VT_UNKNOWN: return "unknown";
     default: return "?";
@@ -142,10 +142,10 @@ static void format_types(char *buf, size_t cap, const uint8_t *types, uint32_t n
 }
 
 static bool is_num(uint8_t t) { return t == RI_I32 || t == RI_I64 || t == RI_F32 || t == RI_F64; }
-static bool is_ref(uint8_t t) { return t == RI_FUNCREF || t == RI_EXTERNREF; }
+static bool is_ref(uint8_t t) { return t == RI_FUNCREF || t == RI_EXTERNREF || t == RI_EXNREF; }
 
 static const uint8_t no_types[1] = {0};
-static const uint8_t single_types[] = {RI_I32, RI_I64, RI_F32, RI_F64, RI_V128, RI_FUNCREF, RI_EXTERNREF};
+static const uint8_t single_types[] = {RI_I32, RI_I64, RI_F32, RI_F64, RI_V128, RI_FUNCREF, RI_EXTERNREF, RI_EXNREF};
 static const uint8_t i32_x3[3] = {RI_I32, RI_I32, RI_I32};
 
 /* A one-element type list for a block type's single result. */
@@ -364,6 +364,32 @@ static const ri_type *func_type(const ri_module *m, uint32_t func_index) {
 }
 
 static inline const uint8_t *type_list(const uint8_t *p) { return p ? p : no_types; }
+
+/* A try_table's clause i: its label's types must be what it branches with, the tag's values
+ * (catch, catch_ref) and an exnref (catch_ref, catch_all_ref). No subtyping among the
+ * engine's reference types: the types must be the same. */
+static ri_errcode check_catch_clause(validator *v, ri_catch_clause c, uint32_t i) {
+    static const char *const names[] = {"catch", "catch_ref", "catch_all", "catch_all_ref"};
+    const uint8_t *tp = no_types;
+    uint32_t ntp = 0;
+    if (c.kind == RI_CATCH_TAG || c.kind == RI_CATCH_TAG_REF) {
+        if (c.tag >= v->m->ntags) return body_error(v, RI_ERR_INVALID, "unknown tag %u", c.tag);
+        const ri_type *t = &v->m->types[v->m->tag_types[c.tag]];
+        tp = type_list(t->params);
+        ntp = t->nparams;
+    }
+    bool ref = c.kind == RI_CATCH_TAG_REF || c.kind == RI_CATCH_ALL_REF;
+    if (c.label >= v->nctrls) return body_error(v, RI_ERR_INVALID, "unknown label %u", c.label);
+    const uint8_t *want;
+    uint32_t nwant;
+    label_types(&v->ctrls[v->nctrls - 1 - c.label], &want, &nwant);
+    if (nwant == (uint64_t)ntp + ref && same_types(want, ntp, tp, ntp) && (!ref || want[ntp] == RI_EXNREF)) return RI_OK;
+    char a[96], b[96];
+    format_types(a, sizeof a, want, nwant);
+    format_types(b, sizeof b, tp, ntp);
+    return body_error(v, RI_ERR_INVALID, "type mismatch: try_table clause %u (%s) branches with [%s%s%s] to label %u of type [%s]",
+                      i, names[c.kind], b, ref && ntp ? " " : "", ref ? "exnref" : "", c.label, a);
+}
 
 static uint8_t local_type(const validator *v, uint32_t index) {
     uint32_t np = v->type->nparams;
@@ -676,6 +702,20 @@ static inline ri_errcode validate_instr(validator *v, const ri_instr *in, ri_rea
         if ((rc = pop_types(v, params, np, in->op))) return rc;
         return push_frame(v, K_TRY, params, np, results, nr);
     }
+    case RI_OP_TRY_TABLE: {
+        const uint8_t *params, *results;
+        uint32_t np, nr;
+        if ((rc = block_signature(v, &in->imm.block, &params, &np, &results, &nr))) return rc;
+        /* the clauses' labels are counted from the block around the try_table */
+        for (uint32_t i = 0; i < in->catches.count; i++)
+            if ((rc = check_catch_clause(v, ri_try_table_clause(in, i), i))) return rc;
+        if ((rc = pop_types(v, params, np, in->op))) return rc;
+        return push_frame(v, K_BLOCK, params, np, results, nr);
+    }
+    case RI_OP_THROW_REF:
+        if ((rc = pop_type(v, RI_EXNREF, in->op))) return rc;
+        set_unreachable(v);
+        return RI_OK;
     case RI_OP_CATCH: case RI_OP_CATCH_ALL: {
         frame *f = top_frame(v);
         if (f->kind != K_TRY && f->kind != K_CATCH)
@@ -1022,7 +1062,7 @@ static bool find_malformed_body(validator *v, uint32_t from) {
                 return true;
             }
             switch (in.op) {
-            case RI_OP_BLOCK: case RI_OP_LOOP: case RI_OP_IF: case RI_OP_TRY:
+            case RI_OP_BLOCK: case RI_OP_LOOP: case RI_OP_IF: case RI_OP_TRY: case RI_OP_TRY_TABLE:
                 if (v->nvals == v->vals_cap && !grow_quietly(v)) return false;
                 push(v, in.op == RI_OP_IF ? K_IF : K_BLOCK);
                 break;

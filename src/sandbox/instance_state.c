@@ -91,7 +91,7 @@ static bool val_equal(const ri_val *a, const ri_val *b) {
     case RI_F32: return a->of.f32_bits == b->of.f32_bits;
     case RI_F64: return a->of.f64_bits == b->of.f64_bits;
     case RI_V128: return memcmp(a->of.v128, b->of.v128, 16) == 0;
-    case RI_FUNCREF: case RI_EXTERNREF: return a->of.ref == b->of.ref;
+    case RI_FUNCREF: case RI_EXTERNREF: case RI_EXNREF: return a->of.ref == b->of.ref;
     }
     return false;
 }

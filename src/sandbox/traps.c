@@ -24,6 +24,7 @@ const char *sb_trap_kind(ri_trap trap) {
     case RI_TRAP_INTERRUPTED: return "interrupted";
     case RI_TRAP_HOST: return "runtime_error";
     case RI_TRAP_EXCEPTION: return "uncaught_exception";
+    case RI_TRAP_NULL_EXNREF: return "null_exception_reference";
     case RI_TRAP_COUNT: break;
     }
     return "runtime_error";

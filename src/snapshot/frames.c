@@ -13,7 +13,9 @@
 #define FRMS_LAYOUT 1u
 #define FRMS_LAYOUT_INVOKE 2u /* frames entered through Emscripten invokes (docs/SNAPSHOT_FORMAT.md) */
 #define FRMS_LAYOUT_EXNS 3u   /* the same, and frames with kept exceptions (exception handling) */
+#define FRMS_LAYOUT_EXNREFS 4u /* the same, and the exceptions exnref values refer to */
 #define FRMS_EXN_BYTES 12u    /* slot, tag, count */
+#define FRMS_EXNREF_BYTES 8u  /* tag, count */
 #define FRMS_HEADER_BYTES 40u  /* layout .. export name length */
 #define FRMS_FRAME_BYTES 20u
 #define FRMS_VALUE_BYTES 9u    /* type byte + 8 bytes of bits */
@@ -31,18 +33,20 @@ void ri_snap_call_free(ri_snap_call *call) {
 
 static bool storable_type(ri_valtype t) {
     return t == RI_I32 || t == RI_I64 || t == RI_F32 || t == RI_F64 || t == RI_V128 || t == RI_FUNCREF ||
-           t == RI_EXTERNREF;
+           t == RI_EXTERNREF || t == RI_EXNREF;
 }
 
 /* The checks a reader makes of one value, shared so that a writer never writes what a
- * reader refuses. NULL: fine; else what is wrong. */
-static const char *value_problem(ri_valtype type, uint64_t bits, uint32_t func_count) {
+ * reader refuses (an exnref: an index below nexn, in the table of layout 4). NULL: fine;
+ * else what is wrong. */
+static const char *value_problem(ri_valtype type, uint64_t bits, uint32_t func_count, uint32_t nexn) {
     switch (type) {
     case RI_I32: case RI_F32: return bits <= UINT32_MAX ? NULL : "a 32-bit value above 2^32 - 1";
     case RI_I64: case RI_F64: return NULL;
     case RI_V128: return NULL; /* one half of a vector: any bits */
     case RI_FUNCREF: return bits == RI_SUSP_NULL_REF || bits < func_count ? NULL : "a function index out of range";
     case RI_EXTERNREF: return bits == RI_SUSP_NULL_REF ? NULL : "a non-null externref";
+    case RI_EXNREF: return bits == RI_SUSP_NULL_REF || bits < nexn ? NULL : "an exnref to no stored exception";
     default: return "an unknown value type";
     }
 }
@@ -53,10 +57,10 @@ static bool point_known(uint32_t p) {
 
 /* ---- writing ---------------------------------------------------------------------------- */
 
-static bool put_values(snap_buf *b, const ri_susp_value *v, uint32_t n, uint32_t func_count, uint32_t frame,
-                       ri_snap_error *err) {
+static bool put_values(snap_buf *b, const ri_susp_value *v, uint32_t n, uint32_t func_count, uint32_t nexn,
+                       uint32_t frame, ri_snap_error *err) {
     for (uint32_t i = 0; i < n; i++) {
-        const char *why = storable_type(v[i].type) ? value_problem(v[i].type, v[i].bits, func_count)
+        const char *why = storable_type(v[i].type) ? value_problem(v[i].type, v[i].bits, func_count, nexn)
                                                    : "a type WSNP v2 does not hold";
         if (why) return snap_fail(err, RI_SNAP_ERR_STATE, "frame %u holds %s", frame, why);
         snap_buf_u8(b, (uint8_t)v[i].type);
@@ -80,6 +84,9 @@ bool snap_write_frames(snap_buf *b, const ri_snap_call *call, uint32_t func_coun
         if (s->frames[i].via != RI_SUSP_VIA_CALL) layout = FRMS_LAYOUT_INVOKE;
     for (uint32_t i = 0; i < s->nframes; i++) /* (and layout 3 only with kept exceptions) */
         if (s->frames[i].nexns) layout = FRMS_LAYOUT_EXNS;
+    if (s->nexnrefs) layout = FRMS_LAYOUT_EXNREFS; /* (and 4 only with exnrefs to exceptions) */
+    if (s->nexnrefs && !s->exnrefs)
+        return snap_fail(err, RI_SNAP_ERR_ARGUMENT, "ri_snap_write_call: the suspended call is not well-formed");
     snap_buf_u32(b, layout);
     snap_buf_u32(b, (uint32_t)s->reason);
     snap_buf_u32(b, call->pause_on);
@@ -95,6 +102,19 @@ bool snap_write_frames(snap_buf *b, const ri_snap_call *call, uint32_t func_coun
             return snap_fail(err, RI_SNAP_ERR_STATE, "result %u has a type WSNP v2 does not hold", i);
         snap_buf_u8(b, (uint8_t)call->result_types[i]);
     }
+    if (layout >= FRMS_LAYOUT_EXNREFS) {
+        snap_buf_u32(b, s->nexnrefs);
+        for (uint32_t k = 0; k < s->nexnrefs; k++) {
+            const ri_susp_exn *e = &s->exnrefs[k];
+            if ((e->nvals && !e->vals) || e->slot)
+                return snap_fail(err, RI_SNAP_ERR_ARGUMENT, "ri_snap_write_call: exnref %u is not well-formed", k);
+            snap_buf_u32(b, e->tag_index);
+            snap_buf_u32(b, e->nvals);
+            /* (an exception's exnref values refer to earlier ones only) */
+            if (!put_values(b, e->vals, e->nvals, func_count, k, k, err)) return false;
+        }
+    }
+    uint32_t nexn = s->nexnrefs;
     snap_buf_u32(b, s->nframes);
     for (uint32_t i = 0; i < s->nframes; i++) {
         const ri_susp_frame *f = &s->frames[i];
@@ -110,8 +130,8 @@ bool snap_write_frames(snap_buf *b, const ri_snap_call *call, uint32_t func_coun
         snap_buf_u32(b, f->nlocals);
         snap_buf_u32(b, f->nstack);
         if (f->via == RI_SUSP_VIA_INVOKE) snap_buf_u32(b, (uint32_t)f->via_value);
-        if (!put_values(b, f->locals, f->nlocals, func_count, i, err) ||
-            !put_values(b, f->stack, f->nstack, func_count, i, err))
+        if (!put_values(b, f->locals, f->nlocals, func_count, nexn, i, err) ||
+            !put_values(b, f->stack, f->nstack, func_count, nexn, i, err))
             return false;
         if (layout < FRMS_LAYOUT_EXNS) continue;
         if (f->nexns && !f->exns) return snap_fail(err, RI_SNAP_ERR_ARGUMENT, "ri_snap_write_call: frame %u is not well-formed", i);
@@ -123,7 +143,7 @@ bool snap_write_frames(snap_buf *b, const ri_snap_call *call, uint32_t func_coun
             snap_buf_u32(b, e->slot);
             snap_buf_u32(b, e->tag_index);
             snap_buf_u32(b, e->nvals);
-            if (!put_values(b, e->vals, e->nvals, func_count, i, err)) return false;
+            if (!put_values(b, e->vals, e->nvals, func_count, nexn, i, err)) return false;
         }
     }
     snap_buf_end_section(b, at);
@@ -145,7 +165,7 @@ static const uint8_t *take(rd *r, uint64_t n) {
     return at;
 }
 
-static bool get_values(rd *r, uint32_t n, ri_susp_value **out, uint32_t func_count, uint32_t frame,
+static bool get_values(rd *r, uint32_t n, ri_susp_value **out, uint32_t func_count, uint32_t nexn, uint32_t frame,
                        const char *what, ri_snap_error *err) {
     *out = NULL;
     if ((uint64_t)n * FRMS_VALUE_BYTES > r->left) /* before allocating anything */
@@ -156,7 +176,7 @@ static bool get_values(rd *r, uint32_t n, ri_susp_value **out, uint32_t func_cou
         const uint8_t *p = take(r, FRMS_VALUE_BYTES);
         ri_valtype t = (ri_valtype)p[0];
         uint64_t bits = ri_le_get64(p + 1);
-        const char *why = storable_type(t) ? value_problem(t, bits, func_count) : "an unknown value type";
+        const char *why = storable_type(t) ? value_problem(t, bits, func_count, nexn) : "an unknown value type";
         if (why) return CORRUPT("Invalid snapshot — FRMS: frame %u, %s %u: %s", frame, what, i, why);
         (*out)[i].type = t;
         (*out)[i].bits = bits;
@@ -165,7 +185,7 @@ static bool get_values(rd *r, uint32_t n, ri_susp_value **out, uint32_t func_cou
 }
 
 /* Layout 3: the frame's kept exceptions. */
-static bool get_exns(rd *r, ri_susp_frame *f, uint32_t func_count, uint32_t frame, ri_snap_error *err) {
+static bool get_exns(rd *r, ri_susp_frame *f, uint32_t func_count, uint32_t nexn, uint32_t frame, ri_snap_error *err) {
     const uint8_t *p = take(r, 4);
     if (!p) return CORRUPT("Invalid snapshot — FRMS is cut short in frame %u", frame);
     uint32_t n = ri_le_get32(p);
@@ -180,8 +200,30 @@ static bool get_exns(rd *r, ri_susp_frame *f, uint32_t func_count, uint32_t fram
         f->exns[k].slot = ri_le_get32(h);
         f->exns[k].tag_index = ri_le_get32(h + 4);
         uint32_t nvals = ri_le_get32(h + 8);
-        if (!get_values(r, nvals, &f->exns[k].vals, func_count, frame, "exception value", err)) return false;
+        if (!get_values(r, nvals, &f->exns[k].vals, func_count, nexn, frame, "exception value", err)) return false;
         f->exns[k].nvals = nvals;
+    }
+    return true;
+}
+
+/* Layout 4: the exceptions exnref values refer to (an entry's exnrefs: earlier entries). */
+static bool get_exnrefs(rd *r, ri_suspension *s, uint32_t func_count, ri_snap_error *err) {
+    const uint8_t *p = take(r, 4);
+    if (!p) return CORRUPT("Invalid snapshot — FRMS is cut short");
+    uint32_t n = ri_le_get32(p);
+    if ((uint64_t)n * FRMS_EXNREF_BYTES > r->left)
+        return CORRUPT("Invalid snapshot — FRMS claims %u exceptions of exnrefs, more than the section holds", n);
+    s->exnrefs = calloc(n ? n : 1, sizeof *s->exnrefs);
+    if (!s->exnrefs) return snap_fail(err, RI_SNAP_ERR_NOMEM, "out of memory reading a suspended call");
+    s->nexnrefs = n;
+    for (uint32_t k = 0; k < n; k++) {
+        const uint8_t *h = take(r, FRMS_EXNREF_BYTES);
+        if (!h) return CORRUPT("Invalid snapshot — FRMS is cut short in exception %u of exnrefs", k);
+        s->exnrefs[k].tag_index = ri_le_get32(h);
+        uint32_t nvals = ri_le_get32(h + 4);
+        /* (reported as "frame k" by get_values' message: the index of the exception) */
+        if (!get_values(r, nvals, &s->exnrefs[k].vals, func_count, k, k, "exnref exception value", err)) return false;
+        s->exnrefs[k].nvals = nvals;
     }
     return true;
 }
@@ -192,10 +234,10 @@ static bool read_call(const ri_snap_image *img, ri_snap_call *out, ri_snap_error
     const uint8_t *h = take(&r, FRMS_HEADER_BYTES);
     if (!h) return CORRUPT("Invalid snapshot — FRMS is cut short");
     uint32_t layout = ri_le_get32(h), reason = ri_le_get32(h + 4), pause_on = ri_le_get32(h + 8);
-    if (layout != FRMS_LAYOUT && layout != FRMS_LAYOUT_INVOKE && layout != FRMS_LAYOUT_EXNS)
+    if (layout < FRMS_LAYOUT || layout > FRMS_LAYOUT_EXNREFS)
         return snap_fail(err, RI_SNAP_ERR_UNSUPPORTED,
                          "Unsupported snapshot — FRMS layout %u (this reader knows %u to %u)", layout, FRMS_LAYOUT,
-                         FRMS_LAYOUT_EXNS);
+                         FRMS_LAYOUT_EXNREFS);
     if (reason < RI_SUSPENDED_GAS || reason > RI_SUSPENDED_YIELD)
         return CORRUPT("Invalid snapshot — FRMS: unknown suspension reason %u", reason);
     if (pause_on & ~(uint32_t)RI_SUSPEND_ALL) return CORRUPT("Invalid snapshot — FRMS: unknown pause-on bits 0x%x", pause_on);
@@ -232,6 +274,8 @@ static bool read_call(const ri_snap_image *img, ri_snap_call *out, ri_snap_error
         if (!storable_type(out->result_types[i]))
             return CORRUPT("Invalid snapshot — FRMS: result %u has unknown type 0x%02X", i, types[i]);
     }
+    if (layout >= FRMS_LAYOUT_EXNREFS && !get_exnrefs(&r, &out->suspension, func_count, err)) return false;
+    uint32_t nexn = out->suspension.nexnrefs;
     if (!(p = take(&r, 4))) return CORRUPT("Invalid snapshot — FRMS is cut short");
     uint32_t nframes = ri_le_get32(p);
     if (nframes == 0) return CORRUPT("Invalid snapshot — FRMS holds no frame");
@@ -263,11 +307,11 @@ static bool read_call(const ri_snap_image *img, ri_snap_call *out, ri_snap_error
             if (!sp) return CORRUPT("Invalid snapshot — FRMS is cut short in frame %u", i);
             f->via_value = ri_le_get32(sp);
         }
-        if (!get_values(&r, nlocals, &f->locals, func_count, i, "local", err)) return false;
+        if (!get_values(&r, nlocals, &f->locals, func_count, nexn, i, "local", err)) return false;
         f->nlocals = nlocals;
-        if (!get_values(&r, nstack, &f->stack, func_count, i, "operand", err)) return false;
+        if (!get_values(&r, nstack, &f->stack, func_count, nexn, i, "operand", err)) return false;
         f->nstack = nstack;
-        if (layout == FRMS_LAYOUT_EXNS && !get_exns(&r, f, func_count, i, err)) return false;
+        if (layout >= FRMS_LAYOUT_EXNS && !get_exns(&r, f, func_count, nexn, i, err)) return false;
     }
     /* (The outermost frame is the called function's, or one it reached by tail calls: the
      * engine checks which when it rebuilds the call.) */

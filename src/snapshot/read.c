@@ -261,7 +261,7 @@ static bool read_memories(const uint8_t *data, ri_snap_image *img, const counts 
 
 /* A stored reference: a function index of the module, or null (externref: only null). */
 static bool ref_ok(uint64_t v, ri_valtype type, uint32_t func_count) {
-    if (type == RI_EXTERNREF) return v == RI_SNAP_NULL_REF;
+    if (type != RI_FUNCREF) return v == RI_SNAP_NULL_REF; /* externref, exnref */
     return v == RI_SNAP_NULL_REF || v < func_count;
 }
 
@@ -331,7 +331,7 @@ static bool read_globals(const uint8_t *data, ri_snap_image *img, const counts *
         switch (p[0]) {
         case RI_I32: case RI_F32: ok = g->bits <= UINT32_MAX; break;
         case RI_I64: case RI_F64: case RI_V128: ok = true; break;
-        case RI_FUNCREF: case RI_EXTERNREF: ok = ref_ok(g->bits, g->type, img->func_count); break;
+        case RI_FUNCREF: case RI_EXTERNREF: case RI_EXNREF: ok = ref_ok(g->bits, g->type, img->func_count); break;
         default:
             return CORRUPT("Invalid snapshot — GLBS: global %u has unknown type 0x%02X", i, p[0]);
         }

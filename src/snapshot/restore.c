@@ -47,8 +47,9 @@ static uint64_t live_bits(const ri_instance *inst, const ri_global *g, uint64_t 
     case RI_F64: return v.of.f64_bits;
     case RI_FUNCREF:
     case RI_EXTERNREF:
+    case RI_EXNREF:
         /* A reference the image cannot name never equals a stored one. */
-        if (v.of.ref && (v.type == RI_EXTERNREF || !ri_instance_func_index(inst, (const ri_func *)v.of.ref, &index)))
+        if (v.of.ref && (v.type != RI_FUNCREF || !ri_instance_func_index(inst, (const ri_func *)v.of.ref, &index)))
             return UINT64_MAX;
         return index;
     case RI_V128:
@@ -243,7 +244,7 @@ static ri_val global_value(const ri_instance *inst, const ri_snap_global *g) {
     case RI_F32: v.of.f32_bits = (uint32_t)g->bits; break;
     case RI_F64: v.of.f64_bits = g->bits; break;
     case RI_FUNCREF: v.of.ref = g->bits == RI_SNAP_NULL_REF ? NULL : ri_instance_func(inst, (uint32_t)g->bits); break;
-    case RI_EXTERNREF: v.of.ref = NULL; break;
+    case RI_EXTERNREF: case RI_EXNREF: v.of.ref = NULL; break;
     case RI_V128:
         ri_le_put64(v.of.v128, g->bits);
         ri_le_put64(v.of.v128 + 8, g->bits_high);

@@ -51,7 +51,7 @@ static bool write_memories(snap_buf *b, const ri_instance *inst, ri_snap_compres
 static int ref_index(const ri_instance *inst, ri_valtype type, void *ref, uint32_t *index) {
     *index = RI_SNAP_NULL_REF;
     if (!ref) return 0;
-    if (type == RI_EXTERNREF) return 1;
+    if (type != RI_FUNCREF) return 1; /* externref, exnref (an exnref global is always null) */
     return ri_instance_func_index(inst, (const ri_func *)ref, index) ? 0 : 2;
 }
 
@@ -113,7 +113,8 @@ static bool write_globals(snap_buf *b, const ri_instance *inst, ri_snap_error *e
         case RI_F32: bits = v.of.f32_bits; break;
         case RI_F64: bits = v.of.f64_bits; break;
         case RI_FUNCREF:
-        case RI_EXTERNREF: {
+        case RI_EXTERNREF:
+        case RI_EXNREF: {
             uint32_t index;
             int why = ref_index(inst, type.type, v.of.ref, &index);
             if (why) {

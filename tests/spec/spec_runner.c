@@ -265,6 +265,7 @@ static bool parse_valtype(const char *s, ri_valtype *out) {
     static const struct { const char *name; ri_valtype type; } names[] = {
         {"i32", RI_I32}, {"i64", RI_I64}, {"f32", RI_F32}, {"f64", RI_F64},
         {"v128", RI_V128}, {"funcref", RI_FUNCREF}, {"externref", RI_EXTERNREF},
+        {"exnref", RI_EXNREF},
     };
     if (!s) return false;
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
@@ -371,6 +372,9 @@ static bool parse_value(const json_t *jv, bool allow_patterns, spec_value *out, 
         else if (out->val.type == RI_F32) out->val.of.f32_bits = (uint32_t)bits;
         else out->val.of.f64_bits = bits;
         return true;
+    case RI_EXNREF:
+        if (strcmp(value, "null") == 0) return true;
+        break;
     case RI_FUNCREF:
         if (strcmp(value, "null") == 0) return true;
         if (!allow_patterns) break; /* a function cannot be named in an argument */
@@ -415,7 +419,7 @@ static bool value_matches(const ri_val *got, const spec_value *want) {
     case RI_FUNCREF:
         if (want->pattern == PATTERN_NONNULL_REF) return got->of.ref != NULL;
         return got->of.ref == want->val.of.ref;
-    case RI_EXTERNREF: return (uintptr_t)got->of.ref == (uintptr_t)want->val.of.ref;
+    case RI_EXTERNREF: case RI_EXNREF: return (uintptr_t)got->of.ref == (uintptr_t)want->val.of.ref;
     case RI_V128:
         for (unsigned i = 0; i < 16 / lane_bytes(want->lanes); i++) {
             uint64_t g = lane_get(got->of.v128, want->lanes, i);
@@ -452,6 +456,9 @@ static void format_value(strbuf *b, const ri_val *v, lane_kind lanes, const valu
     case RI_EXTERNREF:
         if (v->of.ref) strbuf_printf(b, "externref:%" PRIuPTR, (uintptr_t)v->of.ref - 1);
         else strbuf_printf(b, "externref:null");
+        return;
+    case RI_EXNREF:
+        strbuf_printf(b, "exnref:%s", v->of.ref ? "non-null" : "null");
         return;
     case RI_V128:
         strbuf_printf(b, "v128:%s", lane_name(lanes));

@@ -2,11 +2,12 @@
  * Features of later WebAssembly versions that the engine does not implement are refused
  * at load with RI_ERR_UNSUPPORTED and a message naming the feature, never taken for
  * malformed input: relaxed SIMD (0xfd sub-opcodes from 0x100), threads (0xfe, shared
- * memories), typed function references, exception handling's final form (try_table), 64-bit
- * tables. What WebAssembly 2.0's own spec tests call malformed stays malformed (a limits flag
- * of 2), with the feature named where there is one. (SIMD, tail calls, the legacy exception
- * handling, multiple and 64-bit memories are implemented: test_simd_suspend.c,
- * test_tail_call.c, test_exceptions.c, test_multi_memory.c.)
+ * memories), typed function references, tables and mutable globals of exnref (exception
+ * handling: an exception reference does not outlive its call), 64-bit tables. What
+ * WebAssembly 2.0's own spec tests call malformed stays malformed (a limits flag of 2), with
+ * the feature named where there is one. (SIMD, tail calls, exception handling in both forms,
+ * multiple and 64-bit memories are implemented: test_simd_suspend.c, test_tail_call.c,
+ * test_exceptions.c, test_try_table.c, test_multi_memory.c.)
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -53,8 +54,9 @@ static const uint8_t flag2[] = {HDR, 0x05, 0x03, 0x01, 0x02, 0x01};
 /* (func i32.const 0 i32.atomic.load drop) with a memory */
 static const uint8_t atomic_op[] = {HDR, TYPE_VOID, FUNC_0, 0x05, 0x03, 0x01, 0x00, 0x01,
                                     0x0a, 0x0b, 0x01, 0x09, 0x00, 0x41, 0x00, 0xfe, 0x10, 0x02, 0x00, 0x1a, 0x0b};
-/* (func try_table ... end) */
-static const uint8_t eh_try_table[] = {HDR, TYPE_VOID, FUNC_0, 0x0a, 0x08, 0x01, 0x06, 0x00, 0x1f, 0x40, 0x00, 0x0b, 0x0b};
+/* (table 1 exnref), (global (mut exnref) (ref.null exn)) */
+static const uint8_t exnref_table[] = {HDR, 0x04, 0x04, 0x01, 0x69, 0x00, 0x01};
+static const uint8_t exnref_global[] = {HDR, 0x06, 0x06, 0x01, 0x69, 0x01, 0xd0, 0x69, 0x0b};
 /* (func ref.null func call_ref 0) */
 static const uint8_t call_ref[] = {HDR, TYPE_VOID, FUNC_0, 0x0a, 0x08, 0x01, 0x06, 0x00, 0xd0, 0x70, 0x14, 0x00, 0x0b};
 /* 0xf3 stays an illegal opcode */
@@ -67,7 +69,8 @@ static const load_case cases[] = {
     CASE("64-bit table", table64, RI_ERR_UNSUPPORTED, "memory64"),
     CASE("limits flag 2", flag2, RI_ERR_MALFORMED, "integer too large"),
     CASE("atomic instruction", atomic_op, RI_ERR_UNSUPPORTED, "threads"),
-    CASE("try_table", eh_try_table, RI_ERR_UNSUPPORTED, "exception handling"),
+    CASE("exnref table", exnref_table, RI_ERR_UNSUPPORTED, "exception handling: a table of exnref"),
+    CASE("mutable exnref global", exnref_global, RI_ERR_UNSUPPORTED, "exception handling: a mutable exnref global"),
     CASE("call_ref", call_ref, RI_ERR_UNSUPPORTED, "typed function references"),
     CASE("illegal opcode", illegal, RI_ERR_MALFORMED, "illegal opcode"),
 };

@@ -165,6 +165,7 @@ static void value_type_names(void **state) {
     assert_string_equal(ri_valtype_name(RI_F64), "f64");
     assert_string_equal(ri_valtype_name(RI_V128), "v128");
     assert_string_equal(ri_valtype_name(RI_EXTERNREF), "externref");
+    assert_string_equal(ri_valtype_name(RI_EXNREF), "exnref");
     assert_string_equal(ri_valtype_name((ri_valtype)0x42), "unknown");
 }
 
