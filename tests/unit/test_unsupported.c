@@ -3,7 +3,8 @@
  * at load with RI_ERR_UNSUPPORTED and a message naming the feature, never taken for
  * malformed input: relaxed SIMD (0xfd sub-opcodes from 0x100), threads (0xfe, shared
  * memories), typed function references, tables and mutable globals of exnref (exception
- * handling: an exception reference does not outlive its call), 64-bit tables. What
+ * handling: an exception reference does not outlive its call), tags with v128 values,
+ * 64-bit tables. What
  * WebAssembly 2.0's own spec tests call malformed stays malformed (a limits flag of 2), with
  * the feature named where there is one. (SIMD, tail calls, exception handling in both forms,
  * multiple and 64-bit memories are implemented: test_simd_suspend.c, test_tail_call.c,
@@ -57,6 +58,8 @@ static const uint8_t atomic_op[] = {HDR, TYPE_VOID, FUNC_0, 0x05, 0x03, 0x01, 0x
 /* (table 1 exnref), (global (mut exnref) (ref.null exn)) */
 static const uint8_t exnref_table[] = {HDR, 0x04, 0x04, 0x01, 0x69, 0x00, 0x01};
 static const uint8_t exnref_global[] = {HDR, 0x06, 0x06, 0x01, 0x69, 0x01, 0xd0, 0x69, 0x0b};
+/* (tag (param v128)): an exception's values are one slot each */
+static const uint8_t v128_tag[] = {HDR, 0x01, 0x05, 0x01, 0x60, 0x01, 0x7b, 0x00, 0x0d, 0x03, 0x01, 0x00, 0x00};
 /* (func ref.null func call_ref 0) */
 static const uint8_t call_ref[] = {HDR, TYPE_VOID, FUNC_0, 0x0a, 0x08, 0x01, 0x06, 0x00, 0xd0, 0x70, 0x14, 0x00, 0x0b};
 /* 0xf3 stays an illegal opcode */
@@ -71,6 +74,7 @@ static const load_case cases[] = {
     CASE("atomic instruction", atomic_op, RI_ERR_UNSUPPORTED, "threads"),
     CASE("exnref table", exnref_table, RI_ERR_UNSUPPORTED, "exception handling: a table of exnref"),
     CASE("mutable exnref global", exnref_global, RI_ERR_UNSUPPORTED, "exception handling: a mutable exnref global"),
+    CASE("tag with a v128", v128_tag, RI_ERR_UNSUPPORTED, "exception handling: a tag with a v128 value"),
     CASE("call_ref", call_ref, RI_ERR_UNSUPPORTED, "typed function references"),
     CASE("illegal opcode", illegal, RI_ERR_MALFORMED, "illegal opcode"),
 };
