@@ -764,6 +764,26 @@ static void compile_select_v128(compiler *c) {
     push_v128(c);
 }
 
+/* The operation with a handler of its own for lane operation `sub` (code_simd.h), else
+ * V128_OP; for a load of memory 0, else V128_LOAD. Both keep the general one's layout. */
+static ri_code_op simd_lane_op(uint32_t sub) {
+    switch (sub) {
+#define RI_X_SIMD_CASE(name, s, kind) case s: return RI_CODE_V128_##name;
+    RI_CODE_SIMD_LANE_OPS(RI_X_SIMD_CASE)
+#undef RI_X_SIMD_CASE
+    default: return RI_CODE_V128_OP;
+    }
+}
+
+static ri_code_op simd_load_op(uint32_t sub) {
+    switch (sub) {
+#define RI_X_SIMD_CASE(name, s, bytes) case s: return RI_CODE_V128_##name;
+    RI_CODE_SIMD_LOAD_OPS(RI_X_SIMD_CASE)
+#undef RI_X_SIMD_CASE
+    default: return RI_CODE_V128_LOAD;
+    }
+}
+
 static void compile_simd(compiler *c, const ri_instr *in) {
     uint32_t sub = in->op & 0xFFu;
     ri_simd_info si = ri_simd_info_of(sub);
@@ -781,7 +801,7 @@ static void compile_simd(compiler *c, const ri_instr *in) {
         uint32_t vec = si.shape == RI_SIMD_LOAD_LANE ? pop_v128(c) : 0;
         operand addr = pop(c);
         uint32_t sa = slot_of(c, addr, c->h);
-        uint32_t p = emit_op(c, general ? RI_CODE_V128_LOAD_G : RI_CODE_V128_LOAD, general ? 8 : 6);
+        uint32_t p = emit_op(c, general ? RI_CODE_V128_LOAD_G : simd_load_op(sub), general ? 8 : 6);
         if (p == NO_POS) return;
         c->code[p + 1] = own_slot(c, c->h);
         c->code[p + 2] = sa;
@@ -803,7 +823,8 @@ static void compile_simd(compiler *c, const ri_instr *in) {
         uint32_t vec = pop_v128(c);
         operand addr = pop(c);
         uint32_t sa = slot_of(c, addr, c->h);
-        uint32_t p = emit_op(c, general ? RI_CODE_V128_STORE_G : RI_CODE_V128_STORE, general ? 7 : 5);
+        ri_code_op op = sub == 0x0B ? RI_CODE_V128_STORE128 : RI_CODE_V128_STORE;
+        uint32_t p = emit_op(c, general ? RI_CODE_V128_STORE_G : op, general ? 7 : 5);
         if (p == NO_POS) return;
         c->code[p + 1] = sa;
         c->code[p + 2] = vec;
@@ -854,7 +875,7 @@ static void compile_simd(compiler *c, const ri_instr *in) {
     }
     default: break;
     }
-    uint32_t p = emit_op(c, RI_CODE_V128_OP, 6);
+    uint32_t p = emit_op(c, simd_lane_op(sub), 6);
     if (p == NO_POS) return;
     c->code[p + 1] = own_slot(c, c->h);
     c->code[p + 2] = a;

@@ -1,0 +1,106 @@
+/*
+ * The SIMD family's handlers (code_simd.h), included once inside interp.c's run(): the
+ * general ones (V128_OP, the shuffle, loads, stores, globals, select), and one handler
+ * per operation of RI_CODE_SIMD_LANE_OPS and RI_CODE_SIMD_LOAD_OPS that computes its lanes
+ * inline (simd_vec.h), without the call and the sub-opcode switch of V128_OP. On a host
+ * without simd_vec.h's vectors (big-endian) those run V128_OP's code: the same layout,
+ * the same result. No include guard: it is code, not declarations.
+ */
+
+/* A v128 operand (the first of its two slots, operand word i) and a result. */
+#define VGET(i) rv_load(&fp[pc[i]])
+#define VPUT(i, v) rv_store(&fp[pc[i]], (v))
+
+op_V128_OP: /* a lane operation (simd.c) */
+    ri_simd_run_op(fp, pc, canon);
+    NEXT(6);
+op_V128_SHUFFLE: /* dst, a, b, the 16 lane indices in 4 words (little-endian) */
+#if RI_SIMD_VEC /* (on a little-endian host those words are the indices in order) */
+    VPUT(1, rv_shuffle(VGET(2), VGET(3), (const uint8_t *)(pc + 4)));
+#else
+    ri_simd_run_shuffle(fp, pc);
+#endif
+    NEXT(8);
+op_V128_LOAD: /* dst, addr, vec, offset, sub | lane << 8 */
+    {
+        uint32_t sub = pc[5] & 0xFFu, n = ri_simd_access_bytes(sub);
+        uint64_t ea = (uint64_t)U32(2) + pc[4];
+        if (__builtin_expect(ea + n > mem_size, 0)) TRAP(RI_TRAP_MEMORY_OOB);
+        uint8_t vec[16], out[16];
+        if (sub >= 0x54 && sub <= 0x57) ri_v128_from_u64s(vec, fp[pc[3]].i64, fp[pc[3] + 1].i64);
+        else memset(vec, 0, sizeof vec);
+        ri_simd_load(sub, pc[5] >> 8, mem_base + ea, vec, out);
+        fp[pc[1]].i64 = ri_v128_u64(out);
+        fp[pc[1] + 1].i64 = ri_v128_u64(out + 8);
+        NEXT(6);
+    }
+op_V128_STORE: /* addr, vec, offset, sub | lane << 8 */
+    {
+        uint32_t sub = pc[4] & 0xFFu, n = ri_simd_access_bytes(sub);
+        uint64_t ea = (uint64_t)U32(1) + pc[3];
+        if (__builtin_expect(ea + n > mem_size, 0)) TRAP(RI_TRAP_MEMORY_OOB);
+        uint8_t vec[16];
+        ri_v128_from_u64s(vec, fp[pc[2]].i64, fp[pc[2] + 1].i64);
+        ri_simd_store(sub, pc[4] >> 8, mem_base + ea, vec);
+        NEXT(5);
+    }
+op_V128_GLOBAL_GET: /* d, d + 1 = globals[a] */
+    fp[pc[1]] = inst->globals[pc[2]]->value;
+    fp[pc[1] + 1] = inst->globals[pc[2]]->value_hi;
+    NEXT(3);
+op_V128_GLOBAL_SET: /* globals[a] = s, s + 1 */
+    inst->globals[pc[1]]->value = fp[pc[2]];
+    inst->globals[pc[1]]->value_hi = fp[pc[2] + 1];
+    NEXT(3);
+op_V128_SELECT: /* d = c ? a : b (two slots each) */
+    {
+        uint32_t from = U32(4) ? pc[2] : pc[3];
+        ri_slot lo = fp[from], hi = fp[from + 1];
+        fp[pc[1]] = lo;
+        fp[pc[1] + 1] = hi;
+        NEXT(5);
+    }
+
+#if RI_SIMD_VEC
+/* (each reads all its operands before it writes: the result may be an operand's slot) */
+#define RI_SIMD_H_UN(name) VPUT(1, rv_##name(VGET(2)))
+#define RI_SIMD_H_BIN(name) VPUT(1, rv_##name(VGET(2), VGET(3)))
+#define RI_SIMD_H_FBIN(name) VPUT(1, rv_##name(VGET(2), VGET(3), canon))
+#define RI_SIMD_H_TERN(name) VPUT(1, rv_##name(VGET(2), VGET(3), VGET(4)))
+#define RI_SIMD_H_SHIFT(name) VPUT(1, rv_##name(VGET(2), U32(3)))
+#define RI_SIMD_H_TEST(name) fp[pc[1]].i64 = rv_##name(VGET(2))
+#define RI_SIMD_H_SPLAT(name) VPUT(1, rv_##name(U64(2)))
+#define RI_SIMD_H_EXTRACT(name) fp[pc[1]].i64 = rv_##name(VGET(2), pc[5] >> 8)
+#define RI_SIMD_H_REPLACE(name) VPUT(1, rv_##name(VGET(2), U64(3), pc[5] >> 8))
+#define RI_X_SIMD_HANDLER(name, sub, kind) op_V128_##name: RI_SIMD_H_##kind(name); NEXT(6);
+    RI_CODE_SIMD_LANE_OPS(RI_X_SIMD_HANDLER)
+#undef RI_X_SIMD_HANDLER
+#define RI_X_SIMD_HANDLER(name, sub, bytes) \
+    op_V128_##name: { \
+        uint64_t ea = (uint64_t)U32(2) + pc[4]; \
+        if (__builtin_expect(ea + (bytes) > mem_size, 0)) TRAP(RI_TRAP_MEMORY_OOB); \
+        VPUT(1, rv_##name(mem_base + ea)); \
+        NEXT(6); \
+    }
+    RI_CODE_SIMD_LOAD_OPS(RI_X_SIMD_HANDLER)
+#undef RI_X_SIMD_HANDLER
+op_V128_STORE128: /* addr, vec, offset, sub */
+    {
+        uint64_t ea = (uint64_t)U32(1) + pc[3];
+        if (__builtin_expect(ea + 16 > mem_size, 0)) TRAP(RI_TRAP_MEMORY_OOB);
+        memcpy(mem_base + ea, &fp[pc[2]], 16);
+        NEXT(5);
+    }
+#else
+/* the same layouts as V128_OP and V128_LOAD, V128_STORE: their code */
+#define RI_X_SIMD_HANDLER(name, sub, kind) op_V128_##name:
+    RI_CODE_SIMD_LANE_OPS(RI_X_SIMD_HANDLER)
+    goto op_V128_OP;
+    RI_CODE_SIMD_LOAD_OPS(RI_X_SIMD_HANDLER)
+    goto op_V128_LOAD;
+op_V128_STORE128:
+    goto op_V128_STORE;
+#undef RI_X_SIMD_HANDLER
+#endif
+#undef VGET
+#undef VPUT
