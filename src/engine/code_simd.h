@@ -27,7 +27,8 @@
     X(V128_GLOBAL_GET, 3, 0, 0) /* dst, global index */ \
     X(V128_GLOBAL_SET, 3, 0, 0) /* global index, src */ \
     X(V128_SELECT, 5, 0, 0)     /* dst, a, b, cond: dst = cond ? a : b */ \
-    X(V128_STORE128, 5, 0, TRAP) /* v128.store: V128_STORE's layout */
+    X(V128_STORE128, 5, 0, TRAP) /* v128.store of memory 0: addr, vec, offset, addend: at \
+                                    (u32)(addr + addend) + offset */
 
 /* The lane operations with handlers of their own (interp_simd.h; the lanes: simd_vec.h's
  * rv_NAME): X(NAME, SUB, KIND) is operation V128_NAME, what compile.c emits instead of
@@ -105,9 +106,11 @@
     X(F64X2_MIN, 0xF4, FBIN) X(F64X2_MAX, 0xF5, FBIN) X(F64X2_PMIN, 0xF6, BIN) X(F64X2_PMAX, 0xF7, BIN) \
     X(F32X4_CONVERT_I32X4_S, 0xFA, UN)
 
-/* The loads with handlers of their own (interp_simd.h): X(NAME, SUB, BYTES) is operation
- * V128_NAME for sub-opcode SUB, reading BYTES bytes, in V128_LOAD's layout. The lane
- * loads and stores stay V128_LOAD and V128_STORE (v128.store is V128_STORE128). */
+/* The loads of memory 0 with handlers of their own (interp_simd.h): X(NAME, SUB, BYTES) is
+ * operation V128_NAME for sub-opcode SUB, reading BYTES bytes, in V128_LOAD's layout but
+ * for word 3, an addend: dst, addr, addend, offset, sub; the access is at
+ * (u32)(addr + addend) + offset (compile.c folds an i32.add of an immediate into it). The
+ * lane loads and stores stay V128_LOAD and V128_STORE (v128.store is V128_STORE128). */
 #define RI_CODE_SIMD_LOAD_OPS(X) \
     X(LOAD128, 0x00, 16) X(LOAD8X8_S, 0x01, 8) X(LOAD8X8_U, 0x02, 8) X(LOAD16X4_S, 0x03, 8) \
     X(LOAD16X4_U, 0x04, 8) X(LOAD32X2_S, 0x05, 8) X(LOAD32X2_U, 0x06, 8) X(LOAD8_SPLAT, 0x07, 1) \

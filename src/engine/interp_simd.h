@@ -77,30 +77,40 @@ op_V128_SELECT: /* d = c ? a : b (two slots each) */
 #undef RI_X_SIMD_HANDLER
 #define RI_X_SIMD_HANDLER(name, sub, bytes) \
     op_V128_##name: { \
-        uint64_t ea = (uint64_t)U32(2) + pc[4]; \
+        uint64_t ea = (uint64_t)(uint32_t)(U32(2) + pc[3]) + pc[4]; \
         if (__builtin_expect(ea + (bytes) > mem_size, 0)) TRAP(RI_TRAP_MEMORY_OOB); \
         VPUT(1, rv_##name(mem_base + ea)); \
         NEXT(6); \
     }
     RI_CODE_SIMD_LOAD_OPS(RI_X_SIMD_HANDLER)
 #undef RI_X_SIMD_HANDLER
-op_V128_STORE128: /* addr, vec, offset, sub */
-    {
-        uint64_t ea = (uint64_t)U32(1) + pc[3];
-        if (__builtin_expect(ea + 16 > mem_size, 0)) TRAP(RI_TRAP_MEMORY_OOB);
-        memcpy(mem_base + ea, &fp[pc[2]], 16);
-        NEXT(5);
-    }
 #else
-/* the same layouts as V128_OP and V128_LOAD, V128_STORE: their code */
+/* V128_OP's layout: its code */
 #define RI_X_SIMD_HANDLER(name, sub, kind) op_V128_##name:
     RI_CODE_SIMD_LANE_OPS(RI_X_SIMD_HANDLER)
     goto op_V128_OP;
+#undef RI_X_SIMD_HANDLER
+#define RI_X_SIMD_HANDLER(name, sub, bytes) \
+    op_V128_##name: { \
+        uint64_t ea = (uint64_t)(uint32_t)(U32(2) + pc[3]) + pc[4]; \
+        if (__builtin_expect(ea + (bytes) > mem_size, 0)) TRAP(RI_TRAP_MEMORY_OOB); \
+        uint8_t vec[16] = {0}, out[16]; \
+        ri_simd_load(sub, 0, mem_base + ea, vec, out); \
+        fp[pc[1]].i64 = ri_v128_u64(out); \
+        fp[pc[1] + 1].i64 = ri_v128_u64(out + 8); \
+        NEXT(6); \
+    }
     RI_CODE_SIMD_LOAD_OPS(RI_X_SIMD_HANDLER)
-    goto op_V128_LOAD;
-op_V128_STORE128:
-    goto op_V128_STORE;
 #undef RI_X_SIMD_HANDLER
 #endif
+op_V128_STORE128: /* addr, vec, offset, addend */
+    {
+        uint64_t ea = (uint64_t)(uint32_t)(U32(1) + pc[4]) + pc[3];
+        if (__builtin_expect(ea + 16 > mem_size, 0)) TRAP(RI_TRAP_MEMORY_OOB);
+        uint64_t lo = LE64(fp[pc[2]].i64), hi = LE64(fp[pc[2] + 1].i64); /* (simd.h: slots hold LE values) */
+        memcpy(mem_base + ea, &lo, 8);
+        memcpy(mem_base + ea + 8, &hi, 8);
+        NEXT(5);
+    }
 #undef VGET
 #undef VPUT
