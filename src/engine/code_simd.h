@@ -19,6 +19,8 @@
 #define RI_CODE_SIMD_OPS(X) \
     X(V128_OP, 6, 0, 0)         /* dst, a, b, c, RI_V128_OP_WORD: every lane operation but shuffle */ \
     X(V128_SHUFFLE, 8, 0, 0)    /* dst, a, b, the 16 lane indices in 4 words (little-endian) */ \
+    X(V128_SHUFFLE_SPAN, 5, 0, 0) /* dst, a, b, s: a shuffle of lanes s .. s + 15, bytes s .. s + 15 \
+                                     of a then b (a sliding window) */ \
     X(V128_LOAD, 6, 0, TRAP)    /* dst, addr, vec (load_lane's vector), offset, sub | lane << 8 */ \
     X(V128_STORE, 5, 0, TRAP)   /* addr, vec, offset, sub | lane << 8 */ \
     X(V128_LOAD_G, 8, 0, TRAP)  /* dst, addr, vec, offset low, sub | lane << 8, memory, offset high: \

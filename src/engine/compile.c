@@ -868,6 +868,14 @@ static void compile_simd(compiler *c, const ri_instr *in) {
     }
     case RI_SIMD_SHUFFLE: {
         uint32_t b = pop_v128(c), a = pop_v128(c);
+        const uint8_t *l = in->imm.simd.bytes;
+        uint32_t run = 1;
+        while (run < 16 && l[run] == l[0] + run) run++;
+        if (run == 16 && l[0] <= 16) { /* consecutive lanes: one unaligned copy */
+            emit4(c, RI_CODE_V128_SHUFFLE_SPAN, own_slot(c, c->h), a, b, l[0]);
+            push_v128(c);
+            return;
+        }
         uint32_t p = emit_op(c, RI_CODE_V128_SHUFFLE, 8);
         if (p == NO_POS) return;
         c->code[p + 1] = own_slot(c, c->h);

@@ -8,7 +8,7 @@
  */
 
 /* A v128 operand (the first of its two slots, operand word i) and a result. */
-#define VGET(i) rv_load(&fp[pc[i]])
+#define VGET(i) rv_load_slots(&fp[pc[i]])
 #define VPUT(i, v) rv_store(&fp[pc[i]], (v))
 
 op_V128_OP: /* a lane operation (simd.c) */
@@ -21,6 +21,21 @@ op_V128_SHUFFLE: /* dst, a, b, the 16 lane indices in 4 words (little-endian) */
     ri_simd_run_shuffle(fp, pc);
 #endif
     NEXT(8);
+op_V128_SHUFFLE_SPAN: /* dst, a, b, s: bytes s .. s + 15 of a then b */
+    {
+        uint8_t ab[32], *r = ab + (pc[4] < 16 ? pc[4] : 16); /* (the compiler makes s <= 16) */
+#if RI_SIMD_VEC
+        rv_store(ab, VGET(2));
+        rv_store(ab + 16, VGET(3));
+        VPUT(1, rv_load(r));
+#else
+        ri_v128_from_u64s(ab, fp[pc[2]].i64, fp[pc[2] + 1].i64);
+        ri_v128_from_u64s(ab + 16, fp[pc[3]].i64, fp[pc[3] + 1].i64);
+        fp[pc[1]].i64 = ri_v128_u64(r);
+        fp[pc[1] + 1].i64 = ri_v128_u64(r + 8);
+#endif
+        NEXT(5);
+    }
 op_V128_LOAD: /* dst, addr, vec, offset, sub | lane << 8 */
     {
         uint32_t sub = pc[5] & 0xFFu, n = ri_simd_access_bytes(sub);

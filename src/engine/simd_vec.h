@@ -51,6 +51,19 @@ typedef double rv_f64 __attribute__((vector_size(16)));
 typedef rv_u8 rv; /* a v128 */
 
 static inline rv rv_load(const void *p) { rv v; memcpy(&v, p, 16); return v; }
+/* A v128 operand from its two slots: as two 8-byte loads, each of which the store
+ * buffer can forward from the 8-byte writes of scalar code (MOVE, CONST64 of the two
+ * halves), which one 16-byte load could not (a stall of a dozen cycles or more). The
+ * empty asm keeps the compiler from merging them into the one load. */
+static inline rv rv_load_slots(const void *p) {
+    uint64_t lo, hi;
+    memcpy(&lo, p, 8);
+    memcpy(&hi, (const uint8_t *)p + 8, 8);
+    rv_u64 v = {lo, 0};
+    __asm__("" : "+x"(v));
+    v[1] = hi;
+    return (rv)v;
+}
 static inline void rv_store(void *p, rv v) { memcpy(p, &v, 16); }
 
 /* m ? a : b, lane by lane, for a mask m of all-ones or zero lanes */

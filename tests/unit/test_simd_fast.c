@@ -201,10 +201,17 @@ static void add_shuffles(void) {
         {31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17, 16},
         {8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 0, 1, 2, 3},
         {0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23},
+        {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16},
+        {15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30},
+        {16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31},
+        {17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 0},
     };
-    for (uint32_t k = 0; k < 12; k++) {
-        fn *f = new_fn(RI_CODE_V128_SHUFFLE, 0x0D, 0);
-        for (int i = 0; i < 16; i++) f->lanes[i] = k < 4 ? fixed[k][i] : (uint8_t)(rnd() % 32);
+    enum { NFIXED = sizeof fixed / sizeof fixed[0] };
+    for (uint32_t k = 0; k < NFIXED + 8; k++) {
+        /* consecutive lanes from a lane up to 16 are V128_SHUFFLE_SPAN */
+        bool span = k == 0 || (k >= 4 && k <= 6);
+        fn *f = new_fn(span ? RI_CODE_V128_SHUFFLE_SPAN : RI_CODE_V128_SHUFFLE, 0x0D, 0);
+        for (int i = 0; i < 16; i++) f->lanes[i] = k < NFIXED ? fixed[k][i] : (uint8_t)(rnd() % 32);
         f->np = 2; f->params[0] = f->params[1] = RI_V128; f->result = RI_V128;
         get(f, 0); get(f, 1);
         put_fd(&f->body, 0x0D);
