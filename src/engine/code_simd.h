@@ -7,6 +7,13 @@
 #ifndef RI_ENGINE_CODE_SIMD_H
 #define RI_ENGINE_CODE_SIMD_H
 
+/* V128_SHUFFLE's last word: byte h (0, 1) says how half h (lanes 8h .. 8h + 7) is made:
+ * SPAN k: lanes k .. k + 7 of a then b; SPLAT k: lane k eight times; else GATHER. */
+#define RI_SHUFFLE_GATHER 0u
+#define RI_SHUFFLE_SPAN 1u
+#define RI_SHUFFLE_SPLAT 2u
+#define RI_SHUFFLE_HALF(kind, k) ((uint32_t)(kind) << 5 | (uint32_t)(k))
+
 /* V128_OP's last word: the sub-opcode, the lane immediate, and which operands and
  * result are scalars (one slot) rather than v128 (two). */
 #define RI_V128_OP_WORD(sub, lane, flags) ((uint32_t)(sub) | (uint32_t)(lane) << 8 | (uint32_t)(flags) << 16)
@@ -18,7 +25,8 @@
 
 #define RI_CODE_SIMD_OPS(X) \
     X(V128_OP, 6, 0, 0)         /* dst, a, b, c, RI_V128_OP_WORD: every lane operation but shuffle */ \
-    X(V128_SHUFFLE, 8, 0, 0)    /* dst, a, b, the 16 lane indices in 4 words (little-endian) */ \
+    X(V128_SHUFFLE, 9, 0, 0)    /* dst, a, b, the 16 lane indices in 4 words (little-endian), how \
+                                   each half of the result is made (RI_SHUFFLE_HALF) */ \
     X(V128_SHUFFLE_SPAN, 5, 0, 0) /* dst, a, b, s: a shuffle of lanes s .. s + 15, bytes s .. s + 15 \
                                      of a then b (a sliding window) */ \
     X(V128_LOAD, 6, 0, TRAP)    /* dst, addr, vec (load_lane's vector), offset, sub | lane << 8 */ \

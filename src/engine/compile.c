@@ -798,6 +798,16 @@ static ri_code_op simd_load_op(uint32_t sub) {
     }
 }
 
+/* How V128_SHUFFLE makes the half of its result with lanes l[0 .. 8) (code_simd.h). */
+static uint32_t shuffle_half(const uint8_t *l) {
+    bool span = true, splat = true;
+    for (uint32_t i = 1; i < 8; i++) {
+        span = span && l[i] == l[0] + i;
+        splat = splat && l[i] == l[0];
+    }
+    return span ? RI_SHUFFLE_HALF(RI_SHUFFLE_SPAN, l[0]) : splat ? RI_SHUFFLE_HALF(RI_SHUFFLE_SPLAT, l[0]) : 0;
+}
+
 static void compile_simd(compiler *c, const ri_instr *in) {
     uint32_t sub = in->op & 0xFFu;
     ri_simd_info si = ri_simd_info_of(sub);
@@ -876,15 +886,16 @@ static void compile_simd(compiler *c, const ri_instr *in) {
             push_v128(c);
             return;
         }
-        uint32_t p = emit_op(c, RI_CODE_V128_SHUFFLE, 8);
+        uint32_t p = emit_op(c, RI_CODE_V128_SHUFFLE, 9);
         if (p == NO_POS) return;
         c->code[p + 1] = own_slot(c, c->h);
         c->code[p + 2] = a;
         c->code[p + 3] = b;
         for (uint32_t w = 0; w < 4; w++) { /* lanes 4w .. 4w + 3, little-endian */
-            const uint8_t *l = in->imm.simd.bytes + 4 * w;
-            c->code[p + 4 + w] = (uint32_t)l[0] | (uint32_t)l[1] << 8 | (uint32_t)l[2] << 16 | (uint32_t)l[3] << 24;
+            const uint8_t *q = l + 4 * w;
+            c->code[p + 4 + w] = (uint32_t)q[0] | (uint32_t)q[1] << 8 | (uint32_t)q[2] << 16 | (uint32_t)q[3] << 24;
         }
+        c->code[p + 8] = shuffle_half(l) | shuffle_half(l + 8) << 8;
         push_v128(c);
         return;
     }

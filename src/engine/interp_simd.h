@@ -7,6 +7,13 @@
  * the same result. No include guard: it is code, not declarations.
  */
 
+/* Shuffles work on the four 64-bit halves of a then b in lane order w[0 .. 4) (w[4] = 0),
+ * as the slots hold them (simd.h), so the same code is right on any host: lane k (< 32),
+ * and the eight lanes from k (< 32; lanes past 31 are 0, never asked for). */
+#define shuffle_lane(w, k) (((w)[(k) >> 3] >> (((k) & 7) * 8)) & 0xFFu)
+#define shuffle_span(w, k) \
+    (((k) & 7) ? (w)[(k) >> 3] >> (((k) & 7) * 8) | (w)[((k) >> 3) + 1] << (64 - ((k) & 7) * 8) : (w)[(k) >> 3])
+
 /* A v128 operand (the first of its two slots, operand word i) and a result. */
 #define VGET(i) rv_load_slots(&fp[pc[i]])
 #define VPUT(i, v) rv_store(&fp[pc[i]], (v))
@@ -14,26 +21,48 @@
 op_V128_OP: /* a lane operation (simd.c) */
     ri_simd_run_op(fp, pc, canon);
     NEXT(6);
-op_V128_SHUFFLE: /* dst, a, b, the 16 lane indices in 4 words (little-endian) */
-#if RI_SIMD_VEC /* (on a little-endian host those words are the indices in order) */
-    VPUT(1, rv_shuffle(VGET(2), VGET(3), (const uint8_t *)(pc + 4)));
+op_V128_SHUFFLE: /* dst, a, b, the 16 lane indices in 4 words (little-endian), halves */
+    {
+        uint64_t w[5] = {fp[pc[2]].i64, fp[pc[2] + 1].i64, fp[pc[3]].i64, fp[pc[3] + 1].i64, 0};
+        uint8_t ab[32]; /* (a then b, lane by lane, for a gather) */
+        bool gathered = false;
+        uint64_t half[2];
+        for (uint32_t h = 0; h < 2; h++) {
+            uint32_t d = pc[8] >> (8 * h), k = d & 31;
+            switch ((d >> 5) & 3) {
+            case RI_SHUFFLE_SPAN: half[h] = shuffle_span(w, k); break;
+            case RI_SHUFFLE_SPLAT: half[h] = shuffle_lane(w, k) * UINT64_C(0x0101010101010101); break;
+            default: { /* (four partial results: no chain of eight dependent ORs) */
+                if (!gathered) {
+#if RI_SIMD_VEC /* (little-endian: the slots' bytes are the lanes) */
+                    memcpy(ab, &fp[pc[2]], 16);
+                    memcpy(ab + 16, &fp[pc[3]], 16);
 #else
-    ri_simd_run_shuffle(fp, pc);
+                    for (uint32_t i = 0; i < 32; i++) ab[i] = (uint8_t)(w[i >> 3] >> (8 * (i & 7)));
 #endif
-    NEXT(8);
+                    gathered = true;
+                }
+                const uint32_t *l = pc + 4 + 2 * h;
+#define LANE(j, at) ((uint64_t)ab[(l[(j) >> 2] >> (8 * ((j) & 3))) & 31] << (at))
+                half[h] = (LANE(0, 0) | LANE(1, 8)) | (LANE(2, 16) | LANE(3, 24)) | (LANE(4, 32) | LANE(5, 40)) |
+                          (LANE(6, 48) | LANE(7, 56));
+#undef LANE
+                break;
+            }
+            }
+        }
+        fp[pc[1]].i64 = half[0];
+        fp[pc[1] + 1].i64 = half[1];
+        NEXT(9);
+    }
 op_V128_SHUFFLE_SPAN: /* dst, a, b, s: bytes s .. s + 15 of a then b */
     {
-        uint8_t ab[32], *r = ab + (pc[4] < 16 ? pc[4] : 16); /* (the compiler makes s <= 16) */
-#if RI_SIMD_VEC
-        rv_store(ab, VGET(2));
-        rv_store(ab + 16, VGET(3));
-        VPUT(1, rv_load(r));
-#else
-        ri_v128_from_u64s(ab, fp[pc[2]].i64, fp[pc[2] + 1].i64);
-        ri_v128_from_u64s(ab + 16, fp[pc[3]].i64, fp[pc[3] + 1].i64);
-        fp[pc[1]].i64 = ri_v128_u64(r);
-        fp[pc[1] + 1].i64 = ri_v128_u64(r + 8);
-#endif
+        /* the four 64-bit halves in lane order, as the slots hold them (simd.h): a funnel
+         * shift of two neighbours gives each half of the result, on any host */
+        uint64_t w[5] = {fp[pc[2]].i64, fp[pc[2] + 1].i64, fp[pc[3]].i64, fp[pc[3] + 1].i64, 0};
+        uint32_t s = pc[4] < 16 ? pc[4] : 16; /* (the compiler makes s <= 16) */
+        fp[pc[1]].i64 = shuffle_span(w, s);
+        fp[pc[1] + 1].i64 = shuffle_span(w, s + 8);
         NEXT(5);
     }
 op_V128_LOAD: /* dst, addr, vec, offset, sub | lane << 8 */
@@ -129,3 +158,5 @@ op_V128_STORE128: /* addr, vec, offset, addend */
     }
 #undef VGET
 #undef VPUT
+#undef shuffle_lane
+#undef shuffle_span

@@ -90,23 +90,29 @@ static inline uint64_t rv_I64X2_EXTRACT_LANE(rv a, uint32_t l) { return ((rv_u64
 #define rv_F32X4_EXTRACT_LANE rv_I32X4_EXTRACT_LANE
 #define rv_F64X2_EXTRACT_LANE rv_I64X2_EXTRACT_LANE
 
-static inline rv rv_I8X16_REPLACE_LANE(rv a, uint64_t x, uint32_t l) { a[l & 15] = (uint8_t)x; return a; }
-static inline rv rv_I16X8_REPLACE_LANE(rv a, uint64_t x, uint32_t l) { rv_u16 v = (rv_u16)a; v[l & 7] = (uint16_t)x; return (rv)v; }
-static inline rv rv_I32X4_REPLACE_LANE(rv a, uint64_t x, uint32_t l) { rv_u32 v = (rv_u32)a; v[l & 3] = (uint32_t)x; return (rv)v; }
-static inline rv rv_I64X2_REPLACE_LANE(rv a, uint64_t x, uint32_t l) { rv_u64 v = (rv_u64)a; v[l & 1] = x; return (rv)v; }
+/* (a lane mask and a blend rather than a store into the vector: such a store is a trip
+ * through memory that the next 16-byte read could not be forwarded) */
+static inline rv rv_I8X16_REPLACE_LANE(rv a, uint64_t x, uint32_t l) {
+    rv_u8 iota = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+    return RV_SEL(rv_u8, iota == (uint8_t)(l & 15), rv_I8X16_SPLAT(x), a);
+}
+static inline rv rv_I16X8_REPLACE_LANE(rv a, uint64_t x, uint32_t l) {
+    rv_u16 iota = {0, 1, 2, 3, 4, 5, 6, 7};
+    return RV_SEL(rv_u16, iota == (uint16_t)(l & 7), rv_I16X8_SPLAT(x), a);
+}
+static inline rv rv_I32X4_REPLACE_LANE(rv a, uint64_t x, uint32_t l) {
+    rv_u32 iota = {0, 1, 2, 3};
+    return RV_SEL(rv_u32, iota == (l & 3), rv_I32X4_SPLAT(x), a);
+}
+static inline rv rv_I64X2_REPLACE_LANE(rv a, uint64_t x, uint32_t l) {
+    rv_u64 iota = {0, 1};
+    return RV_SEL(rv_u64, iota == (uint64_t)(l & 1), rv_I64X2_SPLAT(x), a);
+}
 #define rv_F32X4_REPLACE_LANE rv_I32X4_REPLACE_LANE
 #define rv_F64X2_REPLACE_LANE rv_I64X2_REPLACE_LANE
 
-/* ---- shuffles ---- */
+/* ---- swizzle (the shuffles: interp_simd.h) ---- */
 
-/* lanes: the 16 indices (< 32) */
-static inline rv rv_shuffle(rv a, rv b, const uint8_t *lanes) {
-    uint8_t ab[32], r[16];
-    memcpy(ab, &a, 16);
-    memcpy(ab + 16, &b, 16);
-    for (unsigned i = 0; i < 16; i++) r[i] = ab[lanes[i] & 31];
-    return rv_load(r);
-}
 static inline rv rv_I8X16_SWIZZLE(rv a, rv b) {
     uint8_t t[16], r[16];
     memcpy(t, &a, 16);
@@ -365,7 +371,9 @@ RV_UN(F32X4_CONVERT_I32X4_S, rv_i32, __builtin_convertvector(a, rv_f32))
 
 /* ---- memory: the bytes an access reads, made a v128 ---- */
 
-static inline rv rv_mem8(const uint8_t *p) { rv v = {0}; memcpy(&v, p, 8); return v; }
+/* (the bytes read into a scalar, then made a vector: a vector filled in memory would
+ * be read back before the store buffer could forward it) */
+static inline rv rv_mem8(const uint8_t *p) { uint64_t x; memcpy(&x, p, 8); return (rv)(rv_u64){x, 0}; }
 static inline rv rv_LOAD128(const uint8_t *p) { return rv_load(p); }
 static inline rv rv_LOAD8X8_S(const uint8_t *p) { return rv_I16X8_EXTEND_LOW_I8X16_S(rv_mem8(p)); }
 static inline rv rv_LOAD8X8_U(const uint8_t *p) { return rv_I16X8_EXTEND_LOW_I8X16_U(rv_mem8(p)); }
@@ -377,7 +385,7 @@ static inline rv rv_LOAD8_SPLAT(const uint8_t *p) { return rv_I8X16_SPLAT(p[0]);
 static inline rv rv_LOAD16_SPLAT(const uint8_t *p) { uint16_t x; memcpy(&x, p, 2); return rv_I16X8_SPLAT(x); }
 static inline rv rv_LOAD32_SPLAT(const uint8_t *p) { uint32_t x; memcpy(&x, p, 4); return rv_I32X4_SPLAT(x); }
 static inline rv rv_LOAD64_SPLAT(const uint8_t *p) { uint64_t x; memcpy(&x, p, 8); return rv_I64X2_SPLAT(x); }
-static inline rv rv_LOAD32_ZERO(const uint8_t *p) { rv v = {0}; memcpy(&v, p, 4); return v; }
+static inline rv rv_LOAD32_ZERO(const uint8_t *p) { uint32_t x; memcpy(&x, p, 4); return (rv)(rv_u32){x, 0, 0, 0}; }
 #define rv_LOAD64_ZERO rv_mem8
 
 #endif /* RI_SIMD_VEC */
