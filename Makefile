@@ -10,7 +10,7 @@ ifeq ($(origin CC),default)
 CC = gcc
 endif
 
-.PHONY: all install configure test spec asan check check-cross check-cross-quick demo bench fuzz-diff fuzz clean
+.PHONY: all install configure test spec asan check check-cross check-cross-quick demo bench bench-simd fuzz-diff fuzz clean
 
 all: configure
 	cmake --build $(BUILD) -j $(JOBS) -- --no-print-directory
@@ -58,6 +58,10 @@ demo:
 bench: configure
 	cmake --build $(BUILD) --target bench
 	cmake --build $(BUILD) --target bench-workspace
+
+# The SIMD kernels, SIMD against scalar builds on ri and Node (bench/simd/simd_bench.sh).
+bench-simd: configure
+	cmake --build $(BUILD) --target bench-simd
 
 # Differential testing against V8 (tests/fuzz-diff/README.md): N random modules from campaign
 # seed SEED (the same seed gives the same modules), FEATURES mvp, 2.0 or both (alternating).

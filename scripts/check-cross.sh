@@ -33,6 +33,10 @@ done
 # memory at every width and offset, float bit patterns.
 quick_spec=(i32 i64 f32_bitwise conversions float_misc float_exprs global data elem linking imports
     address endianness memory call_indirect select)
+# ... and SIMD: lanes, loads and stores in byte order, the fast path's integer, float and
+# bitwise operations (on a big-endian host, its fallback to the reference)
+quick_simd=(simd_lane simd_load simd_store simd_bitwise simd_i8x16_cmp simd_i16x8_sat_arith simd_i32x4_arith2
+    simd_i32x4_dot_i16x8 simd_f32x4 simd_f64x2_arith simd_conversions)
 
 jobs=${JOBS:-$(nproc)}
 logs=build-logs
@@ -93,6 +97,7 @@ spec() {
         local files=() shared
         shared=$(sed -n 's/^RI_SHARED_DIR:PATH=//p' "build-$a/CMakeCache.txt")
         for f in "${quick_spec[@]}"; do files+=("$shared/wasm-testsuite/core/$f.wast"); done
+        for f in "${quick_simd[@]}"; do files+=("$shared/wasm-testsuite/simd/$f.wast"); done
         under "$a" "build-$a/ri-spec" "$@" "${files[@]}"
     else
         under "$a" "build-$a/ri-spec" "$@" --all

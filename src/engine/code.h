@@ -434,7 +434,8 @@
     RI_CODE_PAIR_OPS(RI_X_PAIR) RI_CODE_ADD_LOAD_OPS(RI_X_ADDL) RI_CODE_LOADBR_OPS(RI_X_LOADBR) \
     RI_CODE_STORE2_OPS(RI_X_STORE2) RI_CODE_ACC_OPS(RI_X_ACC) \
     RI_CODE_IPAIR_OPS(RI_X_IPAIR) RI_CODE_FPAIR_OPS(RI_X_FPAIR) RI_MEMORY_OPS(RI_X_MEM) \
-    RI_NUMERIC_OPS(RI_X_NUM) RI_SAT_OPS(SAT) RI_CODE_SIMD_OPS(RI_X_CTRL)
+    RI_NUMERIC_OPS(RI_X_NUM) RI_SAT_OPS(SAT) RI_CODE_SIMD_OPS(RI_X_CTRL) \
+    RI_CODE_SIMD_LANE_OPS(RI_X_SIMD_LANE) RI_CODE_SIMD_LOAD_OPS(RI_X_SIMD_LOAD)
 
 /* Every internal operation. Loads (dst, addr, offset) and stores (addr, value, offset)
  * keep their opcodes.h names, 4 words; numeric ops too: unary (dst, a) 3 words,

@@ -350,6 +350,13 @@ static uint32_t pool_find(const compiler *c, uint64_t bits) {
     return NO_POS;
 }
 
+/* A v128 constant's two slots, lo then hi. */
+static uint32_t pool_find2(const compiler *c, uint64_t lo, uint64_t hi) {
+    for (uint32_t i = 0; i + 1 < c->nconsts; i++)
+        if (c->consts[i] == lo && c->consts[i + 1] == hi) return i;
+    return NO_POS;
+}
+
 /* ---- operations with immediates ------------------------------------------------------- */
 
 /* The internal operation of a numeric WebAssembly instruction. */
@@ -430,7 +437,14 @@ static void collect_consts(compiler *c, const uint8_t *start, const uint8_t *end
             continue;
         }
         uint64_t bits;
-        if (c->nconsts < RI_MAX_POOL_CONSTS && const_bits(&win[0], &bits) &&
+        if (win[0].op == RI_FD(0x0C)) { /* v128.const: two consecutive slots, unless only stored */
+            uint64_t lo = ri_v128_u64(win[0].imm.simd.bytes), hi = ri_v128_u64(win[0].imm.simd.bytes + 8);
+            if (c->nconsts + 2 <= RI_MAX_POOL_CONSTS && pool_find2(c, lo, hi) == NO_POS &&
+                !(n > 1 && (win[1].op == RI_OP_LOCAL_SET || win[1].op == RI_OP_LOCAL_TEE))) {
+                c->consts[c->nconsts++] = lo;
+                c->consts[c->nconsts++] = hi;
+            }
+        } else if (c->nconsts < RI_MAX_POOL_CONSTS && const_bits(&win[0], &bits) &&
             !(n > 1 && const_needs_no_pool(bits, &win[1], n > 2 ? &win[2] : NULL)) &&
             pool_find(c, bits) == NO_POS)
             c->consts[c->nconsts++] = bits;
@@ -715,7 +729,7 @@ static bool layout_locals(compiler *c, const ri_body *body) {
 static uint32_t pop_v128(compiler *c) {
     operand hi = pop(c), lo = pop(c);
     uint32_t i = c->h;
-    if (lo.kind == ENTRY_LOCAL && hi.kind == ENTRY_LOCAL && hi.src == lo.src + 1) return lo.src;
+    if (lo.kind == hi.kind && (lo.kind == ENTRY_LOCAL || lo.kind == ENTRY_CONST) && hi.src == lo.src + 1) return lo.src;
     if (lo.kind != ENTRY_SLOT) emit_copy(c, own_slot(c, i), &lo);
     if (hi.kind != ENTRY_SLOT) emit_copy(c, own_slot(c, i + 1), &hi);
     return own_slot(c, i);
@@ -768,14 +782,51 @@ static void compile_select_v128(compiler *c) {
     push_v128(c);
 }
 
+/* The operation with a handler of its own for lane operation `sub` (code_simd.h), else
+ * V128_OP; for a load of memory 0, else V128_LOAD. Both keep the general one's layout. */
+static ri_code_op simd_lane_op(uint32_t sub) {
+    switch (sub) {
+#define RI_X_SIMD_CASE(name, s, kind) case s: return RI_CODE_V128_##name;
+    RI_CODE_SIMD_LANE_OPS(RI_X_SIMD_CASE)
+#undef RI_X_SIMD_CASE
+    default: return RI_CODE_V128_OP;
+    }
+}
+
+static ri_code_op simd_load_op(uint32_t sub) {
+    switch (sub) {
+#define RI_X_SIMD_CASE(name, s, bytes) case s: return RI_CODE_V128_##name;
+    RI_CODE_SIMD_LOAD_OPS(RI_X_SIMD_CASE)
+#undef RI_X_SIMD_CASE
+    default: return RI_CODE_V128_LOAD;
+    }
+}
+
+/* How V128_SHUFFLE makes the half of its result with lanes l[0 .. 8) (code_simd.h). */
+static uint32_t shuffle_half(const uint8_t *l) {
+    bool span = true, splat = true;
+    for (uint32_t i = 1; i < 8; i++) {
+        span = span && l[i] == l[0] + i;
+        splat = splat && l[i] == l[0];
+    }
+    return span ? RI_SHUFFLE_HALF(RI_SHUFFLE_SPAN, l[0]) : splat ? RI_SHUFFLE_HALF(RI_SHUFFLE_SPLAT, l[0]) : 0;
+}
+
 static void compile_simd(compiler *c, const ri_instr *in) {
     uint32_t sub = in->op & 0xFFu;
     ri_simd_info si = ri_simd_info_of(sub);
     uint32_t h0 = c->h;
     switch ((ri_simd_shape)si.shape) {
-    case RI_SIMD_CONST: {
-        push_operand(c, (operand){0, ENTRY_IMM, ri_v128_u64(in->imm.simd.bytes), 0});
-        push_operand(c, (operand){0, ENTRY_IMM, ri_v128_u64(in->imm.simd.bytes + 8), 1});
+    case RI_SIMD_CONST: { /* read in place from the pool (pop_v128), or two immediates */
+        uint64_t lo = ri_v128_u64(in->imm.simd.bytes), hi = ri_v128_u64(in->imm.simd.bytes + 8);
+        uint32_t k = pool_find2(c, lo, hi);
+        if (k != NO_POS) {
+            push_operand(c, (operand){c->nlocals + k, ENTRY_CONST, lo, 0});
+            push_operand(c, (operand){c->nlocals + k + 1, ENTRY_CONST, hi, 1});
+            return;
+        }
+        push_operand(c, (operand){0, ENTRY_IMM, lo, 0});
+        push_operand(c, (operand){0, ENTRY_IMM, hi, 1});
         return;
     }
     case RI_SIMD_LOAD: case RI_SIMD_LOAD_LANE: {
@@ -784,12 +835,17 @@ static void compile_simd(compiler *c, const ri_instr *in) {
         bool general = !fast_memory(c->m, ma->memidx);
         uint32_t vec = si.shape == RI_SIMD_LOAD_LANE ? pop_v128(c) : 0;
         operand addr = pop(c);
-        uint32_t sa = slot_of(c, addr, c->h);
-        uint32_t p = emit_op(c, general ? RI_CODE_V128_LOAD_G : RI_CODE_V128_LOAD, general ? 8 : 6);
+        /* a whole-vector load of memory 0 adds the addend in its vec word to the address:
+         * the address's i32.add of an immediate just before goes there */
+        uint32_t sa, add = 0;
+        ri_code_op op = general ? RI_CODE_V128_LOAD_G : simd_load_op(sub);
+        if (op == RI_CODE_V128_LOAD_G || op == RI_CODE_V128_LOAD || !take_address_imm(c, addr, &sa, &add))
+            sa = slot_of(c, addr, c->h);
+        uint32_t p = emit_op(c, op, general ? 8 : 6);
         if (p == NO_POS) return;
         c->code[p + 1] = own_slot(c, c->h);
         c->code[p + 2] = sa;
-        c->code[p + 3] = vec;
+        c->code[p + 3] = op == RI_CODE_V128_LOAD_G || op == RI_CODE_V128_LOAD ? vec : add;
         c->code[p + 4] = (uint32_t)ma->offset;
         c->code[p + 5] = sub | in->imm.simd.lane << 8;
         if (general) {
@@ -806,13 +862,17 @@ static void compile_simd(compiler *c, const ri_instr *in) {
         bool general = !fast_memory(c->m, ma->memidx);
         uint32_t vec = pop_v128(c);
         operand addr = pop(c);
-        uint32_t sa = slot_of(c, addr, c->h);
-        uint32_t p = emit_op(c, general ? RI_CODE_V128_STORE_G : RI_CODE_V128_STORE, general ? 7 : 5);
+        /* v128.store of memory 0: the address's addend in its last word, as the loads */
+        uint32_t sa, add = 0;
+        bool whole = !general && sub == 0x0B;
+        if (!whole || !take_address_imm(c, addr, &sa, &add)) sa = slot_of(c, addr, c->h);
+        ri_code_op op = whole ? RI_CODE_V128_STORE128 : RI_CODE_V128_STORE;
+        uint32_t p = emit_op(c, general ? RI_CODE_V128_STORE_G : op, general ? 7 : 5);
         if (p == NO_POS) return;
         c->code[p + 1] = sa;
         c->code[p + 2] = vec;
         c->code[p + 3] = (uint32_t)ma->offset;
-        c->code[p + 4] = sub | in->imm.simd.lane << 8;
+        c->code[p + 4] = whole ? add : sub | in->imm.simd.lane << 8;
         if (general) {
             c->code[p + 5] = ma->memidx;
             c->code[p + 6] = (uint32_t)(ma->offset >> 32);
@@ -822,15 +882,24 @@ static void compile_simd(compiler *c, const ri_instr *in) {
     }
     case RI_SIMD_SHUFFLE: {
         uint32_t b = pop_v128(c), a = pop_v128(c);
-        uint32_t p = emit_op(c, RI_CODE_V128_SHUFFLE, 8);
+        const uint8_t *l = in->imm.simd.bytes;
+        uint32_t run = 1;
+        while (run < 16 && l[run] == l[0] + run) run++;
+        if (run == 16 && l[0] <= 16) { /* consecutive lanes: one unaligned copy */
+            emit4(c, RI_CODE_V128_SHUFFLE_SPAN, own_slot(c, c->h), a, b, l[0]);
+            push_v128(c);
+            return;
+        }
+        uint32_t p = emit_op(c, RI_CODE_V128_SHUFFLE, 9);
         if (p == NO_POS) return;
         c->code[p + 1] = own_slot(c, c->h);
         c->code[p + 2] = a;
         c->code[p + 3] = b;
         for (uint32_t w = 0; w < 4; w++) { /* lanes 4w .. 4w + 3, little-endian */
-            const uint8_t *l = in->imm.simd.bytes + 4 * w;
-            c->code[p + 4 + w] = (uint32_t)l[0] | (uint32_t)l[1] << 8 | (uint32_t)l[2] << 16 | (uint32_t)l[3] << 24;
+            const uint8_t *q = l + 4 * w;
+            c->code[p + 4 + w] = (uint32_t)q[0] | (uint32_t)q[1] << 8 | (uint32_t)q[2] << 16 | (uint32_t)q[3] << 24;
         }
+        c->code[p + 8] = shuffle_half(l) | shuffle_half(l + 8) << 8;
         push_v128(c);
         return;
     }
@@ -858,7 +927,7 @@ static void compile_simd(compiler *c, const ri_instr *in) {
     }
     default: break;
     }
-    uint32_t p = emit_op(c, RI_CODE_V128_OP, 6);
+    uint32_t p = emit_op(c, simd_lane_op(sub), 6);
     if (p == NO_POS) return;
     c->code[p + 1] = own_slot(c, c->h);
     c->code[p + 2] = a;

@@ -207,6 +207,8 @@ bool fuse_i32_pair(compiler *c, ri_code_op op, operand a, operand b);
 bool sink_f64_load(compiler *c, ri_code_op la, operand a, operand b);
 #define take_address ri_compile_take_address
 ri_code_op take_address(compiler *c, ri_code_op op, operand addr, uint32_t *a, uint32_t *b);
+#define take_address_imm ri_compile_take_address_imm
+bool take_address_imm(compiler *c, operand addr, uint32_t *x, uint32_t *imm);
 #define take_compare ri_compile_take_compare
 bool take_compare(compiler *c, operand cond, ri_code_op *cmp, uint32_t *a, uint32_t *b);
 

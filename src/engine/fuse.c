@@ -242,18 +242,33 @@ static ri_code_op addr_form(ri_code_op op, bool imm) {
 
 /* If the address `addr` is the result of the i32.add emitted just before, removes that
  * add and returns the fused form of op with the add's operands in *a and *b. */
-ri_code_op take_address(compiler *c, ri_code_op op, operand addr, uint32_t *a, uint32_t *b) {
+/* Whether the instruction just before is the i32.add (or add of an immediate) whose only
+ * reader is `addr`. */
+static bool last_is_address_add(compiler *c, operand addr) {
     unpair(c);
-    if (!fuse_on(c, RI_FUSE_ADDRESS) || addr.kind != ENTRY_SLOT || !c->last.dst_pos || c->failed || c->last.pos == NO_POS ||
-        c->code[c->last.dst_pos] != addr.src ||
-        (c->last.op != RI_CODE_I32_ADD && c->last.op != RI_CODE_I32_ADD_I))
-        return RI_CODE_OP_COUNT;
+    return fuse_on(c, RI_FUSE_ADDRESS) && addr.kind == ENTRY_SLOT && c->last.dst_pos && !c->failed &&
+           c->last.pos != NO_POS && c->code[c->last.dst_pos] == addr.src &&
+           (c->last.op == RI_CODE_I32_ADD || c->last.op == RI_CODE_I32_ADD_I);
+}
+
+ri_code_op take_address(compiler *c, ri_code_op op, operand addr, uint32_t *a, uint32_t *b) {
+    if (!last_is_address_add(c, addr)) return RI_CODE_OP_COUNT;
     ri_code_op fused = addr_form(op, c->last.op == RI_CODE_I32_ADD_I);
     if (fused == RI_CODE_OP_COUNT) return fused;
     *a = c->code[c->last.pos + 2];
     *b = c->code[c->last.pos + 3];
     truncate_code(c, c->last.pos);
     return fused;
+}
+
+/* The same for an access with an addend word (the v128 loads and v128.store): if `addr`
+ * is x + imm computed just before, removes that add and returns x and imm. */
+bool take_address_imm(compiler *c, operand addr, uint32_t *x, uint32_t *imm) {
+    if (!last_is_address_add(c, addr) || c->last.op != RI_CODE_I32_ADD_I) return false;
+    *x = c->code[c->last.pos + 2];
+    *imm = c->code[c->last.pos + 3];
+    truncate_code(c, c->last.pos);
+    return true;
 }
 
 /* ---- pair rules as data -------------------------------------------------------------- */

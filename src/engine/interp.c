@@ -20,6 +20,7 @@
 #include "instr.h"
 #include "numeric.h"
 #include "simd.h"
+#include "simd_vec.h"
 #include "opcov.h"
 #include "runtime.h"
 
@@ -1159,51 +1160,7 @@ op_I32_ADD_I2: /* d1 = a1 + imm1; d2 = a2 + imm2 */
 op_SELECT: /* d = c ? a : b */
     SLOT(1) = U32(4) ? SLOT(2) : SLOT(3);
     NEXT(5);
-op_V128_OP: /* a lane operation (simd.c) */
-    ri_simd_run_op(fp, pc, canon);
-    NEXT(6);
-op_V128_SHUFFLE:
-    ri_simd_run_shuffle(fp, pc);
-    NEXT(8);
-op_V128_LOAD: /* dst, addr, vec, offset, sub | lane << 8 */
-    {
-        uint32_t sub = pc[5] & 0xFFu, n = ri_simd_access_bytes(sub);
-        uint64_t ea = (uint64_t)U32(2) + pc[4];
-        if (__builtin_expect(ea + n > mem_size, 0)) TRAP(RI_TRAP_MEMORY_OOB);
-        uint8_t vec[16], out[16];
-        if (sub >= 0x54 && sub <= 0x57) ri_v128_from_u64s(vec, fp[pc[3]].i64, fp[pc[3] + 1].i64);
-        else memset(vec, 0, sizeof vec);
-        ri_simd_load(sub, pc[5] >> 8, mem_base + ea, vec, out);
-        fp[pc[1]].i64 = ri_v128_u64(out);
-        fp[pc[1] + 1].i64 = ri_v128_u64(out + 8);
-        NEXT(6);
-    }
-op_V128_STORE: /* addr, vec, offset, sub | lane << 8 */
-    {
-        uint32_t sub = pc[4] & 0xFFu, n = ri_simd_access_bytes(sub);
-        uint64_t ea = (uint64_t)U32(1) + pc[3];
-        if (__builtin_expect(ea + n > mem_size, 0)) TRAP(RI_TRAP_MEMORY_OOB);
-        uint8_t vec[16];
-        ri_v128_from_u64s(vec, fp[pc[2]].i64, fp[pc[2] + 1].i64);
-        ri_simd_store(sub, pc[4] >> 8, mem_base + ea, vec);
-        NEXT(5);
-    }
-op_V128_GLOBAL_GET: /* d, d + 1 = globals[a] */
-    fp[pc[1]] = inst->globals[pc[2]]->value;
-    fp[pc[1] + 1] = inst->globals[pc[2]]->value_hi;
-    NEXT(3);
-op_V128_GLOBAL_SET: /* globals[a] = s, s + 1 */
-    inst->globals[pc[1]]->value = fp[pc[2]];
-    inst->globals[pc[1]]->value_hi = fp[pc[2] + 1];
-    NEXT(3);
-op_V128_SELECT: /* d = c ? a : b (two slots each) */
-    {
-        uint32_t from = U32(4) ? pc[2] : pc[3];
-        ri_slot lo = fp[from], hi = fp[from + 1];
-        fp[pc[1]] = lo;
-        fp[pc[1] + 1] = hi;
-        NEXT(5);
-    }
+#include "interp_simd.h" /* the SIMD family */
 op_GLOBAL_GET: /* d = globals[a] */
     SLOT(1) = inst->globals[pc[2]]->value;
     NEXT(3);

@@ -480,13 +480,3 @@ void ri_simd_run_op(ri_slot *fp, const uint32_t *pc, bool canon) {
     fp[pc[1]].i64 = ri_v128_u64(r);
     if (!(flags & RI_V128F_R_SCALAR)) fp[pc[1] + 1].i64 = ri_v128_u64(r + 8);
 }
-
-void ri_simd_run_shuffle(ri_slot *fp, const uint32_t *pc) {
-    uint8_t a[16], b[16], r[16], lanes[16];
-    get_v128(fp, pc[2], false, a);
-    get_v128(fp, pc[3], false, b);
-    for (unsigned i = 0; i < 16; i++) lanes[i] = (uint8_t)(pc[4 + i / 4] >> (8 * (i % 4)));
-    ri_simd_apply(0x0D, 0, lanes, r, a, b, NULL, false);
-    fp[pc[1]].i64 = ri_v128_u64(r);
-    fp[pc[1] + 1].i64 = ri_v128_u64(r + 8);
-}

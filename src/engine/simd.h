@@ -64,7 +64,6 @@ uint32_t ri_simd_access_bytes(uint32_t sub);
 /* Runs a V128_OP (code_simd.h) on the frame fp: pc at the instruction. */
 union ri_slot;
 void ri_simd_run_op(union ri_slot *fp, const uint32_t *pc, bool canon);
-void ri_simd_run_shuffle(union ri_slot *fp, const uint32_t *pc);
 
 /* Slot pair <-> 16 bytes in WebAssembly order. */
 static inline void ri_v128_from_u64s(uint8_t out[16], uint64_t lo, uint64_t hi) {

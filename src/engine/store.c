@@ -9,6 +9,7 @@
 
 #include "exn.h"
 #include "runtime.h"
+#include "simd.h"
 
 /* ---- configuration and lifetime ----------------------------------------------- */
 
@@ -317,7 +318,10 @@ static uint32_t val_to_slots(const ri_val *v, ri_slot *s) {
     case RI_I64: s->i64 = (uint64_t)v->of.i64; return 1;
     case RI_F32: s->i64 = v->of.f32_bits; return 1;
     case RI_F64: s->i64 = v->of.f64_bits; return 1;
-    case RI_V128: memcpy(s, v->of.v128, 16); return 2;
+    case RI_V128: /* the slots hold little-endian values (simd.h), on any host */
+        s[0].i64 = ri_v128_u64(v->of.v128);
+        s[1].i64 = ri_v128_u64(v->of.v128 + 8);
+        return 2;
     case RI_FUNCREF: case RI_EXTERNREF: case RI_EXNREF: s->i64 = 0; s->ref = v->of.ref; return 1;
     }
     s->i64 = 0;
@@ -332,7 +336,7 @@ static uint32_t slots_to_val(ri_valtype t, const ri_slot *s, ri_val *v) {
     case RI_I64: v->of.i64 = (int64_t)s->i64; return 1;
     case RI_F32: v->of.f32_bits = (uint32_t)s->i64; return 1;
     case RI_F64: v->of.f64_bits = s->i64; return 1;
-    case RI_V128: memcpy(v->of.v128, s, 16); return 2;
+    case RI_V128: ri_v128_from_u64s(v->of.v128, s[0].i64, s[1].i64); return 2;
     case RI_FUNCREF: case RI_EXTERNREF: case RI_EXNREF: v->of.ref = s->ref; return 1;
     }
     return 1;

@@ -22,6 +22,7 @@
 _Static_assert(RI_SUSP_VIA_INVOKE == RI_FRAME_VIA_INVOKE && RI_SUSP_VIA_SETTHREW == RI_FRAME_VIA_SETTHREW,
                "a description's via is the frame's tag");
 #include "runtime.h"
+#include "simd.h"
 
 /* ---- mode, reasons, yields ---------------------------------------------------------- */
 
@@ -91,7 +92,7 @@ static void slots_to_val(uint8_t type, const ri_slot *s, ri_val *v) {
     case RI_I64: v->of.i64 = (int64_t)s->i64; break;
     case RI_F32: v->of.f32_bits = (uint32_t)s->i64; break;
     case RI_F64: v->of.f64_bits = s->i64; break;
-    case RI_V128: memcpy(v->of.v128, s, 16); break;
+    case RI_V128: ri_v128_from_u64s(v->of.v128, s[0].i64, s[1].i64); break; /* (simd.h) */
     default: v->of.ref = s->ref; break;
     }
 }
