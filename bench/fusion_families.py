@@ -24,9 +24,8 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-FAMILIES = ["immediate", "moves", "call-arguments", "compare-branch", "counter-branch", "load-branch", "address",
-            "memory-pair", "int-pair", "int-imm-pair", "float-pair", "float-memory", "add-moves", "sha2",
-            "compare3", "accumulator", "all"]
+FAMILIES = ["immediate", "compare-branch", "counter-branch", "load-branch", "address", "memory-pair", "int-pair",
+            "int-imm-pair", "float-pair", "float-memory", "sha2", "accumulator", "all"]
 
 
 def run(ri, wasm, off):

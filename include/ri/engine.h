@@ -199,24 +199,20 @@ typedef struct ri_module_config {
  * operations (docs/ARCHITECTURE.md, "Superinstructions"). */
 typedef enum ri_fusion {
     RI_FUSE_IMMEDIATE = 1u << 0,      /* a constant operand as an immediate word; x + 0 as x */
-    RI_FUSE_MOVES = 1u << 1,          /* copies in a row as one; a copy before a branch, run by it */
-    RI_FUSE_CALL_ARGUMENTS = 1u << 2, /* the copies and the i32.add of arguments, run by the call */
-    RI_FUSE_COMPARE_BRANCH = 1u << 3, /* a compare and the br_if / if testing it */
-    RI_FUSE_COUNTER_BRANCH = 1u << 4, /* an i32.add and the branch testing it (loop counters) */
-    RI_FUSE_LOAD_BRANCH = 1u << 5,    /* an i32 load and the branch testing it */
-    RI_FUSE_ADDRESS = 1u << 6,        /* the address's i32.add (or add and shift) in the load or store */
-    RI_FUSE_MEMORY_PAIR = 1u << 7,    /* two i32 loads, or two stores of a kind, in a row */
-    RI_FUSE_INT_PAIR = 1u << 8,       /* i32 arithmetic on the result just before, or on a load */
-    RI_FUSE_INT_IMM_PAIR = 1u << 9,   /* two i32 operations with immediates in a row */
-    RI_FUSE_FLOAT_PAIR = 1u << 10,    /* f64 arithmetic on the f64 arithmetic just before */
-    RI_FUSE_FLOAT_MEMORY = 1u << 11,  /* f64 arithmetic with its load or store (and a += x * y) */
-    RI_FUSE_ADD_MOVES = 1u << 12,     /* copies after an i32.add, run by it */
-    RI_FUSE_SHA2 = 1u << 13,          /* SHA-2's choice, majority and rotate-xor chains */
-    RI_FUSE_COMPARE3 = 1u << 14,      /* (x > y) - (x < y), C's three-way compare */
-    RI_FUSE_ACCUMULATOR = 1u << 15,   /* read an operand the instruction before just wrote from a register */
-    RI_FUSE_ALL = (1u << 16) - 1
+    RI_FUSE_COMPARE_BRANCH = 1u << 1, /* a compare and the br_if / if testing it */
+    RI_FUSE_COUNTER_BRANCH = 1u << 2, /* an i32.add and the branch testing it (loop counters) */
+    RI_FUSE_LOAD_BRANCH = 1u << 3,    /* an i32 load and the branch testing it */
+    RI_FUSE_ADDRESS = 1u << 4,        /* the address's i32.add (or add and shift) in the load or store */
+    RI_FUSE_MEMORY_PAIR = 1u << 5,    /* two i32 loads, or two stores of a kind, in a row */
+    RI_FUSE_INT_PAIR = 1u << 6,       /* i32 arithmetic on the result just before, or on a load */
+    RI_FUSE_INT_IMM_PAIR = 1u << 7,   /* two i32 operations with immediates in a row */
+    RI_FUSE_FLOAT_PAIR = 1u << 8,     /* f64 arithmetic on the f64 arithmetic just before */
+    RI_FUSE_FLOAT_MEMORY = 1u << 9,   /* f64 arithmetic with its load or store (and a += x * y) */
+    RI_FUSE_SHA2 = 1u << 10,          /* SHA-2's choice, majority and rotate-xor chains */
+    RI_FUSE_ACCUMULATOR = 1u << 11,   /* read an operand the instruction before just wrote from a register */
+    RI_FUSE_ALL = (1u << 12) - 1
 } ri_fusion;
-/* "immediate", "moves", ... (NULL for anything but one family); ri_fusion_parse reads a
+/* "immediate", "compare-branch", ... (NULL for anything but one family); ri_fusion_parse reads a
  * comma-separated list of these names, or "all", into *mask (false on an unknown name). */
 RI_API const char *ri_fusion_name(uint32_t family);
 RI_API bool ri_fusion_parse(const char *list, uint32_t *mask);

@@ -54,7 +54,7 @@ void choose_branch_variants(compiler *c) {
         uint32_t after = pos + n < c->len ? c->opmap[pos + n] : NO_OP;
         uint32_t variant = 0;
         if (c->metered) {
-            bool then_gas = op == RI_CODE_BR || op == RI_CODE_BR_M || after == RI_CODE_GAS; /* br never falls through */
+            bool then_gas = op == RI_CODE_BR || after == RI_CODE_GAS; /* br never falls through */
             if (then_gas && at_target == RI_CODE_GAS) variant = RI_BRANCH_FG;
             else if (then_gas && at_target == RI_CODE_LOOP) variant = RI_BRANCH_BG;
         } else if (at_target == RI_CODE_LOOP_U) {

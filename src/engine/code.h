@@ -41,13 +41,10 @@
  * MOVE or I32_ADD_I2 before them, MADDBR_*, I2ADDBR_*), f64 arithmetic with its load or
  * store (*_LA, *_LB, *_S, *_M*, F64_AXPY), pairs and triples of arithmetic
  * (I32_<OUTER>_<INNER>, I32_<OUTER>I_<INNER>I, F64_<OUTER>_<INNER>_A/_B, I32_MAJ, ...),
- * MOVEs after an i32.add (I32_ADD_Mn), a MOVE before a br (BR_M), return a + b, a call
- * with the MOVEs (_M1, _M2) or the I32_ADD_I (_AI) that put its last arguments in place,
- * and runs of the same simple instruction (MOVE2-4, I32_ADD_I2, I32_LOAD2, *_2 stores).
- * Two neighbours that touch different slots and cannot trap may swap first (a MOVE moves
- * up into the I32_ADD_Mn before a pair operation; an f64 load moves down past pure f64
- * arithmetic, its stop point with it). A fused instruction does exactly what its parts
- * did, in their order.
+ * return a + b, and runs of the same simple instruction (I32_ADD_I2, I32_LOAD2, *_2
+ * stores). Two neighbours that touch different slots and cannot trap may swap first (an
+ * f64 load moves down past pure f64 arithmetic, its stop point with it). A fused
+ * instruction does exactly what its parts did, in their order.
  *
  * ---- Metering ----------------------------------------------------------------------
  * Every straight-line region (basic block) of WebAssembly code starts with a gas
@@ -113,8 +110,8 @@
 
 /* Operations that are not plain numeric ones: X(NAME, WORDS, FLAGS, POINT), WORDS = the
  * instruction's size, 0 if variable (ENTRY, BR_TABLE); FLAGS = 0, one accumulator class
- * (ACC_INT, ACC_MOVE, ACC_ADD_M: code_info.h) or the kind of call (CALL_LOCAL,
- * CALL_LOCAL_AI: the I32_ADD_I form, CALL_IMPORT, CALL_INDIRECT, TAIL: a tail call); POINT = the stop point
+ * (ACC_INT, ACC_MOVE: code_info.h) or the kind of call (CALL_LOCAL, CALL_IMPORT,
+ * CALL_INDIRECT, TAIL: a tail call); POINT = the stop point
  * the compiler gives it (code_info.h, RI_STOP_*: 0, ENTRY, GAS, LOOP, CALL, TRAP, TRAP2:
  * a second trap at position + 3, BULK). */
 #define RI_CODE_CONTROL_OPS(X) \
@@ -137,13 +134,8 @@
     X(I32_ADD_RET, 3, 0, 0)    /* a, b: return a + b (an I32_ADD whose result RETURN1 returns) */ \
     X(UNREACHABLE, 1, 0, TRAP) \
     X(CALL_LOCAL, 3, CALL_LOCAL, CALL)     /* body index, frame base */ \
-    X(CALL_LOCAL_M1, 5, CALL_LOCAL, CALL)  /* body index, frame base, d, s: one MOVE first, then the call */ \
-    X(CALL_LOCAL_M2, 7, CALL_LOCAL, CALL)  /* body index, frame base, d1, s1, d2, s2: MOVE2 first */ \
-    X(CALL_LOCAL_AI, 6, CALL_LOCAL_AI, CALL)  /* body index, frame base, d, a, imm: I32_ADD_I (d an argument) first */ \
     X(CALL, 3, CALL_IMPORT, CALL)           /* function index (an import), frame base */ \
     X(CALL_INDIRECT, 5, CALL_INDIRECT, CALL)  /* type index, table index, element index slot, frame base */ \
-    X(CALL_INDIRECT_M1, 7, CALL_INDIRECT, CALL) /* the same, then d, s: one MOVE first */ \
-    X(CALL_INDIRECT_M2, 9, CALL_INDIRECT, CALL) /* the same, then d1, s1, d2, s2: MOVE2 first */ \
     X(RETURN_CALL, 3, TAIL, CALL)          /* function index, frame base: a tail call (the callee's frame replaces \
                             this one; a host callee is called, then the RETURN after the GAS returns its results) */ \
     X(RETURN_CALL_INDIRECT, 5, TAIL, CALL) /* type index, table index, element index slot, frame base: the same */ \
@@ -151,16 +143,7 @@
     X(RETHROW, 2, 0, TRAP)     /* exception slot: throw again the exception a catch keeps there */ \
     X(THROW_REF, 2, 0, TRAP)   /* exnref slot: throw the exception it refers to (trap if null) */ \
     X(MOVE, 3, ACC_MOVE, 0)           /* dst, src */ \
-    X(MOVE2, 5, ACC_MOVE, 0)          /* dst1, src1, dst2, src2: two MOVEs, in order */ \
-    X(MOVE3, 7, ACC_MOVE, 0)          /* three MOVEs, in order */ \
-    X(MOVE4, 9, ACC_MOVE, 0)          /* four MOVEs, in order */ \
     X(I32_ADD_I2, 7, 0, 0)     /* d1, a1, imm1, d2, a2, imm2: two I32_ADD_I, in order */ \
-    X(I32_ADD_2D, 5, 0, 0)     /* d, a, b, d2: d = a + b, then d2 = d (local.tee d; local.set d2) */ \
-    X(I32_ADD_I_2D, 5, 0, 0)   /* d, a, imm, d2: the same with an immediate */ \
-    X(I32_ADD_M1, 6, ACC_ADD_M, 0)     /* d, a, b, then d1, s1: I32_ADD, then one MOVE (the moves after it, in order) */ \
-    X(I32_ADD_M2, 8, ACC_ADD_M, 0)     /* d, a, b, then two MOVEs */ \
-    X(I32_ADD_M3, 10, ACC_ADD_M, 0)    /* d, a, b, then three MOVEs */ \
-    X(I32_ADD_M4, 12, ACC_ADD_M, 0)    /* d, a, b, then four MOVEs */ \
     X(I32_XOR_ROTL2, 6, ACC_INT, 0)  /* d, x, k1, y, k2: d = rotl(x, k1) ^ rotl(y, k2), k1 and k2 immediates */ \
     X(I32_XOR_ROTL3, 8, ACC_INT, 0)  /* d, x, k1, y, k2, z, k3: d = rotl(x, k1) ^ rotl(y, k2) ^ rotl(z, k3) */ \
     X(I32_XOR_ROTL2_SHR_U, 8, ACC_INT, 0) /* d, x, k1, y, k2, z, k3: d = rotl(x, k1) ^ rotl(y, k2) ^ (z >> k3) */ \
@@ -183,9 +166,6 @@
     X(F64_ADD_MM_MB_P, 8, ACC_INT, TRAP) /* the same for F64_ADD_MM_MB */ \
     X(F64_SUB_MM_MA_P, 8, ACC_INT, TRAP) /* ... F64_SUB_MM_MA */ \
     X(F64_SUB_MM_MB_P, 8, ACC_INT, TRAP) /* ... F64_SUB_MM_MB */ \
-    X(I32_CMP3_S_L2, 8, 0, TRAP2)  /* d1, a1, off1, d2, a2, off2, d: I32_LOAD2, then d = (v1 > v2) - (v1 < v2) of the \
-                            two loaded values (a C comparator); the second load's stop point is at + 3 */ \
-    X(I32_CMP3_U_L2, 8, 0, TRAP2)  /* the same, unsigned */ \
     X(I32_XOR_ROTL2_SHR_U_ADD, 9, ACC_INT, 0) /* d, x, k1, y, k2, z, k3, a: d = (rotl(x, k1) ^ rotl(y, k2) ^ (z >> k3)) + a \
                             (SHA-2's message schedule) */ \
     X(I32_LOAD2, 7, 0, TRAP2)      /* d1, a1, off1, d2, a2, off2: two I32_LOAD, in order; the second's \
@@ -196,8 +176,6 @@
                             element of an array at a constant address */ \
     X(I32_LOAD_MSXI, 7, ACC_INT, TRAP)  /* d, x, mask, k, base, off: I32_LOAD at (u32)(((x & mask) << k) + base) + off (an \
                             I32_SHLI_ANDI into a temporary, then I32_LOAD_XI on it): a table lookup */ \
-    X(I32_CMP3_S, 4, ACC_INT, 0)     /* d, a, b: d = (a > b) - (a < b), signed */ \
-    X(I32_CMP3_U, 4, ACC_INT, 0)     /* the same, unsigned */ \
     X(SELECT, 5, 0, 0)         /* dst, a, b, cond */ \
     X(GLOBAL_GET, 3, 0, 0)     /* dst, global index */ \
     X(GLOBAL_SET, 3, 0, 0)     /* global index, src */ \
@@ -233,7 +211,6 @@
  * superinstructions follow in RI_CODE_CMP_BRANCHES. */
 #define RI_CODE_BRANCH_OPS(X) \
     X(BR, 2)             /* offset */ \
-    X(BR_M, 4)           /* d, s, offset: a MOVE d = s, then BR (a loop's back-edge after its copies) */ \
     X(BR_IF, 3)          /* cond, offset: branch when cond != 0 */ \
     X(BR_IFNOT, 3)       /* cond, offset: branch when cond == 0 */
 
@@ -410,7 +387,6 @@
     RI_ACC_LOAD(X, I32_LOAD16_S) RI_ACC_LOAD(X, I64_LOAD) RI_ACC_LOAD(X, F32_LOAD) RI_ACC_LOAD(X, F64_LOAD) \
     RI_ACC_STORE(X, I32_STORE, INT) RI_ACC_STORE(X, I32_STORE8, INT) RI_ACC_STORE(X, I32_STORE16, INT) \
     RI_ACC_STORE(X, I64_STORE, INT) RI_ACC_STORE(X, F32_STORE, INT) RI_ACC_STORE(X, F64_STORE, F64) \
-    X(I32_ADD_M1_A3, I32_ADD_M1, 6, 0x8, INT) X(I32_ADD_M2_A3, I32_ADD_M2, 8, 0x8, INT) \
     X(I32_CH_ADD_A7, I32_CH_ADD, 8, 0x80, INT) X(I32_MAJ_A2, I32_MAJ, 5, 0x4, INT) \
     X(I32_ADD_LX_A2, I32_ADD_LX, 6, 0x4, INT) X(I32_ADD_LXI_A2, I32_ADD_LXI, 6, 0x4, INT) \
     X(I32_ADD_LX8U_A2, I32_ADD_LX8U, 6, 0x4, INT) X(I32_ADD_LXI8U_A2, I32_ADD_LXI8U, 6, 0x4, INT) \

@@ -18,13 +18,12 @@ enum {
     RI_OPF_CALL = 1u << 1,      /* a call: the compiler puts a GAS right after it */
     RI_OPF_ACC_INT = 1u << 2,   /* its handler writes operand 1 last, through PUT_U32/U64/F32: the bits are in acc */
     RI_OPF_ACC_F64 = 1u << 3,   /* ... through PUT_F64: the value is in facc */
-    RI_OPF_ACC_MOVE = 1u << 4,  /* MOVE .. MOVE4: the bits of the last move are in acc (either of its slots) */
-    RI_OPF_ACC_ADD_M = 1u << 5, /* I32_ADD_Mn: ACC_INT unless one of its MOVEs overwrites the sum's slot */
-    RI_OPF_I32_PAIR = 1u << 6,  /* an i32 pair operation (RI_CODE_PAIR_OPS: d, a, x, y or imm) */
-    RI_OPF_PURE_F64 = 1u << 7,  /* computes an f64 from slots only: cannot trap, writes nothing but its result */
-    RI_OPF_I64 = 1u << 8,       /* a numeric operation (RI_NUMERIC_OPS) on i64 operands */
-    RI_OPF_NUM_TRAP = 1u << 9,  /* a numeric operation (RI_NUMERIC_OPS) that may trap: div, rem, trunc */
-    RI_OPF_TRAP2 = 1u << 10,    /* a fused instruction that may trap in its second part too: a second TRAP point at + 3 */
+    RI_OPF_ACC_MOVE = 1u << 4,  /* MOVE: the bits it copies are in acc (either of its slots) */
+    RI_OPF_I32_PAIR = 1u << 5,  /* an i32 pair operation (RI_CODE_PAIR_OPS: d, a, x, y or imm) */
+    RI_OPF_PURE_F64 = 1u << 6,  /* computes an f64 from slots only: cannot trap, writes nothing but its result */
+    RI_OPF_I64 = 1u << 7,       /* a numeric operation (RI_NUMERIC_OPS) on i64 operands */
+    RI_OPF_NUM_TRAP = 1u << 8,  /* a numeric operation (RI_NUMERIC_OPS) that may trap: div, rem, trunc */
+    RI_OPF_TRAP2 = 1u << 9,     /* a fused instruction that may trap in its second part too: a second TRAP point at + 3 */
 };
 
 /* The stop point an operation carries (ri_code_info.point): 0 none, else 1 + its
@@ -43,10 +42,9 @@ enum {
 
 /* The kind of a call (ri_code_info.call): what its operand words are. Local: body index,
  * frame base; import: function index, frame base; indirect: type index, table index,
- * element index slot, frame base; then the MOVE pairs it makes first (_M1, _M2), or for
- * CALL_LOCAL_AI the I32_ADD_I (d, a, imm). Tail: a return_call (import's operands) or a
+ * element index slot, frame base. Tail: a return_call (import's operands) or a
  * return_call_indirect (indirect's), whose callee replaces the frame: no caller waits in it. */
-enum { RI_CALLK_NONE, RI_CALLK_LOCAL, RI_CALLK_LOCAL_AI, RI_CALLK_IMPORT, RI_CALLK_INDIRECT, RI_CALLK_TAIL };
+enum { RI_CALLK_NONE, RI_CALLK_LOCAL, RI_CALLK_IMPORT, RI_CALLK_INDIRECT, RI_CALLK_TAIL };
 
 /* The immediates for which a binary operation with an immediate leaves its first operand
  * unchanged (ri_code_info.ident; code.h, RI_CODE_IMM_OPS). */
@@ -116,20 +114,13 @@ enum { RI_ACC_NONE, RI_ACC_INT, RI_ACC_F64 };
 /* Which accumulator holds, when the instruction at code[pos] (operation op) ends, the
  * value it wrote to its operand 1: RI_ACC_INT (the slot's bits: i32, i64, f32), RI_ACC_F64
  * or RI_ACC_NONE; slots[] gets the slots holding that value: operand 1 (and UINT32_MAX),
- * or both slots of a MOVE's last move. */
+ * or both slots of a MOVE. */
 static inline int ri_code_acc_produced(const uint32_t *code, uint32_t pos, uint32_t op, uint32_t slots[2]) {
     uint32_t flags = ri_code_flags(op);
-    if (flags & RI_OPF_ACC_MOVE) {
-        uint32_t last = pos + ri_code_words(op) - 2; /* the last (dst, src) pair */
-        slots[0] = code[last];
-        slots[1] = code[last + 1];
-        return RI_ACC_INT;
-    }
     slots[0] = code[pos + 1];
     slots[1] = UINT32_MAX;
-    if (flags & RI_OPF_ACC_ADD_M) { /* (d, a, b, then the moves): a move must not overwrite d */
-        for (uint32_t at = pos + 4; at < pos + ri_code_words(op); at += 2)
-            if (code[at] == code[pos + 1]) return RI_ACC_NONE;
+    if (flags & RI_OPF_ACC_MOVE) {
+        slots[1] = code[pos + 2];
         return RI_ACC_INT;
     }
     return (flags & RI_OPF_ACC_INT) ? RI_ACC_INT : (flags & RI_OPF_ACC_F64) ? RI_ACC_F64 : RI_ACC_NONE;

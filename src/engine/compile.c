@@ -194,75 +194,8 @@ void unpair(compiler *c) {
     if (second_is_result) note_dst(c, p);
 }
 
-/* Whether op is one of the i32 pair operations (d, a, x, y or imm). */
-static bool is_i32_pair(ri_code_op op) { return (ri_code_flags(op) & RI_OPF_I32_PAIR) != 0; }
-
-/* dst = src; MOVEs right after each other become one MOVE2, MOVE3 or MOVE4. */
-static void emit_move(compiler *c, uint32_t dst, uint32_t src) {
-    static const ri_code_op moves[5] = {RI_CODE_OP_COUNT, RI_CODE_MOVE, RI_CODE_MOVE2, RI_CODE_MOVE3, RI_CODE_MOVE4};
-    uint32_t n = c->last.op == RI_CODE_MOVE ? 1 : c->last.op == RI_CODE_MOVE2 ? 2 : c->last.op == RI_CODE_MOVE3 ? 3 : 0;
-    if (n && fuse_on(c, RI_FUSE_MOVES) && c->last.pos != NO_POS && c->last.pos + 1 + 2 * n == c->len && !c->failed) {
-        uint32_t w[8];
-        memcpy(w, &c->code[c->last.pos + 1], 2 * n * sizeof *w);
-        w[2 * n] = dst;
-        w[2 * n + 1] = src;
-        truncate_code(c, c->last.pos);
-        uint32_t p = emit_op(c, moves[n + 1], 3 + 2 * n);
-        if (p != NO_POS) memcpy(&c->code[p + 1], w, (2 * n + 2) * sizeof *w);
-        return;
-    }
-    if (!fuse_on(c, RI_FUSE_ADD_MOVES)) {
-        emit2(c, RI_CODE_MOVE, dst, src);
-        return;
-    }
-    if ((c->last.op == RI_CODE_I32_ADD || c->last.op == RI_CODE_I32_ADD_I) && c->last.pos != NO_POS &&
-        c->last.pos + 4 == c->len && !c->failed && c->code[c->last.pos + 1] == src && dst != src) {
-        /* copying what the add just wrote (local.tee x; local.set y): one instruction */
-        uint32_t w[3];
-        memcpy(w, &c->code[c->last.pos + 1], sizeof w);
-        ri_code_op fused = c->last.op == RI_CODE_I32_ADD ? RI_CODE_I32_ADD_2D : RI_CODE_I32_ADD_I_2D;
-        truncate_code(c, c->last.pos);
-        emit4(c, fused, w[0], w[1], w[2], dst);
-        return;
-    }
-    /* MOVEs right after an i32.add (the rotating variables of an unrolled-by-hand
-     * loop, e.g. sha256's): they run as part of the add, up to four */
-    uint32_t k = c->last.op == RI_CODE_I32_ADD ? 0 : c->last.op == RI_CODE_I32_ADD_M1 ? 1
-               : c->last.op == RI_CODE_I32_ADD_M2 ? 2 : c->last.op == RI_CODE_I32_ADD_M3 ? 3 : 4;
-    if (k < 4 && c->last.pos != NO_POS && c->last.pos + 4 + 2 * k == c->len && !c->failed) {
-        static const ri_code_op adds[4] = {RI_CODE_I32_ADD_M1, RI_CODE_I32_ADD_M2, RI_CODE_I32_ADD_M3, RI_CODE_I32_ADD_M4};
-        uint32_t w[11];
-        memcpy(w, &c->code[c->last.pos + 1], (3 + 2 * k) * sizeof *w);
-        w[3 + 2 * k] = dst;
-        w[4 + 2 * k] = src;
-        truncate_code(c, c->last.pos);
-        uint32_t p = emit_op(c, adds[k], 6 + 2 * k);
-        if (p != NO_POS) memcpy(&c->code[p + 1], w, (5 + 2 * k) * sizeof *w);
-        return;
-    }
-    /* A MOVE after an i32 pair operation (code.h) whose slots it does not touch, which
-     * follows an I32_ADD(_Mn): the MOVE joins the add, ahead of the pair. Swapping two
-     * independent slot operations changes nothing: neither can trap or stop. */
-    k = c->prev.op == RI_CODE_I32_ADD ? 0 : c->prev.op == RI_CODE_I32_ADD_M1 ? 1
-      : c->prev.op == RI_CODE_I32_ADD_M2 ? 2 : c->prev.op == RI_CODE_I32_ADD_M3 ? 3 : 4;
-    if (k < 4 && is_i32_pair(c->last.op) && c->last.pos != NO_POS && c->last.pos + 5 == c->len &&
-        c->prev.pos != NO_POS && c->prev.pos + 4 + 2 * k == c->last.pos && !c->failed) {
-        uint32_t w[5];
-        memcpy(w, &c->code[c->last.pos], sizeof w);
-        if (dst != w[1] && dst != w[2] && dst != w[3] && dst != w[4] && src != w[1]) {
-            ri_code_op pair = c->last.op;
-            bool has_dst = c->last.dst_pos != 0;
-            truncate_code(c, c->last.pos); /* the add is the last instruction again */
-            emit_move(c, dst, src);
-            uint32_t p = emit_op(c, pair, 5);
-            if (p == NO_POS) return;
-            memcpy(&c->code[p], w, sizeof w);
-            if (has_dst) note_dst(c, p);
-            return;
-        }
-    }
-    emit2(c, RI_CODE_MOVE, dst, src);
-}
+/* dst = src. */
+static void emit_move(compiler *c, uint32_t dst, uint32_t src) { emit2(c, RI_CODE_MOVE, dst, src); }
 
 /* Whether operand e is the single result of the last emitted instruction: a
  * temporary nothing else reads, so that instruction may be fused into its consumer. */
@@ -594,13 +527,6 @@ static void emit_return(compiler *c) {
 static void emit_branch(compiler *c, ctrl *l) {
     if (l->kind == CTRL_FUNC) { emit_return(c); return; }
     emit_copies(c, l);
-    if (!c->failed && fuse_on(c, RI_FUSE_MOVES) && c->last.op == RI_CODE_MOVE && c->last.pos + 3 == c->len) { /* BR_M */
-        uint32_t d = c->code[c->last.pos + 1], s = c->code[c->last.pos + 2];
-        truncate_code(c, c->last.pos);
-        uint32_t p = emit3(c, RI_CODE_BR_M, d, s, 0);
-        if (p != NO_POS) branch_to(c, l, p + 3);
-        return;
-    }
     uint32_t p = emit1(c, RI_CODE_BR, 0);
     if (p != NO_POS) branch_to(c, l, p + 1);
 }
@@ -1027,49 +953,16 @@ static void compile_call(compiler *c, uint32_t func_index, bool indirect, uint32
     if (c->h < need) { fail(c, RI_ERR_INVALID, "call arguments missing"); return; }
     uint32_t base = own_slot(c, c->h - need);
     uint32_t p;
-    /* The MOVE or MOVE2 just before (arguments, materialised entries) runs as part of a
-     * call to a function of this module. */
-    uint32_t moves[4], nmoves = 0;
-    bool call_args = fuse_on(c, RI_FUSE_CALL_ARGUMENTS);
-    if (call_args && (indirect || func_index >= m->nfunc_imports) && !c->failed && c->last.pos != NO_POS &&
-        ((c->last.op == RI_CODE_MOVE && c->last.pos + 3 == c->len) ||
-         (c->last.op == RI_CODE_MOVE2 && c->last.pos + 5 == c->len))) {
-        nmoves = c->last.op == RI_CODE_MOVE ? 1 : 2;
-        memcpy(moves, &c->code[c->last.pos + 1], 2 * nmoves * sizeof *moves);
-        truncate_code(c, c->last.pos);
-    }
     if (indirect) {
-        static const ri_code_op ops[3] = {RI_CODE_CALL_INDIRECT, RI_CODE_CALL_INDIRECT_M1, RI_CODE_CALL_INDIRECT_M2};
-        p = emit_op(c, ops[nmoves], 5 + 2 * nmoves);
+        p = emit_op(c, RI_CODE_CALL_INDIRECT, 5);
         if (p != NO_POS) {
             c->code[p + 1] = type_index;
             c->code[p + 2] = table_index;
             c->code[p + 3] = own_slot(c, c->h - 1);
             c->code[p + 4] = base;
-            memcpy(&c->code[p + 5], moves, 2 * nmoves * sizeof *moves);
-        }
-    } else if (call_args && func_index >= m->nfunc_imports && nmoves == 0 && c->last.op == RI_CODE_I32_ADD_I &&
-               c->last.pos != NO_POS && c->last.pos + 4 == c->len && !c->failed &&
-               c->code[c->last.pos + 1] >= base && c->code[c->last.pos + 1] - base < need) {
-        /* The I32_ADD_I just before that computes an argument (f(n - 1)) runs as part of
-         * the call. */
-        uint32_t add[3];
-        memcpy(add, &c->code[c->last.pos + 1], sizeof add);
-        truncate_code(c, c->last.pos);
-        p = emit_op(c, RI_CODE_CALL_LOCAL_AI, 6);
-        if (p != NO_POS) {
-            c->code[p + 1] = func_index - m->nfunc_imports;
-            c->code[p + 2] = base;
-            memcpy(&c->code[p + 3], add, sizeof add);
         }
     } else if (func_index >= m->nfunc_imports) {
-        static const ri_code_op ops[3] = {RI_CODE_CALL_LOCAL, RI_CODE_CALL_LOCAL_M1, RI_CODE_CALL_LOCAL_M2};
-        p = emit_op(c, ops[nmoves], 3 + 2 * nmoves);
-        if (p != NO_POS) {
-            c->code[p + 1] = func_index - m->nfunc_imports;
-            c->code[p + 2] = base;
-            memcpy(&c->code[p + 3], moves, 2 * nmoves * sizeof *moves);
-        }
+        p = emit2(c, RI_CODE_CALL_LOCAL, func_index - m->nfunc_imports, base);
     } else {
         p = emit2(c, RI_CODE_CALL, func_index, base);
     }
@@ -1476,7 +1369,6 @@ static void compile_binary(compiler *c, ri_code_op op) {
             return;
         }
     }
-    if (op == RI_CODE_I32_SUB && fuse_on(c, RI_FUSE_COMPARE3) && fuse_cmp3(c, a, b)) return;
     if (fuse_on(c, RI_FUSE_INT_PAIR) && fuse_i32_pair(c, op, a, b)) return;
     uint32_t sa = slot_of(c, a, c->h), sb = slot_of(c, b, c->h + 1);
     uint32_t p = emit3(c, op, own_slot(c, c->h), sa, sb);
@@ -1655,8 +1547,8 @@ static void compile_try(compiler *c, const ri_blocktype *bt) {
     uint32_t np, nr;
     if (!block_arity(c, bt, &np, &nr)) return;
     flush_all(c);
-    /* a peephole must not fuse what comes before the body into it: a call's MOVEs
-     * would move the call out of the body's range */
+    /* a peephole must not fuse what comes before the body into it: the fused
+     * instruction would start outside the body's range */
     forget_emitted(c);
     if (!grow_array(c, (void **)&c->tries, &c->tries_cap, (uint64_t)c->ntries + 1, sizeof *c->tries)) return;
     ctrl *l = push_ctrl(c, CTRL_TRY, np, nr);

@@ -199,8 +199,6 @@ ri_code_op fuse_pair_rule(fuse_family family, ri_code_op outer, ri_code_op inner
 #define emit_cond_branch ri_compile_emit_cond_branch
 uint32_t emit_cond_branch(compiler *c, operand cond, bool fused, ri_code_op cmp, uint32_t a, uint32_t b,
                           bool negate);
-#define fuse_cmp3 ri_compile_fuse_cmp3
-bool fuse_cmp3(compiler *c, operand a, operand b);
 #define fuse_i32_pair ri_compile_fuse_i32_pair
 bool fuse_i32_pair(compiler *c, ri_code_op op, operand a, operand b);
 #define sink_f64_load ri_compile_sink_f64_load

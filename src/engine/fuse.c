@@ -481,51 +481,11 @@ bool sink_f64_load(compiler *c, ri_code_op la, operand a, operand b) {
     return true;
 }
 
-/* (x > y) - (x < y), the three-way compare of C comparators: the two compares just
- * before this i32.sub become one I32_CMP3_S / _U. */
-bool fuse_cmp3(compiler *c, operand a, operand b) {
-    if (!from_last(c, &b) || a.kind != ENTRY_SLOT || c->prev.pos == NO_POS || c->prev.dst_pos == 0 ||
-        c->code[c->prev.dst_pos] != a.src || c->prev.pos + 4 != c->last.pos)
-        return false;
-    ri_code_op fused;
-    if (c->prev.op == RI_CODE_I32_GT_S && c->last.op == RI_CODE_I32_LT_S) fused = RI_CODE_I32_CMP3_S;
-    else if (c->prev.op == RI_CODE_I32_GT_U && c->last.op == RI_CODE_I32_LT_U) fused = RI_CODE_I32_CMP3_U;
-    else return false;
-    uint32_t x = c->code[c->prev.pos + 2], y = c->code[c->prev.pos + 3];
-    /* the same operands, neither of them the first compare's result */
-    if (c->code[c->last.pos + 2] != x || c->code[c->last.pos + 3] != y || x == a.src || y == a.src) return false;
-    if (c->prev2.op == RI_CODE_I32_LOAD2 && c->prev2.pos != NO_POS && c->prev2.pos + 7 == c->prev.pos &&
-        c->code[c->prev2.pos + 1] == x && c->code[c->prev2.pos + 4] == y && x != y) {
-        /* the two values compared were loaded just before: loads and compare in one
-         * instruction (the loads' results are still written, with their stop points) */
-        uint32_t at = c->prev2.pos, w[6];
-        memcpy(w, &c->code[at + 1], sizeof w);
-        ri_code_point pts[2];
-        uint32_t npts = 0;
-        while (c->npoints && c->points[c->npoints - 1].pos >= at && npts < 2) pts[npts++] = c->points[--c->npoints];
-        truncate_code(c, at);
-        uint32_t p = emit_op(c, fused == RI_CODE_I32_CMP3_S ? RI_CODE_I32_CMP3_S_L2 : RI_CODE_I32_CMP3_U_L2, 8);
-        if (p == NO_POS) return true;
-        memcpy(&c->code[p + 1], w, sizeof w);
-        c->code[p + 7] = own_slot(c, c->h);
-        for (uint32_t i = npts; i-- > 0;) put_point(c, pts[i].pos, pts[i]); /* lowest position first */
-        push_slot(c);
-        c->last.dst_pos = p + 7;
-        return true;
-    }
-    truncate_code(c, c->prev.pos);
-    uint32_t p = emit3(c, fused, own_slot(c, c->h), x, y);
-    push_slot(c);
-    note_dst(c, p);
-    return true;
-}
-
 /* ---- the families' names (ri_fusion) ----------------------------------------------------- */
 
 static const char *const fusion_names[] = {
-    "immediate", "moves", "call-arguments", "compare-branch", "counter-branch", "load-branch", "address",
-    "memory-pair", "int-pair", "int-imm-pair", "float-pair", "float-memory", "add-moves", "sha2", "compare3",
-    "accumulator",
+    "immediate", "compare-branch", "counter-branch", "load-branch", "address", "memory-pair", "int-pair",
+    "int-imm-pair", "float-pair", "float-memory", "sha2", "accumulator",
 };
 _Static_assert(RI_FUSE_ALL == (1u << sizeof fusion_names / sizeof fusion_names[0]) - 1, "a name per fusion family");
 

@@ -574,18 +574,6 @@ op_BR_BG: /* branch to a LOOP, polling and charging it */
     JUMP_BG(1);
 op_BR_BU: /* branch to an unmetered LOOP, polling it */
     JUMP_BU(1);
-op_BR_M: /* d = s; pc += offset */
-    SLOT(1) = SLOT(2);
-    JUMP(3);
-op_BR_M_FG:
-    SLOT(1) = SLOT(2);
-    JUMP_FG(3);
-op_BR_M_BG:
-    SLOT(1) = SLOT(2);
-    JUMP_BG(3);
-op_BR_M_BU:
-    SLOT(1) = SLOT(2);
-    JUMP_BU(3);
     COND_BRANCH(BR_IF, 3, U32(1))     /* if a != 0 then branch */
     COND_BRANCH(BR_IFNOT, 3, !U32(1)) /* if a == 0 then branch */
     BRCMP32(I32_EQ, CMP_EQ)       /* if a == b then branch */
@@ -701,30 +689,10 @@ op_UNREACHABLE: /* trap */
             DISPATCH(); \
         } \
     } while (0)
-op_CALL_LOCAL_M2: /* MOVE2 (in order), then CALL_LOCAL */
-    SLOT(3) = SLOT(4);
-    SLOT(5) = SLOT(6);
-    callee = codes[pc[1]];
-    ENTER_LOCAL(pc[2], 7);
-    call_size = 7;
-    goto call_local_slow;
-op_CALL_LOCAL_M1: /* MOVE, then CALL_LOCAL */
-    SLOT(3) = SLOT(4);
-    callee = codes[pc[1]];
-    ENTER_LOCAL(pc[2], 5);
-    call_size = 5;
-    goto call_local_slow;
-op_CALL_LOCAL_AI: /* d = a + imm (an argument), then CALL_LOCAL */
-    SET_U32(3, U32(4) + pc[5]);
-    callee = codes[pc[1]];
-    ENTER_LOCAL(pc[2], 6);
-    call_size = 6;
-    goto call_local_slow;
 op_CALL_LOCAL: /* call function a of this module, frame at b */
     callee = codes[pc[1]];
     ENTER_LOCAL(pc[2], 3); /* the common case inline */
-    call_size = 3;
-call_local_slow: /* the stack or the frame array must grow first */
+    call_size = 3; /* the stack or the frame array must grow first */
     callee_inst = inst;
     call_base = pc[2];
     goto call_wasm;
@@ -749,13 +717,6 @@ op_CALL: /* call function a (an import), frame at b */
         call_base = pc[4]; \
         goto call_func; \
     } while (0)
-op_CALL_INDIRECT_M2: /* MOVE2 (in order), then CALL_INDIRECT */
-    SLOT(5) = SLOT(6);
-    SLOT(7) = SLOT(8);
-    CALL_INDIRECT_TO(9);
-op_CALL_INDIRECT_M1: /* MOVE, then CALL_INDIRECT */
-    SLOT(5) = SLOT(6);
-    CALL_INDIRECT_TO(7);
 op_CALL_INDIRECT: /* call table[t][c] checked against type a, frame at d */
     CALL_INDIRECT_TO(5);
 op_THROW: /* throw an exception of tag a, its values at slots [b, b + n) */
@@ -977,27 +938,11 @@ call_wasm:
 
     /* ---- parametric and variables ---- */
 
-/* The last move of a MOVE, MOVE2, ... also leaves the bits in acc (compile.c: both of its
- * slots then hold them). */
+/* A MOVE also leaves the bits in acc (compile.c: both of its slots then hold them). */
 #define MOVE_ACC(d, s) do { ri_slot v_ = SLOT(s); SLOT(d) = v_; acc = v_.i64; } while (0)
 op_MOVE: /* d = a */
     MOVE_ACC(1, 2);
     NEXT(3);
-op_MOVE2: /* d1 = a1; d2 = a2 */
-    SLOT(1) = SLOT(2);
-    MOVE_ACC(3, 4);
-    NEXT(5);
-op_MOVE3: /* d1 = a1; d2 = a2; d3 = a3 */
-    SLOT(1) = SLOT(2);
-    SLOT(3) = SLOT(4);
-    MOVE_ACC(5, 6);
-    NEXT(7);
-op_MOVE4: /* d1 = a1; ...; d4 = a4 */
-    SLOT(1) = SLOT(2);
-    SLOT(3) = SLOT(4);
-    SLOT(5) = SLOT(6);
-    MOVE_ACC(7, 8);
-    NEXT(9);
 /* d = mem32[ea]; next instruction after n words */
 #define LOAD32_AT(ea_expr, n) \
     { uint64_t ea = (ea_expr); if (__builtin_expect(OOB(ea, 4), 0)) TRAP(RI_TRAP_MEMORY_OOB); \
@@ -1022,68 +967,6 @@ op_I32_LOAD2: /* d1 = mem32[a1 + off1]; d2 = mem32[a2 + off2] */
         PUT_U32(4, LE32(v));
         NEXT(7);
     }
-    /* I32_LOAD2, then the three-way compare of the two values loaded */
-#define CMP3_L2(name, GT, LT) \
-    op_##name: { \
-        uint64_t ea = (uint64_t)U32(2) + pc[3]; \
-        if (__builtin_expect(OOB(ea, 4), 0)) TRAP(RI_TRAP_MEMORY_OOB); \
-        uint32_t v1, v2; \
-        memcpy(&v1, mem_base + ea, 4); \
-        v1 = LE32(v1); \
-        PUT_U32(1, v1); \
-        ea = (uint64_t)U32(5) + pc[6]; \
-        if (__builtin_expect(OOB(ea, 4), 0)) { pc += 3; TRAP(RI_TRAP_MEMORY_OOB); } \
-        memcpy(&v2, mem_base + ea, 4); \
-        v2 = LE32(v2); \
-        PUT_U32(4, v2); \
-        PUT_U32(7, (uint32_t)GT(v1, v2) - (uint32_t)LT(v1, v2)); \
-        NEXT(8); }
-    CMP3_L2(I32_CMP3_S_L2, CMP32_GT_S, CMP32_LT_S)
-    CMP3_L2(I32_CMP3_U_L2, CMP_GT_U, CMP_LT_U)
-#undef CMP3_L2
-op_I32_CMP3_S: /* d = (a > b) - (a < b) */
-    {
-        uint32_t a = U32(2), b = U32(3);
-        PUT_U32(1, (uint32_t)CMP32_GT_S(a, b) - (uint32_t)CMP32_LT_S(a, b));
-        NEXT(4);
-    }
-op_I32_CMP3_U: /* d = (a > b) - (a < b), unsigned */
-    {
-        uint32_t a = U32(2), b = U32(3);
-        PUT_U32(1, (uint32_t)(a > b) - (uint32_t)(a < b));
-        NEXT(4);
-    }
-op_I32_ADD_2D: /* d = a + b; d2 = d */
-    {
-        uint32_t v = U32(2) + U32(3);
-        SET_U32(1, v);
-        SET_U32(4, v);
-        NEXT(5);
-    }
-op_I32_ADD_I_2D: /* d = a + imm; d2 = d */
-    {
-        uint32_t v = U32(2) + pc[3];
-        SET_U32(1, v);
-        SET_U32(4, v);
-        NEXT(5);
-    }
-#define ADD_M1(label, m) op_##label: PUT_U32(1, AU32(m, 2) + AU32(m, 3)); SLOT(4) = SLOT(5); NEXT(6);
-#define ADD_M2(label, m) op_##label: PUT_U32(1, AU32(m, 2) + AU32(m, 3)); SLOT(4) = SLOT(5); SLOT(6) = SLOT(7); NEXT(8);
-    ADD_M1(I32_ADD_M1, 0) /* d = a + b; d1 = s1 */
-    ADD_M2(I32_ADD_M2, 0) /* d = a + b; d1 = s1; d2 = s2 */
-op_I32_ADD_M3: /* d = a + b; then three moves */
-    PUT_U32(1, U32(2) + U32(3));
-    SLOT(4) = SLOT(5);
-    SLOT(6) = SLOT(7);
-    SLOT(8) = SLOT(9);
-    NEXT(10);
-op_I32_ADD_M4: /* d = a + b; then four moves */
-    PUT_U32(1, U32(2) + U32(3));
-    SLOT(4) = SLOT(5);
-    SLOT(6) = SLOT(7);
-    SLOT(8) = SLOT(9);
-    SLOT(10) = SLOT(11);
-    NEXT(12);
 #define MAJ(label, m) op_##label: { uint32_t x = AU32(m, 3), y = AU32(m, 4); PUT_U32(1, (AU32(m, 2) & (x ^ y)) ^ (x & y)); NEXT(5); }
     MAJ(I32_MAJ, 0) /* d = (a & (x ^ y)) ^ (x & y) */
 op_I32_CH: /* d = (a & (x ^ k)) | (p & q) */
@@ -1792,8 +1675,6 @@ op_F64_REINTERPRET_I64:
     STOREV(F64_STORE_A1, 0x2, uint64_t, 8, LE64, U64(2))
     STOREV(F64_STORE_A2, 0, uint64_t, 8, LE64, ri_f64_bits(facc))
     MAJ(I32_MAJ_A2, 0x4)
-    ADD_M1(I32_ADD_M1_A3, 0x8)
-    ADD_M2(I32_ADD_M2_A3, 0x8)
     CH_ADD(I32_CH_ADD_A7, 0x80)
     ADD_LX(I32_ADD_LX_A2, 0x4, U32(4))
     ADD_LX(I32_ADD_LXI_A2, 0x4, pc[4])

@@ -222,9 +222,6 @@ typedef struct call_site {
     uint32_t base;      /* the callee's frame, as a slot of the caller's frame */
     int kind;           /* 0: a function of this module, 1: an import, 2: indirect */
     uint32_t target;    /* kind 0: body index; 1: function index; 2: type index */
-    uint32_t nmoves;    /* _M1, _M2: the MOVEs it makes first (dst, src word pairs) */
-    const uint32_t *moves;
-    const uint32_t *add; /* _AI: the I32_ADD_I it makes first (dst, src, imm), else NULL */
 } call_site;
 
 static bool call_at(const ri_code *code, uint32_t pos, call_site *cs) {
@@ -237,13 +234,8 @@ static bool call_at(const ri_code *code, uint32_t pos, call_site *cs) {
         if (kind == RI_CALLK_NONE || kind == RI_CALLK_TAIL || d[op] != word) continue;
         uint32_t size = ri_code_words(op);
         if ((uint64_t)pos + size > code->nwords) return false;
-        bool add = kind == RI_CALLK_LOCAL_AI;
         cs->size = size;
         cs->kind = kind == RI_CALLK_IMPORT ? 1 : kind == RI_CALLK_INDIRECT ? 2 : 0;
-        uint32_t plain = cs->kind == 2 ? 5 : 3;
-        cs->nmoves = add ? 0 : (size - plain) / 2;
-        cs->moves = code->words + pos + plain;
-        cs->add = add ? code->words + pos + plain : NULL;
         cs->target = code->words[pos + 1];
         cs->base = code->words[pos + (cs->kind == 2 ? 4 : 2)];
         return true;
@@ -572,39 +564,6 @@ bool ri_store_describe_suspended(ri_store *store, const ri_instance *inst, ri_su
             }
             for (uint32_t k = 0; ok && k < nstack; k++)
                 ok = describe_value(&dc, p->types[k], fp[code->stack_base + k], &sf->stack[k]);
-            /* About to make a call that moves its last arguments into place first (_M1,
-             * _M2): describe them as the call will see them (the moves run again). */
-            call_site cs;
-            bool at_call = ok && top && pt->kind == RI_POINT_CALL && call_at(code, pt->pos, &cs);
-            if (at_call && cs.add) { /* _AI: its argument d = s + imm, computed as the call will */
-                uint32_t d = cs.add[0], s = cs.add[1];
-                ri_slot v;
-                v.i64 = (uint32_t)((uint32_t)fp[s].i64 + cs.add[2]);
-                if (d < code->stack_base || d - code->stack_base >= nstack) {
-                    ri_error_set(err, RI_ERR_ARGUMENT, "internal error: a call's addition outside its operands");
-                    ok = false;
-                } else {
-                    ok = describe_value(&dc, p->types[d - code->stack_base], v, &sf->stack[d - code->stack_base]);
-                }
-            }
-            if (at_call && cs.nmoves) {
-                ri_slot moved[2];
-                uint32_t dsts[2];
-                for (uint32_t k = 0; ok && k < cs.nmoves; k++) {
-                    uint32_t d = cs.moves[2 * k], s = cs.moves[2 * k + 1];
-                    ri_slot v = fp[s];
-                    for (uint32_t j = 0; j < k; j++)
-                        if (dsts[j] == s) v = moved[j];
-                    moved[k] = v;
-                    dsts[k] = d;
-                    if (d < code->stack_base || d - code->stack_base >= nstack) {
-                        ri_error_set(err, RI_ERR_ARGUMENT, "internal error: a call's move outside its operands");
-                        ok = false;
-                    } else {
-                        ok = describe_value(&dc, p->types[d - code->stack_base], v, &sf->stack[d - code->stack_base]);
-                    }
-                }
-            }
         }
     }
     probes_free(&pr);

@@ -1503,7 +1503,7 @@ int main(int argc, char **argv) {
         else if (strcmp(a, "--unmetered") == 0) rn.opts.unmetered = true;
         else if (strcmp(a, "--fusions-off") == 0 && i + 1 < argc) {
             if (!ri_fusion_parse(argv[++i], &rn.opts.fusions_off)) {
-                fprintf(stderr, "ri-spec: bad --fusions-off %s (names: immediate, moves, ..., or all)\n", argv[i]);
+                fprintf(stderr, "ri-spec: bad --fusions-off %s (names: immediate, compare-branch, ..., or all)\n", argv[i]);
                 return 2;
             }
         }

@@ -8,12 +8,12 @@
  *   instruction in between. The compiled acc_V must contain V, ref_V must not,
  *   and both must return the same for inputs with zeroes, signs, NaNs and infinities,
  *   metered or not, with NaN canonicalisation on or off.
- * - The fused variants (I32_ADD_M1_A3, ...) must appear in acc_fused.wat, whose functions
+ * - The fused variants (I32_CH_ADD_A7, ...) must appear in acc_fused.wat, whose functions
  *   (SHA-256, CRC-32, ...; C source below) must return what native code returns, or in
  *   the fixtures of the other fusion tests.
  * - No variant reads the accumulator where a branch lands (acc_landing.wat): there the
  *   register holds whatever the branch's path left in it.
- * - A MOVE's last move leaves its bits in acc, read for either of its slots.
+ * - A MOVE leaves its bits in acc, read for either of its slots.
  */
 #include <stdarg.h>
 #include <stddef.h>

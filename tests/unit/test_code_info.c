@@ -73,7 +73,6 @@ static bool old_numeric_may_trap(uint16_t op) {
 static uint32_t old_branch_words(uint32_t op) {
     switch (op) {
     case RI_CODE_BR: return 2;
-    case RI_CODE_BR_M: return 4;
     case RI_CODE_BR_IF: case RI_CODE_BR_IFNOT: return 3;
 #define RI_X_CMPBR(cmp, neg) case RI_CODE_BR_IF_##cmp: case RI_CODE_BR_IF_##cmp##_I: return 4;
     RI_CODE_CMP_BRANCHES(RI_X_CMPBR)
@@ -103,9 +102,7 @@ static uint32_t old_branch_words(uint32_t op) {
 
 static bool old_is_call(uint32_t op) {
     switch (op) {
-    case RI_CODE_CALL: case RI_CODE_CALL_LOCAL: case RI_CODE_CALL_LOCAL_M1: case RI_CODE_CALL_LOCAL_M2:
-    case RI_CODE_CALL_LOCAL_AI:
-    case RI_CODE_CALL_INDIRECT: case RI_CODE_CALL_INDIRECT_M1: case RI_CODE_CALL_INDIRECT_M2:
+    case RI_CODE_CALL: case RI_CODE_CALL_LOCAL: case RI_CODE_CALL_INDIRECT:
     case RI_CODE_RETURN_CALL: case RI_CODE_RETURN_CALL_INDIRECT:
         return true;
     default:
@@ -125,10 +122,9 @@ static uint32_t old_call_words(uint32_t op) {
 enum { ACC_NONE, ACC_INT, ACC_F64 };
 
 static int old_acc_produced(const uint32_t *code, uint32_t pos, uint32_t op, uint32_t slots[2]) {
-    if (op >= RI_CODE_MOVE && op <= RI_CODE_MOVE4) {
-        uint32_t last = pos + 1 + 2 * (op - RI_CODE_MOVE);
-        slots[0] = code[last];
-        slots[1] = code[last + 1];
+    if (op == RI_CODE_MOVE) {
+        slots[0] = code[pos + 1];
+        slots[1] = code[pos + 2];
         return ACC_INT;
     }
     slots[0] = code[pos + 1];
@@ -155,7 +151,6 @@ static int old_acc_produced(const uint32_t *code, uint32_t pos, uint32_t op, uin
 #undef RI_X_ADDL
     case RI_CODE_I32_MAJ: case RI_CODE_I32_CH: case RI_CODE_I32_CH_ADD: case RI_CODE_I32_XOR_ROTL2:
     case RI_CODE_I32_XOR_ROTL3: case RI_CODE_I32_XOR_ROTL2_SHR_U: case RI_CODE_I32_XOR_ROTL2_SHR_U_ADD:
-    case RI_CODE_I32_CMP3_S: case RI_CODE_I32_CMP3_U:
     case RI_CODE_I32_LOAD_SX: case RI_CODE_I32_LOAD_SXI: case RI_CODE_I32_LOAD_MSXI:
     case RI_CODE_I32_LOAD: case RI_CODE_I32_LOAD_X: case RI_CODE_I32_LOAD_XI:
     case RI_CODE_I32_LOAD8_U: case RI_CODE_I32_LOAD8_U_X: case RI_CODE_I32_LOAD8_U_XI:
@@ -168,13 +163,6 @@ static int old_acc_produced(const uint32_t *code, uint32_t pos, uint32_t op, uin
     case RI_CODE_F64_AXPY_XI_P: case RI_CODE_F64_ADD_MM_MA_P: case RI_CODE_F64_ADD_MM_MB_P:
     case RI_CODE_F64_SUB_MM_MA_P: case RI_CODE_F64_SUB_MM_MB_P:
         return ACC_INT;
-    case RI_CODE_I32_ADD_M1: case RI_CODE_I32_ADD_M2: case RI_CODE_I32_ADD_M3: case RI_CODE_I32_ADD_M4: {
-        /* the MOVEs after the add must not overwrite its result */
-        uint32_t moves = op - RI_CODE_I32_ADD_M1 + 1;
-        for (uint32_t i = 0; i < moves; i++)
-            if (code[pos + 4 + 2 * i] == code[pos + 1]) return ACC_NONE;
-        return ACC_INT;
-    }
 #define RI_X_FPAIR(outer, inner) case RI_CODE_F64_##outer##_##inner##_A: case RI_CODE_F64_##outer##_##inner##_B:
     RI_CODE_FPAIR_OPS(RI_X_FPAIR)
 #undef RI_X_FPAIR
@@ -204,7 +192,7 @@ static void table_says_what_the_switches_said(void **state) {
         if (old_is_call(op)) assert_int_equal(old_call_words(op), ri_code_words(op));
         if (!is_variant(op)) assert_int_equal(old_branch_words(op), ri_code_branch_words(op));
         else assert_int_equal(old_branch_words(ri_code_infos[op].base), ri_code_branch_words(op));
-        /* operand words where a MOVE's or I32_ADD_Mn's moves do and do not hit the result */
+        /* operand words, some of them repeating operand 1's slot */
         static const uint32_t codes[3][13] = {
             {0, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21},
             {0, 10, 11, 12, 10, 14, 15, 16, 17, 18, 19, 20, 21},
@@ -250,7 +238,7 @@ static void table_is_consistent(void **state) {
             assert_int_equal(ri_code_infos[first + RI_BRANCH_BU].base, first);
             assert_true(in->words >= 2);
         }
-        uint32_t acc = in->flags & (RI_OPF_ACC_INT | RI_OPF_ACC_F64 | RI_OPF_ACC_MOVE | RI_OPF_ACC_ADD_M);
+        uint32_t acc = in->flags & (RI_OPF_ACC_INT | RI_OPF_ACC_F64 | RI_OPF_ACC_MOVE);
         assert_true((acc & (acc - 1)) == 0); /* at most one accumulator class */
         if (acc) assert_true(in->words >= 2);
     }
@@ -291,7 +279,7 @@ static void table_columns_are_consistent(void **state) {
     assert_int_equal(ri_code_form(RI_CODE_F64_LE, RI_REL_FCMP), RI_CODE_F64_LE);
     assert_int_equal(ri_code_form(RI_CODE_F64_ADD_LB, RI_REL_RMW), RI_CODE_F64_ADD_MB);
     assert_int_equal(ri_code_infos[RI_CODE_I32_MUL_I].ident, RI_IDENT_ONE);
-    assert_int_equal(ri_code_call_kind(RI_CODE_CALL_INDIRECT_M2), RI_CALLK_INDIRECT);
+    assert_int_equal(ri_code_call_kind(RI_CODE_CALL_INDIRECT), RI_CALLK_INDIRECT);
     assert_int_equal(ri_code_stop(RI_CODE_I32_DIV_S), RI_STOP_TRAP);
     assert_int_equal(ri_code_stop(RI_CODE_I32_ADD), RI_STOP_NONE);
 }

@@ -7,7 +7,7 @@
  * its own, and a run suspended there (out of gas) is at a GAS / LOOP point and goes on
  * from it to the same result and the same total. Mixed targets (one a return) too, and
  * unmetered code, whose loop driven only by a br_table must still see an interrupt.
- * The same for a br fused with the MOVE before it (BR_M, copy_loop).
+ * The same for a loop's back-edge right after a copy (copy_loop).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -237,7 +237,7 @@ static void test_mixed_targets_charge_as_unfused(void **state) {
     fixture_close(&fx);
 }
 
-/* The br after the loop's copies (BR_M) charges the LOOP as a plain br would. */
+/* The br right after the loop's copies charges the LOOP as any other br does. */
 static void test_back_edge_after_copies_charges_the_loop(void **state) {
     (void)state;
     fixture fx;

@@ -1,7 +1,7 @@
 ;; Generated from the C code in tests/unit/test_acc.c (between its markers; clang-19
 ;; --target=wasm32 -O2 -fno-builtin -nostdlib -Wl,--no-entry, then wasm2wat): SHA-256, a
 ;; table CRC-32, hash probing, byte sums and table lookups, shaped so that the fused
-;; accumulator variants (I32_ADD_M1_A3, I32_LOAD_MSXI_A2, ...) are used.
+;; accumulator variants (I32_CH_ADD_A7, I32_LOAD_MSXI_A2, ...) are used.
 (module $acc_fused.wasm
   (type (;0;) (func (param i32 i32) (result i32)))
   (func $sha (type 0) (param i32 i32) (result i32)

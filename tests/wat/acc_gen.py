@@ -7,7 +7,7 @@ variants of src/engine/code.h (RI_CODE_ACC_OPS): for each variant V of the gener
          V's operand positions (so that the compiler picks V);
   ref_V  computes the same value with another instruction in between (so that V is not
          used).
-Fused variants: those of FUSED below here too; the others (I32_ADD_M1_A3, ...) occur in
+Fused variants: those of FUSED below here too; the others (I32_CH_ADD_A7, ...) occur in
 acc_fused.wat and the other fusion fixtures (test_acc.c checks that each occurs somewhere).
 Usage: tests/wat/acc_gen.py > tests/wat/acc.wat"""
 import os

@@ -1,6 +1,6 @@
 ;; test_acc.c: an instruction reading the slot the instruction before it wrote, with a
 ;; label between them that a branch targets (`landing`), and without one (`straight`);
-;; instructions reading a slot of the MOVE (or MOVE2) just before them (`move_*`).
+;; instructions reading a slot of the MOVE (of two, the last) just before them (`move_*`).
 (module
   (func (export "landing") (param i32) (result i32) (local i32)
     (local.set 1 (i32.const 5))

@@ -95,8 +95,7 @@
     i32.const 2
     i32.mul)
 
-  ;; Not a br_table: a loop's back-edge right after a copy (the compiler fuses the MOVE
-  ;; into the br, BR_M): n -= 1; acc = acc * 5 ^ n; last = acc, until n is 0; returns
+  ;; Not a br_table: a loop's back-edge right after a copy: n -= 1; acc = acc * 5 ^ n; last = acc, until n is 0; returns
   ;; last * 2 + acc.
   ;; Regions (costs):
   ;;   entry: block, loop                                                    2
