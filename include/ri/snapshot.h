@@ -78,7 +78,7 @@ typedef enum ri_snap_status {
 
 typedef struct ri_snap_meta {
     uint8_t module_sha256[RI_SNAP_SHA256_BYTES];
-    uint64_t module_size;            /* bytes of the module binary */
+    uint64_t module_size;            /* bytes of the module binary, at most INT64_MAX */
     ri_snap_status status;
     uint32_t prng_state;
     uint64_t gas_used;               /* at most INT64_MAX */

@@ -150,6 +150,9 @@ static bool read_meta(const uint8_t *data, ri_snap_image *img, counts *k, ri_sna
     ri_snap_meta *m = &img->meta;
     memcpy(m->module_sha256, p, RI_SNAP_SHA256_BYTES);
     m->module_size = ri_le_get64(p + 32);
+    if (m->module_size > (uint64_t)INT64_MAX) /* as gas below: every layer may hold it signed */
+        return CORRUPT("Invalid snapshot — META: module size %llu is above 2^63 - 1",
+                       (unsigned long long)m->module_size);
     uint32_t status = ri_le_get32(p + 40);
     if (status != RI_SNAP_STATUS_LOADED && status != RI_SNAP_STATUS_SUSPENDED)
         return CORRUPT("Invalid snapshot — META: unknown sandbox status %u", status);
