@@ -105,7 +105,7 @@ uint32_t emit4(compiler *c, ri_code_op op, uint32_t a, uint32_t b, uint32_t d, u
     if (p != NO_POS) { c->code[p + 1] = a; c->code[p + 2] = b; c->code[p + 3] = d; c->code[p + 4] = e; }
     return p;
 }
-static void add_point(compiler *c, uint32_t pos, ri_point_kind kind, uint32_t height) {
+void add_point(compiler *c, uint32_t pos, ri_point_kind kind, uint32_t height) {
     if (c->failed || pos == NO_POS) return;
     if (!grow_array(c, (void **)&c->points, &c->points_cap, (uint64_t)c->npoints + 1, sizeof *c->points)) return;
     c->points[c->npoints++] = (ri_code_point){pos, c->wasm_offset, height, (uint32_t)kind};
@@ -181,19 +181,6 @@ static void drop_to(compiler *c, uint32_t height) {
     }
 }
 
-/* Splits a last I32_ADD_I2 back into its two I32_ADD_I, so that the second can be fused
- * into what consumes it. */
-void unpair(compiler *c) {
-    if (c->last.op != RI_CODE_I32_ADD_I2 || c->last.pos == NO_POS || c->failed) return;
-    uint32_t w[6];
-    memcpy(w, &c->code[c->last.pos + 1], sizeof w);
-    bool second_is_result = c->last.dst_pos == c->last.pos + 4;
-    truncate_code(c, c->last.pos);
-    emit3(c, RI_CODE_I32_ADD_I, w[0], w[1], w[2]);
-    uint32_t p = emit3(c, RI_CODE_I32_ADD_I, w[3], w[4], w[5]);
-    if (second_is_result) note_dst(c, p);
-}
-
 /* dst = src. */
 static void emit_move(compiler *c, uint32_t dst, uint32_t src) { emit2(c, RI_CODE_MOVE, dst, src); }
 
@@ -208,7 +195,7 @@ bool from_last(const compiler *c, const operand *e) {
  * whose result it becomes), as the new top entry. A value in a slot must move into the
  * new entry's own slot: push_operand takes an ENTRY_SLOT to be in its own slot already,
  * and the slot e came from is above the stack now, free for the next temporary. */
-static void keep_operand(compiler *c, operand e) {
+void keep_operand(compiler *c, operand e) {
     uint32_t own = own_slot(c, c->h);
     if (e.kind == ENTRY_SLOT && e.src != own) {
         if (from_last(c, &e)) c->code[c->last.dst_pos] = own; /* the producer writes there */
@@ -263,8 +250,6 @@ uint32_t slot_of(compiler *c, operand e, uint32_t index) {
     return own_slot(c, index);
 }
 
-static bool is_const(const operand *e) { return e->kind == ENTRY_CONST || e->kind == ENTRY_IMM; }
-
 static void flush_all(compiler *c) {
     for (uint32_t i = 0; c->npending && i < c->h; i++) materialise(c, i);
 }
@@ -299,30 +284,6 @@ static ri_code_op numeric_code_op(uint16_t op) {
     RI_NUMERIC_OPS(RI_X_NUM)
 #undef RI_X_NUM
     default: return RI_CODE_OP_COUNT;
-    }
-}
-
-/* The immediate form (NAME_I) of binary operation op, or RI_CODE_OP_COUNT. */
-static ri_code_op imm_form(ri_code_op op) { return ri_code_form(op, RI_REL_IMM); }
-
-/* Whether constant `bits` can be op's immediate (i64: sign-extended from 32 bits). */
-static bool imm_fits(ri_code_op op, uint64_t bits) {
-    if (imm_form(op) == RI_CODE_OP_COUNT) return false;
-    return !is_i64_op(op) || (int64_t)bits == (int64_t)(int32_t)(uint32_t)bits;
-}
-
-/* Whether op with immediate second operand `bits` leaves its first operand unchanged
- * (x + 0, x * 1, x & ~0, x << 0, ...): then it needs no code at all. */
-static bool imm_is_identity(ri_code_op op, uint64_t bits) {
-    ri_code_op imm = imm_form(op);
-    if (imm == RI_CODE_OP_COUNT) return false;
-    uint64_t ones = is_i64_op(op) ? UINT64_MAX : UINT32_MAX;
-    switch (ri_code_infos[imm].ident) { /* code.h, RI_CODE_IMM_OPS's IDENTITY */
-    case RI_IDENT_ZERO: return bits == 0;
-    case RI_IDENT_ONE: return bits == 1;
-    case RI_IDENT_ONES: return bits == ones;
-    case RI_IDENT_SHIFT0: return (bits & (is_i64_op(op) ? 63 : 31)) == 0;
-    default: return false;
     }
 }
 
@@ -494,13 +455,7 @@ static void emit_return(compiler *c) {
         p = emit_op(c, RI_CODE_RETURN0, 1);
     } else if (n == 1) {
         const operand *e = &c->stack[c->h - 1];
-        if (c->last.op == RI_CODE_I32_ADD && from_last(c, e) && c->last.pos + 4 == c->len) {
-            /* return a + b: one instruction (what follows a return is dead or another block's) */
-            uint32_t a = c->code[c->last.pos + 2], b = c->code[c->last.pos + 3];
-            truncate_code(c, c->last.pos);
-            emit2(c, RI_CODE_I32_ADD_RET, a, b);
-            return;
-        }
+        if (fuse_return(c, e)) return;
         if (from_last(c, e) && (c->nlocals > 0 || c->nconsts == 0)) {
             /* the last instruction's single result goes straight to fp[0], where the
              * caller expects it (as a local.set 0 would redirect it), and nothing moves */
@@ -1060,73 +1015,9 @@ static void compile_local_set(compiler *c, uint32_t k, bool tee) {
 
 static void compile_load(compiler *c, ri_code_op op, const ri_instr *in) {
     operand addr = pop(c);
-    if (op == RI_CODE_I32_LOAD && fuse_on(c, RI_FUSE_ADDRESS) && from_last(c, &addr) && c->last.pos + 5 == c->len &&
-        (c->last.op == RI_CODE_I32_ADD_SHL_I || c->last.op == RI_CODE_I32_ADDI_SHLI)) {
-        /* an array element: the address a + (x << k) or (x << k) + base, in a temporary,
-         * computed just before (I32_ADD_SHL_I: a, x, k; I32_ADDI_SHLI: x, k, base) */
-        bool sxi = c->last.op == RI_CODE_I32_ADDI_SHLI;
-        uint32_t w[3];
-        memcpy(w, &c->code[c->last.pos + 2], sizeof w);
-        if (sxi) w[1] &= 31; else w[2] &= 31; /* the shift count, as i32.shl takes it */
-        truncate_code(c, c->last.pos);
-        uint32_t p = emit_op(c, sxi ? RI_CODE_I32_LOAD_SXI : RI_CODE_I32_LOAD_SX, 6);
-        if (p == NO_POS) return;
-        c->code[p + 1] = own_slot(c, c->h);
-        memcpy(&c->code[p + 2], w, sizeof w);
-        c->code[p + 5] = in->imm.mem.offset;
-        add_point(c, p, RI_POINT_TRAP, c->h + 1);
-        push_slot(c);
-        note_dst(c, p);
-        return;
-    }
-    uint32_t x, y;
-    ri_code_op fused = take_address(c, op, addr, &x, &y);
-    if (fused == RI_CODE_I32_LOAD_XI && !c->failed && c->last.op == RI_CODE_I32_SHLI_ANDI && c->last.pos != NO_POS &&
-        c->last.pos + 5 == c->len && c->last.dst_pos && c->code[c->last.dst_pos] == x && x >= c->stack_base) {
-        /* a table lookup: the index ((v & mask) << k) computed just before into a temporary
-         * of the operand stack, which only the address read */
-        uint32_t v = c->code[c->last.pos + 2], mask = c->code[c->last.pos + 3], k = c->code[c->last.pos + 4] & 31;
-        truncate_code(c, c->last.pos);
-        uint32_t p = emit_op(c, RI_CODE_I32_LOAD_MSXI, 7);
-        if (p == NO_POS) return;
-        c->code[p + 1] = own_slot(c, c->h);
-        c->code[p + 2] = v;
-        c->code[p + 3] = mask;
-        c->code[p + 4] = k;
-        c->code[p + 5] = y;
-        c->code[p + 6] = in->imm.mem.offset;
-        add_point(c, p, RI_POINT_TRAP, c->h + 1);
-        push_slot(c);
-        note_dst(c, p);
-        return;
-    }
-    if (fused != RI_CODE_OP_COUNT) {
-        uint32_t p = emit4(c, fused, own_slot(c, c->h), x, y, in->imm.mem.offset);
-        add_point(c, p, RI_POINT_TRAP, c->h + 1);
-        push_slot(c);
-        note_dst(c, p);
-        return;
-    }
+    if (fuse_load(c, op, addr, in->imm.mem.offset)) return;
     uint32_t a = slot_of(c, addr, c->h);
-    if (op == RI_CODE_I32_LOAD && fuse_on(c, RI_FUSE_MEMORY_PAIR) && c->last.op == RI_CODE_I32_LOAD &&
-        c->last.pos != NO_POS && c->last.pos + 4 == c->len && !c->failed) {
-        /* two loads in a row: one instruction, with a second stop point at + 3 */
-        uint32_t w[3];
-        memcpy(w, &c->code[c->last.pos + 1], sizeof w);
-        ri_code_point pt;
-        bool had = take_last(c, &pt);
-        uint32_t p = emit_op(c, RI_CODE_I32_LOAD2, 7);
-        if (p == NO_POS) return;
-        memcpy(&c->code[p + 1], w, sizeof w);
-        c->code[p + 4] = own_slot(c, c->h);
-        c->code[p + 5] = a;
-        c->code[p + 6] = in->imm.mem.offset;
-        if (had) put_point(c, p, pt);
-        add_point(c, p + 3, RI_POINT_TRAP, c->h + 1);
-        push_slot(c);
-        c->last.dst_pos = p + 4;
-        return;
-    }
+    if (fuse_load_pair(c, op, a, in->imm.mem.offset)) return;
     uint32_t p = emit3(c, op, own_slot(c, c->h), a, in->imm.mem.offset);
     add_point(c, p, RI_POINT_TRAP, c->h + 1);
     push_slot(c);
@@ -1135,125 +1026,7 @@ static void compile_load(compiler *c, ri_code_op op, const ri_instr *in) {
 
 static void compile_store(compiler *c, ri_code_op op, const ri_instr *in) {
     operand v = pop(c), addr = pop(c);
-    if (op == RI_CODE_F64_STORE && fuse_on(c, RI_FUSE_FLOAT_MEMORY) && from_last(c, &v) && addr.kind != ENTRY_IMM) {
-        ri_code_op fused = ri_code_form(c->last.op, RI_REL_FMEM); /* f64 arithmetic stored right away: one instruction */
-        if (fused != RI_CODE_OP_COUNT) fused = (ri_code_op)(fused + RI_FMEM_S);
-        if (fused != RI_CODE_OP_COUNT) {
-            uint32_t a = c->code[c->last.pos + 2], b = c->code[c->last.pos + 3];
-            truncate_code(c, c->last.pos);
-            uint32_t p = emit4(c, fused, addr.src, a, b, in->imm.mem.offset);
-            add_point(c, p, RI_POINT_TRAP, c->h + 2);
-            return;
-        }
-        /* x = load [addr + offset] op y; store [addr + offset] = x: read-modify-write.
-         * Only the load can trap (the store goes to the same bytes): its stop point stays. */
-        fused = ri_code_form(c->last.op, RI_REL_RMW);
-        if (fused != RI_CODE_OP_COUNT && c->code[c->last.pos + 3] == addr.src &&
-            c->code[c->last.pos + 4] == in->imm.mem.offset) {
-            uint32_t other = c->code[c->last.pos + 2];
-            ri_code_point pt;
-            bool had = take_last(c, &pt);
-            operand t = {other, ENTRY_SLOT, 0, 0};
-            if (fused == RI_CODE_F64_ADD_MB && !c->failed &&
-                (c->last.op == RI_CODE_F64_MUL_LB || c->last.op == RI_CODE_F64_MUL_LXB) && from_last(c, &t)) {
-                /* mem[p] = a * mem[q] + mem[p]: the multiplication's load stays the first
-                 * stop point, the addition's goes to position + 3 */
-                bool xi = c->last.op == RI_CODE_F64_MUL_LXB;
-                uint32_t w[4]; /* a, q, (imm,) qoff */
-                memcpy(w, &c->code[c->last.pos + 2], (xi ? 4 : 3) * sizeof *w);
-                ri_code_point pq;
-                bool had_q = take_last(c, &pq);
-                if (xi && c->last.op == RI_CODE_I32_ADD_I && c->last.pos != NO_POS && c->last.pos + 4 == c->len &&
-                    c->code[c->last.pos + 1] == addr.src && !c->failed) {
-                    /* p computed just before (k = x + imm, kept in k): one instruction */
-                    uint32_t x = c->code[c->last.pos + 2], kimm = c->code[c->last.pos + 3];
-                    truncate_code(c, c->last.pos);
-                    uint32_t p = emit_op(c, RI_CODE_F64_AXPY_XI_P, 9);
-                    if (p == NO_POS) return;
-                    c->code[p + 1] = addr.src;
-                    c->code[p + 2] = x;
-                    c->code[p + 3] = kimm;
-                    c->code[p + 4] = in->imm.mem.offset;
-                    memcpy(&c->code[p + 5], w, 4 * sizeof *w);
-                    if (had_q) put_point(c, p, pq);
-                    if (had) put_point(c, p + 3, pt);
-                    return;
-                }
-                uint32_t p = emit_op(c, xi ? RI_CODE_F64_AXPY_XI : RI_CODE_F64_AXPY, xi ? 7 : 6);
-                if (p == NO_POS) return;
-                c->code[p + 1] = addr.src;
-                c->code[p + 2] = in->imm.mem.offset;
-                memcpy(&c->code[p + 3], w, (xi ? 4 : 3) * sizeof *w);
-                if (had_q) put_point(c, p, pq);
-                if (had) put_point(c, p + 3, pt);
-                return;
-            }
-            ri_code_op mm = fused == RI_CODE_F64_ADD_MA ? RI_CODE_F64_ADD_MM_MA : fused == RI_CODE_F64_ADD_MB ? RI_CODE_F64_ADD_MM_MB
-                          : fused == RI_CODE_F64_SUB_MA ? RI_CODE_F64_SUB_MM_MA : fused == RI_CODE_F64_SUB_MB ? RI_CODE_F64_SUB_MM_MB
-                          : RI_CODE_OP_COUNT;
-            if (mm != RI_CODE_OP_COUNT && c->last.op == RI_CODE_F64_MUL_MUL_A && from_last(c, &t)) {
-                /* mem op= (x * y) * b: the products computed just before, in one instruction */
-                uint32_t w[3]; /* b, x, y */
-                memcpy(w, &c->code[c->last.pos + 2], sizeof w);
-                truncate_code(c, c->last.pos);
-                if (c->last.op == RI_CODE_I32_ADD_I && c->last.pos != NO_POS && c->last.pos + 4 == c->len &&
-                    c->code[c->last.pos + 1] == addr.src && !c->failed) {
-                    /* the address computed just before (k = x + imm, kept in k): _P */
-                    uint32_t x = c->code[c->last.pos + 2], kimm = c->code[c->last.pos + 3];
-                    truncate_code(c, c->last.pos);
-                    uint32_t p = emit_op(c, (ri_code_op)(mm == RI_CODE_F64_ADD_MM_MA ? RI_CODE_F64_ADD_MM_MA_P
-                                                         : mm == RI_CODE_F64_ADD_MM_MB ? RI_CODE_F64_ADD_MM_MB_P
-                                                         : mm == RI_CODE_F64_SUB_MM_MA ? RI_CODE_F64_SUB_MM_MA_P
-                                                                                       : RI_CODE_F64_SUB_MM_MB_P), 8);
-                    if (p == NO_POS) return;
-                    c->code[p + 1] = addr.src;
-                    c->code[p + 2] = x;
-                    c->code[p + 3] = kimm;
-                    memcpy(&c->code[p + 4], w, sizeof w);
-                    c->code[p + 7] = in->imm.mem.offset;
-                    if (had) put_point(c, p, pt);
-                    return;
-                }
-                uint32_t p = emit_op(c, mm, 6);
-                if (p == NO_POS) return;
-                c->code[p + 1] = addr.src;
-                memcpy(&c->code[p + 2], w, sizeof w);
-                c->code[p + 5] = in->imm.mem.offset;
-                if (had) put_point(c, p, pt);
-                return;
-            }
-            uint32_t p = emit3(c, fused, addr.src, other, in->imm.mem.offset);
-            if (had) put_point(c, p, pt);
-            return;
-        }
-    }
-    uint32_t x, y;
-    ri_code_op fused = take_address(c, op, addr, &x, &y);
-    if (fused != RI_CODE_OP_COUNT) {
-        uint32_t sv = slot_of(c, v, c->h + 1);
-        uint32_t p = emit4(c, fused, x, y, sv, in->imm.mem.offset);
-        add_point(c, p, RI_POINT_TRAP, c->h + 2);
-        return;
-    }
-    ri_code_op pair = ri_code_form(op, RI_REL_STORE2);
-    if (pair != RI_CODE_OP_COUNT && fuse_on(c, RI_FUSE_MEMORY_PAIR) && c->last.op == op && c->last.pos != NO_POS &&
-        c->last.pos + 4 == c->len &&
-        addr.kind != ENTRY_IMM && v.kind != ENTRY_IMM && !c->failed) {
-        /* two stores in a row: one instruction, with a second stop point at + 3 */
-        uint32_t w[3];
-        memcpy(w, &c->code[c->last.pos + 1], sizeof w);
-        ri_code_point pt;
-        bool had = take_last(c, &pt);
-        uint32_t p = emit_op(c, pair, 7);
-        if (p == NO_POS) return;
-        memcpy(&c->code[p + 1], w, sizeof w);
-        c->code[p + 4] = addr.src;
-        c->code[p + 5] = v.src;
-        c->code[p + 6] = in->imm.mem.offset;
-        if (had) put_point(c, p, pt);
-        add_point(c, p + 3, RI_POINT_TRAP, c->h + 2);
-        return;
-    }
+    if (fuse_store(c, op, addr, v, in->imm.mem.offset)) return;
     uint32_t a = slot_of(c, addr, c->h), b = slot_of(c, v, c->h + 1);
     uint32_t p = emit3(c, op, a, b, in->imm.mem.offset);
     add_point(c, p, RI_POINT_TRAP, c->h + 2);
@@ -1272,104 +1045,7 @@ static void compile_unary(compiler *c, ri_code_op op) {
 static void compile_binary(compiler *c, ri_code_op op) {
     bool may_trap = ri_code_stop(op) == RI_STOP_TRAP;
     operand b = pop(c), a = pop(c);
-    /* A constant operand becomes an immediate: the second, or the first of a
-     * commutative operation or a compare (mirrored). */
-    ri_code_op imm_op = fuse_on(c, RI_FUSE_IMMEDIATE) ? imm_form(op) : RI_CODE_OP_COUNT;
-    if (imm_op != RI_CODE_OP_COUNT && is_const(&a) && !is_const(&b)) {
-        ri_code_op swapped = swapped_form(op);
-        if (swapped != RI_CODE_OP_COUNT && imm_fits(swapped, a.bits)) {
-            operand t = a;
-            a = b;
-            b = t;
-            op = swapped;
-            imm_op = imm_form(op);
-        }
-    }
-    if (imm_op != RI_CODE_OP_COUNT && is_const(&b) && imm_fits(op, b.bits)) {
-        if (imm_is_identity(op, b.bits)) { /* the result is the first operand, as it is */
-            keep_operand(c, a);
-            return;
-        }
-        if (fuse_on(c, RI_FUSE_INT_IMM_PAIR) && from_last(c, &a)) { /* on the result of an i32 operation with an immediate */
-            ri_code_op fused = fuse_pair_rule(FUSE_IPAIR, imm_op, c->last.op);
-            if (fused != RI_CODE_OP_COUNT) {
-                uint32_t x = c->code[c->last.pos + 2], k = c->code[c->last.pos + 3];
-                truncate_code(c, c->last.pos);
-                uint32_t p = emit4(c, fused, own_slot(c, c->h), x, k, (uint32_t)b.bits);
-                push_slot(c);
-                note_dst(c, p);
-                return;
-            }
-        }
-        uint32_t src = slot_of(c, a, c->h);
-        if (imm_op == RI_CODE_I32_ADD_I && fuse_on(c, RI_FUSE_INT_IMM_PAIR) && c->last.op == RI_CODE_I32_ADD_I &&
-            c->last.pos != NO_POS && c->last.pos + 4 == c->len && !c->failed) {
-            /* two additions of constants in a row (loop counters, pointers): one instruction */
-            uint32_t d1 = c->code[c->last.pos + 1], a1 = c->code[c->last.pos + 2], i1 = c->code[c->last.pos + 3];
-            truncate_code(c, c->last.pos);
-            uint32_t p = emit_op(c, RI_CODE_I32_ADD_I2, 7);
-            if (p == NO_POS) return;
-            c->code[p + 1] = d1;
-            c->code[p + 2] = a1;
-            c->code[p + 3] = i1;
-            c->code[p + 4] = own_slot(c, c->h);
-            c->code[p + 5] = src;
-            c->code[p + 6] = (uint32_t)b.bits;
-            push_slot(c);
-            c->last.dst_pos = p + 4; /* the second result is the one that may be redirected */
-            return;
-        }
-        uint32_t p = emit3(c, imm_op, own_slot(c, c->h), src, (uint32_t)b.bits);
-        push_slot(c);
-        note_dst(c, p);
-        return;
-    }
-    /* f64 arithmetic on a value loaded just before: one instruction. */
-    ri_code_op la = fuse_on(c, RI_FUSE_FLOAT_MEMORY) ? ri_code_form(op, RI_REL_FMEM) : RI_CODE_OP_COUNT;
-    ri_code_op lb = RI_CODE_OP_COUNT, lxa = RI_CODE_OP_COUNT, lxb = RI_CODE_OP_COUNT;
-    if (la != RI_CODE_OP_COUNT) {
-        lb = (ri_code_op)(la + RI_FMEM_LB);
-        lxa = (ri_code_op)(la + RI_FMEM_LXA);
-        lxb = (ri_code_op)(la + RI_FMEM_LXB);
-    }
-    if ((ri_code_form(op, RI_REL_FMEM) != RI_CODE_OP_COUNT || op == RI_CODE_F64_DIV) && fuse_on(c, RI_FUSE_FLOAT_PAIR) &&
-        a.kind != ENTRY_IMM && b.kind != ENTRY_IMM) {
-        /* f64 arithmetic on the result of the f64 arithmetic just before: one instruction */
-        bool on_b = from_last(c, &b), on_a = !on_b && from_last(c, &a);
-        ri_code_op fused = on_a || on_b ? fuse_pair_rule(FUSE_FPAIR, op, c->last.op) : RI_CODE_OP_COUNT;
-        if (fused != RI_CODE_OP_COUNT && on_b) fused = (ri_code_op)(fused + 1); /* _B follows _A */
-        if (fused != RI_CODE_OP_COUNT) {
-            uint32_t x = c->code[c->last.pos + 2], y = c->code[c->last.pos + 3];
-            truncate_code(c, c->last.pos);
-            uint32_t p = emit4(c, fused, own_slot(c, c->h), on_b ? a.src : b.src, x, y);
-            push_slot(c);
-            note_dst(c, p);
-            return;
-        }
-    }
-    if (la != RI_CODE_OP_COUNT && sink_f64_load(c, la, a, b)) return;
-    if (la != RI_CODE_OP_COUNT && (c->last.op == RI_CODE_F64_LOAD || c->last.op == RI_CODE_F64_LOAD_XI)) {
-        bool load_b = from_last(c, &b) && a.kind != ENTRY_IMM;
-        bool load_a = !load_b && from_last(c, &a) && b.kind != ENTRY_IMM;
-        if (load_a || load_b) {
-            bool xi = c->last.op == RI_CODE_F64_LOAD_XI;
-            uint32_t w[3]; /* the load's address words */
-            memcpy(w, &c->code[c->last.pos + 2], (xi ? 3 : 2) * sizeof *w);
-            ri_code_op fused = xi ? (load_b ? lxb : lxa) : load_b ? lb : la;
-            ri_code_point pt;
-            bool had = take_last(c, &pt);
-            uint32_t p = emit_op(c, fused, xi ? 6 : 5);
-            if (p == NO_POS) return;
-            c->code[p + 1] = own_slot(c, c->h);
-            c->code[p + 2] = load_b ? a.src : b.src;
-            memcpy(&c->code[p + 3], w, (xi ? 3 : 2) * sizeof *w);
-            if (had) put_point(c, p, pt);
-            push_slot(c);
-            note_dst(c, p);
-            return;
-        }
-    }
-    if (fuse_on(c, RI_FUSE_INT_PAIR) && fuse_i32_pair(c, op, a, b)) return;
+    if (fuse_binary(c, op, a, b)) return;
     uint32_t sa = slot_of(c, a, c->h), sb = slot_of(c, b, c->h + 1);
     uint32_t p = emit3(c, op, own_slot(c, c->h), sa, sb);
     if (may_trap) add_point(c, p, RI_POINT_TRAP, c->h + 2);

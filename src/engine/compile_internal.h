@@ -1,5 +1,5 @@
 /*
- * What the compiler's passes share (compile.c, fuse.c, branch_variant.c, acc.c): the
+ * What the compiler's passes share (compile*.c, fuse*.c, branch_variant.c, acc.c): the
  * compiler's state and the functions one pass calls in another. Internal to src/engine.
  * The short names are macros for ri_compile_* symbols, so that the static library exports
  * nothing unprefixed.
@@ -146,6 +146,9 @@ typedef struct compiler {
 /* Whether fusion family f (ri_fusion) is on for this module. */
 static inline bool fuse_on(const compiler *c, uint32_t f) { return (c->fusions_off & f) == 0; }
 
+/* Whether operand e is a constant (in the pool, or an immediate). */
+static inline bool is_const(const operand *e) { return e->kind == ENTRY_CONST || e->kind == ENTRY_IMM; }
+
 /* The slot of operand stack entry index. */
 static inline uint32_t own_slot(const compiler *c, uint32_t index) { return c->stack_base + index; }
 
@@ -160,6 +163,8 @@ static inline ri_code_op swapped_form(ri_code_op op) { return ri_code_form(op, R
 static inline uint32_t branch_words(uint32_t op) { return ri_code_branch_words(op); }
 
 /* ---- compile.c ---- */
+#define add_point ri_compile_add_point
+void add_point(compiler *c, uint32_t pos, ri_point_kind kind, uint32_t height);
 #define emit2 ri_compile_emit2
 uint32_t emit2(compiler *c, ri_code_op op, uint32_t a, uint32_t b);
 #define emit3 ri_compile_emit3
@@ -172,6 +177,8 @@ uint32_t emit_op(compiler *c, ri_code_op op, uint32_t n);
 void fail(compiler *c, ri_errcode code, const char *what);
 #define from_last ri_compile_from_last
 bool from_last(const compiler *c, const operand *e);
+#define keep_operand ri_compile_keep_operand
+void keep_operand(compiler *c, operand e);
 #define grow_array ri_compile_grow_array
 bool grow_array(compiler *c, void **ptr, uint32_t *cap, uint64_t need, size_t elem);
 #define note_dst ri_compile_note_dst
@@ -186,29 +193,32 @@ uint32_t slot_of(compiler *c, operand e, uint32_t index);
 bool take_last(compiler *c, ri_code_point *pt);
 #define truncate_code ri_compile_truncate_code
 void truncate_code(compiler *c, uint32_t pos);
-#define unpair ri_compile_unpair
-void unpair(compiler *c);
-
-/* ---- fuse.c ---- */
-/* The families of pair rules (fuse.c): code.h's RI_CODE_PAIR_OPS, _IPAIR_OPS, _FPAIR_OPS. */
-typedef enum fuse_family { FUSE_PAIR, FUSE_IPAIR, FUSE_FPAIR, FUSE_PAIR_COUNT } fuse_family;
-/* The fused operation of `outer` on the result of `inner` by family's rules, or
- * RI_CODE_OP_COUNT (FUSE_FPAIR: the _A form). */
-#define fuse_pair_rule ri_compile_fuse_pair_rule
-ri_code_op fuse_pair_rule(fuse_family family, ri_code_op outer, ri_code_op inner);
+/* ---- fuse.c: branches ---- */
 #define emit_cond_branch ri_compile_emit_cond_branch
 uint32_t emit_cond_branch(compiler *c, operand cond, bool fused, ri_code_op cmp, uint32_t a, uint32_t b,
                           bool negate);
-#define fuse_i32_pair ri_compile_fuse_i32_pair
-bool fuse_i32_pair(compiler *c, ri_code_op op, operand a, operand b);
-#define sink_f64_load ri_compile_sink_f64_load
-bool sink_f64_load(compiler *c, ri_code_op la, operand a, operand b);
-#define take_address ri_compile_take_address
-ri_code_op take_address(compiler *c, ri_code_op op, operand addr, uint32_t *a, uint32_t *b);
-#define take_address_imm ri_compile_take_address_imm
-bool take_address_imm(compiler *c, operand addr, uint32_t *x, uint32_t *imm);
 #define take_compare ri_compile_take_compare
 bool take_compare(compiler *c, operand cond, ri_code_op *cmp, uint32_t *a, uint32_t *b);
+
+/* ---- fuse_memory.c ---- */
+#define fuse_load ri_compile_fuse_load
+bool fuse_load(compiler *c, ri_code_op op, operand addr, uint32_t offset);
+#define fuse_load_pair ri_compile_fuse_load_pair
+bool fuse_load_pair(compiler *c, ri_code_op op, uint32_t a, uint32_t offset);
+#define fuse_store ri_compile_fuse_store
+bool fuse_store(compiler *c, ri_code_op op, operand addr, operand v, uint32_t offset);
+#define take_address_imm ri_compile_take_address_imm
+bool take_address_imm(compiler *c, operand addr, uint32_t *x, uint32_t *imm);
+
+/* ---- fuse_arith.c ---- */
+#define fuse_binary ri_compile_fuse_binary
+bool fuse_binary(compiler *c, ri_code_op op, operand a, operand b);
+#define fuse_return ri_compile_fuse_return
+bool fuse_return(compiler *c, const operand *e);
+#define imm_fits ri_compile_imm_fits
+bool imm_fits(ri_code_op op, uint64_t bits);
+#define unpair ri_compile_unpair
+void unpair(compiler *c);
 
 /* ---- branch_variant.c ---- */
 #define branch_target ri_compile_branch_target
