@@ -33,7 +33,6 @@ static uint32_t valtype_slots(uint8_t t);
 static uint32_t types_slots(const uint8_t *types, uint32_t n);
 static const uint8_t *single_valtype(uint8_t t);
 static void push_typed(compiler *c, const uint8_t *types, uint32_t n);
-static bool fast_memory(const ri_module *m, uint32_t memidx);
 
 static const emitted NO_EMITTED = {UINT32_MAX, RI_CODE_OP_COUNT, 0};
 
@@ -85,7 +84,7 @@ static void set_word(compiler *c, uint32_t pos, uint32_t value) {
     if (!c->failed && pos < c->len) c->code[pos] = value;
 }
 
-static uint32_t emit1(compiler *c, ri_code_op op, uint32_t a) {
+uint32_t emit1(compiler *c, ri_code_op op, uint32_t a) {
     uint32_t p = emit_op(c, op, 2);
     if (p != NO_POS) c->code[p + 1] = a;
     return p;
@@ -127,7 +126,7 @@ void truncate_code(compiler *c, uint32_t pos) {
 }
 
 /* No peephole rewrite may reach back across this point (a label). */
-static void forget_emitted(compiler *c) {
+void forget_emitted(compiler *c) {
     c->last = NO_EMITTED;
     c->prev = NO_EMITTED;
     c->prev2 = NO_EMITTED;
@@ -143,7 +142,7 @@ void note_dst(compiler *c, uint32_t pos) {
 
 /* Pushes an entry as it was (an operand popped before, pushed back unchanged). An entry
  * in a slot is in its own slot (invariant 11). */
-static void push_operand(compiler *c, operand e) {
+void push_operand(compiler *c, operand e) {
     if (c->failed) return;
     if (!grow_array(c, (void **)&c->stack, &c->stack_cap, (uint64_t)c->h + 1, sizeof *c->stack)) return;
     RI_ASSERT(e.kind != ENTRY_SLOT || e.src == own_slot(c, c->h), "I11");
@@ -152,7 +151,7 @@ static void push_operand(compiler *c, operand e) {
     if (c->h > c->max_h) c->max_h = c->h;
 }
 
-static void push_entry(compiler *c, entry_kind kind, uint32_t src) {
+void push_entry(compiler *c, entry_kind kind, uint32_t src) {
     push_operand(c, (operand){src, (uint8_t)kind, 0, 0});
 }
 
@@ -163,7 +162,7 @@ uint32_t push_slot(compiler *c) {
     return slot;
 }
 
-static operand pop(compiler *c) {
+operand pop(compiler *c) {
     if (c->h == 0 || c->h <= (c->nctrl ? c->ctrls[c->nctrl - 1].height : 0)) {
         fail(c, RI_ERR_INVALID, "operand stack underflow");
         return (operand){own_slot(c, 0), ENTRY_SLOT, 0, 0};
@@ -227,7 +226,7 @@ static uint32_t emit_const(compiler *c, uint32_t dst, uint64_t bits) {
 }
 
 /* Emits dst = the value of e (a MOVE, or a constant for an immediate). */
-static void emit_copy(compiler *c, uint32_t dst, const operand *e) {
+void emit_copy(compiler *c, uint32_t dst, const operand *e) {
     if (e->kind == ENTRY_IMM) emit_const(c, dst, e->bits);
     else emit_move(c, dst, e->src);
 }
@@ -250,12 +249,12 @@ uint32_t slot_of(compiler *c, operand e, uint32_t index) {
     return own_slot(c, index);
 }
 
-static void flush_all(compiler *c) {
+void flush_all(compiler *c) {
     for (uint32_t i = 0; c->npending && i < c->h; i++) materialise(c, i);
 }
 
 /* Before local k is written: entries reading it must take their copy now. */
-static void flush_local(compiler *c, uint32_t k, uint32_t below) {
+void flush_local(compiler *c, uint32_t k, uint32_t below) {
     for (uint32_t i = 0; c->npending && i < below; i++)
         if (c->stack[i].kind == ENTRY_LOCAL && c->stack[i].src == k) materialise(c, i);
 }
@@ -269,7 +268,7 @@ static uint32_t pool_find(const compiler *c, uint64_t bits) {
 }
 
 /* A v128 constant's two slots, lo then hi. */
-static uint32_t pool_find2(const compiler *c, uint64_t lo, uint64_t hi) {
+uint32_t pool_find2(const compiler *c, uint64_t lo, uint64_t hi) {
     for (uint32_t i = 0; i + 1 < c->nconsts; i++)
         if (c->consts[i] == lo && c->consts[i + 1] == hi) return i;
     return NO_POS;
@@ -364,7 +363,7 @@ static void end_region(compiler *c) {
 
 /* Starts a straight-line region with a GAS or LOOP charge; returns its position, the
  * target for branches to a label here. */
-static uint32_t start_region(compiler *c, ri_code_op op, ri_point_kind kind) {
+uint32_t start_region(compiler *c, ri_code_op op, ri_point_kind kind) {
     if (!c->metered) {
         /* Unmetered code has no GAS: the label is whatever comes next. LOOP stays, to
          * poll the interrupt flag (its cost stays 0). */
@@ -396,16 +395,16 @@ static uint32_t start_region(compiler *c, ri_code_op op, ri_point_kind kind) {
 
 /* ---- labels and branches -------------------------------------------------------------- */
 
-static ctrl *label_at(compiler *c, uint32_t depth) {
+ctrl *label_at(compiler *c, uint32_t depth) {
     if (depth >= c->nctrl) { fail(c, RI_ERR_INVALID, "unknown label"); return NULL; }
     return &c->ctrls[c->nctrl - 1 - depth];
 }
 
-static uint32_t label_arity(const ctrl *l) { return l->kind == CTRL_LOOP ? l->nparams : l->nresults; }
+uint32_t label_arity(const ctrl *l) { return l->kind == CTRL_LOOP ? l->nparams : l->nresults; }
 
 /* Makes the offset word at `word` branch to label l (now for loops, at bind time
  * for forward labels). */
-static void branch_to(compiler *c, ctrl *l, uint32_t word) {
+void branch_to(compiler *c, ctrl *l, uint32_t word) {
     if (c->failed || word == NO_POS) return;
     if (l->kind == CTRL_LOOP) {
         c->code[word] = (uint32_t)(int32_t)((int64_t)l->loop_pos - (int64_t)word);
@@ -488,7 +487,7 @@ static void emit_branch(compiler *c, ctrl *l) {
 
 /* ---- control stack ------------------------------------------------------------------- */
 
-static ctrl *push_ctrl(compiler *c, ctrl_kind kind, uint32_t nparams, uint32_t nresults) {
+ctrl *push_ctrl(compiler *c, ctrl_kind kind, uint32_t nparams, uint32_t nresults) {
     if (c->failed) return NULL;
     if (c->h < nparams) { fail(c, RI_ERR_INVALID, "block parameters missing"); return NULL; }
     if (!grow_array(c, (void **)&c->ctrls, &c->ctrl_cap, (uint64_t)c->nctrl + 1, sizeof *c->ctrls)) return NULL;
@@ -503,7 +502,7 @@ static ctrl *push_ctrl(compiler *c, ctrl_kind kind, uint32_t nparams, uint32_t n
 }
 
 /* A block's params and results, in slots (a v128 takes two). */
-static bool block_arity(compiler *c, const ri_blocktype *bt, uint32_t *np, uint32_t *nr) {
+bool block_arity(compiler *c, const ri_blocktype *bt, uint32_t *np, uint32_t *nr) {
     switch (bt->kind) {
     case RI_BLOCK_EMPTY: *np = 0; *nr = 0; return true;
     case RI_BLOCK_VALTYPE: *np = 0; *nr = valtype_slots(bt->valtype); return true;
@@ -519,7 +518,7 @@ static bool block_arity(compiler *c, const ri_blocktype *bt, uint32_t *np, uint3
 }
 
 /* Gives the block just pushed its value types (for reset_stack). */
-static void set_block_types(compiler *c, const ri_blocktype *bt) {
+void set_block_types(compiler *c, const ri_blocktype *bt) {
     if (c->failed || !c->nctrl) return;
     ctrl *l = &c->ctrls[c->nctrl - 1];
     if (bt->kind == RI_BLOCK_VALTYPE) {
@@ -536,13 +535,13 @@ static void set_block_types(compiler *c, const ri_blocktype *bt) {
 
 /* Makes the top `n` entries (a block's results or params) live in their own slots,
  * which are the label's slots. */
-static void materialise_top(compiler *c, uint32_t n) {
+void materialise_top(compiler *c, uint32_t n) {
     for (uint32_t i = c->h - n; c->npending && i < c->h; i++) materialise(c, i);
 }
 
 /* Resets the stack to a label's state: everything above `height` gone, n values of
  * these types in their own slots. */
-static void reset_stack(compiler *c, uint32_t height, const uint8_t *types, uint32_t n) {
+void reset_stack(compiler *c, uint32_t height, const uint8_t *types, uint32_t n) {
     drop_to(c, height);
     push_typed(c, types, n);
 }
@@ -603,220 +602,6 @@ static bool layout_locals(compiler *c, const ri_body *body) {
         k += valtype_slots(local_valtype(c, i));
     }
     return true;
-}
-
-/* Pops a v128 (two entries) and returns the first of two consecutive slots holding it:
- * a local's, or the entries' own slots (the halves copied there if they are elsewhere). */
-static uint32_t pop_v128(compiler *c) {
-    operand hi = pop(c), lo = pop(c);
-    uint32_t i = c->h;
-    if (lo.kind == hi.kind && (lo.kind == ENTRY_LOCAL || lo.kind == ENTRY_CONST) && hi.src == lo.src + 1) return lo.src;
-    if (lo.kind != ENTRY_SLOT) emit_copy(c, own_slot(c, i), &lo);
-    if (hi.kind != ENTRY_SLOT) emit_copy(c, own_slot(c, i + 1), &hi);
-    return own_slot(c, i);
-}
-
-/* Pushes a v128 result in its own two slots; returns the first. */
-static uint32_t push_v128(compiler *c) {
-    uint32_t s = push_slot(c);
-    push_slot(c);
-    if (!c->failed) c->stack[c->h - 1].hi = 1;
-    return s;
-}
-
-static void compile_local_set_v128(compiler *c, uint32_t k, bool tee) {
-    if (c->h < 2) { fail(c, RI_ERR_INVALID, "operand stack underflow"); return; }
-    operand lo = c->stack[c->h - 2], hi = c->stack[c->h - 1];
-    if (!(lo.kind == ENTRY_LOCAL && lo.src == k)) {
-        c->written[k] = c->written[k + 1] = 1;
-        flush_local(c, k, c->h - 2);
-        flush_local(c, k + 1, c->h - 2);
-        lo = c->stack[c->h - 2];
-        hi = c->stack[c->h - 1];
-        emit_copy(c, k, &lo);
-        emit_copy(c, k + 1, &hi);
-    }
-    pop(c);
-    pop(c);
-    if (tee) {
-        push_entry(c, ENTRY_LOCAL, k);
-        push_entry(c, ENTRY_LOCAL, k + 1);
-        if (!c->failed) c->stack[c->h - 1].hi = 1;
-    }
-}
-
-static void compile_global_v128(compiler *c, uint32_t index, bool set) {
-    if (set) {
-        uint32_t src = pop_v128(c);
-        emit2(c, RI_CODE_V128_GLOBAL_SET, index, src);
-        return;
-    }
-    emit2(c, RI_CODE_V128_GLOBAL_GET, own_slot(c, c->h), index);
-    push_v128(c);
-}
-
-static void compile_select_v128(compiler *c) {
-    operand cond = pop(c);
-    uint32_t sc = slot_of(c, cond, c->h);
-    uint32_t sb = pop_v128(c), sa = pop_v128(c);
-    emit4(c, RI_CODE_V128_SELECT, own_slot(c, c->h), sa, sb, sc);
-    push_v128(c);
-}
-
-/* The operation with a handler of its own for lane operation `sub` (code_simd.h), else
- * V128_OP; for a load of memory 0, else V128_LOAD. Both keep the general one's layout. */
-static ri_code_op simd_lane_op(uint32_t sub) {
-    switch (sub) {
-#define RI_X_SIMD_CASE(name, s, kind) case s: return RI_CODE_V128_##name;
-    RI_CODE_SIMD_LANE_OPS(RI_X_SIMD_CASE)
-#undef RI_X_SIMD_CASE
-    default: return RI_CODE_V128_OP;
-    }
-}
-
-static ri_code_op simd_load_op(uint32_t sub) {
-    switch (sub) {
-#define RI_X_SIMD_CASE(name, s, bytes) case s: return RI_CODE_V128_##name;
-    RI_CODE_SIMD_LOAD_OPS(RI_X_SIMD_CASE)
-#undef RI_X_SIMD_CASE
-    default: return RI_CODE_V128_LOAD;
-    }
-}
-
-/* How V128_SHUFFLE makes the half of its result with lanes l[0 .. 8) (code_simd.h). */
-static uint32_t shuffle_half(const uint8_t *l) {
-    bool span = true, splat = true;
-    for (uint32_t i = 1; i < 8; i++) {
-        span = span && l[i] == l[0] + i;
-        splat = splat && l[i] == l[0];
-    }
-    return span ? RI_SHUFFLE_HALF(RI_SHUFFLE_SPAN, l[0]) : splat ? RI_SHUFFLE_HALF(RI_SHUFFLE_SPLAT, l[0]) : 0;
-}
-
-static void compile_simd(compiler *c, const ri_instr *in) {
-    uint32_t sub = in->op & 0xFFu;
-    ri_simd_info si = ri_simd_info_of(sub);
-    uint32_t h0 = c->h;
-    switch ((ri_simd_shape)si.shape) {
-    case RI_SIMD_CONST: { /* read in place from the pool (pop_v128), or two immediates */
-        uint64_t lo = ri_v128_u64(in->imm.simd.bytes), hi = ri_v128_u64(in->imm.simd.bytes + 8);
-        uint32_t k = pool_find2(c, lo, hi);
-        if (k != NO_POS) {
-            push_operand(c, (operand){c->nlocals + k, ENTRY_CONST, lo, 0});
-            push_operand(c, (operand){c->nlocals + k + 1, ENTRY_CONST, hi, 1});
-            return;
-        }
-        push_operand(c, (operand){0, ENTRY_IMM, lo, 0});
-        push_operand(c, (operand){0, ENTRY_IMM, hi, 1});
-        return;
-    }
-    case RI_SIMD_LOAD: case RI_SIMD_LOAD_LANE: {
-        const ri_memarg *ma = &in->imm.simd.mem;
-        if (ma->memidx >= c->m->nmemories) { fail(c, RI_ERR_INVALID, "unknown memory"); return; }
-        bool general = !fast_memory(c->m, ma->memidx);
-        uint32_t vec = si.shape == RI_SIMD_LOAD_LANE ? pop_v128(c) : 0;
-        operand addr = pop(c);
-        /* a whole-vector load of memory 0 adds the addend in its vec word to the address:
-         * the address's i32.add of an immediate just before goes there */
-        uint32_t sa, add = 0;
-        ri_code_op op = general ? RI_CODE_V128_LOAD_G : simd_load_op(sub);
-        if (op == RI_CODE_V128_LOAD_G || op == RI_CODE_V128_LOAD || !take_address_imm(c, addr, &sa, &add))
-            sa = slot_of(c, addr, c->h);
-        uint32_t p = emit_op(c, op, general ? 8 : 6);
-        if (p == NO_POS) return;
-        c->code[p + 1] = own_slot(c, c->h);
-        c->code[p + 2] = sa;
-        c->code[p + 3] = op == RI_CODE_V128_LOAD_G || op == RI_CODE_V128_LOAD ? vec : add;
-        c->code[p + 4] = (uint32_t)ma->offset;
-        c->code[p + 5] = sub | in->imm.simd.lane << 8;
-        if (general) {
-            c->code[p + 6] = ma->memidx;
-            c->code[p + 7] = (uint32_t)(ma->offset >> 32);
-        }
-        add_point(c, p, RI_POINT_TRAP, h0);
-        push_v128(c);
-        return;
-    }
-    case RI_SIMD_STORE: case RI_SIMD_STORE_LANE: {
-        const ri_memarg *ma = &in->imm.simd.mem;
-        if (ma->memidx >= c->m->nmemories) { fail(c, RI_ERR_INVALID, "unknown memory"); return; }
-        bool general = !fast_memory(c->m, ma->memidx);
-        uint32_t vec = pop_v128(c);
-        operand addr = pop(c);
-        /* v128.store of memory 0: the address's addend in its last word, as the loads */
-        uint32_t sa, add = 0;
-        bool whole = !general && sub == 0x0B;
-        if (!whole || !take_address_imm(c, addr, &sa, &add)) sa = slot_of(c, addr, c->h);
-        ri_code_op op = whole ? RI_CODE_V128_STORE128 : RI_CODE_V128_STORE;
-        uint32_t p = emit_op(c, general ? RI_CODE_V128_STORE_G : op, general ? 7 : 5);
-        if (p == NO_POS) return;
-        c->code[p + 1] = sa;
-        c->code[p + 2] = vec;
-        c->code[p + 3] = (uint32_t)ma->offset;
-        c->code[p + 4] = whole ? add : sub | in->imm.simd.lane << 8;
-        if (general) {
-            c->code[p + 5] = ma->memidx;
-            c->code[p + 6] = (uint32_t)(ma->offset >> 32);
-        }
-        add_point(c, p, RI_POINT_TRAP, h0);
-        return;
-    }
-    case RI_SIMD_SHUFFLE: {
-        uint32_t b = pop_v128(c), a = pop_v128(c);
-        const uint8_t *l = in->imm.simd.bytes;
-        uint32_t run = 1;
-        while (run < 16 && l[run] == l[0] + run) run++;
-        if (run == 16 && l[0] <= 16) { /* consecutive lanes: one unaligned copy */
-            emit4(c, RI_CODE_V128_SHUFFLE_SPAN, own_slot(c, c->h), a, b, l[0]);
-            push_v128(c);
-            return;
-        }
-        uint32_t p = emit_op(c, RI_CODE_V128_SHUFFLE, 9);
-        if (p == NO_POS) return;
-        c->code[p + 1] = own_slot(c, c->h);
-        c->code[p + 2] = a;
-        c->code[p + 3] = b;
-        for (uint32_t w = 0; w < 4; w++) { /* lanes 4w .. 4w + 3, little-endian */
-            const uint8_t *q = l + 4 * w;
-            c->code[p + 4 + w] = (uint32_t)q[0] | (uint32_t)q[1] << 8 | (uint32_t)q[2] << 16 | (uint32_t)q[3] << 24;
-        }
-        c->code[p + 8] = shuffle_half(l) | shuffle_half(l + 8) << 8;
-        push_v128(c);
-        return;
-    }
-    case RI_SIMD_NONE: fail(c, RI_ERR_MALFORMED, "illegal SIMD opcode"); return;
-    default: break;
-    }
-    uint32_t flags = 0, a = 0, b = 0, d = 0;
-    switch ((ri_simd_shape)si.shape) {
-    case RI_SIMD_TERN: d = pop_v128(c); flags |= RI_V128F_HAS_C; /* fall through */
-    case RI_SIMD_BIN: b = pop_v128(c); flags |= RI_V128F_HAS_B; a = pop_v128(c); break;
-    case RI_SIMD_SHIFT: case RI_SIMD_REPLACE: {
-        operand x = pop(c);
-        b = slot_of(c, x, c->h);
-        flags |= RI_V128F_HAS_B | RI_V128F_B_SCALAR;
-        a = pop_v128(c);
-        break;
-    }
-    case RI_SIMD_UN: a = pop_v128(c); break;
-    case RI_SIMD_TEST: case RI_SIMD_EXTRACT: a = pop_v128(c); flags |= RI_V128F_R_SCALAR; break;
-    case RI_SIMD_SPLAT: {
-        operand x = pop(c);
-        a = slot_of(c, x, c->h);
-        flags |= RI_V128F_A_SCALAR;
-        break;
-    }
-    default: break;
-    }
-    uint32_t p = emit_op(c, simd_lane_op(sub), 6);
-    if (p == NO_POS) return;
-    c->code[p + 1] = own_slot(c, c->h);
-    c->code[p + 2] = a;
-    c->code[p + 3] = b;
-    c->code[p + 4] = d;
-    c->code[p + 5] = RI_V128_OP_WORD(sub, in->imm.simd.lane, flags);
-    if (flags & RI_V128F_R_SCALAR) push_slot(c);
-    else push_v128(c);
 }
 
 /* ---- instructions ---------------------------------------------------------------------- */
@@ -1079,7 +864,7 @@ static void compile_generic(compiler *c, ri_code_op op, const uint32_t *imms, ui
 
 /* Memory 0 when it is 32-bit: its instructions are the fast operations (cached base and
  * bounds, fusions); any other memory's go through the general ones (code.h, *_G). */
-static bool fast_memory(const ri_module *m, uint32_t memidx) {
+bool fast_memory(const ri_module *m, uint32_t memidx) {
     return memidx == 0 && m->nmemories && !m->memories[0].is64;
 }
 
@@ -1094,20 +879,7 @@ static void compile_memory_g(compiler *c, const ri_instr *in, bool store) {
 
 /* ---- structured control ------------------------------------------------------------------ */
 
-static void end_try(compiler *c, const ctrl *l);
-static void bind_catch_targets(compiler *c, uint32_t label, uint32_t target);
-
-/* The function's label as a try_table clause's target: a return of the values the clause
- * put in the label's slots (from height 0), after the body. */
-static void emit_catch_return(compiler *c) {
-    forget_emitted(c);
-    uint32_t pos = c->len;
-    if (c->rslots == 0) emit_op(c, RI_CODE_RETURN0, 1);
-    else emit2(c, RI_CODE_RETURN_N, own_slot(c, 0), c->rslots);
-    bind_catch_targets(c, 0, pos);
-}
-
-static void compile_end(compiler *c) {
+void compile_end(compiler *c) {
     ctrl *l = &c->ctrls[c->nctrl - 1];
     bool reachable = !l->unreachable;
     if (l->kind == CTRL_FUNC) {
@@ -1137,219 +909,6 @@ static void compile_end(compiler *c) {
     } else if (!reachable) {
         c->ctrls[c->nctrl - 1].unreachable = true;
     }
-}
-
-/* ---- exception handling ------------------------------------------------------------------ */
-
-/* The try whose body holds what is compiled now (the innermost CTRL_TRY or CTRL_TRY_TABLE
- * below `from`). */
-static uint32_t enclosing_try(const compiler *c, uint32_t from) {
-    for (uint32_t i = from; i-- > 0;)
-        if (c->ctrls[i].kind == CTRL_TRY || c->ctrls[i].kind == CTRL_TRY_TABLE) return c->ctrls[i].try_index;
-    return RI_TRY_NONE;
-}
-
-/* The try_table clauses waiting for the branch target of the label at control index
- * `label` (their `end` holds it until then) get `target`. */
-static void bind_catch_targets(compiler *c, uint32_t label, uint32_t target) {
-    for (uint32_t k = 0; k < c->ncatches; k++) {
-        ri_code_catch *cc = &c->catches[k];
-        if (cc->table && cc->target == NO_POS && cc->end == label) {
-            cc->target = target;
-            cc->end = target;
-        }
-    }
-}
-
-/* try_table bt clause*: a try whose clauses are branches. A clause's values (and its
- * exnref) go to its label's slots and it continues at the label's branch target, as a
- * br with them would (that target is where a run stopped after the catch describes it). */
-static void compile_try_table(compiler *c, const ri_instr *in) {
-    uint32_t np, nr;
-    if (!block_arity(c, &in->imm.block, &np, &nr)) return;
-    flush_all(c);
-    forget_emitted(c); /* (as compile_try: nothing fused into the body's range) */
-    uint32_t n = in->catches.count;
-    if (!grow_array(c, (void **)&c->tries, &c->tries_cap, (uint64_t)c->ntries + 1, sizeof *c->tries)) return;
-    if (!grow_array(c, (void **)&c->catches, &c->catches_cap, (uint64_t)c->ncatches + n, sizeof *c->catches)) return;
-    uint32_t t = c->ntries;
-    for (uint32_t i = 0; i < n; i++) {
-        ri_catch_clause cl = ri_try_table_clause(in, i);
-        /* labels are counted from the block around the try_table */
-        ctrl *l = label_at(c, cl.label);
-        if (!l) return;
-        bool all = cl.kind == RI_CATCH_ALL_PLAIN || cl.kind == RI_CATCH_ALL_REF;
-        bool ref = cl.kind == RI_CATCH_TAG_REF || cl.kind == RI_CATCH_ALL_REF;
-        if (!all && cl.tag >= c->m->ntags) { fail(c, RI_ERR_INVALID, "unknown tag"); return; }
-        uint32_t nvals = all ? 0 : c->m->types[c->m->tag_types[cl.tag]].nparams; /* (no v128 in a tag) */
-        if (label_arity(l) != nvals + ref) { fail(c, RI_ERR_INVALID, "try_table clause arity"); return; }
-        if (l->height + label_arity(l) > c->max_h) c->max_h = l->height + label_arity(l);
-        ri_code_catch *k = &c->catches[c->ncatches++];
-        k->try_index = t;
-        k->tag = all ? RI_CATCH_ALL : cl.tag;
-        k->base = own_slot(c, l->height);
-        k->exn_slot = ref ? k->base + nvals : RI_NO_SLOT;
-        k->table = 1;
-        if (l->kind == CTRL_LOOP) {
-            k->target = k->end = l->loop_pos;
-        } else {
-            k->target = NO_POS;
-            k->end = c->nctrl - 1 - cl.label;
-            l->catch_targets++;
-        }
-    }
-    ctrl *l = push_ctrl(c, CTRL_TRY_TABLE, np, nr);
-    if (!l) return;
-    set_block_types(c, &in->imm.block);
-    l->try_index = t;
-    ri_code_try *tr = &c->tries[c->ntries++];
-    tr->start = c->len;
-    tr->end = c->len;
-    tr->parent = enclosing_try(c, c->nctrl - 1);
-    tr->delegate = RI_TRY_CATCHES;
-    tr->ncatches = n;
-}
-
-/* throw_ref: throws the exception the exnref on top refers to. */
-static void compile_throw_ref(compiler *c) {
-    if (c->h < 1) { fail(c, RI_ERR_INVALID, "throw_ref operand missing"); return; }
-    materialise_top(c, 1);
-    uint32_t p = emit1(c, RI_CODE_THROW_REF, own_slot(c, c->h - 1));
-    add_point(c, p, RI_POINT_TRAP, c->h);
-    c->ctrls[c->nctrl - 1].unreachable = true;
-}
-
-static void compile_try(compiler *c, const ri_blocktype *bt) {
-    uint32_t np, nr;
-    if (!block_arity(c, bt, &np, &nr)) return;
-    flush_all(c);
-    /* a peephole must not fuse what comes before the body into it: the fused
-     * instruction would start outside the body's range */
-    forget_emitted(c);
-    if (!grow_array(c, (void **)&c->tries, &c->tries_cap, (uint64_t)c->ntries + 1, sizeof *c->tries)) return;
-    ctrl *l = push_ctrl(c, CTRL_TRY, np, nr);
-    if (!l) return;
-    set_block_types(c, bt);
-    if (c->exn_depth >= c->nexn) { fail(c, RI_ERR_INVALID, "internal error: exception slots miscounted"); return; }
-    l->try_index = c->ntries;
-    l->exn_slot = c->exn_base + c->exn_depth++;
-    ri_code_try *t = &c->tries[c->ntries++];
-    t->start = c->len;
-    t->end = c->len;
-    t->parent = enclosing_try(c, c->nctrl - 1);
-    t->delegate = RI_TRY_CATCHES;
-    t->ncatches = 0;
-}
-
-/* The body or the clause of l ends here. */
-static void close_clause(compiler *c, const ctrl *l) {
-    if (l->kind == CTRL_TRY) c->tries[l->try_index].end = c->len;
-    else c->catches[l->catch_index].end = c->len;
-}
-
-/* The end (or the delegate) of a try or of its last clause. */
-static void end_try(compiler *c, const ctrl *l) {
-    close_clause(c, l);
-    c->exn_depth--;
-}
-
-/* catch x, catch_all: the body (or the clause before) ends with a branch to the end; the
- * clause starts a region (a GAS even in unmetered code: a stop point where its values,
- * the exception's, are on the stack). */
-static void compile_catch(compiler *c, const ri_instr *in) {
-    ctrl *l = &c->ctrls[c->nctrl - 1];
-    if (l->kind != CTRL_TRY && l->kind != CTRL_CATCH) { fail(c, RI_ERR_INVALID, "catch without try"); return; }
-    bool all = in->op == RI_OP_CATCH_ALL;
-    if (!all && in->imm.index >= c->m->ntags) { fail(c, RI_ERR_INVALID, "unknown tag"); return; }
-    const ri_type *tt = all ? NULL : &c->m->types[c->m->tag_types[in->imm.index]];
-    uint32_t n = tt ? tt->nparams : 0; /* (no v128 in a tag: validate.c) */
-    close_clause(c, l);
-    if (!l->unreachable) {
-        materialise_top(c, l->nresults);
-        uint32_t p = emit1(c, RI_CODE_BR, 0);
-        if (p != NO_POS) branch_to(c, l, p + 1);
-    }
-    if (!grow_array(c, (void **)&c->catches, &c->catches_cap, (uint64_t)c->ncatches + 1, sizeof *c->catches)) return;
-    l = &c->ctrls[c->nctrl - 1];
-    reset_stack(c, l->height, tt ? tt->params : NULL, n);
-    uint32_t pos;
-    if (c->metered) {
-        pos = start_region(c, RI_CODE_GAS, RI_POINT_GAS);
-    } else {
-        pos = emit1(c, RI_CODE_GAS, 0);
-        uint32_t at = c->wasm_offset;
-        c->wasm_offset = c->next_offset;
-        add_point(c, pos, RI_POINT_GAS, c->h);
-        c->wasm_offset = at;
-        start_region(c, RI_CODE_GAS, RI_POINT_GAS);
-    }
-    if (c->failed) return;
-    l->catch_index = c->ncatches;
-    ri_code_catch *k = &c->catches[c->ncatches++];
-    k->try_index = l->try_index;
-    k->tag = all ? RI_CATCH_ALL : in->imm.index;
-    k->target = pos;
-    k->end = c->len;
-    k->base = own_slot(c, l->height);
-    k->exn_slot = RI_NO_SLOT;
-    k->table = 0;
-    c->tries[l->try_index].ncatches++;
-    l->kind = CTRL_CATCH;
-    l->unreachable = false;
-}
-
-/* delegate l: the try's exceptions go to the try that label l (counted from the block
- * around the try) is or is inside of, or to the caller. Then it ends as a block. */
-static void compile_delegate(compiler *c, uint32_t depth) {
-    ctrl *l = &c->ctrls[c->nctrl - 1];
-    if (l->kind != CTRL_TRY || depth + 1 >= c->nctrl) { fail(c, RI_ERR_INVALID, "bad delegate"); return; }
-    c->tries[l->try_index].delegate = enclosing_try(c, c->nctrl - 1 - depth);
-    l->kind = CTRL_TRY; /* (compile_end closes its body) */
-    compile_end(c);
-}
-
-static void compile_throw(compiler *c, uint32_t tag) {
-    if (tag >= c->m->ntags) { fail(c, RI_ERR_INVALID, "unknown tag"); return; }
-    uint32_t n = c->m->types[c->m->tag_types[tag]].nparams;
-    if (c->h < n) { fail(c, RI_ERR_INVALID, "throw values missing"); return; }
-    materialise_top(c, n);
-    uint32_t p = emit2(c, RI_CODE_THROW, tag, own_slot(c, c->h - n));
-    add_point(c, p, RI_POINT_TRAP, c->h);
-    c->ctrls[c->nctrl - 1].unreachable = true;
-}
-
-static void compile_rethrow(compiler *c, uint32_t depth) {
-    ctrl *l = label_at(c, depth);
-    if (!l) return;
-    if (l->kind != CTRL_CATCH) { fail(c, RI_ERR_INVALID, "invalid rethrow label"); return; }
-    c->catches[l->catch_index].exn_slot = l->exn_slot;
-    uint32_t p = emit1(c, RI_CODE_RETHROW, l->exn_slot);
-    add_point(c, p, RI_POINT_TRAP, c->h);
-    c->ctrls[c->nctrl - 1].unreachable = true;
-}
-
-/* The deepest nesting of tries in the body: the exception slots it needs. */
-static uint32_t count_exn_slots(compiler *c, const uint8_t *start, const uint8_t *end) {
-    ri_reader r;
-    ri_reader_init(&r, c->m->bytes, start, end);
-    ri_instr in;
-    uint32_t open = 0, tries = 0, most = 0;
-    while (!ri_reader_eof(&r) && ri_read_instr(&r, &in)) {
-        switch (in.op) {
-        case RI_OP_BLOCK: case RI_OP_LOOP: case RI_OP_IF: case RI_OP_TRY: case RI_OP_TRY_TABLE:
-            if (!grow_array(c, (void **)&c->nest, &c->nest_cap, (uint64_t)open + 1, 1)) return 0;
-            c->nest[open++] = in.op == RI_OP_TRY;
-            if (in.op == RI_OP_TRY && ++tries > most) most = tries;
-            break;
-        case RI_OP_END: case RI_OP_DELEGATE:
-            if (open == 0) return most; /* the function's end */
-            tries -= c->nest[--open];
-            break;
-        default:
-            break;
-        }
-    }
-    return most;
 }
 
 static void compile_else(compiler *c) {

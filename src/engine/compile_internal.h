@@ -193,6 +193,82 @@ uint32_t slot_of(compiler *c, operand e, uint32_t index);
 bool take_last(compiler *c, ri_code_point *pt);
 #define truncate_code ri_compile_truncate_code
 void truncate_code(compiler *c, uint32_t pos);
+#define block_arity ri_compile_block_arity
+bool block_arity(compiler *c, const ri_blocktype *bt, uint32_t *np, uint32_t *nr);
+#define branch_to ri_compile_branch_to
+void branch_to(compiler *c, ctrl *l, uint32_t word);
+#define compile_end ri_compile_compile_end
+void compile_end(compiler *c);
+#define emit1 ri_compile_emit1
+uint32_t emit1(compiler *c, ri_code_op op, uint32_t a);
+#define flush_all ri_compile_flush_all
+void flush_all(compiler *c);
+#define forget_emitted ri_compile_forget_emitted
+void forget_emitted(compiler *c);
+#define label_arity ri_compile_label_arity
+uint32_t label_arity(const ctrl *l);
+#define label_at ri_compile_label_at
+ctrl *label_at(compiler *c, uint32_t depth);
+#define materialise_top ri_compile_materialise_top
+void materialise_top(compiler *c, uint32_t n);
+#define push_ctrl ri_compile_push_ctrl
+ctrl *push_ctrl(compiler *c, ctrl_kind kind, uint32_t nparams, uint32_t nresults);
+#define reset_stack ri_compile_reset_stack
+void reset_stack(compiler *c, uint32_t height, const uint8_t *types, uint32_t n);
+#define set_block_types ri_compile_set_block_types
+void set_block_types(compiler *c, const ri_blocktype *bt);
+#define start_region ri_compile_start_region
+uint32_t start_region(compiler *c, ri_code_op op, ri_point_kind kind);
+
+#define emit_copy ri_compile_emit_copy
+void emit_copy(compiler *c, uint32_t dst, const operand *e);
+#define fast_memory ri_compile_fast_memory
+bool fast_memory(const ri_module *m, uint32_t memidx);
+#define flush_local ri_compile_flush_local
+void flush_local(compiler *c, uint32_t k, uint32_t below);
+#define pool_find2 ri_compile_pool_find2
+uint32_t pool_find2(const compiler *c, uint64_t lo, uint64_t hi);
+#define pop ri_compile_pop
+operand pop(compiler *c);
+#define push_entry ri_compile_push_entry
+void push_entry(compiler *c, entry_kind kind, uint32_t src);
+#define push_operand ri_compile_push_operand
+void push_operand(compiler *c, operand e);
+
+/* ---- compile_simd.c ---- */
+#define compile_local_set_v128 ri_compile_compile_local_set_v128
+void compile_local_set_v128(compiler *c, uint32_t k, bool tee);
+#define compile_global_v128 ri_compile_compile_global_v128
+void compile_global_v128(compiler *c, uint32_t index, bool set);
+#define compile_select_v128 ri_compile_compile_select_v128
+void compile_select_v128(compiler *c);
+#define compile_simd ri_compile_compile_simd
+void compile_simd(compiler *c, const ri_instr *in);
+
+/* ---- compile_exn.c ---- */
+#define emit_catch_return ri_compile_emit_catch_return
+void emit_catch_return(compiler *c);
+#define bind_catch_targets ri_compile_bind_catch_targets
+void bind_catch_targets(compiler *c, uint32_t label, uint32_t target);
+#define compile_try_table ri_compile_compile_try_table
+void compile_try_table(compiler *c, const ri_instr *in);
+#define compile_throw_ref ri_compile_compile_throw_ref
+void compile_throw_ref(compiler *c);
+#define compile_try ri_compile_compile_try
+void compile_try(compiler *c, const ri_blocktype *bt);
+#define end_try ri_compile_end_try
+void end_try(compiler *c, const ctrl *l);
+#define compile_catch ri_compile_compile_catch
+void compile_catch(compiler *c, const ri_instr *in);
+#define compile_delegate ri_compile_compile_delegate
+void compile_delegate(compiler *c, uint32_t depth);
+#define compile_throw ri_compile_compile_throw
+void compile_throw(compiler *c, uint32_t tag);
+#define compile_rethrow ri_compile_compile_rethrow
+void compile_rethrow(compiler *c, uint32_t depth);
+#define count_exn_slots ri_compile_count_exn_slots
+uint32_t count_exn_slots(compiler *c, const uint8_t *start, const uint8_t *end);
+
 /* ---- fuse.c: branches ---- */
 #define emit_cond_branch ri_compile_emit_cond_branch
 uint32_t emit_cond_branch(compiler *c, operand cond, bool fused, ri_code_op cmp, uint32_t a, uint32_t b,

@@ -3,8 +3,8 @@
  * immediates, two i32 operations with immediates in a row (int-imm pairs), i32 arithmetic on
  * the result or load just before (int pairs), f64 arithmetic on the f64 arithmetic just
  * before (float pairs) and on a load (float-memory), the SHA-2 chains, and return a + b.
- * The translation (compile.c) calls
- * fuse_binary and fuse_return; each family is checked against its gate (fuse_on).
+ * The translation (compile.c) calls fuse_binary and fuse_return; each family is checked
+ * against its gate (fuse_on).
  */
 #include <string.h>
 
