@@ -162,49 +162,75 @@ static inline ri_code_op swapped_form(ri_code_op op) { return ri_code_form(op, R
 /* The size of branch instruction op (its offset is the last word), 0 if op is none. */
 static inline uint32_t branch_words(uint32_t op) { return ri_code_branch_words(op); }
 
-/* ---- compile.c ---- */
+/* ---- compile_emit.c ---- */
 #define add_point ri_compile_add_point
 void add_point(compiler *c, uint32_t pos, ri_point_kind kind, uint32_t height);
+#define drop_to ri_compile_drop_to
+void drop_to(compiler *c, uint32_t height);
+#define emit1 ri_compile_emit1
+uint32_t emit1(compiler *c, ri_code_op op, uint32_t a);
 #define emit2 ri_compile_emit2
 uint32_t emit2(compiler *c, ri_code_op op, uint32_t a, uint32_t b);
 #define emit3 ri_compile_emit3
 uint32_t emit3(compiler *c, ri_code_op op, uint32_t a, uint32_t b, uint32_t d);
 #define emit4 ri_compile_emit4
 uint32_t emit4(compiler *c, ri_code_op op, uint32_t a, uint32_t b, uint32_t d, uint32_t e);
+#define emit_const ri_compile_emit_const
+uint32_t emit_const(compiler *c, uint32_t dst, uint64_t bits);
+#define emit_copy ri_compile_emit_copy
+void emit_copy(compiler *c, uint32_t dst, const operand *e);
 #define emit_op ri_compile_emit_op
 uint32_t emit_op(compiler *c, ri_code_op op, uint32_t n);
 #define fail ri_compile_fail
 void fail(compiler *c, ri_errcode code, const char *what);
+#define flush_all ri_compile_flush_all
+void flush_all(compiler *c);
+#define flush_local ri_compile_flush_local
+void flush_local(compiler *c, uint32_t k, uint32_t below);
+#define forget_emitted ri_compile_forget_emitted
+void forget_emitted(compiler *c);
 #define from_last ri_compile_from_last
 bool from_last(const compiler *c, const operand *e);
-#define keep_operand ri_compile_keep_operand
-void keep_operand(compiler *c, operand e);
 #define grow_array ri_compile_grow_array
 bool grow_array(compiler *c, void **ptr, uint32_t *cap, uint64_t need, size_t elem);
+#define keep_operand ri_compile_keep_operand
+void keep_operand(compiler *c, operand e);
+#define materialise ri_compile_materialise
+void materialise(compiler *c, uint32_t i);
 #define note_dst ri_compile_note_dst
 void note_dst(compiler *c, uint32_t pos);
+#define pool_find ri_compile_pool_find
+uint32_t pool_find(const compiler *c, uint64_t bits);
+#define pool_find2 ri_compile_pool_find2
+uint32_t pool_find2(const compiler *c, uint64_t lo, uint64_t hi);
+#define pop ri_compile_pop
+operand pop(compiler *c);
+#define push_entry ri_compile_push_entry
+void push_entry(compiler *c, entry_kind kind, uint32_t src);
+#define push_operand ri_compile_push_operand
+void push_operand(compiler *c, operand e);
 #define push_slot ri_compile_push_slot
 uint32_t push_slot(compiler *c);
 #define put_point ri_compile_put_point
 void put_point(compiler *c, uint32_t pos, ri_code_point pt);
+#define set_word ri_compile_set_word
+void set_word(compiler *c, uint32_t pos, uint32_t value);
 #define slot_of ri_compile_slot_of
 uint32_t slot_of(compiler *c, operand e, uint32_t index);
 #define take_last ri_compile_take_last
 bool take_last(compiler *c, ri_code_point *pt);
 #define truncate_code ri_compile_truncate_code
 void truncate_code(compiler *c, uint32_t pos);
+
+/* ---- compile.c ---- */
 #define block_arity ri_compile_block_arity
 bool block_arity(compiler *c, const ri_blocktype *bt, uint32_t *np, uint32_t *nr);
 #define branch_to ri_compile_branch_to
 void branch_to(compiler *c, ctrl *l, uint32_t word);
 #define compile_end ri_compile_compile_end
 void compile_end(compiler *c);
-#define emit1 ri_compile_emit1
-uint32_t emit1(compiler *c, ri_code_op op, uint32_t a);
-#define flush_all ri_compile_flush_all
-void flush_all(compiler *c);
-#define forget_emitted ri_compile_forget_emitted
-void forget_emitted(compiler *c);
+#define fast_memory ri_compile_fast_memory
+bool fast_memory(const ri_module *m, uint32_t memidx);
 #define label_arity ri_compile_label_arity
 uint32_t label_arity(const ctrl *l);
 #define label_at ri_compile_label_at
@@ -219,21 +245,6 @@ void reset_stack(compiler *c, uint32_t height, const uint8_t *types, uint32_t n)
 void set_block_types(compiler *c, const ri_blocktype *bt);
 #define start_region ri_compile_start_region
 uint32_t start_region(compiler *c, ri_code_op op, ri_point_kind kind);
-
-#define emit_copy ri_compile_emit_copy
-void emit_copy(compiler *c, uint32_t dst, const operand *e);
-#define fast_memory ri_compile_fast_memory
-bool fast_memory(const ri_module *m, uint32_t memidx);
-#define flush_local ri_compile_flush_local
-void flush_local(compiler *c, uint32_t k, uint32_t below);
-#define pool_find2 ri_compile_pool_find2
-uint32_t pool_find2(const compiler *c, uint64_t lo, uint64_t hi);
-#define pop ri_compile_pop
-operand pop(compiler *c);
-#define push_entry ri_compile_push_entry
-void push_entry(compiler *c, entry_kind kind, uint32_t src);
-#define push_operand ri_compile_push_operand
-void push_operand(compiler *c, operand e);
 
 /* ---- compile_simd.c ---- */
 #define compile_local_set_v128 ri_compile_compile_local_set_v128
