@@ -19,7 +19,6 @@ enum {
     RI_OPF_ACC_INT = 1u << 2,   /* its handler writes operand 1 last, through PUT_U32/U64/F32: the bits are in acc */
     RI_OPF_ACC_F64 = 1u << 3,   /* ... through PUT_F64: the value is in facc */
     RI_OPF_ACC_MOVE = 1u << 4,  /* MOVE: the bits it copies are in acc (either of its slots) */
-    RI_OPF_I32_PAIR = 1u << 5,  /* an i32 pair operation (RI_CODE_PAIR_OPS: d, a, x, y or imm) */
     RI_OPF_PURE_F64 = 1u << 6,  /* computes an f64 from slots only: cannot trap, writes nothing but its result */
     RI_OPF_I64 = 1u << 7,       /* a numeric operation (RI_NUMERIC_OPS) on i64 operands */
     RI_OPF_NUM_TRAP = 1u << 8,  /* a numeric operation (RI_NUMERIC_OPS) that may trap: div, rem, trunc */
