@@ -107,7 +107,7 @@ static inline uint32_t ri_code_branch_words(uint32_t op) {
     return (ri_code_flags(op) & RI_OPF_BRANCH) ? ri_code_words(op) : 0;
 }
 
-/* Accumulator classes (compile.c, choose_acc_variants). */
+/* Accumulator classes (acc.c, choose_acc_variants). */
 enum { RI_ACC_NONE, RI_ACC_INT, RI_ACC_F64 };
 
 /* Which accumulator holds, when the instruction at code[pos] (operation op) ends, the

@@ -12,14 +12,17 @@
  * overwritten, and at every block boundary and stop point, where all paths must agree
  * on where values are.
  *
- * After a body is compiled, a last pass picks each branch's variant: a branch whose
- * target is a GAS or LOOP charge, and whose fall-through is a GAS, executes those
- * charges itself (code.h, "Metering"). Nothing moves, so stop points stay exact.
+ * The pipeline: translate (this file) -> fuse (peephole, during translation: the
+ * translation offers each instruction to a fusion entry point first) -> branch variants ->
+ * accumulator variants (passes over the compiled body). Nothing moves in the last two, so
+ * stop points stay exact.
  *
- * The compiler's files, by pass: this one translates (the operand stack, emission, each
- * WebAssembly instruction, the body, the module); fuse.c holds the peephole fusions it
- * calls; branch_variant.c and acc.c are the passes over a compiled body (branch and gas
- * variants, accumulator variants); compile_internal.h is what they share.
+ * The compiler's files: this one translates each WebAssembly instruction, the body and
+ * the module; compile_simd.c the SIMD instructions, compile_exn.c exception handling,
+ * compile_emit.c holds emission and the operand stack. fuse.c (branches), fuse_memory.c
+ * (loads, stores) and fuse_arith.c (arithmetic) decide every fusion, each behind its
+ * family's gate (fuse_on); the translation names no fused operation. branch_variant.c and
+ * acc.c are the passes over a compiled body; compile_internal.h is what they all share.
  */
 #include <stdlib.h>
 #include <string.h>

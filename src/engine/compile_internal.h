@@ -128,8 +128,11 @@ typedef struct compiler {
     uint32_t gas_count;   /* WebAssembly instructions in the current region so far */
     uint32_t call_gas_pos; /* the GAS right after the last call: it stays (returns charge it) */
 
-    /* The last two emitted instructions, for peephole rewrites (fusions). Cleared at
-     * labels: no rewrite reaches across one. */
+    /* The last instructions emitted, for peephole rewrites (fusions): rewrites match last
+     * and prev; prev2 is what becomes prev again when a rewrite removes last, so that a
+     * fusion taking back two instructions still sees the one before them (the a += x * y
+     * forms with their address: without it six of the bench and fixture modules compile
+     * differently). Cleared at labels: no rewrite reaches across one. */
     emitted last, prev, prev2;
 
     uint32_t wasm_offset;  /* of the instruction being compiled */
