@@ -1,14 +1,15 @@
 /*
- * codedump: one line per module with a hash of the internal code (code.h) the engine
- * compiles from it, metered and unmetered: every function's header, its words (handler
- * words as operation numbers, so that two builds of the interpreter compare) and its stop
- * points. A development tool: two builds of src/engine that must compile the same code
+ * codedump: one line per module with hashes of the internal code (code.h) the engine
+ * compiles from it: metered, unmetered, with every fusion family off, and with each family
+ * off alone (ri_module_config.fusions_off, in ri_fusion's order). Each hashes every
+ * function's header, its words (handler words as operation numbers, so that two builds of
+ * the interpreter compare), its stop points and its exception tables. A development tool: two builds of src/engine that must compile the same code
  * (a refactoring of the compiler, a fusion rule moved into a table) print the same lines.
  * codedump.sh builds it against a build directory's libraries.
  *
  *   codedump MODULE.wasm...        (a file that does not load prints "error")
  *   codedump --ops MODULE.wasm...  instead: every operation with the number of times it
- *                                  was emitted in all of them (metered and unmetered)
+ *                                  was emitted in all of them (in all the configurations)
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -40,7 +41,8 @@ static uint64_t hash_module(const ri_module *m, uint64_t h) {
     for (uint32_t b = 0; b < m->nbodies; b++) {
         const ri_code *c = m->codes[b];
         uint32_t head[] = {c->func_index, c->nparams, c->nresults, c->nlocals, c->nconsts,
-                           c->stack_base, c->frame_slots, c->metered, c->nwords, c->npoints};
+                           c->stack_base, c->frame_slots, c->metered, c->nwords, c->npoints,
+                           c->tail_calls, c->ntries, c->ncatches, c->exn_base, c->nexn};
         for (size_t i = 0; i < sizeof head / sizeof head[0]; i++) h = fnv(h, head[i]);
         for (uint32_t pos = 0; pos < c->nwords;) {
             uint32_t op = op_of(c->words[pos]);
@@ -59,6 +61,16 @@ static uint64_t hash_module(const ri_module *m, uint64_t h) {
             h = fnv(h, c->points[i].wasm_offset);
             h = fnv(h, c->points[i].height);
             h = fnv(h, c->points[i].kind);
+        }
+        for (uint32_t i = 0; i < c->ntries; i++) {
+            const ri_code_try *t = &c->tries[i];
+            uint32_t w[] = {t->start, t->end, t->parent, t->delegate, t->ncatches};
+            for (size_t k = 0; k < sizeof w / sizeof w[0]; k++) h = fnv(h, w[k]);
+        }
+        for (uint32_t i = 0; i < c->ncatches; i++) {
+            const ri_code_catch *t = &c->catches[i];
+            uint32_t w[] = {t->try_index, t->tag, t->target, t->end, t->base, t->exn_slot, t->table};
+            for (size_t k = 0; k < sizeof w / sizeof w[0]; k++) h = fnv(h, w[k]);
         }
     }
     return h;
@@ -82,10 +94,12 @@ int main(int argc, char **argv) {
         size_t n = buf ? fread(buf, 1, (size_t)len, f) : 0;
         fclose(f);
         fprintf(out, "%s", argv[a]);
-        for (int unmetered = 0; unmetered < 2; unmetered++) {
+        /* metered, unmetered, all fusion families off, then each family off alone */
+        for (uint32_t config = 0; config < 3 || 1u << (config - 3) < RI_FUSE_ALL; config++) {
             ri_module_config cfg;
             memset(&cfg, 0, sizeof cfg);
-            cfg.unmetered = unmetered;
+            cfg.unmetered = config == 1;
+            cfg.fusions_off = config == 2 ? RI_FUSE_ALL : config > 2 ? 1u << (config - 3) : 0;
             ri_error err;
             ri_module *m = buf ? ri_module_load(buf, n, &cfg, &err) : NULL;
             if (m) fprintf(out, " %016llx", (unsigned long long)hash_module(m, UINT64_C(0xcbf29ce484222325)));

@@ -354,7 +354,7 @@
  * order; the second's stop point is at position + 3. */
 #define RI_CODE_STORE2_OPS(X) X(I32_STORE) X(I64_STORE) X(F64_STORE) X(I32_STORE8)
 
-/* Accumulator variants (compile.c, choose_acc_variants): every handler that writes a slot
+/* Accumulator variants (acc.c, choose_acc_variants): every handler that writes a slot
  * through PUT_U32/U64/F32 also leaves the slot's new bits in the interpreter's register
  * `acc`, and through PUT_F64 the value in `facc` (a MOVE's last move: its bits in acc).
  * When an instruction reads, at operand positions MASK, the slot that the instruction just
@@ -514,7 +514,8 @@ typedef struct ri_code {
 } ri_code;
 
 /* interp.c: the label offsets of the interpreter's handlers, indexed by ri_code_op.
- * compile.c writes these into handler words. Immutable, shared by all threads. */
+ * The compiler (compile_emit.c) writes these into handler words. Immutable, shared by
+ * all threads. */
 const int32_t *ri_interp_dispatch_table(void);
 /* interp.c: where a run's entry marker frame returns to: a GAS of cost 0, then EXIT,
  * which leaves the interpreter (so that a return needs no test for the marker). */

@@ -76,8 +76,8 @@ const ri_code_info ri_code_infos[RI_CODE_OP_COUNT] = {
     RI_INFO_P(name##_S, 0, 5, TRAP) RI_INFO_P(name##_MA, 0, 4, TRAP) RI_INFO_P(name##_MB, 0, 4, TRAP) \
     RI_INFO_P(name##_LXA, RI_OPF_ACC_F64, 6, TRAP) RI_INFO_P(name##_LXB, RI_OPF_ACC_F64, 6, TRAP)
 #define RI_X_PAIR(outer, inner) \
-    RI_INFO(I32_##outer##_##inner, RI_OPF_I32_PAIR | RI_OPF_ACC_INT, 5) \
-    RI_INFO(I32_##outer##_##inner##_I, RI_OPF_I32_PAIR | RI_OPF_ACC_INT, 5)
+    RI_INFO(I32_##outer##_##inner, RI_OPF_ACC_INT, 5) \
+    RI_INFO(I32_##outer##_##inner##_I, RI_OPF_ACC_INT, 5)
 #define RI_X_ADDL(name, words) RI_INFO_P(name, RI_OPF_ACC_INT, words, TRAP)
 #define RI_X_LOADBR(load) RI_INFO4_TRAP(load##_BR_EQ_S, 7) RI_INFO4_TRAP(load##_BR_NE_S, 7) \
                           RI_INFO4_TRAP(load##_BR_EQ_I, 7) RI_INFO4_TRAP(load##_BR_NE_I, 7)

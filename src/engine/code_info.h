@@ -19,7 +19,6 @@ enum {
     RI_OPF_ACC_INT = 1u << 2,   /* its handler writes operand 1 last, through PUT_U32/U64/F32: the bits are in acc */
     RI_OPF_ACC_F64 = 1u << 3,   /* ... through PUT_F64: the value is in facc */
     RI_OPF_ACC_MOVE = 1u << 4,  /* MOVE: the bits it copies are in acc (either of its slots) */
-    RI_OPF_I32_PAIR = 1u << 5,  /* an i32 pair operation (RI_CODE_PAIR_OPS: d, a, x, y or imm) */
     RI_OPF_PURE_F64 = 1u << 6,  /* computes an f64 from slots only: cannot trap, writes nothing but its result */
     RI_OPF_I64 = 1u << 7,       /* a numeric operation (RI_NUMERIC_OPS) on i64 operands */
     RI_OPF_NUM_TRAP = 1u << 8,  /* a numeric operation (RI_NUMERIC_OPS) that may trap: div, rem, trunc */
@@ -108,7 +107,7 @@ static inline uint32_t ri_code_branch_words(uint32_t op) {
     return (ri_code_flags(op) & RI_OPF_BRANCH) ? ri_code_words(op) : 0;
 }
 
-/* Accumulator classes (compile.c, choose_acc_variants). */
+/* Accumulator classes (acc.c, choose_acc_variants). */
 enum { RI_ACC_NONE, RI_ACC_INT, RI_ACC_F64 };
 
 /* Which accumulator holds, when the instruction at code[pos] (operation op) ends, the

@@ -12,14 +12,17 @@
  * overwritten, and at every block boundary and stop point, where all paths must agree
  * on where values are.
  *
- * After a body is compiled, a last pass picks each branch's variant: a branch whose
- * target is a GAS or LOOP charge, and whose fall-through is a GAS, executes those
- * charges itself (code.h, "Metering"). Nothing moves, so stop points stay exact.
+ * The pipeline: translate (this file) -> fuse (peephole, during translation: the
+ * translation offers each instruction to a fusion entry point first) -> branch variants ->
+ * accumulator variants (passes over the compiled body). Nothing moves in the last two, so
+ * stop points stay exact.
  *
- * The compiler's files, by pass: this one translates (the operand stack, emission, each
- * WebAssembly instruction, the body, the module); fuse.c holds the peephole fusions it
- * calls; branch_variant.c and acc.c are the passes over a compiled body (branch and gas
- * variants, accumulator variants); compile_internal.h is what they share.
+ * The compiler's files: this one translates each WebAssembly instruction, the body and
+ * the module; compile_simd.c the SIMD instructions, compile_exn.c exception handling,
+ * compile_emit.c holds emission and the operand stack. fuse.c (branches), fuse_memory.c
+ * (loads, stores) and fuse_arith.c (arithmetic) decide every fusion, each behind its
+ * family's gate (fuse_on); the translation names no fused operation. branch_variant.c and
+ * acc.c are the passes over a compiled body; compile_internal.h is what they all share.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -33,262 +36,6 @@ static uint32_t valtype_slots(uint8_t t);
 static uint32_t types_slots(const uint8_t *types, uint32_t n);
 static const uint8_t *single_valtype(uint8_t t);
 static void push_typed(compiler *c, const uint8_t *types, uint32_t n);
-static bool fast_memory(const ri_module *m, uint32_t memidx);
-
-static const emitted NO_EMITTED = {UINT32_MAX, RI_CODE_OP_COUNT, 0};
-
-/* ---- failure ------------------------------------------------------------------------ */
-
-void fail(compiler *c, ri_errcode code, const char *what) {
-    if (c->failed) return;
-    c->failed = true;
-    ri_error_set(c->err, code, "compiling function %u at offset 0x%x: %s", c->func_index,
-                 c->wasm_offset, what);
-}
-
-bool grow_array(compiler *c, void **ptr, uint32_t *cap, uint64_t need, size_t elem) {
-    if (need <= *cap) return true;
-    uint64_t n = *cap ? (uint64_t)*cap * 2 : 64;
-    while (n < need) n *= 2;
-    if (n > UINT32_MAX || n > SIZE_MAX / elem) { fail(c, RI_ERR_LIMIT, "function too large"); return false; }
-    void *p = realloc(*ptr, (size_t)n * elem);
-    if (!p) { fail(c, RI_ERR_NOMEM, "out of memory"); return false; }
-    *ptr = p;
-    *cap = (uint32_t)n;
-    return true;
-}
-
-/* ---- emission ------------------------------------------------------------------------ */
-
-/* Reserves an instruction of n words starting with op's handler; returns its
- * position, or NO_POS after a failure (then nothing is written). */
-uint32_t emit_op(compiler *c, ri_code_op op, uint32_t n) {
-    if (c->failed) return NO_POS;
-    if ((uint64_t)c->len + n > RI_MAX_CODE_WORDS) { fail(c, RI_ERR_LIMIT, "function code too large"); return NO_POS; }
-    if (!grow_array(c, (void **)&c->code, &c->cap, (uint64_t)c->len + n, sizeof *c->code)) return NO_POS;
-    if (!grow_array(c, (void **)&c->opmap, &c->opmap_cap, (uint64_t)c->len + n, sizeof *c->opmap)) return NO_POS;
-    /* invariant 13: the table's size is what is emitted (0: variable, ENTRY, BR_TABLE) */
-    RI_ASSERT(ri_code_words(op) == 0 || ri_code_words(op) == n, "I13");
-    uint32_t pos = c->len;
-    c->code[pos] = (uint32_t)c->dispatch[op];
-    memset(&c->code[pos + 1], 0, (size_t)(n - 1) * sizeof *c->code);
-    c->opmap[pos] = (uint16_t)op;
-    for (uint32_t i = 1; i < n; i++) c->opmap[pos + i] = NO_OP;
-    c->len += n;
-    c->prev2 = c->prev;
-    c->prev = c->last;
-    c->last = (emitted){pos, op, 0};
-    return pos;
-}
-
-static void set_word(compiler *c, uint32_t pos, uint32_t value) {
-    if (!c->failed && pos < c->len) c->code[pos] = value;
-}
-
-static uint32_t emit1(compiler *c, ri_code_op op, uint32_t a) {
-    uint32_t p = emit_op(c, op, 2);
-    if (p != NO_POS) c->code[p + 1] = a;
-    return p;
-}
-uint32_t emit2(compiler *c, ri_code_op op, uint32_t a, uint32_t b) {
-    uint32_t p = emit_op(c, op, 3);
-    if (p != NO_POS) { c->code[p + 1] = a; c->code[p + 2] = b; }
-    return p;
-}
-uint32_t emit3(compiler *c, ri_code_op op, uint32_t a, uint32_t b, uint32_t d) {
-    uint32_t p = emit_op(c, op, 4);
-    if (p != NO_POS) { c->code[p + 1] = a; c->code[p + 2] = b; c->code[p + 3] = d; }
-    return p;
-}
-uint32_t emit4(compiler *c, ri_code_op op, uint32_t a, uint32_t b, uint32_t d, uint32_t e) {
-    uint32_t p = emit_op(c, op, 5);
-    if (p != NO_POS) { c->code[p + 1] = a; c->code[p + 2] = b; c->code[p + 3] = d; c->code[p + 4] = e; }
-    return p;
-}
-static void add_point(compiler *c, uint32_t pos, ri_point_kind kind, uint32_t height) {
-    if (c->failed || pos == NO_POS) return;
-    if (!grow_array(c, (void **)&c->points, &c->points_cap, (uint64_t)c->npoints + 1, sizeof *c->points)) return;
-    c->points[c->npoints++] = (ri_code_point){pos, c->wasm_offset, height, (uint32_t)kind};
-}
-
-/* Drops everything emitted from pos on (peephole rewrites of the last instruction).
- * When that is the last instruction, the one before it becomes the last again. */
-void truncate_code(compiler *c, uint32_t pos) {
-    c->len = pos;
-    while (c->npoints && c->points[c->npoints - 1].pos >= pos) c->npoints--;
-    if (pos == c->last.pos && c->prev.pos != NO_POS && c->prev.pos < pos) {
-        c->last = c->prev;
-        c->prev = c->prev2.pos != NO_POS && c->prev2.pos < c->last.pos ? c->prev2 : NO_EMITTED;
-    } else {
-        c->last = NO_EMITTED;
-        c->prev = NO_EMITTED;
-    }
-    c->prev2 = NO_EMITTED;
-}
-
-/* No peephole rewrite may reach back across this point (a label). */
-static void forget_emitted(compiler *c) {
-    c->last = NO_EMITTED;
-    c->prev = NO_EMITTED;
-    c->prev2 = NO_EMITTED;
-}
-
-/* Marks the last instruction as having written one result to the word at +1, so a
- * following local.set/tee can redirect it into the local. */
-void note_dst(compiler *c, uint32_t pos) {
-    if (pos != NO_POS) c->last.dst_pos = pos + 1;
-}
-
-/* ---- operand stack --------------------------------------------------------------------- */
-
-/* Pushes an entry as it was (an operand popped before, pushed back unchanged). An entry
- * in a slot is in its own slot (invariant 11). */
-static void push_operand(compiler *c, operand e) {
-    if (c->failed) return;
-    if (!grow_array(c, (void **)&c->stack, &c->stack_cap, (uint64_t)c->h + 1, sizeof *c->stack)) return;
-    RI_ASSERT(e.kind != ENTRY_SLOT || e.src == own_slot(c, c->h), "I11");
-    if (e.kind != ENTRY_SLOT) c->npending++;
-    c->stack[c->h++] = e;
-    if (c->h > c->max_h) c->max_h = c->h;
-}
-
-static void push_entry(compiler *c, entry_kind kind, uint32_t src) {
-    push_operand(c, (operand){src, (uint8_t)kind, 0, 0});
-}
-
-/* Pushes a result computed into its own slot; returns that slot. */
-uint32_t push_slot(compiler *c) {
-    uint32_t slot = own_slot(c, c->h);
-    push_entry(c, ENTRY_SLOT, slot);
-    return slot;
-}
-
-static operand pop(compiler *c) {
-    if (c->h == 0 || c->h <= (c->nctrl ? c->ctrls[c->nctrl - 1].height : 0)) {
-        fail(c, RI_ERR_INVALID, "operand stack underflow");
-        return (operand){own_slot(c, 0), ENTRY_SLOT, 0, 0};
-    }
-    operand e = c->stack[--c->h];
-    RI_ASSERT(e.kind != ENTRY_SLOT || e.src == own_slot(c, c->h), "I11");
-    if (e.kind != ENTRY_SLOT) c->npending--;
-    return e;
-}
-
-static void drop_to(compiler *c, uint32_t height) {
-    while (c->h > height) {
-        operand e = c->stack[--c->h];
-        if (e.kind != ENTRY_SLOT) c->npending--;
-    }
-}
-
-/* Splits a last I32_ADD_I2 back into its two I32_ADD_I, so that the second can be fused
- * into what consumes it. */
-void unpair(compiler *c) {
-    if (c->last.op != RI_CODE_I32_ADD_I2 || c->last.pos == NO_POS || c->failed) return;
-    uint32_t w[6];
-    memcpy(w, &c->code[c->last.pos + 1], sizeof w);
-    bool second_is_result = c->last.dst_pos == c->last.pos + 4;
-    truncate_code(c, c->last.pos);
-    emit3(c, RI_CODE_I32_ADD_I, w[0], w[1], w[2]);
-    uint32_t p = emit3(c, RI_CODE_I32_ADD_I, w[3], w[4], w[5]);
-    if (second_is_result) note_dst(c, p);
-}
-
-/* dst = src. */
-static void emit_move(compiler *c, uint32_t dst, uint32_t src) { emit2(c, RI_CODE_MOVE, dst, src); }
-
-/* Whether operand e is the single result of the last emitted instruction: a
- * temporary nothing else reads, so that instruction may be fused into its consumer. */
-bool from_last(const compiler *c, const operand *e) {
-    return e->kind == ENTRY_SLOT && !c->failed && c->last.pos != NO_POS && c->last.dst_pos &&
-           c->code[c->last.dst_pos] == e->src;
-}
-
-/* Pushes operand e, popped from a higher entry (the second operand of a binary operation
- * whose result it becomes), as the new top entry. A value in a slot must move into the
- * new entry's own slot: push_operand takes an ENTRY_SLOT to be in its own slot already,
- * and the slot e came from is above the stack now, free for the next temporary. */
-static void keep_operand(compiler *c, operand e) {
-    uint32_t own = own_slot(c, c->h);
-    if (e.kind == ENTRY_SLOT && e.src != own) {
-        if (from_last(c, &e)) c->code[c->last.dst_pos] = own; /* the producer writes there */
-        else emit_move(c, own, e.src);
-        e.src = own;
-    }
-    push_operand(c, e);
-}
-
-/* Removes the last instruction (to fuse it into the next); returns its stop point in
- * *pt if it had one. */
-bool take_last(compiler *c, ri_code_point *pt) {
-    bool had = c->npoints && c->points[c->npoints - 1].pos == c->last.pos;
-    if (had) *pt = c->points[c->npoints - 1];
-    truncate_code(c, c->last.pos);
-    return had;
-}
-
-void put_point(compiler *c, uint32_t pos, ri_code_point pt) {
-    if (c->failed || pos == NO_POS) return;
-    if (!grow_array(c, (void **)&c->points, &c->points_cap, (uint64_t)c->npoints + 1, sizeof *c->points)) return;
-    pt.pos = pos;
-    c->points[c->npoints++] = pt;
-}
-
-static uint32_t emit_const(compiler *c, uint32_t dst, uint64_t bits) {
-    return bits >> 32 ? emit3(c, RI_CODE_CONST64, dst, (uint32_t)bits, (uint32_t)(bits >> 32))
-                      : emit2(c, RI_CODE_CONST32, dst, (uint32_t)bits);
-}
-
-/* Emits dst = the value of e (a MOVE, or a constant for an immediate). */
-static void emit_copy(compiler *c, uint32_t dst, const operand *e) {
-    if (e->kind == ENTRY_IMM) emit_const(c, dst, e->bits);
-    else emit_move(c, dst, e->src);
-}
-
-/* Copies a pending entry's value into its own slot. */
-static void materialise(compiler *c, uint32_t i) {
-    operand *e = &c->stack[i];
-    if (e->kind == ENTRY_SLOT) return;
-    emit_copy(c, own_slot(c, i), e);
-    e->kind = ENTRY_SLOT;
-    e->src = own_slot(c, i);
-    c->npending--;
-}
-
-/* The slot to read operand e from, e having been popped from stack entry `index`: an
- * immediate is first materialised into that entry's own slot. */
-uint32_t slot_of(compiler *c, operand e, uint32_t index) {
-    if (e.kind != ENTRY_IMM) return e.src;
-    emit_const(c, own_slot(c, index), e.bits);
-    return own_slot(c, index);
-}
-
-static bool is_const(const operand *e) { return e->kind == ENTRY_CONST || e->kind == ENTRY_IMM; }
-
-static void flush_all(compiler *c) {
-    for (uint32_t i = 0; c->npending && i < c->h; i++) materialise(c, i);
-}
-
-/* Before local k is written: entries reading it must take their copy now. */
-static void flush_local(compiler *c, uint32_t k, uint32_t below) {
-    for (uint32_t i = 0; c->npending && i < below; i++)
-        if (c->stack[i].kind == ENTRY_LOCAL && c->stack[i].src == k) materialise(c, i);
-}
-
-/* ---- constants ----------------------------------------------------------------------- */
-
-static uint32_t pool_find(const compiler *c, uint64_t bits) {
-    for (uint32_t i = 0; i < c->nconsts; i++)
-        if (c->consts[i] == bits) return i;
-    return NO_POS;
-}
-
-/* A v128 constant's two slots, lo then hi. */
-static uint32_t pool_find2(const compiler *c, uint64_t lo, uint64_t hi) {
-    for (uint32_t i = 0; i + 1 < c->nconsts; i++)
-        if (c->consts[i] == lo && c->consts[i + 1] == hi) return i;
-    return NO_POS;
-}
 
 /* ---- operations with immediates ------------------------------------------------------- */
 
@@ -299,30 +46,6 @@ static ri_code_op numeric_code_op(uint16_t op) {
     RI_NUMERIC_OPS(RI_X_NUM)
 #undef RI_X_NUM
     default: return RI_CODE_OP_COUNT;
-    }
-}
-
-/* The immediate form (NAME_I) of binary operation op, or RI_CODE_OP_COUNT. */
-static ri_code_op imm_form(ri_code_op op) { return ri_code_form(op, RI_REL_IMM); }
-
-/* Whether constant `bits` can be op's immediate (i64: sign-extended from 32 bits). */
-static bool imm_fits(ri_code_op op, uint64_t bits) {
-    if (imm_form(op) == RI_CODE_OP_COUNT) return false;
-    return !is_i64_op(op) || (int64_t)bits == (int64_t)(int32_t)(uint32_t)bits;
-}
-
-/* Whether op with immediate second operand `bits` leaves its first operand unchanged
- * (x + 0, x * 1, x & ~0, x << 0, ...): then it needs no code at all. */
-static bool imm_is_identity(ri_code_op op, uint64_t bits) {
-    ri_code_op imm = imm_form(op);
-    if (imm == RI_CODE_OP_COUNT) return false;
-    uint64_t ones = is_i64_op(op) ? UINT64_MAX : UINT32_MAX;
-    switch (ri_code_infos[imm].ident) { /* code.h, RI_CODE_IMM_OPS's IDENTITY */
-    case RI_IDENT_ZERO: return bits == 0;
-    case RI_IDENT_ONE: return bits == 1;
-    case RI_IDENT_ONES: return bits == ones;
-    case RI_IDENT_SHIFT0: return (bits & (is_i64_op(op) ? 63 : 31)) == 0;
-    default: return false;
     }
 }
 
@@ -403,7 +126,7 @@ static void end_region(compiler *c) {
 
 /* Starts a straight-line region with a GAS or LOOP charge; returns its position, the
  * target for branches to a label here. */
-static uint32_t start_region(compiler *c, ri_code_op op, ri_point_kind kind) {
+uint32_t start_region(compiler *c, ri_code_op op, ri_point_kind kind) {
     if (!c->metered) {
         /* Unmetered code has no GAS: the label is whatever comes next. LOOP stays, to
          * poll the interrupt flag (its cost stays 0). */
@@ -435,16 +158,16 @@ static uint32_t start_region(compiler *c, ri_code_op op, ri_point_kind kind) {
 
 /* ---- labels and branches -------------------------------------------------------------- */
 
-static ctrl *label_at(compiler *c, uint32_t depth) {
+ctrl *label_at(compiler *c, uint32_t depth) {
     if (depth >= c->nctrl) { fail(c, RI_ERR_INVALID, "unknown label"); return NULL; }
     return &c->ctrls[c->nctrl - 1 - depth];
 }
 
-static uint32_t label_arity(const ctrl *l) { return l->kind == CTRL_LOOP ? l->nparams : l->nresults; }
+uint32_t label_arity(const ctrl *l) { return l->kind == CTRL_LOOP ? l->nparams : l->nresults; }
 
 /* Makes the offset word at `word` branch to label l (now for loops, at bind time
  * for forward labels). */
-static void branch_to(compiler *c, ctrl *l, uint32_t word) {
+void branch_to(compiler *c, ctrl *l, uint32_t word) {
     if (c->failed || word == NO_POS) return;
     if (l->kind == CTRL_LOOP) {
         c->code[word] = (uint32_t)(int32_t)((int64_t)l->loop_pos - (int64_t)word);
@@ -494,13 +217,7 @@ static void emit_return(compiler *c) {
         p = emit_op(c, RI_CODE_RETURN0, 1);
     } else if (n == 1) {
         const operand *e = &c->stack[c->h - 1];
-        if (c->last.op == RI_CODE_I32_ADD && from_last(c, e) && c->last.pos + 4 == c->len) {
-            /* return a + b: one instruction (what follows a return is dead or another block's) */
-            uint32_t a = c->code[c->last.pos + 2], b = c->code[c->last.pos + 3];
-            truncate_code(c, c->last.pos);
-            emit2(c, RI_CODE_I32_ADD_RET, a, b);
-            return;
-        }
+        if (fuse_return(c, e)) return;
         if (from_last(c, e) && (c->nlocals > 0 || c->nconsts == 0)) {
             /* the last instruction's single result goes straight to fp[0], where the
              * caller expects it (as a local.set 0 would redirect it), and nothing moves */
@@ -533,7 +250,7 @@ static void emit_branch(compiler *c, ctrl *l) {
 
 /* ---- control stack ------------------------------------------------------------------- */
 
-static ctrl *push_ctrl(compiler *c, ctrl_kind kind, uint32_t nparams, uint32_t nresults) {
+ctrl *push_ctrl(compiler *c, ctrl_kind kind, uint32_t nparams, uint32_t nresults) {
     if (c->failed) return NULL;
     if (c->h < nparams) { fail(c, RI_ERR_INVALID, "block parameters missing"); return NULL; }
     if (!grow_array(c, (void **)&c->ctrls, &c->ctrl_cap, (uint64_t)c->nctrl + 1, sizeof *c->ctrls)) return NULL;
@@ -548,7 +265,7 @@ static ctrl *push_ctrl(compiler *c, ctrl_kind kind, uint32_t nparams, uint32_t n
 }
 
 /* A block's params and results, in slots (a v128 takes two). */
-static bool block_arity(compiler *c, const ri_blocktype *bt, uint32_t *np, uint32_t *nr) {
+bool block_arity(compiler *c, const ri_blocktype *bt, uint32_t *np, uint32_t *nr) {
     switch (bt->kind) {
     case RI_BLOCK_EMPTY: *np = 0; *nr = 0; return true;
     case RI_BLOCK_VALTYPE: *np = 0; *nr = valtype_slots(bt->valtype); return true;
@@ -564,7 +281,7 @@ static bool block_arity(compiler *c, const ri_blocktype *bt, uint32_t *np, uint3
 }
 
 /* Gives the block just pushed its value types (for reset_stack). */
-static void set_block_types(compiler *c, const ri_blocktype *bt) {
+void set_block_types(compiler *c, const ri_blocktype *bt) {
     if (c->failed || !c->nctrl) return;
     ctrl *l = &c->ctrls[c->nctrl - 1];
     if (bt->kind == RI_BLOCK_VALTYPE) {
@@ -581,13 +298,13 @@ static void set_block_types(compiler *c, const ri_blocktype *bt) {
 
 /* Makes the top `n` entries (a block's results or params) live in their own slots,
  * which are the label's slots. */
-static void materialise_top(compiler *c, uint32_t n) {
+void materialise_top(compiler *c, uint32_t n) {
     for (uint32_t i = c->h - n; c->npending && i < c->h; i++) materialise(c, i);
 }
 
 /* Resets the stack to a label's state: everything above `height` gone, n values of
  * these types in their own slots. */
-static void reset_stack(compiler *c, uint32_t height, const uint8_t *types, uint32_t n) {
+void reset_stack(compiler *c, uint32_t height, const uint8_t *types, uint32_t n) {
     drop_to(c, height);
     push_typed(c, types, n);
 }
@@ -648,220 +365,6 @@ static bool layout_locals(compiler *c, const ri_body *body) {
         k += valtype_slots(local_valtype(c, i));
     }
     return true;
-}
-
-/* Pops a v128 (two entries) and returns the first of two consecutive slots holding it:
- * a local's, or the entries' own slots (the halves copied there if they are elsewhere). */
-static uint32_t pop_v128(compiler *c) {
-    operand hi = pop(c), lo = pop(c);
-    uint32_t i = c->h;
-    if (lo.kind == hi.kind && (lo.kind == ENTRY_LOCAL || lo.kind == ENTRY_CONST) && hi.src == lo.src + 1) return lo.src;
-    if (lo.kind != ENTRY_SLOT) emit_copy(c, own_slot(c, i), &lo);
-    if (hi.kind != ENTRY_SLOT) emit_copy(c, own_slot(c, i + 1), &hi);
-    return own_slot(c, i);
-}
-
-/* Pushes a v128 result in its own two slots; returns the first. */
-static uint32_t push_v128(compiler *c) {
-    uint32_t s = push_slot(c);
-    push_slot(c);
-    if (!c->failed) c->stack[c->h - 1].hi = 1;
-    return s;
-}
-
-static void compile_local_set_v128(compiler *c, uint32_t k, bool tee) {
-    if (c->h < 2) { fail(c, RI_ERR_INVALID, "operand stack underflow"); return; }
-    operand lo = c->stack[c->h - 2], hi = c->stack[c->h - 1];
-    if (!(lo.kind == ENTRY_LOCAL && lo.src == k)) {
-        c->written[k] = c->written[k + 1] = 1;
-        flush_local(c, k, c->h - 2);
-        flush_local(c, k + 1, c->h - 2);
-        lo = c->stack[c->h - 2];
-        hi = c->stack[c->h - 1];
-        emit_copy(c, k, &lo);
-        emit_copy(c, k + 1, &hi);
-    }
-    pop(c);
-    pop(c);
-    if (tee) {
-        push_entry(c, ENTRY_LOCAL, k);
-        push_entry(c, ENTRY_LOCAL, k + 1);
-        if (!c->failed) c->stack[c->h - 1].hi = 1;
-    }
-}
-
-static void compile_global_v128(compiler *c, uint32_t index, bool set) {
-    if (set) {
-        uint32_t src = pop_v128(c);
-        emit2(c, RI_CODE_V128_GLOBAL_SET, index, src);
-        return;
-    }
-    emit2(c, RI_CODE_V128_GLOBAL_GET, own_slot(c, c->h), index);
-    push_v128(c);
-}
-
-static void compile_select_v128(compiler *c) {
-    operand cond = pop(c);
-    uint32_t sc = slot_of(c, cond, c->h);
-    uint32_t sb = pop_v128(c), sa = pop_v128(c);
-    emit4(c, RI_CODE_V128_SELECT, own_slot(c, c->h), sa, sb, sc);
-    push_v128(c);
-}
-
-/* The operation with a handler of its own for lane operation `sub` (code_simd.h), else
- * V128_OP; for a load of memory 0, else V128_LOAD. Both keep the general one's layout. */
-static ri_code_op simd_lane_op(uint32_t sub) {
-    switch (sub) {
-#define RI_X_SIMD_CASE(name, s, kind) case s: return RI_CODE_V128_##name;
-    RI_CODE_SIMD_LANE_OPS(RI_X_SIMD_CASE)
-#undef RI_X_SIMD_CASE
-    default: return RI_CODE_V128_OP;
-    }
-}
-
-static ri_code_op simd_load_op(uint32_t sub) {
-    switch (sub) {
-#define RI_X_SIMD_CASE(name, s, bytes) case s: return RI_CODE_V128_##name;
-    RI_CODE_SIMD_LOAD_OPS(RI_X_SIMD_CASE)
-#undef RI_X_SIMD_CASE
-    default: return RI_CODE_V128_LOAD;
-    }
-}
-
-/* How V128_SHUFFLE makes the half of its result with lanes l[0 .. 8) (code_simd.h). */
-static uint32_t shuffle_half(const uint8_t *l) {
-    bool span = true, splat = true;
-    for (uint32_t i = 1; i < 8; i++) {
-        span = span && l[i] == l[0] + i;
-        splat = splat && l[i] == l[0];
-    }
-    return span ? RI_SHUFFLE_HALF(RI_SHUFFLE_SPAN, l[0]) : splat ? RI_SHUFFLE_HALF(RI_SHUFFLE_SPLAT, l[0]) : 0;
-}
-
-static void compile_simd(compiler *c, const ri_instr *in) {
-    uint32_t sub = in->op & 0xFFu;
-    ri_simd_info si = ri_simd_info_of(sub);
-    uint32_t h0 = c->h;
-    switch ((ri_simd_shape)si.shape) {
-    case RI_SIMD_CONST: { /* read in place from the pool (pop_v128), or two immediates */
-        uint64_t lo = ri_v128_u64(in->imm.simd.bytes), hi = ri_v128_u64(in->imm.simd.bytes + 8);
-        uint32_t k = pool_find2(c, lo, hi);
-        if (k != NO_POS) {
-            push_operand(c, (operand){c->nlocals + k, ENTRY_CONST, lo, 0});
-            push_operand(c, (operand){c->nlocals + k + 1, ENTRY_CONST, hi, 1});
-            return;
-        }
-        push_operand(c, (operand){0, ENTRY_IMM, lo, 0});
-        push_operand(c, (operand){0, ENTRY_IMM, hi, 1});
-        return;
-    }
-    case RI_SIMD_LOAD: case RI_SIMD_LOAD_LANE: {
-        const ri_memarg *ma = &in->imm.simd.mem;
-        if (ma->memidx >= c->m->nmemories) { fail(c, RI_ERR_INVALID, "unknown memory"); return; }
-        bool general = !fast_memory(c->m, ma->memidx);
-        uint32_t vec = si.shape == RI_SIMD_LOAD_LANE ? pop_v128(c) : 0;
-        operand addr = pop(c);
-        /* a whole-vector load of memory 0 adds the addend in its vec word to the address:
-         * the address's i32.add of an immediate just before goes there */
-        uint32_t sa, add = 0;
-        ri_code_op op = general ? RI_CODE_V128_LOAD_G : simd_load_op(sub);
-        if (op == RI_CODE_V128_LOAD_G || op == RI_CODE_V128_LOAD || !take_address_imm(c, addr, &sa, &add))
-            sa = slot_of(c, addr, c->h);
-        uint32_t p = emit_op(c, op, general ? 8 : 6);
-        if (p == NO_POS) return;
-        c->code[p + 1] = own_slot(c, c->h);
-        c->code[p + 2] = sa;
-        c->code[p + 3] = op == RI_CODE_V128_LOAD_G || op == RI_CODE_V128_LOAD ? vec : add;
-        c->code[p + 4] = (uint32_t)ma->offset;
-        c->code[p + 5] = sub | in->imm.simd.lane << 8;
-        if (general) {
-            c->code[p + 6] = ma->memidx;
-            c->code[p + 7] = (uint32_t)(ma->offset >> 32);
-        }
-        add_point(c, p, RI_POINT_TRAP, h0);
-        push_v128(c);
-        return;
-    }
-    case RI_SIMD_STORE: case RI_SIMD_STORE_LANE: {
-        const ri_memarg *ma = &in->imm.simd.mem;
-        if (ma->memidx >= c->m->nmemories) { fail(c, RI_ERR_INVALID, "unknown memory"); return; }
-        bool general = !fast_memory(c->m, ma->memidx);
-        uint32_t vec = pop_v128(c);
-        operand addr = pop(c);
-        /* v128.store of memory 0: the address's addend in its last word, as the loads */
-        uint32_t sa, add = 0;
-        bool whole = !general && sub == 0x0B;
-        if (!whole || !take_address_imm(c, addr, &sa, &add)) sa = slot_of(c, addr, c->h);
-        ri_code_op op = whole ? RI_CODE_V128_STORE128 : RI_CODE_V128_STORE;
-        uint32_t p = emit_op(c, general ? RI_CODE_V128_STORE_G : op, general ? 7 : 5);
-        if (p == NO_POS) return;
-        c->code[p + 1] = sa;
-        c->code[p + 2] = vec;
-        c->code[p + 3] = (uint32_t)ma->offset;
-        c->code[p + 4] = whole ? add : sub | in->imm.simd.lane << 8;
-        if (general) {
-            c->code[p + 5] = ma->memidx;
-            c->code[p + 6] = (uint32_t)(ma->offset >> 32);
-        }
-        add_point(c, p, RI_POINT_TRAP, h0);
-        return;
-    }
-    case RI_SIMD_SHUFFLE: {
-        uint32_t b = pop_v128(c), a = pop_v128(c);
-        const uint8_t *l = in->imm.simd.bytes;
-        uint32_t run = 1;
-        while (run < 16 && l[run] == l[0] + run) run++;
-        if (run == 16 && l[0] <= 16) { /* consecutive lanes: one unaligned copy */
-            emit4(c, RI_CODE_V128_SHUFFLE_SPAN, own_slot(c, c->h), a, b, l[0]);
-            push_v128(c);
-            return;
-        }
-        uint32_t p = emit_op(c, RI_CODE_V128_SHUFFLE, 9);
-        if (p == NO_POS) return;
-        c->code[p + 1] = own_slot(c, c->h);
-        c->code[p + 2] = a;
-        c->code[p + 3] = b;
-        for (uint32_t w = 0; w < 4; w++) { /* lanes 4w .. 4w + 3, little-endian */
-            const uint8_t *q = l + 4 * w;
-            c->code[p + 4 + w] = (uint32_t)q[0] | (uint32_t)q[1] << 8 | (uint32_t)q[2] << 16 | (uint32_t)q[3] << 24;
-        }
-        c->code[p + 8] = shuffle_half(l) | shuffle_half(l + 8) << 8;
-        push_v128(c);
-        return;
-    }
-    case RI_SIMD_NONE: fail(c, RI_ERR_MALFORMED, "illegal SIMD opcode"); return;
-    default: break;
-    }
-    uint32_t flags = 0, a = 0, b = 0, d = 0;
-    switch ((ri_simd_shape)si.shape) {
-    case RI_SIMD_TERN: d = pop_v128(c); flags |= RI_V128F_HAS_C; /* fall through */
-    case RI_SIMD_BIN: b = pop_v128(c); flags |= RI_V128F_HAS_B; a = pop_v128(c); break;
-    case RI_SIMD_SHIFT: case RI_SIMD_REPLACE: {
-        operand x = pop(c);
-        b = slot_of(c, x, c->h);
-        flags |= RI_V128F_HAS_B | RI_V128F_B_SCALAR;
-        a = pop_v128(c);
-        break;
-    }
-    case RI_SIMD_UN: a = pop_v128(c); break;
-    case RI_SIMD_TEST: case RI_SIMD_EXTRACT: a = pop_v128(c); flags |= RI_V128F_R_SCALAR; break;
-    case RI_SIMD_SPLAT: {
-        operand x = pop(c);
-        a = slot_of(c, x, c->h);
-        flags |= RI_V128F_A_SCALAR;
-        break;
-    }
-    default: break;
-    }
-    uint32_t p = emit_op(c, simd_lane_op(sub), 6);
-    if (p == NO_POS) return;
-    c->code[p + 1] = own_slot(c, c->h);
-    c->code[p + 2] = a;
-    c->code[p + 3] = b;
-    c->code[p + 4] = d;
-    c->code[p + 5] = RI_V128_OP_WORD(sub, in->imm.simd.lane, flags);
-    if (flags & RI_V128F_R_SCALAR) push_slot(c);
-    else push_v128(c);
 }
 
 /* ---- instructions ---------------------------------------------------------------------- */
@@ -1060,73 +563,9 @@ static void compile_local_set(compiler *c, uint32_t k, bool tee) {
 
 static void compile_load(compiler *c, ri_code_op op, const ri_instr *in) {
     operand addr = pop(c);
-    if (op == RI_CODE_I32_LOAD && fuse_on(c, RI_FUSE_ADDRESS) && from_last(c, &addr) && c->last.pos + 5 == c->len &&
-        (c->last.op == RI_CODE_I32_ADD_SHL_I || c->last.op == RI_CODE_I32_ADDI_SHLI)) {
-        /* an array element: the address a + (x << k) or (x << k) + base, in a temporary,
-         * computed just before (I32_ADD_SHL_I: a, x, k; I32_ADDI_SHLI: x, k, base) */
-        bool sxi = c->last.op == RI_CODE_I32_ADDI_SHLI;
-        uint32_t w[3];
-        memcpy(w, &c->code[c->last.pos + 2], sizeof w);
-        if (sxi) w[1] &= 31; else w[2] &= 31; /* the shift count, as i32.shl takes it */
-        truncate_code(c, c->last.pos);
-        uint32_t p = emit_op(c, sxi ? RI_CODE_I32_LOAD_SXI : RI_CODE_I32_LOAD_SX, 6);
-        if (p == NO_POS) return;
-        c->code[p + 1] = own_slot(c, c->h);
-        memcpy(&c->code[p + 2], w, sizeof w);
-        c->code[p + 5] = in->imm.mem.offset;
-        add_point(c, p, RI_POINT_TRAP, c->h + 1);
-        push_slot(c);
-        note_dst(c, p);
-        return;
-    }
-    uint32_t x, y;
-    ri_code_op fused = take_address(c, op, addr, &x, &y);
-    if (fused == RI_CODE_I32_LOAD_XI && !c->failed && c->last.op == RI_CODE_I32_SHLI_ANDI && c->last.pos != NO_POS &&
-        c->last.pos + 5 == c->len && c->last.dst_pos && c->code[c->last.dst_pos] == x && x >= c->stack_base) {
-        /* a table lookup: the index ((v & mask) << k) computed just before into a temporary
-         * of the operand stack, which only the address read */
-        uint32_t v = c->code[c->last.pos + 2], mask = c->code[c->last.pos + 3], k = c->code[c->last.pos + 4] & 31;
-        truncate_code(c, c->last.pos);
-        uint32_t p = emit_op(c, RI_CODE_I32_LOAD_MSXI, 7);
-        if (p == NO_POS) return;
-        c->code[p + 1] = own_slot(c, c->h);
-        c->code[p + 2] = v;
-        c->code[p + 3] = mask;
-        c->code[p + 4] = k;
-        c->code[p + 5] = y;
-        c->code[p + 6] = in->imm.mem.offset;
-        add_point(c, p, RI_POINT_TRAP, c->h + 1);
-        push_slot(c);
-        note_dst(c, p);
-        return;
-    }
-    if (fused != RI_CODE_OP_COUNT) {
-        uint32_t p = emit4(c, fused, own_slot(c, c->h), x, y, in->imm.mem.offset);
-        add_point(c, p, RI_POINT_TRAP, c->h + 1);
-        push_slot(c);
-        note_dst(c, p);
-        return;
-    }
+    if (fuse_load(c, op, addr, in->imm.mem.offset)) return;
     uint32_t a = slot_of(c, addr, c->h);
-    if (op == RI_CODE_I32_LOAD && fuse_on(c, RI_FUSE_MEMORY_PAIR) && c->last.op == RI_CODE_I32_LOAD &&
-        c->last.pos != NO_POS && c->last.pos + 4 == c->len && !c->failed) {
-        /* two loads in a row: one instruction, with a second stop point at + 3 */
-        uint32_t w[3];
-        memcpy(w, &c->code[c->last.pos + 1], sizeof w);
-        ri_code_point pt;
-        bool had = take_last(c, &pt);
-        uint32_t p = emit_op(c, RI_CODE_I32_LOAD2, 7);
-        if (p == NO_POS) return;
-        memcpy(&c->code[p + 1], w, sizeof w);
-        c->code[p + 4] = own_slot(c, c->h);
-        c->code[p + 5] = a;
-        c->code[p + 6] = in->imm.mem.offset;
-        if (had) put_point(c, p, pt);
-        add_point(c, p + 3, RI_POINT_TRAP, c->h + 1);
-        push_slot(c);
-        c->last.dst_pos = p + 4;
-        return;
-    }
+    if (fuse_load_pair(c, op, a, in->imm.mem.offset)) return;
     uint32_t p = emit3(c, op, own_slot(c, c->h), a, in->imm.mem.offset);
     add_point(c, p, RI_POINT_TRAP, c->h + 1);
     push_slot(c);
@@ -1135,125 +574,7 @@ static void compile_load(compiler *c, ri_code_op op, const ri_instr *in) {
 
 static void compile_store(compiler *c, ri_code_op op, const ri_instr *in) {
     operand v = pop(c), addr = pop(c);
-    if (op == RI_CODE_F64_STORE && fuse_on(c, RI_FUSE_FLOAT_MEMORY) && from_last(c, &v) && addr.kind != ENTRY_IMM) {
-        ri_code_op fused = ri_code_form(c->last.op, RI_REL_FMEM); /* f64 arithmetic stored right away: one instruction */
-        if (fused != RI_CODE_OP_COUNT) fused = (ri_code_op)(fused + RI_FMEM_S);
-        if (fused != RI_CODE_OP_COUNT) {
-            uint32_t a = c->code[c->last.pos + 2], b = c->code[c->last.pos + 3];
-            truncate_code(c, c->last.pos);
-            uint32_t p = emit4(c, fused, addr.src, a, b, in->imm.mem.offset);
-            add_point(c, p, RI_POINT_TRAP, c->h + 2);
-            return;
-        }
-        /* x = load [addr + offset] op y; store [addr + offset] = x: read-modify-write.
-         * Only the load can trap (the store goes to the same bytes): its stop point stays. */
-        fused = ri_code_form(c->last.op, RI_REL_RMW);
-        if (fused != RI_CODE_OP_COUNT && c->code[c->last.pos + 3] == addr.src &&
-            c->code[c->last.pos + 4] == in->imm.mem.offset) {
-            uint32_t other = c->code[c->last.pos + 2];
-            ri_code_point pt;
-            bool had = take_last(c, &pt);
-            operand t = {other, ENTRY_SLOT, 0, 0};
-            if (fused == RI_CODE_F64_ADD_MB && !c->failed &&
-                (c->last.op == RI_CODE_F64_MUL_LB || c->last.op == RI_CODE_F64_MUL_LXB) && from_last(c, &t)) {
-                /* mem[p] = a * mem[q] + mem[p]: the multiplication's load stays the first
-                 * stop point, the addition's goes to position + 3 */
-                bool xi = c->last.op == RI_CODE_F64_MUL_LXB;
-                uint32_t w[4]; /* a, q, (imm,) qoff */
-                memcpy(w, &c->code[c->last.pos + 2], (xi ? 4 : 3) * sizeof *w);
-                ri_code_point pq;
-                bool had_q = take_last(c, &pq);
-                if (xi && c->last.op == RI_CODE_I32_ADD_I && c->last.pos != NO_POS && c->last.pos + 4 == c->len &&
-                    c->code[c->last.pos + 1] == addr.src && !c->failed) {
-                    /* p computed just before (k = x + imm, kept in k): one instruction */
-                    uint32_t x = c->code[c->last.pos + 2], kimm = c->code[c->last.pos + 3];
-                    truncate_code(c, c->last.pos);
-                    uint32_t p = emit_op(c, RI_CODE_F64_AXPY_XI_P, 9);
-                    if (p == NO_POS) return;
-                    c->code[p + 1] = addr.src;
-                    c->code[p + 2] = x;
-                    c->code[p + 3] = kimm;
-                    c->code[p + 4] = in->imm.mem.offset;
-                    memcpy(&c->code[p + 5], w, 4 * sizeof *w);
-                    if (had_q) put_point(c, p, pq);
-                    if (had) put_point(c, p + 3, pt);
-                    return;
-                }
-                uint32_t p = emit_op(c, xi ? RI_CODE_F64_AXPY_XI : RI_CODE_F64_AXPY, xi ? 7 : 6);
-                if (p == NO_POS) return;
-                c->code[p + 1] = addr.src;
-                c->code[p + 2] = in->imm.mem.offset;
-                memcpy(&c->code[p + 3], w, (xi ? 4 : 3) * sizeof *w);
-                if (had_q) put_point(c, p, pq);
-                if (had) put_point(c, p + 3, pt);
-                return;
-            }
-            ri_code_op mm = fused == RI_CODE_F64_ADD_MA ? RI_CODE_F64_ADD_MM_MA : fused == RI_CODE_F64_ADD_MB ? RI_CODE_F64_ADD_MM_MB
-                          : fused == RI_CODE_F64_SUB_MA ? RI_CODE_F64_SUB_MM_MA : fused == RI_CODE_F64_SUB_MB ? RI_CODE_F64_SUB_MM_MB
-                          : RI_CODE_OP_COUNT;
-            if (mm != RI_CODE_OP_COUNT && c->last.op == RI_CODE_F64_MUL_MUL_A && from_last(c, &t)) {
-                /* mem op= (x * y) * b: the products computed just before, in one instruction */
-                uint32_t w[3]; /* b, x, y */
-                memcpy(w, &c->code[c->last.pos + 2], sizeof w);
-                truncate_code(c, c->last.pos);
-                if (c->last.op == RI_CODE_I32_ADD_I && c->last.pos != NO_POS && c->last.pos + 4 == c->len &&
-                    c->code[c->last.pos + 1] == addr.src && !c->failed) {
-                    /* the address computed just before (k = x + imm, kept in k): _P */
-                    uint32_t x = c->code[c->last.pos + 2], kimm = c->code[c->last.pos + 3];
-                    truncate_code(c, c->last.pos);
-                    uint32_t p = emit_op(c, (ri_code_op)(mm == RI_CODE_F64_ADD_MM_MA ? RI_CODE_F64_ADD_MM_MA_P
-                                                         : mm == RI_CODE_F64_ADD_MM_MB ? RI_CODE_F64_ADD_MM_MB_P
-                                                         : mm == RI_CODE_F64_SUB_MM_MA ? RI_CODE_F64_SUB_MM_MA_P
-                                                                                       : RI_CODE_F64_SUB_MM_MB_P), 8);
-                    if (p == NO_POS) return;
-                    c->code[p + 1] = addr.src;
-                    c->code[p + 2] = x;
-                    c->code[p + 3] = kimm;
-                    memcpy(&c->code[p + 4], w, sizeof w);
-                    c->code[p + 7] = in->imm.mem.offset;
-                    if (had) put_point(c, p, pt);
-                    return;
-                }
-                uint32_t p = emit_op(c, mm, 6);
-                if (p == NO_POS) return;
-                c->code[p + 1] = addr.src;
-                memcpy(&c->code[p + 2], w, sizeof w);
-                c->code[p + 5] = in->imm.mem.offset;
-                if (had) put_point(c, p, pt);
-                return;
-            }
-            uint32_t p = emit3(c, fused, addr.src, other, in->imm.mem.offset);
-            if (had) put_point(c, p, pt);
-            return;
-        }
-    }
-    uint32_t x, y;
-    ri_code_op fused = take_address(c, op, addr, &x, &y);
-    if (fused != RI_CODE_OP_COUNT) {
-        uint32_t sv = slot_of(c, v, c->h + 1);
-        uint32_t p = emit4(c, fused, x, y, sv, in->imm.mem.offset);
-        add_point(c, p, RI_POINT_TRAP, c->h + 2);
-        return;
-    }
-    ri_code_op pair = ri_code_form(op, RI_REL_STORE2);
-    if (pair != RI_CODE_OP_COUNT && fuse_on(c, RI_FUSE_MEMORY_PAIR) && c->last.op == op && c->last.pos != NO_POS &&
-        c->last.pos + 4 == c->len &&
-        addr.kind != ENTRY_IMM && v.kind != ENTRY_IMM && !c->failed) {
-        /* two stores in a row: one instruction, with a second stop point at + 3 */
-        uint32_t w[3];
-        memcpy(w, &c->code[c->last.pos + 1], sizeof w);
-        ri_code_point pt;
-        bool had = take_last(c, &pt);
-        uint32_t p = emit_op(c, pair, 7);
-        if (p == NO_POS) return;
-        memcpy(&c->code[p + 1], w, sizeof w);
-        c->code[p + 4] = addr.src;
-        c->code[p + 5] = v.src;
-        c->code[p + 6] = in->imm.mem.offset;
-        if (had) put_point(c, p, pt);
-        add_point(c, p + 3, RI_POINT_TRAP, c->h + 2);
-        return;
-    }
+    if (fuse_store(c, op, addr, v, in->imm.mem.offset)) return;
     uint32_t a = slot_of(c, addr, c->h), b = slot_of(c, v, c->h + 1);
     uint32_t p = emit3(c, op, a, b, in->imm.mem.offset);
     add_point(c, p, RI_POINT_TRAP, c->h + 2);
@@ -1272,104 +593,7 @@ static void compile_unary(compiler *c, ri_code_op op) {
 static void compile_binary(compiler *c, ri_code_op op) {
     bool may_trap = ri_code_stop(op) == RI_STOP_TRAP;
     operand b = pop(c), a = pop(c);
-    /* A constant operand becomes an immediate: the second, or the first of a
-     * commutative operation or a compare (mirrored). */
-    ri_code_op imm_op = fuse_on(c, RI_FUSE_IMMEDIATE) ? imm_form(op) : RI_CODE_OP_COUNT;
-    if (imm_op != RI_CODE_OP_COUNT && is_const(&a) && !is_const(&b)) {
-        ri_code_op swapped = swapped_form(op);
-        if (swapped != RI_CODE_OP_COUNT && imm_fits(swapped, a.bits)) {
-            operand t = a;
-            a = b;
-            b = t;
-            op = swapped;
-            imm_op = imm_form(op);
-        }
-    }
-    if (imm_op != RI_CODE_OP_COUNT && is_const(&b) && imm_fits(op, b.bits)) {
-        if (imm_is_identity(op, b.bits)) { /* the result is the first operand, as it is */
-            keep_operand(c, a);
-            return;
-        }
-        if (fuse_on(c, RI_FUSE_INT_IMM_PAIR) && from_last(c, &a)) { /* on the result of an i32 operation with an immediate */
-            ri_code_op fused = fuse_pair_rule(FUSE_IPAIR, imm_op, c->last.op);
-            if (fused != RI_CODE_OP_COUNT) {
-                uint32_t x = c->code[c->last.pos + 2], k = c->code[c->last.pos + 3];
-                truncate_code(c, c->last.pos);
-                uint32_t p = emit4(c, fused, own_slot(c, c->h), x, k, (uint32_t)b.bits);
-                push_slot(c);
-                note_dst(c, p);
-                return;
-            }
-        }
-        uint32_t src = slot_of(c, a, c->h);
-        if (imm_op == RI_CODE_I32_ADD_I && fuse_on(c, RI_FUSE_INT_IMM_PAIR) && c->last.op == RI_CODE_I32_ADD_I &&
-            c->last.pos != NO_POS && c->last.pos + 4 == c->len && !c->failed) {
-            /* two additions of constants in a row (loop counters, pointers): one instruction */
-            uint32_t d1 = c->code[c->last.pos + 1], a1 = c->code[c->last.pos + 2], i1 = c->code[c->last.pos + 3];
-            truncate_code(c, c->last.pos);
-            uint32_t p = emit_op(c, RI_CODE_I32_ADD_I2, 7);
-            if (p == NO_POS) return;
-            c->code[p + 1] = d1;
-            c->code[p + 2] = a1;
-            c->code[p + 3] = i1;
-            c->code[p + 4] = own_slot(c, c->h);
-            c->code[p + 5] = src;
-            c->code[p + 6] = (uint32_t)b.bits;
-            push_slot(c);
-            c->last.dst_pos = p + 4; /* the second result is the one that may be redirected */
-            return;
-        }
-        uint32_t p = emit3(c, imm_op, own_slot(c, c->h), src, (uint32_t)b.bits);
-        push_slot(c);
-        note_dst(c, p);
-        return;
-    }
-    /* f64 arithmetic on a value loaded just before: one instruction. */
-    ri_code_op la = fuse_on(c, RI_FUSE_FLOAT_MEMORY) ? ri_code_form(op, RI_REL_FMEM) : RI_CODE_OP_COUNT;
-    ri_code_op lb = RI_CODE_OP_COUNT, lxa = RI_CODE_OP_COUNT, lxb = RI_CODE_OP_COUNT;
-    if (la != RI_CODE_OP_COUNT) {
-        lb = (ri_code_op)(la + RI_FMEM_LB);
-        lxa = (ri_code_op)(la + RI_FMEM_LXA);
-        lxb = (ri_code_op)(la + RI_FMEM_LXB);
-    }
-    if ((ri_code_form(op, RI_REL_FMEM) != RI_CODE_OP_COUNT || op == RI_CODE_F64_DIV) && fuse_on(c, RI_FUSE_FLOAT_PAIR) &&
-        a.kind != ENTRY_IMM && b.kind != ENTRY_IMM) {
-        /* f64 arithmetic on the result of the f64 arithmetic just before: one instruction */
-        bool on_b = from_last(c, &b), on_a = !on_b && from_last(c, &a);
-        ri_code_op fused = on_a || on_b ? fuse_pair_rule(FUSE_FPAIR, op, c->last.op) : RI_CODE_OP_COUNT;
-        if (fused != RI_CODE_OP_COUNT && on_b) fused = (ri_code_op)(fused + 1); /* _B follows _A */
-        if (fused != RI_CODE_OP_COUNT) {
-            uint32_t x = c->code[c->last.pos + 2], y = c->code[c->last.pos + 3];
-            truncate_code(c, c->last.pos);
-            uint32_t p = emit4(c, fused, own_slot(c, c->h), on_b ? a.src : b.src, x, y);
-            push_slot(c);
-            note_dst(c, p);
-            return;
-        }
-    }
-    if (la != RI_CODE_OP_COUNT && sink_f64_load(c, la, a, b)) return;
-    if (la != RI_CODE_OP_COUNT && (c->last.op == RI_CODE_F64_LOAD || c->last.op == RI_CODE_F64_LOAD_XI)) {
-        bool load_b = from_last(c, &b) && a.kind != ENTRY_IMM;
-        bool load_a = !load_b && from_last(c, &a) && b.kind != ENTRY_IMM;
-        if (load_a || load_b) {
-            bool xi = c->last.op == RI_CODE_F64_LOAD_XI;
-            uint32_t w[3]; /* the load's address words */
-            memcpy(w, &c->code[c->last.pos + 2], (xi ? 3 : 2) * sizeof *w);
-            ri_code_op fused = xi ? (load_b ? lxb : lxa) : load_b ? lb : la;
-            ri_code_point pt;
-            bool had = take_last(c, &pt);
-            uint32_t p = emit_op(c, fused, xi ? 6 : 5);
-            if (p == NO_POS) return;
-            c->code[p + 1] = own_slot(c, c->h);
-            c->code[p + 2] = load_b ? a.src : b.src;
-            memcpy(&c->code[p + 3], w, (xi ? 3 : 2) * sizeof *w);
-            if (had) put_point(c, p, pt);
-            push_slot(c);
-            note_dst(c, p);
-            return;
-        }
-    }
-    if (fuse_on(c, RI_FUSE_INT_PAIR) && fuse_i32_pair(c, op, a, b)) return;
+    if (fuse_binary(c, op, a, b)) return;
     uint32_t sa = slot_of(c, a, c->h), sb = slot_of(c, b, c->h + 1);
     uint32_t p = emit3(c, op, own_slot(c, c->h), sa, sb);
     if (may_trap) add_point(c, p, RI_POINT_TRAP, c->h + 2);
@@ -1403,7 +627,7 @@ static void compile_generic(compiler *c, ri_code_op op, const uint32_t *imms, ui
 
 /* Memory 0 when it is 32-bit: its instructions are the fast operations (cached base and
  * bounds, fusions); any other memory's go through the general ones (code.h, *_G). */
-static bool fast_memory(const ri_module *m, uint32_t memidx) {
+bool fast_memory(const ri_module *m, uint32_t memidx) {
     return memidx == 0 && m->nmemories && !m->memories[0].is64;
 }
 
@@ -1418,20 +642,7 @@ static void compile_memory_g(compiler *c, const ri_instr *in, bool store) {
 
 /* ---- structured control ------------------------------------------------------------------ */
 
-static void end_try(compiler *c, const ctrl *l);
-static void bind_catch_targets(compiler *c, uint32_t label, uint32_t target);
-
-/* The function's label as a try_table clause's target: a return of the values the clause
- * put in the label's slots (from height 0), after the body. */
-static void emit_catch_return(compiler *c) {
-    forget_emitted(c);
-    uint32_t pos = c->len;
-    if (c->rslots == 0) emit_op(c, RI_CODE_RETURN0, 1);
-    else emit2(c, RI_CODE_RETURN_N, own_slot(c, 0), c->rslots);
-    bind_catch_targets(c, 0, pos);
-}
-
-static void compile_end(compiler *c) {
+void compile_end(compiler *c) {
     ctrl *l = &c->ctrls[c->nctrl - 1];
     bool reachable = !l->unreachable;
     if (l->kind == CTRL_FUNC) {
@@ -1461,219 +672,6 @@ static void compile_end(compiler *c) {
     } else if (!reachable) {
         c->ctrls[c->nctrl - 1].unreachable = true;
     }
-}
-
-/* ---- exception handling ------------------------------------------------------------------ */
-
-/* The try whose body holds what is compiled now (the innermost CTRL_TRY or CTRL_TRY_TABLE
- * below `from`). */
-static uint32_t enclosing_try(const compiler *c, uint32_t from) {
-    for (uint32_t i = from; i-- > 0;)
-        if (c->ctrls[i].kind == CTRL_TRY || c->ctrls[i].kind == CTRL_TRY_TABLE) return c->ctrls[i].try_index;
-    return RI_TRY_NONE;
-}
-
-/* The try_table clauses waiting for the branch target of the label at control index
- * `label` (their `end` holds it until then) get `target`. */
-static void bind_catch_targets(compiler *c, uint32_t label, uint32_t target) {
-    for (uint32_t k = 0; k < c->ncatches; k++) {
-        ri_code_catch *cc = &c->catches[k];
-        if (cc->table && cc->target == NO_POS && cc->end == label) {
-            cc->target = target;
-            cc->end = target;
-        }
-    }
-}
-
-/* try_table bt clause*: a try whose clauses are branches. A clause's values (and its
- * exnref) go to its label's slots and it continues at the label's branch target, as a
- * br with them would (that target is where a run stopped after the catch describes it). */
-static void compile_try_table(compiler *c, const ri_instr *in) {
-    uint32_t np, nr;
-    if (!block_arity(c, &in->imm.block, &np, &nr)) return;
-    flush_all(c);
-    forget_emitted(c); /* (as compile_try: nothing fused into the body's range) */
-    uint32_t n = in->catches.count;
-    if (!grow_array(c, (void **)&c->tries, &c->tries_cap, (uint64_t)c->ntries + 1, sizeof *c->tries)) return;
-    if (!grow_array(c, (void **)&c->catches, &c->catches_cap, (uint64_t)c->ncatches + n, sizeof *c->catches)) return;
-    uint32_t t = c->ntries;
-    for (uint32_t i = 0; i < n; i++) {
-        ri_catch_clause cl = ri_try_table_clause(in, i);
-        /* labels are counted from the block around the try_table */
-        ctrl *l = label_at(c, cl.label);
-        if (!l) return;
-        bool all = cl.kind == RI_CATCH_ALL_PLAIN || cl.kind == RI_CATCH_ALL_REF;
-        bool ref = cl.kind == RI_CATCH_TAG_REF || cl.kind == RI_CATCH_ALL_REF;
-        if (!all && cl.tag >= c->m->ntags) { fail(c, RI_ERR_INVALID, "unknown tag"); return; }
-        uint32_t nvals = all ? 0 : c->m->types[c->m->tag_types[cl.tag]].nparams; /* (no v128 in a tag) */
-        if (label_arity(l) != nvals + ref) { fail(c, RI_ERR_INVALID, "try_table clause arity"); return; }
-        if (l->height + label_arity(l) > c->max_h) c->max_h = l->height + label_arity(l);
-        ri_code_catch *k = &c->catches[c->ncatches++];
-        k->try_index = t;
-        k->tag = all ? RI_CATCH_ALL : cl.tag;
-        k->base = own_slot(c, l->height);
-        k->exn_slot = ref ? k->base + nvals : RI_NO_SLOT;
-        k->table = 1;
-        if (l->kind == CTRL_LOOP) {
-            k->target = k->end = l->loop_pos;
-        } else {
-            k->target = NO_POS;
-            k->end = c->nctrl - 1 - cl.label;
-            l->catch_targets++;
-        }
-    }
-    ctrl *l = push_ctrl(c, CTRL_TRY_TABLE, np, nr);
-    if (!l) return;
-    set_block_types(c, &in->imm.block);
-    l->try_index = t;
-    ri_code_try *tr = &c->tries[c->ntries++];
-    tr->start = c->len;
-    tr->end = c->len;
-    tr->parent = enclosing_try(c, c->nctrl - 1);
-    tr->delegate = RI_TRY_CATCHES;
-    tr->ncatches = n;
-}
-
-/* throw_ref: throws the exception the exnref on top refers to. */
-static void compile_throw_ref(compiler *c) {
-    if (c->h < 1) { fail(c, RI_ERR_INVALID, "throw_ref operand missing"); return; }
-    materialise_top(c, 1);
-    uint32_t p = emit1(c, RI_CODE_THROW_REF, own_slot(c, c->h - 1));
-    add_point(c, p, RI_POINT_TRAP, c->h);
-    c->ctrls[c->nctrl - 1].unreachable = true;
-}
-
-static void compile_try(compiler *c, const ri_blocktype *bt) {
-    uint32_t np, nr;
-    if (!block_arity(c, bt, &np, &nr)) return;
-    flush_all(c);
-    /* a peephole must not fuse what comes before the body into it: the fused
-     * instruction would start outside the body's range */
-    forget_emitted(c);
-    if (!grow_array(c, (void **)&c->tries, &c->tries_cap, (uint64_t)c->ntries + 1, sizeof *c->tries)) return;
-    ctrl *l = push_ctrl(c, CTRL_TRY, np, nr);
-    if (!l) return;
-    set_block_types(c, bt);
-    if (c->exn_depth >= c->nexn) { fail(c, RI_ERR_INVALID, "internal error: exception slots miscounted"); return; }
-    l->try_index = c->ntries;
-    l->exn_slot = c->exn_base + c->exn_depth++;
-    ri_code_try *t = &c->tries[c->ntries++];
-    t->start = c->len;
-    t->end = c->len;
-    t->parent = enclosing_try(c, c->nctrl - 1);
-    t->delegate = RI_TRY_CATCHES;
-    t->ncatches = 0;
-}
-
-/* The body or the clause of l ends here. */
-static void close_clause(compiler *c, const ctrl *l) {
-    if (l->kind == CTRL_TRY) c->tries[l->try_index].end = c->len;
-    else c->catches[l->catch_index].end = c->len;
-}
-
-/* The end (or the delegate) of a try or of its last clause. */
-static void end_try(compiler *c, const ctrl *l) {
-    close_clause(c, l);
-    c->exn_depth--;
-}
-
-/* catch x, catch_all: the body (or the clause before) ends with a branch to the end; the
- * clause starts a region (a GAS even in unmetered code: a stop point where its values,
- * the exception's, are on the stack). */
-static void compile_catch(compiler *c, const ri_instr *in) {
-    ctrl *l = &c->ctrls[c->nctrl - 1];
-    if (l->kind != CTRL_TRY && l->kind != CTRL_CATCH) { fail(c, RI_ERR_INVALID, "catch without try"); return; }
-    bool all = in->op == RI_OP_CATCH_ALL;
-    if (!all && in->imm.index >= c->m->ntags) { fail(c, RI_ERR_INVALID, "unknown tag"); return; }
-    const ri_type *tt = all ? NULL : &c->m->types[c->m->tag_types[in->imm.index]];
-    uint32_t n = tt ? tt->nparams : 0; /* (no v128 in a tag: validate.c) */
-    close_clause(c, l);
-    if (!l->unreachable) {
-        materialise_top(c, l->nresults);
-        uint32_t p = emit1(c, RI_CODE_BR, 0);
-        if (p != NO_POS) branch_to(c, l, p + 1);
-    }
-    if (!grow_array(c, (void **)&c->catches, &c->catches_cap, (uint64_t)c->ncatches + 1, sizeof *c->catches)) return;
-    l = &c->ctrls[c->nctrl - 1];
-    reset_stack(c, l->height, tt ? tt->params : NULL, n);
-    uint32_t pos;
-    if (c->metered) {
-        pos = start_region(c, RI_CODE_GAS, RI_POINT_GAS);
-    } else {
-        pos = emit1(c, RI_CODE_GAS, 0);
-        uint32_t at = c->wasm_offset;
-        c->wasm_offset = c->next_offset;
-        add_point(c, pos, RI_POINT_GAS, c->h);
-        c->wasm_offset = at;
-        start_region(c, RI_CODE_GAS, RI_POINT_GAS);
-    }
-    if (c->failed) return;
-    l->catch_index = c->ncatches;
-    ri_code_catch *k = &c->catches[c->ncatches++];
-    k->try_index = l->try_index;
-    k->tag = all ? RI_CATCH_ALL : in->imm.index;
-    k->target = pos;
-    k->end = c->len;
-    k->base = own_slot(c, l->height);
-    k->exn_slot = RI_NO_SLOT;
-    k->table = 0;
-    c->tries[l->try_index].ncatches++;
-    l->kind = CTRL_CATCH;
-    l->unreachable = false;
-}
-
-/* delegate l: the try's exceptions go to the try that label l (counted from the block
- * around the try) is or is inside of, or to the caller. Then it ends as a block. */
-static void compile_delegate(compiler *c, uint32_t depth) {
-    ctrl *l = &c->ctrls[c->nctrl - 1];
-    if (l->kind != CTRL_TRY || depth + 1 >= c->nctrl) { fail(c, RI_ERR_INVALID, "bad delegate"); return; }
-    c->tries[l->try_index].delegate = enclosing_try(c, c->nctrl - 1 - depth);
-    l->kind = CTRL_TRY; /* (compile_end closes its body) */
-    compile_end(c);
-}
-
-static void compile_throw(compiler *c, uint32_t tag) {
-    if (tag >= c->m->ntags) { fail(c, RI_ERR_INVALID, "unknown tag"); return; }
-    uint32_t n = c->m->types[c->m->tag_types[tag]].nparams;
-    if (c->h < n) { fail(c, RI_ERR_INVALID, "throw values missing"); return; }
-    materialise_top(c, n);
-    uint32_t p = emit2(c, RI_CODE_THROW, tag, own_slot(c, c->h - n));
-    add_point(c, p, RI_POINT_TRAP, c->h);
-    c->ctrls[c->nctrl - 1].unreachable = true;
-}
-
-static void compile_rethrow(compiler *c, uint32_t depth) {
-    ctrl *l = label_at(c, depth);
-    if (!l) return;
-    if (l->kind != CTRL_CATCH) { fail(c, RI_ERR_INVALID, "invalid rethrow label"); return; }
-    c->catches[l->catch_index].exn_slot = l->exn_slot;
-    uint32_t p = emit1(c, RI_CODE_RETHROW, l->exn_slot);
-    add_point(c, p, RI_POINT_TRAP, c->h);
-    c->ctrls[c->nctrl - 1].unreachable = true;
-}
-
-/* The deepest nesting of tries in the body: the exception slots it needs. */
-static uint32_t count_exn_slots(compiler *c, const uint8_t *start, const uint8_t *end) {
-    ri_reader r;
-    ri_reader_init(&r, c->m->bytes, start, end);
-    ri_instr in;
-    uint32_t open = 0, tries = 0, most = 0;
-    while (!ri_reader_eof(&r) && ri_read_instr(&r, &in)) {
-        switch (in.op) {
-        case RI_OP_BLOCK: case RI_OP_LOOP: case RI_OP_IF: case RI_OP_TRY: case RI_OP_TRY_TABLE:
-            if (!grow_array(c, (void **)&c->nest, &c->nest_cap, (uint64_t)open + 1, 1)) return 0;
-            c->nest[open++] = in.op == RI_OP_TRY;
-            if (in.op == RI_OP_TRY && ++tries > most) most = tries;
-            break;
-        case RI_OP_END: case RI_OP_DELEGATE:
-            if (open == 0) return most; /* the function's end */
-            tries -= c->nest[--open];
-            break;
-        default:
-            break;
-        }
-    }
-    return most;
 }
 
 static void compile_else(compiler *c) {

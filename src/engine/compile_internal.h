@@ -1,5 +1,5 @@
 /*
- * What the compiler's passes share (compile.c, fuse.c, branch_variant.c, acc.c): the
+ * What the compiler's passes share (compile*.c, fuse*.c, branch_variant.c, acc.c): the
  * compiler's state and the functions one pass calls in another. Internal to src/engine.
  * The short names are macros for ri_compile_* symbols, so that the static library exports
  * nothing unprefixed.
@@ -128,8 +128,11 @@ typedef struct compiler {
     uint32_t gas_count;   /* WebAssembly instructions in the current region so far */
     uint32_t call_gas_pos; /* the GAS right after the last call: it stays (returns charge it) */
 
-    /* The last two emitted instructions, for peephole rewrites (fusions). Cleared at
-     * labels: no rewrite reaches across one. */
+    /* The last instructions emitted, for peephole rewrites (fusions): rewrites match last
+     * and prev; prev2 is what becomes prev again when a rewrite removes last, so that a
+     * fusion taking back two instructions still sees the one before them (the a += x * y
+     * forms with their address: without it six of the bench and fixture modules compile
+     * differently). Cleared at labels: no rewrite reaches across one. */
     emitted last, prev, prev2;
 
     uint32_t wasm_offset;  /* of the instruction being compiled */
@@ -146,6 +149,9 @@ typedef struct compiler {
 /* Whether fusion family f (ri_fusion) is on for this module. */
 static inline bool fuse_on(const compiler *c, uint32_t f) { return (c->fusions_off & f) == 0; }
 
+/* Whether operand e is a constant (in the pool, or an immediate). */
+static inline bool is_const(const operand *e) { return e->kind == ENTRY_CONST || e->kind == ENTRY_IMM; }
+
 /* The slot of operand stack entry index. */
 static inline uint32_t own_slot(const compiler *c, uint32_t index) { return c->stack_base + index; }
 
@@ -159,56 +165,150 @@ static inline ri_code_op swapped_form(ri_code_op op) { return ri_code_form(op, R
 /* The size of branch instruction op (its offset is the last word), 0 if op is none. */
 static inline uint32_t branch_words(uint32_t op) { return ri_code_branch_words(op); }
 
-/* ---- compile.c ---- */
+/* ---- compile_emit.c ---- */
+#define add_point ri_compile_add_point
+void add_point(compiler *c, uint32_t pos, ri_point_kind kind, uint32_t height);
+#define drop_to ri_compile_drop_to
+void drop_to(compiler *c, uint32_t height);
+#define emit1 ri_compile_emit1
+uint32_t emit1(compiler *c, ri_code_op op, uint32_t a);
 #define emit2 ri_compile_emit2
 uint32_t emit2(compiler *c, ri_code_op op, uint32_t a, uint32_t b);
 #define emit3 ri_compile_emit3
 uint32_t emit3(compiler *c, ri_code_op op, uint32_t a, uint32_t b, uint32_t d);
 #define emit4 ri_compile_emit4
 uint32_t emit4(compiler *c, ri_code_op op, uint32_t a, uint32_t b, uint32_t d, uint32_t e);
+#define emit_const ri_compile_emit_const
+uint32_t emit_const(compiler *c, uint32_t dst, uint64_t bits);
+#define emit_copy ri_compile_emit_copy
+void emit_copy(compiler *c, uint32_t dst, const operand *e);
 #define emit_op ri_compile_emit_op
 uint32_t emit_op(compiler *c, ri_code_op op, uint32_t n);
 #define fail ri_compile_fail
 void fail(compiler *c, ri_errcode code, const char *what);
+#define flush_all ri_compile_flush_all
+void flush_all(compiler *c);
+#define flush_local ri_compile_flush_local
+void flush_local(compiler *c, uint32_t k, uint32_t below);
+#define forget_emitted ri_compile_forget_emitted
+void forget_emitted(compiler *c);
 #define from_last ri_compile_from_last
 bool from_last(const compiler *c, const operand *e);
 #define grow_array ri_compile_grow_array
 bool grow_array(compiler *c, void **ptr, uint32_t *cap, uint64_t need, size_t elem);
+#define keep_operand ri_compile_keep_operand
+void keep_operand(compiler *c, operand e);
+#define materialise ri_compile_materialise
+void materialise(compiler *c, uint32_t i);
 #define note_dst ri_compile_note_dst
 void note_dst(compiler *c, uint32_t pos);
+#define pool_find ri_compile_pool_find
+uint32_t pool_find(const compiler *c, uint64_t bits);
+#define pool_find2 ri_compile_pool_find2
+uint32_t pool_find2(const compiler *c, uint64_t lo, uint64_t hi);
+#define pop ri_compile_pop
+operand pop(compiler *c);
+#define push_entry ri_compile_push_entry
+void push_entry(compiler *c, entry_kind kind, uint32_t src);
+#define push_operand ri_compile_push_operand
+void push_operand(compiler *c, operand e);
 #define push_slot ri_compile_push_slot
 uint32_t push_slot(compiler *c);
 #define put_point ri_compile_put_point
 void put_point(compiler *c, uint32_t pos, ri_code_point pt);
+#define set_word ri_compile_set_word
+void set_word(compiler *c, uint32_t pos, uint32_t value);
 #define slot_of ri_compile_slot_of
 uint32_t slot_of(compiler *c, operand e, uint32_t index);
 #define take_last ri_compile_take_last
 bool take_last(compiler *c, ri_code_point *pt);
 #define truncate_code ri_compile_truncate_code
 void truncate_code(compiler *c, uint32_t pos);
-#define unpair ri_compile_unpair
-void unpair(compiler *c);
 
-/* ---- fuse.c ---- */
-/* The families of pair rules (fuse.c): code.h's RI_CODE_PAIR_OPS, _IPAIR_OPS, _FPAIR_OPS. */
-typedef enum fuse_family { FUSE_PAIR, FUSE_IPAIR, FUSE_FPAIR, FUSE_PAIR_COUNT } fuse_family;
-/* The fused operation of `outer` on the result of `inner` by family's rules, or
- * RI_CODE_OP_COUNT (FUSE_FPAIR: the _A form). */
-#define fuse_pair_rule ri_compile_fuse_pair_rule
-ri_code_op fuse_pair_rule(fuse_family family, ri_code_op outer, ri_code_op inner);
+/* ---- compile.c ---- */
+#define block_arity ri_compile_block_arity
+bool block_arity(compiler *c, const ri_blocktype *bt, uint32_t *np, uint32_t *nr);
+#define branch_to ri_compile_branch_to
+void branch_to(compiler *c, ctrl *l, uint32_t word);
+#define compile_end ri_compile_compile_end
+void compile_end(compiler *c);
+#define fast_memory ri_compile_fast_memory
+bool fast_memory(const ri_module *m, uint32_t memidx);
+#define label_arity ri_compile_label_arity
+uint32_t label_arity(const ctrl *l);
+#define label_at ri_compile_label_at
+ctrl *label_at(compiler *c, uint32_t depth);
+#define materialise_top ri_compile_materialise_top
+void materialise_top(compiler *c, uint32_t n);
+#define push_ctrl ri_compile_push_ctrl
+ctrl *push_ctrl(compiler *c, ctrl_kind kind, uint32_t nparams, uint32_t nresults);
+#define reset_stack ri_compile_reset_stack
+void reset_stack(compiler *c, uint32_t height, const uint8_t *types, uint32_t n);
+#define set_block_types ri_compile_set_block_types
+void set_block_types(compiler *c, const ri_blocktype *bt);
+#define start_region ri_compile_start_region
+uint32_t start_region(compiler *c, ri_code_op op, ri_point_kind kind);
+
+/* ---- compile_simd.c ---- */
+#define compile_local_set_v128 ri_compile_compile_local_set_v128
+void compile_local_set_v128(compiler *c, uint32_t k, bool tee);
+#define compile_global_v128 ri_compile_compile_global_v128
+void compile_global_v128(compiler *c, uint32_t index, bool set);
+#define compile_select_v128 ri_compile_compile_select_v128
+void compile_select_v128(compiler *c);
+#define compile_simd ri_compile_compile_simd
+void compile_simd(compiler *c, const ri_instr *in);
+
+/* ---- compile_exn.c ---- */
+#define emit_catch_return ri_compile_emit_catch_return
+void emit_catch_return(compiler *c);
+#define bind_catch_targets ri_compile_bind_catch_targets
+void bind_catch_targets(compiler *c, uint32_t label, uint32_t target);
+#define compile_try_table ri_compile_compile_try_table
+void compile_try_table(compiler *c, const ri_instr *in);
+#define compile_throw_ref ri_compile_compile_throw_ref
+void compile_throw_ref(compiler *c);
+#define compile_try ri_compile_compile_try
+void compile_try(compiler *c, const ri_blocktype *bt);
+#define end_try ri_compile_end_try
+void end_try(compiler *c, const ctrl *l);
+#define compile_catch ri_compile_compile_catch
+void compile_catch(compiler *c, const ri_instr *in);
+#define compile_delegate ri_compile_compile_delegate
+void compile_delegate(compiler *c, uint32_t depth);
+#define compile_throw ri_compile_compile_throw
+void compile_throw(compiler *c, uint32_t tag);
+#define compile_rethrow ri_compile_compile_rethrow
+void compile_rethrow(compiler *c, uint32_t depth);
+#define count_exn_slots ri_compile_count_exn_slots
+uint32_t count_exn_slots(compiler *c, const uint8_t *start, const uint8_t *end);
+
+/* ---- fuse.c: branches ---- */
 #define emit_cond_branch ri_compile_emit_cond_branch
 uint32_t emit_cond_branch(compiler *c, operand cond, bool fused, ri_code_op cmp, uint32_t a, uint32_t b,
                           bool negate);
-#define fuse_i32_pair ri_compile_fuse_i32_pair
-bool fuse_i32_pair(compiler *c, ri_code_op op, operand a, operand b);
-#define sink_f64_load ri_compile_sink_f64_load
-bool sink_f64_load(compiler *c, ri_code_op la, operand a, operand b);
-#define take_address ri_compile_take_address
-ri_code_op take_address(compiler *c, ri_code_op op, operand addr, uint32_t *a, uint32_t *b);
-#define take_address_imm ri_compile_take_address_imm
-bool take_address_imm(compiler *c, operand addr, uint32_t *x, uint32_t *imm);
 #define take_compare ri_compile_take_compare
 bool take_compare(compiler *c, operand cond, ri_code_op *cmp, uint32_t *a, uint32_t *b);
+
+/* ---- fuse_memory.c ---- */
+#define fuse_load ri_compile_fuse_load
+bool fuse_load(compiler *c, ri_code_op op, operand addr, uint32_t offset);
+#define fuse_load_pair ri_compile_fuse_load_pair
+bool fuse_load_pair(compiler *c, ri_code_op op, uint32_t a, uint32_t offset);
+#define fuse_store ri_compile_fuse_store
+bool fuse_store(compiler *c, ri_code_op op, operand addr, operand v, uint32_t offset);
+#define take_address_imm ri_compile_take_address_imm
+bool take_address_imm(compiler *c, operand addr, uint32_t *x, uint32_t *imm);
+
+/* ---- fuse_arith.c ---- */
+#define fuse_binary ri_compile_fuse_binary
+bool fuse_binary(compiler *c, ri_code_op op, operand a, operand b);
+#define fuse_return ri_compile_fuse_return
+bool fuse_return(compiler *c, const operand *e);
+#define imm_fits ri_compile_imm_fits
+bool imm_fits(ri_code_op op, uint64_t bits);
+#define unpair ri_compile_unpair
+void unpair(compiler *c);
 
 /* ---- branch_variant.c ---- */
 #define branch_target ri_compile_branch_target

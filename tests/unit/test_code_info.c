@@ -25,17 +25,6 @@
 
 /* ---- the switches compile.c had before the table (verbatim but for names) ---- */
 
-static bool old_is_i32_pair(ri_code_op op) {
-    switch (op) {
-#define RI_X_PAIR(o, i) case RI_CODE_I32_##o##_##i: case RI_CODE_I32_##o##_##i##_I:
-    RI_CODE_PAIR_OPS(RI_X_PAIR)
-#undef RI_X_PAIR
-        return true;
-    default:
-        return false;
-    }
-}
-
 static bool old_is_i64_op(ri_code_op op) {
     switch (op) {
 #define RI_X_NUM(name, byte, a, b, r) case RI_CODE_##name: return RI_T_##a == RI_I64;
@@ -185,7 +174,6 @@ static void table_says_what_the_switches_said(void **state) {
     (void)state;
     for (uint32_t op = 0; op < RI_CODE_OP_COUNT; op++) {
         uint32_t f = ri_code_flags(op);
-        assert_int_equal(old_is_i32_pair((ri_code_op)op), (f & RI_OPF_I32_PAIR) != 0);
         assert_int_equal(old_is_i64_op((ri_code_op)op), (f & RI_OPF_I64) != 0);
         assert_int_equal(old_is_pure_f64((ri_code_op)op), (f & RI_OPF_PURE_F64) != 0);
         assert_int_equal(old_is_call(op), (f & RI_OPF_CALL) != 0);
