@@ -236,7 +236,7 @@ static ri_errcode call_host(ri_store *store, ri_exec *exec, ri_func *f, ri_insta
 #define PUT_F32(i, v) (fp[pc[i]].i64 = acc = ri_f32_bits(v))
 #define PUT_F64(i, v) (fp[pc[i]].f64 = facc = (v))
 /* A write that leaves the accumulators alone, for operations that are not producers
- * (compile.c, acc_produced): branches, calls, two-destination operations. */
+ * (acc.c, acc_produced): branches, calls, two-destination operations. */
 #define SET_U32(i, v) (fp[pc[i]].i64 = (uint32_t)(v))
 /* Operand i read from the accumulator when bit i of mask m is set (an accumulator
  * variant), else from its slot. m is a constant: each handler keeps one of the two. */
@@ -938,7 +938,7 @@ call_wasm:
 
     /* ---- parametric and variables ---- */
 
-/* A MOVE also leaves the bits in acc (compile.c: both of its slots then hold them). */
+/* A MOVE also leaves the bits in acc (acc.c: both of its slots then hold them). */
 #define MOVE_ACC(d, s) do { ri_slot v_ = SLOT(s); SLOT(d) = v_; acc = v_.i64; } while (0)
 op_MOVE: /* d = a */
     MOVE_ACC(1, 2);
