@@ -83,6 +83,35 @@ static inline void slicing_rebuild(const slicing_world *to, const ri_suspension 
     }
 }
 
+/* What slicing_expect_described_as compares besides the frames' offsets and operand counts. */
+enum {
+    SLICING_SAME_VALUES = 1, /* each frame's locals and operands */
+    SLICING_SAME_VIA = 2,    /* each frame's catch point (via, via_value) */
+};
+
+/* The call rebuilt in w describes as d: as many frames, each at the same offset with as
+ * many operands, and what `also` names. */
+static inline void slicing_expect_described_as(const slicing_world *w, const ri_suspension *d, unsigned also) {
+    ri_suspension d2;
+    ri_error err;
+    assert_true(ri_store_describe_suspended(w->store, w->instance, &d2, &err));
+    assert_int_equal(d2.nframes, d->nframes);
+    for (uint32_t i = 0; i < d->nframes; i++) {
+        const ri_susp_frame *a = &d->frames[i], *b = &d2.frames[i];
+        if (also & SLICING_SAME_VIA) {
+            assert_int_equal(b->via, a->via);
+            assert_int_equal(b->via_value, a->via_value);
+        }
+        assert_int_equal(b->wasm_offset, a->wasm_offset);
+        assert_int_equal(b->nstack, a->nstack);
+        if (also & SLICING_SAME_VALUES) {
+            assert_memory_equal(b->locals, a->locals, a->nlocals * sizeof(ri_susp_value));
+            assert_memory_equal(b->stack, a->stack, a->nstack * sizeof(ri_susp_value));
+        }
+    }
+    ri_suspension_free(&d2);
+}
+
 /* Brings memory 0 (its size too) and every mutable global of `from` into `to`: what a
  * snapshot restore does with the state these tests' modules have. */
 static inline void slicing_copy_state(const slicing_world *from, const slicing_world *to) {

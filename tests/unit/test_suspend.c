@@ -178,17 +178,7 @@ static slicing_world move_to_fresh(void *user, const slicing_world *from, const 
     slicing_world w = world_of(to);
     slicing_copy_state(from, &w);
     slicing_rebuild(&w, d);
-    ri_suspension d2;
-    ri_error err;
-    assert_true(ri_store_describe_suspended(to->store, to->instance, &d2, &err));
-    assert_int_equal(d2.nframes, d->nframes);
-    for (uint32_t i = 0; i < d->nframes; i++) {
-        assert_int_equal(d2.frames[i].wasm_offset, d->frames[i].wasm_offset);
-        assert_int_equal(d2.frames[i].nstack, d->frames[i].nstack);
-        assert_memory_equal(d2.frames[i].locals, d->frames[i].locals, d->frames[i].nlocals * sizeof(ri_susp_value));
-        assert_memory_equal(d2.frames[i].stack, d->frames[i].stack, d->frames[i].nstack * sizeof(ri_susp_value));
-    }
-    ri_suspension_free(&d2);
+    slicing_expect_described_as(&w, d, SLICING_SAME_VALUES);
     fx_close(&run->fx[run->at]);
     run->at = !run->at;
     return w;
