@@ -373,6 +373,33 @@ RI_API const char *ri_snap_valtype_name(ri_valtype type);
 #define RI_SNAP_V128_TEXT 50
 RI_API void ri_snap_v128_text(const ri_snap_global *g, char *buf, size_t cap);
 
+/* The forms of a global's value as text (ri_snap_global_text). */
+typedef enum ri_snap_text_form {
+    /* Readable (ri inspect): integers signed, floats as %.17g or "nan", "inf", "-inf",
+     * v128 as ri_snap_v128_text, references "ref.null" or "func N". */
+    RI_SNAP_TEXT_PLAIN,
+    /* A JSON value: integers and finite floats as numbers, "nan", "inf", "-inf" and a
+     * v128's text as strings, a null reference as null, a function as its index. */
+    RI_SNAP_TEXT_JSON,
+    /* The type's name, then the value (ri diff): "i32 -5", every float with its bits so
+     * NaN payloads and -0 show ("f64 -0 (0x8000000000000000)"), "v128 i32x4 ...",
+     * "funcref null", "funcref func 3". */
+    RI_SNAP_TEXT_TYPED,
+    /* The stored bits in hex: "0x" and 8 digits for i32 and f32, 32 for v128 (bytes 15..0),
+     * 16 for the others. */
+    RI_SNAP_TEXT_BITS,
+    /* The same with at least 16 digits (i32 and f32 too). */
+    RI_SNAP_TEXT_BITS64,
+} ri_snap_text_form;
+
+/* Room for every form of every value, its NUL included. */
+#define RI_SNAP_GLOBAL_TEXT 64
+
+/* g's value as text in `form`, into out of cap bytes (truncated to fit, always
+ * NUL-terminated when cap > 0). A reference is RI_SNAP_NULL_REF, a function index, or
+ * RI_SNAP_NO_ENTRY (in a diff: "absent", a JSON string). */
+RI_API void ri_snap_global_text(const ri_snap_global *g, ri_snap_text_form form, char *out, size_t cap);
+
 /* ---- delta images ----------------------------------------------------------
  * A delta image is a WSNP v2 image with a required section PRNT naming its parent (the
  * SHA-256 of the parent's full image bytes) whose MEMS stores only the pages that differ

@@ -57,46 +57,8 @@ static void ref_text(uint32_t ref, char *buf, size_t cap) {
 }
 
 static void global_text(const ri_snap_global *g, bool present, char *buf, size_t cap) {
-    if (!present) {
-        snprintf(buf, cap, "absent");
-        return;
-    }
-    if (g->type == RI_V128) {
-        char text[RI_SNAP_V128_TEXT];
-        ri_snap_v128_text(g, text, sizeof text);
-        snprintf(buf, cap, "v128 %s", text);
-        return;
-    }
-    const char *type = ri_snap_valtype_name(g->type);
-    double d;
-    switch (g->type) {
-    case RI_I32: {
-        uint32_t b = (uint32_t)g->bits;
-        snprintf(buf, cap, "%s %" PRId64, type, b <= (uint32_t)INT32_MAX ? (int64_t)b : (int64_t)b - (int64_t)4294967296LL);
-        return;
-    }
-    case RI_I64:
-        snprintf(buf, cap, "%s %" PRId64, type,
-                 g->bits <= (uint64_t)INT64_MAX ? (int64_t)g->bits : -(int64_t)(~g->bits) - 1);
-        return;
-    case RI_F32: {
-        float f;
-        uint32_t b = (uint32_t)g->bits;
-        memcpy(&f, &b, 4);
-        d = f;
-        break;
-    }
-    case RI_F64:
-        memcpy(&d, &g->bits, 8);
-        break;
-    default: {
-        char r[32];
-        ref_text((uint32_t)g->bits, r, sizeof r);
-        snprintf(buf, cap, "%s %s", type, r);
-        return;
-    }
-    }
-    snprintf(buf, cap, "%s %.17g (0x%" PRIx64 ")", type, d, g->bits);
+    if (present) ri_snap_global_text(g, RI_SNAP_TEXT_TYPED, buf, cap);
+    else snprintf(buf, cap, "absent");
 }
 
 #define SHOWN_FILES 200

@@ -72,45 +72,6 @@ static uint32_t count_set(const uint8_t *flags, uint32_t n) {
     return k;
 }
 
-/* A global's value as JSON text / readable text: integers signed, floats as numbers
- * (nan and infinities as strings), references as a function index or null. */
-static void value_text(const ri_snap_global *g, char *buf, size_t cap, bool json) {
-    double d;
-    switch (g->type) {
-    case RI_V128: {
-        char text[RI_SNAP_V128_TEXT];
-        ri_snap_v128_text(g, text, sizeof text);
-        snprintf(buf, cap, json ? "\"%s\"" : "%s", text);
-        return;
-    }
-    case RI_I32: {
-        uint32_t b = (uint32_t)g->bits;
-        snprintf(buf, cap, "%" PRId64, b <= (uint32_t)INT32_MAX ? (int64_t)b : (int64_t)b - (int64_t)4294967296LL);
-        return;
-    }
-    case RI_I64:
-        snprintf(buf, cap, "%" PRId64,
-                 g->bits <= (uint64_t)INT64_MAX ? (int64_t)g->bits : -(int64_t)(~g->bits) - 1);
-        return;
-    case RI_F32: {
-        float f;
-        uint32_t b = (uint32_t)g->bits;
-        memcpy(&f, &b, 4);
-        d = f;
-        break;
-    }
-    case RI_F64:
-        memcpy(&d, &g->bits, 8);
-        break;
-    default:
-        if ((uint32_t)g->bits == RI_SNAP_NULL_REF) snprintf(buf, cap, "%s", json ? "null" : "ref.null");
-        else snprintf(buf, cap, json ? "%" PRIu64 : "func %" PRIu64, g->bits);
-        return;
-    }
-    if (isnan(d)) snprintf(buf, cap, "%s", json ? "\"nan\"" : "nan");
-    else if (isinf(d)) snprintf(buf, cap, "%s", d > 0 ? (json ? "\"inf\"" : "inf") : (json ? "\"-inf\"" : "-inf"));
-    else snprintf(buf, cap, "%.17g", d);
-}
 
 static const char *encoding_name(ri_snap_encoding e) {
     return e == RI_SNAP_ENC_ZSTD ? "zstd" : e == RI_SNAP_ENC_RAW ? "raw" : "flat";
@@ -267,11 +228,10 @@ static void print_json(const char *path, const ri_snap_image *img) {
         ri_jsonw_key(&jw, "mutable");
         ri_jsonw_bool(&jw, g->mutable_);
         ri_jsonw_key(&jw, "value");
-        value_text(g, buf, sizeof buf, true);
+        ri_snap_global_text(g, RI_SNAP_TEXT_JSON, buf, sizeof buf);
         ri_jsonw_raw(&jw, buf);
         ri_jsonw_key(&jw, "bits");
-        if (g->type == RI_V128) snprintf(buf, sizeof buf, "0x%016" PRIx64 "%016" PRIx64, g->bits_high, g->bits);
-        else snprintf(buf, sizeof buf, "0x%016" PRIx64, g->bits);
+        ri_snap_global_text(g, RI_SNAP_TEXT_BITS64, buf, sizeof buf);
         ri_jsonw_str(&jw, buf);
         ri_jsonw_end(&jw);
     }
@@ -407,7 +367,7 @@ static void print_text(const char *path, const ri_snap_image *img) {
     }
     for (uint32_t i = 0; i < img->nglobals && i < SHOWN_GLOBALS; i++) {
         const ri_snap_global *g = &img->globals[i];
-        value_text(g, buf, sizeof buf, false);
+        ri_snap_global_text(g, RI_SNAP_TEXT_PLAIN, buf, sizeof buf);
         printf("  global %-3" PRIu32 " %s%s %s\n", i, g->mutable_ ? "mut " : "", ri_snap_valtype_name(g->type), buf);
     }
     if (img->nglobals > SHOWN_GLOBALS) printf("  ...        %" PRIu32 " more globals (--json has all)\n",

@@ -28,21 +28,6 @@ static void append(jctx *j, json_t *array, json_t *value) {
 
 static json_t *u64(uint64_t v) { return v <= (uint64_t)INT64_MAX ? json_integer((json_int_t)v) : json_real((double)v); }
 
-/* A v128's bits are its 16 bytes read as one little-endian 128-bit number. */
-static json_t *hex_bits(const ri_snap_global *g) {
-    char buf[40];
-    if (g->type == RI_I32 || g->type == RI_F32) snprintf(buf, sizeof buf, "0x%08" PRIx64, g->bits);
-    else if (g->type == RI_V128) snprintf(buf, sizeof buf, "0x%016" PRIx64 "%016" PRIx64, g->bits_high, g->bits);
-    else snprintf(buf, sizeof buf, "0x%016" PRIx64, g->bits);
-    return json_string(buf);
-}
-
-static json_t *float_value(double d) {
-    if (isnan(d)) return json_string("nan");
-    if (isinf(d)) return json_string(d > 0 ? "inf" : "-inf");
-    return json_real(d);
-}
-
 static json_t *ref_value(uint32_t ref) {
     if (ref == RI_SNAP_NULL_REF) return json_null();
     if (ref == RI_SNAP_NO_ENTRY) return json_string("absent");
@@ -54,37 +39,14 @@ static json_t *global_value(jctx *j, const ri_snap_global *g, bool present) {
     json_t *o = json_object();
     set(j, o, "type", json_string(ri_snap_valtype_name(g->type)));
     set(j, o, "mutable", json_boolean(g->mutable_));
-    json_t *v = NULL;
-    switch (g->type) {
-    case RI_I32: {
-        uint32_t b = (uint32_t)g->bits;
-        v = json_integer(b <= (uint32_t)INT32_MAX ? (json_int_t)b : (json_int_t)b - 4294967296LL);
-        break;
-    }
-    case RI_I64: v = json_integer((json_int_t)snap_i64_from_bits(g->bits)); break;
-    case RI_F32: {
-        float f;
-        uint32_t b = (uint32_t)g->bits;
-        memcpy(&f, &b, 4);
-        v = float_value((double)f);
-        break;
-    }
-    case RI_F64: {
-        double f;
-        memcpy(&f, &g->bits, 8);
-        v = float_value(f);
-        break;
-    }
-    case RI_V128: {
-        char text[RI_SNAP_V128_TEXT];
-        ri_snap_v128_text(g, text, sizeof text);
-        v = json_string(text);
-        break;
-    }
-    default: v = ref_value((uint32_t)g->bits); break;
-    }
+    /* The JSON form's text, parsed: floats as reals (1.0, not 1), as jansson writes them. */
+    char text[RI_SNAP_GLOBAL_TEXT];
+    ri_snap_global_text(g, RI_SNAP_TEXT_JSON, text, sizeof text);
+    size_t flags = JSON_DECODE_ANY | (g->type == RI_F32 || g->type == RI_F64 ? JSON_DECODE_INT_AS_REAL : 0);
+    json_t *v = json_loads(text, flags, NULL);
     set(j, o, "value", v);
-    set(j, o, "bits", hex_bits(g));
+    ri_snap_global_text(g, RI_SNAP_TEXT_BITS, text, sizeof text);
+    set(j, o, "bits", json_string(text));
     return o;
 }
 

@@ -59,9 +59,3 @@ const char *ri_snap_status_name(ri_snap_status status) {
 
 const char *ri_snap_valtype_name(ri_valtype type) { return ri_valtype_name(type); }
 
-void ri_snap_v128_text(const ri_snap_global *g, char *buf, size_t cap) {
-    uint32_t lane[4] = {(uint32_t)g->bits, (uint32_t)(g->bits >> 32), (uint32_t)g->bits_high,
-                        (uint32_t)(g->bits_high >> 32)};
-    snprintf(buf, cap, "i32x4 0x%08x 0x%08x 0x%08x 0x%08x", (unsigned)lane[0], (unsigned)lane[1], (unsigned)lane[2],
-             (unsigned)lane[3]);
-}

@@ -20,6 +20,7 @@
 
 #include "ri/engine.h"
 #include "ri/snapshot.h"
+#include "engine_slicing.h"
 #include "sandbox_test_util.h" /* read_fixture */
 
 typedef struct fixture {
@@ -143,101 +144,59 @@ static void wrong_types_are_refused(void **state) {
 
 /* ---- paused inside invokes ---------------------------------------------------------------- */
 
-typedef struct seen {
+/* A sliced run's fixtures (the one it runs in, the fresh one a move opens) and what its
+ * pauses showed. */
+typedef struct sliced {
+    fixture fx[2];
+    int at;
     uint32_t invoke_frames, setthrew_frames, max_frames;
-} seen;
+} sliced;
 
-/* The suspended call of fx, through a WSNP v2 image, into a fresh fixture: returns it. */
-static void move_through_snapshot(fixture *fx, fixture *to, const ri_suspension *d) {
-    ri_snap_meta meta;
-    memset(&meta, 0, sizeof meta);
-    meta.module_size = module_len;
-    meta.status = RI_SNAP_STATUS_SUSPENDED;
-    ri_snap_call c;
-    memset(&c, 0, sizeof c);
-    c.pause_on = RI_SUSPEND_ON_GAS;
-    c.gas_schedule = 1;
-    c.export_name = (char *)"mix";
-    c.export_name_len = 3;
-    static ri_valtype i32 = RI_I32;
-    c.nresults = 1;
-    c.result_types = &i32;
-    c.suspension = *d;
-    uint8_t *img_bytes = NULL;
-    size_t img_len = 0;
-    ri_snap_error serr;
-    if (!ri_snap_write_call(fx->instance, &meta, NULL, &c, &img_bytes, &img_len, &serr)) {
-        print_error("write: %s\n", serr.message);
-        fail();
+static void note_pause(void *user, const slicing_world *w, const ri_suspension *d) {
+    (void)w;
+    sliced *s = user;
+    if (d->nframes > s->max_frames) s->max_frames = d->nframes;
+    for (uint32_t i = 0; i < d->nframes; i++) {
+        s->invoke_frames += d->frames[i].via == RI_SUSP_VIA_INVOKE;
+        s->setthrew_frames += d->frames[i].via == RI_SUSP_VIA_SETTHREW;
     }
-    ri_snap_image img;
-    assert_true(ri_snap_read(img_bytes, img_len, &img, &serr));
-    ri_snap_call back;
-    assert_true(ri_snap_read_call(&img, &back, &serr));
+}
+
+/* The suspended call, through a WSNP v2 image, into a fresh fixture. */
+static slicing_world move_through_snapshot(void *user, const slicing_world *from, const ri_suspension *d) {
+    sliced *run = user;
+    slicing_image x;
+    slicing_image_of(from->instance, module_len, "mix", d, &x);
+    fixture *to = &run->fx[!run->at];
     fx_open(to);
-    img.has_frames = false; /* the state; the call is rebuilt below (as a sandbox restore does) */
-    if (!ri_snap_restore(to->instance, &img, &serr)) {
+    x.img.has_frames = false; /* the state; the call is rebuilt below (as a sandbox restore does) */
+    ri_snap_error serr;
+    if (!ri_snap_restore(to->instance, &x.img, &serr)) {
         print_error("restore: %s\n", serr.message);
         fail();
     }
-    ri_error err;
-    if (!ri_store_rebuild_suspended(to->store, to->instance, &back.suspension, &err)) {
-        print_error("rebuild: %s\n", err.message);
-        fail();
-    }
+    slicing_world w = {to->store, to->instance};
+    slicing_rebuild(&w, &x.call.suspension);
     /* The rebuilt call describes as the original, catch points included. */
-    ri_suspension d2;
-    assert_true(ri_store_describe_suspended(to->store, to->instance, &d2, &err));
-    assert_int_equal(d2.nframes, d->nframes);
-    for (uint32_t i = 0; i < d->nframes; i++) {
-        assert_int_equal(d2.frames[i].via, d->frames[i].via);
-        assert_int_equal(d2.frames[i].via_value, d->frames[i].via_value);
-        assert_int_equal(d2.frames[i].wasm_offset, d->frames[i].wasm_offset);
-        assert_int_equal(d2.frames[i].nstack, d->frames[i].nstack);
-    }
-    ri_suspension_free(&d2);
-    ri_snap_call_free(&back);
-    ri_snap_image_free(&img);
-    free(img_bytes);
+    slicing_expect_described_as(&w, d, SLICING_SAME_VIA);
+    slicing_image_free(&x);
+    fx_close(&run->fx[run->at]);
+    run->at = !run->at;
+    return w;
 }
 
-static void sliced_mix(int32_t arg, uint64_t slice, int32_t *result, uint64_t *gas, int32_t *log, seen *s) {
-    fixture fx;
-    fx_open(&fx);
-    ri_store_set_suspend_mode(fx.store, RI_SUSPEND_ON_GAS);
-    ri_store_set_gas(fx.store, slice);
+static void sliced_mix(int32_t arg, uint64_t slice, int32_t *result, uint64_t *gas, int32_t *log, sliced *run) {
+    run->at = 0;
+    fx_open(&run->fx[0]);
+    slicing sl = {.slice = slice, .user = run, .paused = note_pause, .move = move_through_snapshot};
+    slicing_world w = {run->fx[0].store, run->fx[0].instance};
     ri_val a = ri_val_i32(arg), r;
-    ri_error err;
-    ri_errcode rc = ri_func_call(fx.store, export_func(&fx, "mix"), &a, 1, &r, 1, &err);
-    uint64_t given = slice;
-    while (rc == RI_ERR_SUSPENDED) {
-        ri_suspension d;
-        if (!ri_store_describe_suspended(fx.store, fx.instance, &d, &err)) {
-            print_error("describe: %s\n", err.message);
-            fail();
-        }
-        if (d.nframes > s->max_frames) s->max_frames = d.nframes;
-        for (uint32_t i = 0; i < d.nframes; i++) {
-            s->invoke_frames += d.frames[i].via == RI_SUSP_VIA_INVOKE;
-            s->setthrew_frames += d.frames[i].via == RI_SUSP_VIA_SETTHREW;
-        }
-        fixture to;
-        uint64_t left = ri_store_gas(fx.store);
-        move_through_snapshot(&fx, &to, &d);
-        ri_suspension_free(&d);
-        fx_close(&fx);
-        fx = to;
-        ri_store_set_suspend_mode(fx.store, RI_SUSPEND_ON_GAS);
-        ri_store_set_gas(fx.store, left);
-        rc = ri_store_resume(fx.store, slice, &r, 1, &err);
-        given += slice;
-    }
-    if (rc != RI_OK) print_error("sliced: %s\n", err.message);
-    assert_int_equal(rc, RI_OK);
+    slicing_outcome o = slicing_run(&sl, &w, export_func(&run->fx[0], "mix"), &a, 1, &r, 1);
+    fixture *fx = &run->fx[run->at];
     *result = r.of.i32;
-    *gas = given - ri_store_gas(fx.store);
-    *log = global_i32(&fx, 3);
-    fx_close(&fx);
+    *gas = o.gas;
+    *log = global_i32(fx, 3);
+    fx_close(fx);
 }
 
 static void every_slice_pauses_snapshots_and_resumes_inside_invokes(void **state) {
@@ -252,7 +211,7 @@ static void every_slice_pauses_snapshots_and_resumes_inside_invokes(void **state
     fx_close(&fx);
     assert_int_equal(want, 2027723906);
     assert_true(want_gas > 100 && want_gas < 20000);
-    seen s;
+    sliced s;
     memset(&s, 0, sizeof s);
     for (uint64_t slice = 1; slice <= want_gas + 1; slice += slice < 40 ? 1 : 37) {
         int32_t got, log;

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "ri/engine.h"
+#include "engine_slicing.h"
 #include "sandbox_test_util.h" /* read_fixture */
 
 typedef struct fixture {
@@ -97,11 +98,7 @@ static uint64_t run_ref(uint32_t n) {
 }
 
 static uint64_t state_hash(fixture *fx) {
-    ri_memory *mem = ri_instance_memory(fx->instance, 0);
-    const uint8_t *p = ri_memory_data(mem);
-    uint64_t h = 1469598103934665603u;
-    for (uint64_t i = 0; i < ri_memory_size(mem); i++) h = (h ^ p[i]) * 1099511628211u;
-    return h ^ (uint64_t)ri_global_get(ri_instance_global(fx->instance, 0)).of.i64;
+    return slicing_memory_hash(fx->instance) ^ (uint64_t)ri_global_get(ri_instance_global(fx->instance, 0)).of.i64;
 }
 
 static void throws_unwind_to_their_catch(void **state) {
@@ -156,10 +153,44 @@ static void kept_exception_survives_a_nested_run(void **state) {
     fx_close(&fx);
 }
 
-static void copy_state(fixture *from, fixture *to) {
-    ri_memory *a = ri_instance_memory(from->instance, 0), *b = ri_instance_memory(to->instance, 0);
-    memcpy(ri_memory_data(b), ri_memory_data(a), ri_memory_size(a));
-    assert_true(ri_global_set(ri_instance_global(to->instance, 0), ri_global_get(ri_instance_global(from->instance, 0))));
+/* A sliced run's fixtures: the one it runs in and the fresh one a move opens (the host
+ * functions point at their fixture, so fixtures stay where they are). */
+typedef struct sliced {
+    fixture fx[2];
+    int at;
+    bool copy_state; /* a move brings memory and the global along */
+    uint32_t deep, in_step, kept;
+} sliced;
+
+static slicing_world move_to_fresh(void *user, const slicing_world *from, const ri_suspension *d) {
+    sliced *run = user;
+    fixture *to = &run->fx[!run->at];
+    fx_open(to);
+    slicing_world w = {to->store, to->instance};
+    if (run->copy_state) slicing_copy_state(from, &w);
+    slicing_rebuild(&w, d);
+    fx_close(&run->fx[run->at]);
+    run->at = !run->at;
+    return w;
+}
+
+/* export(arg) in slices of `slice` gas, each stop moved to a fresh store: its result (in
+ * the fixture it ended in, run->fx[run->at]). */
+static slicing_outcome sliced_run(sliced *run, void (*paused)(void *, const slicing_world *, const ri_suspension *),
+                                  const char *name, int32_t arg, uint64_t slice, ri_val *r) {
+    run->at = 0;
+    fx_open(&run->fx[0]);
+    slicing sl = {.slice = slice, .user = run, .paused = paused, .move = move_to_fresh};
+    slicing_world w = {run->fx[0].store, run->fx[0].instance};
+    ri_val a = ri_val_i32(arg);
+    return slicing_run(&sl, &w, export_func(&run->fx[0], name), &a, 1, r, 1);
+}
+
+static void note_try_pause(void *user, const slicing_world *w, const ri_suspension *d) {
+    (void)w;
+    sliced *run = user;
+    if (d->nframes >= 4) run->deep++;                                   /* run > step > middle > thrower */
+    if (d->nframes == 2 && d->frames[1].point == RI_SUSP_GAS) run->in_step++; /* e.g. a catch clause's start */
 }
 
 static void paused_inside_try_resumes_in_a_fresh_store(void **state) {
@@ -174,90 +205,41 @@ static void paused_inside_try_resumes_in_a_fresh_store(void **state) {
     uint64_t want_gas = UINT64_MAX / 2 - ri_store_gas(fx.store), want_hash = state_hash(&fx);
     assert_int_equal((uint64_t)r.of.i64, run_ref(n));
     fx_close(&fx);
-    uint32_t deep = 0, in_step = 0;
+    sliced run = {.copy_state = true};
     for (uint64_t slice = 1; slice <= want_gas + 1; slice++) {
-        fx_open(&fx);
-        ri_store_set_suspend_mode(fx.store, RI_SUSPEND_ON_GAS);
-        ri_store_set_gas(fx.store, slice);
-        ri_errcode rc = ri_func_call(fx.store, export_func(&fx, "run"), &a, 1, &r, 1, &err);
-        uint64_t given = slice;
-        while (rc == RI_ERR_SUSPENDED) {
-            ri_suspension d;
-            if (!ri_store_describe_suspended(fx.store, fx.instance, &d, &err)) {
-                print_error("describe: %s\n", err.message);
-                fail();
-            }
-            if (d.nframes >= 4) deep++;                                   /* run > step > middle > thrower */
-            if (d.nframes == 2 && d.frames[1].point == RI_SUSP_GAS) in_step++; /* e.g. a catch clause's start */
-            fixture to;
-            fx_open(&to);
-            copy_state(&fx, &to);
-            if (!ri_store_rebuild_suspended(to.store, to.instance, &d, &err)) {
-                print_error("rebuild: %s\n", err.message);
-                fail();
-            }
-            ri_suspension_free(&d);
-            ri_store_set_suspend_mode(to.store, RI_SUSPEND_ON_GAS);
-            ri_store_set_gas(to.store, ri_store_gas(fx.store));
-            fx_close(&fx);
-            fx = to;
-            rc = ri_store_resume(fx.store, slice, &r, 1, &err);
-            given += slice;
-        }
-        if (rc != RI_OK) print_error("slice %u: %s\n", (unsigned)slice, err.message);
-        assert_int_equal(rc, RI_OK);
+        slicing_outcome o = sliced_run(&run, note_try_pause, "run", (int32_t)n, slice, &r);
         assert_int_equal((uint64_t)r.of.i64, run_ref(n));
-        assert_int_equal(given - ri_store_gas(fx.store), want_gas);
-        assert_int_equal(state_hash(&fx), want_hash);
-        fx_close(&fx);
+        assert_int_equal(o.gas, want_gas);
+        assert_int_equal(state_hash(&run.fx[run.at]), want_hash);
+        fx_close(&run.fx[run.at]);
     }
-    assert_true(deep > 0 && in_step > 0);
+    assert_true(run.deep > 0 && run.in_step > 0);
+}
+
+static void note_kept_exception(void *user, const slicing_world *w, const ri_suspension *d) {
+    (void)w;
+    sliced *run = user;
+    for (uint32_t i = 0; i < d->nframes; i++) {
+        if (!d->frames[i].nexns) continue;
+        run->kept++;
+        assert_int_equal(d->frames[i].exns[0].tag_index, 0); /* $e */
+        assert_int_equal(d->frames[i].exns[0].nvals, 1);
+        assert_int_equal(d->frames[i].exns[0].vals[0].bits % 4, 0);
+    }
 }
 
 /* A stop inside a catch clause that keeps its exception for a rethrow: the description
  * carries the exception (tag and values), and the rethrow after the rebuild throws it. */
 static void paused_in_a_clause_keeping_its_exception(void **state) {
     (void)state;
-    uint32_t kept = 0;
+    sliced run = {.copy_state = false};
     for (uint64_t slice = 1; slice < 200; slice++) {
-        fixture fx;
-        fx_open(&fx);
-        ri_store_set_suspend_mode(fx.store, RI_SUSPEND_ON_GAS);
-        ri_store_set_gas(fx.store, slice);
-        ri_val a = ri_val_i32(3), r;
-        ri_error err;
-        ri_errcode rc = ri_func_call(fx.store, export_func(&fx, "rethrow_loop"), &a, 1, &r, 1, &err);
-        while (rc == RI_ERR_SUSPENDED) {
-            ri_suspension d;
-            if (!ri_store_describe_suspended(fx.store, fx.instance, &d, &err)) {
-                print_error("describe: %s\n", err.message);
-                fail();
-            }
-            for (uint32_t i = 0; i < d.nframes; i++) {
-                if (!d.frames[i].nexns) continue;
-                kept++;
-                assert_int_equal(d.frames[i].exns[0].tag_index, 0); /* $e */
-                assert_int_equal(d.frames[i].exns[0].nvals, 1);
-                assert_int_equal(d.frames[i].exns[0].vals[0].bits % 4, 0);
-            }
-            fixture to;
-            fx_open(&to);
-            if (!ri_store_rebuild_suspended(to.store, to.instance, &d, &err)) {
-                print_error("rebuild: %s\n", err.message);
-                fail();
-            }
-            ri_suspension_free(&d);
-            ri_store_set_suspend_mode(to.store, RI_SUSPEND_ON_GAS);
-            ri_store_set_gas(to.store, ri_store_gas(fx.store));
-            fx_close(&fx);
-            fx = to;
-            rc = ri_store_resume(fx.store, slice, &r, 1, &err);
-        }
-        assert_int_equal(rc, RI_OK);
+        ri_val r;
+        sliced_run(&run, note_kept_exception, "rethrow_loop", 3, slice, &r);
         assert_int_equal(r.of.i32, 0 + 4 + 8);
-        fx_close(&fx);
+        fx_close(&run.fx[run.at]);
     }
-    assert_true(kept > 0);
+    assert_true(run.kept > 0);
 }
 
 int main(void) {

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "ri/engine.h"
+#include "engine_slicing.h"
 #include "sandbox_test_util.h" /* read_wasm_in */
 
 typedef struct program {
@@ -77,13 +78,7 @@ static ri_func *run_func(const world *w) {
     return ext.of.func;
 }
 
-static uint64_t memory_hash(const world *w) {
-    ri_memory *mem = ri_instance_memory(w->instance, 0);
-    const uint8_t *p = ri_memory_data(mem);
-    uint64_t h = 1469598103934665603u;
-    for (uint64_t i = 0; i < ri_memory_size(mem); i++) h = (h ^ p[i]) * 1099511628211u;
-    return h;
-}
+static uint64_t memory_hash(const world *w) { return slicing_memory_hash(w->instance); }
 
 static void args_of(const program *p, ri_val *a) {
     for (uint32_t i = 0; i < p->nargs; i++) a[i] = ri_val_i32(p->args[i]);
@@ -139,58 +134,51 @@ static void every_family_off_gives_the_same_run(void **state) {
     }
 }
 
-/* Moves memory 0 and every global of `from` into `to` (what a snapshot restore does). */
-static void copy_state(const world *from, world *to) {
-    ri_memory *a = ri_instance_memory(from->instance, 0), *b = ri_instance_memory(to->instance, 0);
-    assert_true(ri_memory_resize(b, ri_memory_pages(a)));
-    memcpy(ri_memory_data(b), ri_memory_data(a), ri_memory_size(a));
-    for (uint32_t i = 0; i < ri_instance_global_count(from->instance); i++) {
-        ri_global *g = ri_instance_global(to->instance, i);
-        if (ri_global_type(g).mutable_)
-            assert_true(ri_global_set(g, ri_global_get(ri_instance_global(from->instance, i))));
+/* A hopping run: the program, the world the call runs in and the fresh one a move opens. */
+typedef struct hopping {
+    const uint8_t *wasm;
+    size_t len;
+    const program *p;
+    uint64_t slice;
+    world w[2];
+    int at;
+    uint32_t off; /* the fusions off in w[at] */
+    uint32_t *hops;
+} hopping;
+
+/* The paused call rebuilt in an instance compiled the other way, the state copied. */
+static slicing_world hop(void *user, const slicing_world *from, const ri_suspension *d) {
+    hopping *h = user;
+    h->off = h->off ? 0 : RI_FUSE_ALL;
+    world *to = &h->w[!h->at];
+    *to = open_world(h->wasm, h->len, h->off);
+    slicing_world w = {to->store, to->instance};
+    slicing_copy_state(from, &w);
+    ri_error err;
+    if (!ri_store_rebuild_suspended(to->store, to->instance, d, &err)) {
+        print_error("%s, slice %llu: rebuild in %s code: %s\n", h->p->name, (unsigned long long)h->slice,
+                    h->off ? "unfused" : "fused", err.message);
+        fail();
     }
+    close_world(&h->w[h->at]);
+    h->at = !h->at;
+    (*h->hops)++;
+    return w;
 }
 
 /* p by slices of `slice` gas, each pause moved into an instance compiled the other way
  * (fused, then unfused, ...). */
 static outcome run_hopping(const uint8_t *wasm, size_t len, const program *p, uint64_t slice, uint32_t *hops) {
-    uint32_t off = 0;
-    world w = open_world(wasm, len, off);
-    ri_store_set_suspend_mode(w.store, RI_SUSPEND_ON_GAS);
-    ri_store_set_gas(w.store, slice);
+    hopping h = {.wasm = wasm, .len = len, .p = p, .slice = slice, .at = 0, .off = 0, .hops = hops};
+    h.w[0] = open_world(wasm, len, 0);
+    slicing sl = {.slice = slice, .user = &h, .move = hop};
+    slicing_world w = {h.w[0].store, h.w[0].instance};
     ri_val a[2], r;
     args_of(p, a);
-    ri_error err;
-    ri_errcode rc = ri_func_call(w.store, run_func(&w), a, p->nargs, &r, 1, &err);
-    uint64_t given = slice;
-    while (rc == RI_ERR_SUSPENDED) {
-        ri_suspension d;
-        if (!ri_store_describe_suspended(w.store, w.instance, &d, &err)) {
-            print_error("describe: %s\n", err.message);
-            fail();
-        }
-        off = off ? 0 : RI_FUSE_ALL;
-        world to = open_world(wasm, len, off);
-        copy_state(&w, &to);
-        if (!ri_store_rebuild_suspended(to.store, to.instance, &d, &err)) {
-            print_error("%s, slice %llu: rebuild in %s code: %s\n", p->name, (unsigned long long)slice,
-                        off ? "unfused" : "fused", err.message);
-            fail();
-        }
-        ri_suspension_free(&d);
-        ri_store_set_suspend_mode(to.store, RI_SUSPEND_ON_GAS);
-        ri_store_set_gas(to.store, ri_store_gas(w.store));
-        close_world(&w);
-        w = to;
-        (*hops)++;
-        rc = ri_store_resume(w.store, slice, &r, 1, &err);
-        given += slice;
-    }
-    if (rc != RI_OK) print_error("%s, slice %llu: %s\n", p->name, (unsigned long long)slice, err.message);
-    assert_int_equal(rc, RI_OK);
-    outcome o = {(uint32_t)r.of.i32, given - ri_store_gas(w.store), memory_hash(&w)};
-    close_world(&w);
-    return o;
+    slicing_outcome o = slicing_run(&sl, &w, run_func(&h.w[0]), a, p->nargs, &r, 1);
+    outcome got = {(uint32_t)r.of.i32, o.gas, memory_hash(&h.w[h.at])};
+    close_world(&h.w[h.at]);
+    return got;
 }
 
 static void paused_calls_move_between_fused_and_unfused_code(void **state) {

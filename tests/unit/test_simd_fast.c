@@ -26,50 +26,18 @@
 #include "engine/module.h"
 #include "engine/simd.h"
 #include "ri/engine.h"
+#include "wasm_bytes.h"
 
 /* ---- a module, made by hand ---- */
 
-typedef struct buf {
-    uint8_t *p;
-    size_t n, cap;
-} buf;
-
-static void put(buf *b, uint8_t x) {
-    if (b->n == b->cap) {
-        b->cap = b->cap ? 2 * b->cap : 256;
-        b->p = realloc(b->p, b->cap);
-        assert_non_null(b->p);
-    }
-    b->p[b->n++] = x;
-}
-static void put_u32(buf *b, uint32_t x) {
-    do { uint8_t c = x & 0x7F; x >>= 7; put(b, (uint8_t)(c | (x ? 0x80 : 0))); } while (x);
-}
-static void put_s32(buf *b, int32_t x) {
-    for (;;) {
-        uint8_t c = (uint8_t)(x & 0x7F);
-        x >>= 7; /* (arithmetic in GCC and Clang) */
-        bool done = (x == 0 && !(c & 0x40)) || (x == -1 && (c & 0x40));
-        put(b, (uint8_t)(c | (done ? 0 : 0x80)));
-        if (done) return;
-    }
-}
-static void put_buf(buf *b, const buf *x) { for (size_t i = 0; i < x->n; i++) put(b, x->p[i]); }
-static void put_section(buf *m, uint8_t id, buf *s) {
-    put(m, id);
-    put_u32(m, (uint32_t)s->n);
-    put_buf(m, s);
-    free(s->p);
-    memset(s, 0, sizeof *s);
-}
-static void put_fd(buf *b, uint32_t sub) { put(b, 0xFD); put_u32(b, sub); }
+static void put_fd(ri_buf *b, uint32_t sub) { ri_buf_u8(b, 0xFD); wasm_uleb(b, sub); }
 
 #define MAX_FUNCS 512
 typedef struct fn {
     ri_valtype params[3];
     uint32_t np;
     ri_valtype result;      /* RI_FUNCREF: none */
-    buf body;
+    ri_buf body;
     ri_code_op want;        /* the operation its code must use */
     uint32_t sub, lane;     /* the instruction */
     uint8_t lanes[16];      /* a shuffle's */
@@ -101,53 +69,48 @@ static fn *new_fn(ri_code_op want, uint32_t sub, uint32_t lane) {
     return f;
 }
 
-static void get(fn *f, uint32_t i) { put(&f->body, 0x20); put_u32(&f->body, i); }
+static void get(fn *f, uint32_t i) { ri_buf_u8(&f->body, 0x20); wasm_uleb(&f->body, i); }
 
 static uint8_t *make_module(size_t *len) {
-    buf m = {0}, s = {0};
-    static const uint8_t head[8] = {0, 'a', 's', 'm', 1, 0, 0, 0};
-    for (int i = 0; i < 8; i++) put(&m, head[i]);
-    put_u32(&s, nfuncs); /* types: one per function */
+    ri_buf m = {0}, s = {0};
+    wasm_header(&m);
+    wasm_uleb(&s, nfuncs); /* types: one per function */
     for (uint32_t i = 0; i < nfuncs; i++) {
-        put(&s, 0x60);
-        put_u32(&s, funcs[i].np);
-        for (uint32_t k = 0; k < funcs[i].np; k++) put(&s, valtype_byte(funcs[i].params[k]));
-        if (funcs[i].result == RI_FUNCREF) put_u32(&s, 0);
-        else { put_u32(&s, 1); put(&s, valtype_byte(funcs[i].result)); }
+        ri_buf_u8(&s, 0x60);
+        wasm_uleb(&s, funcs[i].np);
+        for (uint32_t k = 0; k < funcs[i].np; k++) ri_buf_u8(&s, valtype_byte(funcs[i].params[k]));
+        if (funcs[i].result == RI_FUNCREF) wasm_uleb(&s, 0);
+        else { wasm_uleb(&s, 1); ri_buf_u8(&s, valtype_byte(funcs[i].result)); }
     }
-    put_section(&m, 1, &s);
-    put_u32(&s, nfuncs);
-    for (uint32_t i = 0; i < nfuncs; i++) put_u32(&s, i);
-    put_section(&m, 3, &s);
-    put_u32(&s, 1); put(&s, 0); put_u32(&s, 1); /* memory: 1 page */
-    put_section(&m, 5, &s);
-    put_u32(&s, nfuncs + 1);
+    wasm_section(&m, 1, &s);
+    wasm_uleb(&s, nfuncs);
+    for (uint32_t i = 0; i < nfuncs; i++) wasm_uleb(&s, i);
+    wasm_section(&m, 3, &s);
+    wasm_uleb(&s, 1); ri_buf_u8(&s, 0); wasm_uleb(&s, 1); /* memory: 1 page */
+    wasm_section(&m, 5, &s);
+    wasm_uleb(&s, nfuncs + 1);
     for (uint32_t i = 0; i < nfuncs; i++) {
         char name[16];
-        int n = snprintf(name, sizeof name, "f%u", i);
-        put_u32(&s, (uint32_t)n);
-        for (int k = 0; k < n; k++) put(&s, (uint8_t)name[k]);
-        put(&s, 0); put_u32(&s, i);
+        snprintf(name, sizeof name, "f%u", i);
+        wasm_name(&s, name);
+        ri_buf_u8(&s, 0); wasm_uleb(&s, i);
     }
-    put_u32(&s, 6);
-    for (const char *c = "memory"; *c; c++) put(&s, (uint8_t)*c);
-    put(&s, 2); put_u32(&s, 0);
-    put_section(&m, 7, &s);
-    put_u32(&s, nfuncs);
+    wasm_name(&s, "memory");
+    ri_buf_u8(&s, 2); wasm_uleb(&s, 0);
+    wasm_section(&m, 7, &s);
+    wasm_uleb(&s, nfuncs);
     for (uint32_t i = 0; i < nfuncs; i++) {
-        buf body = {0};
-        put_u32(&body, 0); /* no locals */
-        put_buf(&body, &funcs[i].body);
-        put(&body, 0x0B);
-        put_u32(&s, (uint32_t)body.n);
-        put_buf(&s, &body);
-        free(body.p);
-        free(funcs[i].body.p);
-        funcs[i].body.p = NULL;
+        ri_buf body = {0};
+        wasm_uleb(&body, 0); /* no locals */
+        ri_buf_put(&body, funcs[i].body.data, funcs[i].body.len);
+        ri_buf_u8(&body, 0x0B);
+        wasm_sized(&s, &body);
+        ri_buf_free(&funcs[i].body);
     }
-    put_section(&m, 10, &s);
-    *len = m.n;
-    return m.p;
+    wasm_section(&m, 10, &s);
+    wasm_done(&m);
+    *len = m.len;
+    return m.data;
 }
 
 /* ---- the cases ---- */
@@ -169,7 +132,7 @@ static void add_lane_case(ri_code_op want, uint32_t sub, uint32_t lane, ri_simd_
     }
     for (uint32_t i = 0; i < f->np; i++) get(f, i);
     put_fd(&f->body, sub);
-    if (si.shape == RI_SIMD_EXTRACT || si.shape == RI_SIMD_REPLACE) put(&f->body, (uint8_t)lane);
+    if (si.shape == RI_SIMD_EXTRACT || si.shape == RI_SIMD_REPLACE) ri_buf_u8(&f->body, (uint8_t)lane);
     if (chain) { get(f, 1); put_fd(&f->body, sub); } /* the second reads the first's result slot */
 }
 
@@ -219,7 +182,7 @@ static void add_shuffles(void) {
         f->np = 2; f->params[0] = f->params[1] = RI_V128; f->result = RI_V128;
         get(f, 0); get(f, 1);
         put_fd(&f->body, 0x0D);
-        for (int i = 0; i < 16; i++) put(&f->body, f->lanes[i]);
+        for (int i = 0; i < 16; i++) ri_buf_u8(&f->body, f->lanes[i]);
     }
 }
 
@@ -233,8 +196,8 @@ static void add_memory_ops(void) {
             f->addend = addend; \
             f->np = 1; f->params[0] = RI_I32; f->result = RI_V128; \
             get(f, 0); \
-            if (addend) { put(&f->body, 0x41); put_s32(&f->body, ADDEND); put(&f->body, 0x6A); } \
-            put_fd(&f->body, (sub)); put(&f->body, 0); put_u32(&f->body, MEM_OFFSET); \
+            if (addend) { ri_buf_u8(&f->body, 0x41); wasm_sleb(&f->body, ADDEND); ri_buf_u8(&f->body, 0x6A); } \
+            put_fd(&f->body, (sub)); ri_buf_u8(&f->body, 0); wasm_uleb(&f->body, MEM_OFFSET); \
         } while (0);
         RI_CODE_SIMD_LOAD_OPS(RI_X_CASE)
 #undef RI_X_CASE
@@ -242,9 +205,9 @@ static void add_memory_ops(void) {
         f->addend = addend;
         f->np = 2; f->params[0] = RI_I32; f->params[1] = RI_V128;
         get(f, 0);
-        if (addend) { put(&f->body, 0x41); put_s32(&f->body, ADDEND); put(&f->body, 0x6A); }
+        if (addend) { ri_buf_u8(&f->body, 0x41); wasm_sleb(&f->body, ADDEND); ri_buf_u8(&f->body, 0x6A); }
         get(f, 1);
-        put_fd(&f->body, 0x0B); put(&f->body, 0); put_u32(&f->body, MEM_OFFSET);
+        put_fd(&f->body, 0x0B); ri_buf_u8(&f->body, 0); wasm_uleb(&f->body, MEM_OFFSET);
     }
 }
 

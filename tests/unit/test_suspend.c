@@ -20,6 +20,7 @@
 #include <time.h>
 
 #include "ri/engine.h"
+#include "engine_slicing.h"
 #include "sandbox_test_util.h" /* read_fixture */
 
 /* ---- fixture ------------------------------------------------------------------------------ */
@@ -114,20 +115,16 @@ static ri_func *export_func(fixture *fx, const char *name) {
 
 /* Memory 0 and the global, to compare final states. */
 static uint64_t state_hash(fixture *fx) {
-    ri_memory *mem = ri_instance_memory(fx->instance, 0);
-    const uint8_t *p = ri_memory_data(mem);
-    uint64_t h = 1469598103934665603u;
-    for (uint64_t i = 0; i < ri_memory_size(mem); i++) h = (h ^ p[i]) * 1099511628211u;
     ri_val g = ri_global_get(ri_instance_global(fx->instance, 0));
-    return h ^ (uint64_t)g.of.i64;
+    return slicing_memory_hash(fx->instance) ^ (uint64_t)g.of.i64;
 }
+
+static slicing_world world_of(const fixture *fx) { return (slicing_world){fx->store, fx->instance}; }
 
 /* Moves memory 0 and the global of `from` into `to` (what a snapshot restore does). */
 static void copy_state(fixture *from, fixture *to) {
-    ri_memory *a = ri_instance_memory(from->instance, 0), *b = ri_instance_memory(to->instance, 0);
-    assert_true(ri_memory_resize(b, ri_memory_pages(a)));
-    memcpy(ri_memory_data(b), ri_memory_data(a), ri_memory_size(a));
-    assert_true(ri_global_set(ri_instance_global(to->instance, 0), ri_global_get(ri_instance_global(from->instance, 0))));
+    slicing_world a = world_of(from), b = world_of(to);
+    slicing_copy_state(&a, &b);
 }
 
 /* ---- slicing at every gas value ---------------------------------------------------------- */
@@ -153,69 +150,59 @@ static void reference_run(bool unmetered, const char *name, int32_t arg, uint64_
     fx_close(&fx);
 }
 
+/* A sliced run's fixtures: the one it runs in, and the fresh one a move opens (the host
+ * functions keep pointing at their fixture's ctx, so fixtures stay where they are). */
+typedef struct sliced {
+    fixture fx[2];
+    int at;
+    seen *s;
+} sliced;
+
+static void note_pause(void *user, const slicing_world *w, const ri_suspension *d) {
+    seen *s = ((sliced *)user)->s;
+    assert_true(ri_store_suspended(w->store));
+    assert_int_equal(ri_store_suspend_reason(w->store), RI_SUSPENDED_GAS);
+    const ri_susp_frame *top = &d->frames[d->nframes - 1];
+    s->top[top->point]++;
+    if (d->nframes > s->max_frames) s->max_frames = d->nframes;
+    if (d->nframes > 1 && d->frames[0].point == RI_SUSP_CALL && d->frames[1].func_index != d->frames[0].func_index)
+        s->indirect_caller++;
+}
+
+/* The suspended call rebuilt in a fresh store (state copied), where it describes as the
+ * original. */
+static slicing_world move_to_fresh(void *user, const slicing_world *from, const ri_suspension *d) {
+    sliced *run = user;
+    fixture *to = &run->fx[!run->at];
+    fx_open(to, false);
+    slicing_world w = world_of(to);
+    slicing_copy_state(from, &w);
+    slicing_rebuild(&w, d);
+    slicing_expect_described_as(&w, d, SLICING_SAME_VALUES);
+    fx_close(&run->fx[run->at]);
+    run->at = !run->at;
+    return w;
+}
+
 /* Runs export(arg) in slices of `slice` gas. With `move`, each suspended call is
  * described, rebuilt in a fresh store (state copied) and continued there. */
 static void sliced_run(const char *name, int32_t arg, uint64_t slice, bool move, uint64_t *result, uint64_t *gas,
                        uint64_t *hash, seen *s, uint32_t *nslices) {
-    fixture fx;
-    fx_open(&fx, false);
-    ri_store_set_suspend_mode(fx.store, RI_SUSPEND_ON_GAS);
-    ri_store_set_gas(fx.store, slice);
+    sliced run = {.at = 0, .s = s};
+    fixture *fx = &run.fx[0];
+    fx_open(fx, false);
+    slicing sl = {.slice = slice, .max_slices = 1000000, .user = &run, .paused = note_pause,
+                  .move = move ? move_to_fresh : NULL};
+    slicing_world w = world_of(fx);
     ri_val a = ri_val_i32(arg), r;
-    ri_error err;
-    ri_errcode rc = ri_func_call(fx.store, export_func(&fx, name), &a, 1, &r, 1, &err);
-    uint64_t given = slice;
-    *nslices = 1;
-    while (rc == RI_ERR_SUSPENDED) {
-        assert_true(ri_store_suspended(fx.store));
-        assert_int_equal(ri_store_suspend_reason(fx.store), RI_SUSPENDED_GAS);
-        ri_suspension d;
-        if (!ri_store_describe_suspended(fx.store, fx.instance, &d, &err)) {
-            print_error("describe: %s\n", err.message);
-            fail();
-        }
-        ri_susp_frame *top = &d.frames[d.nframes - 1];
-        s->top[top->point]++;
-        if (d.nframes > s->max_frames) s->max_frames = d.nframes;
-        if (d.nframes > 1 && d.frames[0].point == RI_SUSP_CALL && d.frames[1].func_index != d.frames[0].func_index)
-            s->indirect_caller++;
-        if (move) {
-            fixture to;
-            fx_open(&to, false);
-            copy_state(&fx, &to);
-            if (!ri_store_rebuild_suspended(to.store, to.instance, &d, &err)) {
-                print_error("rebuild: %s\n", err.message);
-                fail();
-            }
-            /* The rebuilt call describes as the original. */
-            ri_suspension d2;
-            assert_true(ri_store_describe_suspended(to.store, to.instance, &d2, &err));
-            assert_int_equal(d2.nframes, d.nframes);
-            for (uint32_t i = 0; i < d.nframes; i++) {
-                assert_int_equal(d2.frames[i].wasm_offset, d.frames[i].wasm_offset);
-                assert_int_equal(d2.frames[i].nstack, d.frames[i].nstack);
-                assert_memory_equal(d2.frames[i].locals, d.frames[i].locals, d.frames[i].nlocals * sizeof(ri_susp_value));
-                assert_memory_equal(d2.frames[i].stack, d.frames[i].stack, d.frames[i].nstack * sizeof(ri_susp_value));
-            }
-            ri_suspension_free(&d2);
-            ri_store_set_suspend_mode(to.store, RI_SUSPEND_ON_GAS);
-            ri_store_set_gas(to.store, ri_store_gas(fx.store)); /* the unspent rest goes along */
-            fx_close(&fx);
-            fx = to;
-        }
-        ri_suspension_free(&d);
-        rc = ri_store_resume(fx.store, slice, &r, 1, &err);
-        given += slice;
-        (*nslices)++;
-        assert_true(*nslices < 1000000);
-    }
-    if (rc != RI_OK) print_error("sliced run: %s\n", err.message);
-    assert_int_equal(rc, RI_OK);
-    assert_false(ri_store_suspended(fx.store));
+    slicing_outcome o = slicing_run(&sl, &w, export_func(fx, name), &a, 1, &r, 1);
+    fx = &run.fx[run.at];
+    assert_false(ri_store_suspended(fx->store));
+    *nslices = o.slices;
     *result = r.type == RI_I64 ? (uint64_t)r.of.i64 : (uint32_t)r.of.i32;
-    *gas = given - ri_store_gas(fx.store);
-    *hash = state_hash(&fx);
-    fx_close(&fx);
+    *gas = o.gas;
+    *hash = state_hash(fx);
+    fx_close(fx);
 }
 
 static void every_gas_value_gives_the_same_run(void **state) {

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "ri/engine.h"
+#include "engine_slicing.h"
 #include "sandbox_test_util.h" /* read_fixture */
 
 typedef struct fixture {
@@ -96,64 +97,50 @@ static void ten_million_tail_calls_in_one_frame(void **state) {
 }
 
 static uint64_t state_hash(fixture *fx) {
-    ri_memory *mem = ri_instance_memory(fx->instance, 0);
-    const uint8_t *p = ri_memory_data(mem);
-    uint64_t h = 1469598103934665603u;
-    for (uint64_t i = 0; i < ri_memory_size(mem); i++) h = (h ^ p[i]) * 1099511628211u;
     ri_val g = ri_global_get(ri_instance_global(fx->instance, 0));
-    return h ^ (uint32_t)g.of.i32;
+    return slicing_memory_hash(fx->instance) ^ (uint32_t)g.of.i32;
 }
 
-static void copy_state(fixture *from, fixture *to) {
-    ri_memory *a = ri_instance_memory(from->instance, 0), *b = ri_instance_memory(to->instance, 0);
-    memcpy(ri_memory_data(b), ri_memory_data(a), ri_memory_size(a));
-    assert_true(ri_global_set(ri_instance_global(to->instance, 0), ri_global_get(ri_instance_global(from->instance, 0))));
+/* A sliced run's fixtures: the one it runs in and the fresh one a move opens. */
+typedef struct sliced {
+    fixture fx[2];
+    int at;
+    uint32_t *chain_waits;
+} sliced;
+
+static void note_pause(void *user, const slicing_world *w, const ri_suspension *d) {
+    (void)w;
+    /* mix (8) waits in its call of even (5) while odd (6), reached by a tail call, runs */
+    if (d->nframes == 2 && d->frames[1].func_index == 6) (*((sliced *)user)->chain_waits)++;
+    assert_true(d->nframes <= 2);
+}
+
+static slicing_world move_to_fresh(void *user, const slicing_world *from, const ri_suspension *d) {
+    sliced *run = user;
+    fixture *to = &run->fx[!run->at];
+    fx_open(to, NULL);
+    slicing_world w = {to->store, to->instance};
+    slicing_copy_state(from, &w);
+    slicing_rebuild(&w, d);
+    fx_close(&run->fx[run->at]);
+    run->at = !run->at;
+    return w;
 }
 
 /* export(n) in slices of `slice` gas, each stop moved to a fresh store. */
 static void sliced_run(const char *name, int32_t n, uint64_t slice, uint32_t *result, uint64_t *gas, uint64_t *hash,
                        uint32_t *chain_waits) {
-    fixture fx;
-    fx_open(&fx, NULL);
-    ri_store_set_suspend_mode(fx.store, RI_SUSPEND_ON_GAS);
-    ri_store_set_gas(fx.store, slice);
+    sliced run = {.at = 0, .chain_waits = chain_waits};
+    fx_open(&run.fx[0], NULL);
+    slicing sl = {.slice = slice, .max_slices = 100000, .user = &run, .paused = note_pause, .move = move_to_fresh};
+    slicing_world w = {run.fx[0].store, run.fx[0].instance};
     ri_val a = ri_val_i32(n), r;
-    ri_error err;
-    ri_errcode rc = ri_func_call(fx.store, export_func(&fx, name), &a, 1, &r, 1, &err);
-    uint64_t given = slice;
-    uint32_t slices = 1;
-    while (rc == RI_ERR_SUSPENDED) {
-        ri_suspension d;
-        if (!ri_store_describe_suspended(fx.store, fx.instance, &d, &err)) {
-            print_error("describe: %s\n", err.message);
-            fail();
-        }
-        /* mix (8) waits in its call of even (5) while odd (6), reached by a tail call, runs */
-        if (d.nframes == 2 && d.frames[1].func_index == 6) (*chain_waits)++;
-        assert_true(d.nframes <= 2);
-        fixture to;
-        fx_open(&to, NULL);
-        copy_state(&fx, &to);
-        if (!ri_store_rebuild_suspended(to.store, to.instance, &d, &err)) {
-            print_error("rebuild: %s\n", err.message);
-            fail();
-        }
-        ri_suspension_free(&d);
-        ri_store_set_suspend_mode(to.store, RI_SUSPEND_ON_GAS);
-        ri_store_set_gas(to.store, ri_store_gas(fx.store));
-        fx_close(&fx);
-        fx = to;
-        rc = ri_store_resume(fx.store, slice, &r, 1, &err);
-        given += slice;
-        slices++;
-        assert_true(slices < 100000);
-    }
-    if (rc != RI_OK) print_error("sliced run: %s\n", err.message);
-    assert_int_equal(rc, RI_OK);
+    slicing_outcome o = slicing_run(&sl, &w, export_func(&run.fx[0], name), &a, 1, &r, 1);
+    fixture *fx = &run.fx[run.at];
     *result = (uint32_t)r.of.i32;
-    *gas = given - ri_store_gas(fx.store);
-    *hash = state_hash(&fx);
-    fx_close(&fx);
+    *gas = o.gas;
+    *hash = state_hash(fx);
+    fx_close(fx);
 }
 
 /* The arguments of a tail call are counted in slots: a v128 takes two. */

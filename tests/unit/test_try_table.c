@@ -24,57 +24,15 @@
 #include "ri/engine.h"
 #include "ri/snapshot.h"
 #include "sandbox_test_util.h" /* print_error */
+#include "engine_slicing.h"
+#include "wasm_bytes.h"
 
-/* ---- a small module writer --------------------------------------------------------------- */
+/* ---- the module ---------------------------------------------------------------------------- */
 
-typedef struct buf {
-    uint8_t *p;
-    size_t n, cap;
-} buf;
-
-static void put(buf *b, uint8_t x) {
-    if (b->n == b->cap) {
-        b->cap = b->cap ? b->cap * 2 : 256;
-        b->p = realloc(b->p, b->cap);
-        assert_non_null(b->p);
-    }
-    b->p[b->n++] = x;
-}
-static void put_n(buf *b, const uint8_t *p, size_t n) {
-    for (size_t i = 0; i < n; i++) put(b, p[i]);
-}
-static void uleb(buf *b, uint64_t v) {
-    do {
-        uint8_t x = v & 0x7f;
-        v >>= 7;
-        put(b, (uint8_t)(x | (v ? 0x80 : 0)));
-    } while (v);
-}
-static void sleb(buf *b, int64_t v) {
-    for (;;) {
-        uint8_t x = (uint8_t)(v & 0x7f);
-        v >>= 7; /* (arithmetic on the compilers we build with) */
-        bool done = (v == 0 && !(x & 0x40)) || (v == -1 && (x & 0x40));
-        put(b, (uint8_t)(x | (done ? 0 : 0x80)));
-        if (done) return;
-    }
-}
-static void section(buf *mod, uint8_t id, buf *content) {
-    put(mod, id);
-    uleb(mod, content->n);
-    put_n(mod, content->p, content->n);
-    free(content->p);
-    memset(content, 0, sizeof *content);
-}
-
-#define B(...)                                        \
-    do {                                              \
-        static const uint8_t b_[] = {__VA_ARGS__};    \
-        put_n(f, b_, sizeof b_);                      \
-    } while (0)
-static void i32c(buf *f, int32_t v) {
-    put(f, 0x41);
-    sleb(f, v);
+#define B(...) WASM_PUT(f, __VA_ARGS__)
+static void i32c(ri_buf *f, int32_t v) {
+    ri_buf_u8(f, 0x41);
+    wasm_sleb(f, v);
 }
 
 enum { I32 = 0x7F, EXN = 0x69, FUNC = 0x70, EMPTY = 0x40 };
@@ -87,13 +45,13 @@ enum { C_TAG = 0, C_TAG_REF = 1, C_ALL = 2, C_ALL_REF = 3 };
 
 /* try_table with block type bt (a byte: EMPTY, a value type, or a type index below 64) and
  * one clause. */
-static void try_table1(buf *f, uint8_t bt, uint8_t kind, uint32_t tag, uint32_t label) {
-    put(f, TRY_TABLE);
-    put(f, bt);
-    put(f, 1);
-    put(f, kind);
-    if (kind < C_ALL) uleb(f, tag);
-    uleb(f, label);
+static void try_table1(ri_buf *f, uint8_t bt, uint8_t kind, uint32_t tag, uint32_t label) {
+    ri_buf_u8(f, TRY_TABLE);
+    ri_buf_u8(f, bt);
+    ri_buf_u8(f, 1);
+    ri_buf_u8(f, kind);
+    if (kind < C_ALL) wasm_uleb(f, tag);
+    wasm_uleb(f, label);
 }
 
 /* Types */
@@ -112,19 +70,16 @@ static const uint8_t func_types[NFUNCS] = {T_I_I, T_I_V, T_I_I, T_I_I, T_I_I, T_
                                            T_I_I, T_V_V, T_I_I, T_I_I, T_I_I, T_V_X, T_X_V, T_I_I, T_I_I,
                                            T_I_I, T_I_I};
 
-static void body(buf *code, buf *f) {
-    put(f, END);
-    uleb(code, f->n);
-    put_n(code, f->p, f->n);
-    free(f->p);
-    memset(f, 0, sizeof *f);
+static void body(ri_buf *code, ri_buf *f) {
+    ri_buf_u8(f, END);
+    wasm_sized(code, f);
 }
 
 /* The function bodies; local declarations first. */
-static void emit_body(buf *f, uint32_t fn) {
+static void emit_body(ri_buf *f, uint32_t fn) {
     switch (fn) {
     case F_THROWER: /* (k): 0 throws $ei(7), 1 throws $e0, 2 throws $ei(9), 3 throws $e0, else returns */
-        put(f, 0);
+        ri_buf_u8(f, 0);
         B(LGET, 0, I32_EQZ, IF, EMPTY);
         i32c(f, 7);
         B(THROW, EI, END);
@@ -135,22 +90,22 @@ static void emit_body(buf *f, uint32_t fn) {
         B(LGET, 0, 0x41, 3, I32_EQ, IF, EMPTY, THROW, E0, END);
         return;
     case F_CATCH: /* catch $ei: payload + 100 */
-        put(f, 0);
+        ri_buf_u8(f, 0);
         B(BLOCK, I32);
         try_table1(f, I32, C_TAG, EI, 0);
         B(LGET, 0, CALL, F_THROWER, 0x41, 5, END, RETURN, END);
         i32c(f, 100);
-        put(f, I32_ADD);
+        ri_buf_u8(f, I32_ADD);
         return;
     case F_CATCH_ALL: /* catch_all: 200 */
-        put(f, 0);
+        ri_buf_u8(f, 0);
         B(BLOCK, EMPTY);
         try_table1(f, EMPTY, C_ALL, 0, 0);
         B(LGET, 0, CALL, F_THROWER, END, 0x41, 5, RETURN, END);
         i32c(f, 200);
         return;
     case F_CATCH_REF: /* catch_ref $ei, then throw_ref it to an outer catch $ei: payload + 1000 */
-        put(f, 0);
+        ri_buf_u8(f, 0);
         B(BLOCK, I32);
         try_table1(f, I32, C_TAG, EI, 0);
         B(BLOCK, T_V_IX);
@@ -158,7 +113,7 @@ static void emit_body(buf *f, uint32_t fn) {
         B(LGET, 0, CALL, F_THROWER, 0x41, 5, END, RETURN, END);
         B(THROW_REF, END, RETURN, END);
         i32c(f, 1000);
-        put(f, I32_ADD);
+        ri_buf_u8(f, I32_ADD);
         return;
     case F_CATCH_ALL_REF: /* catch_all_ref: 300 + 1000 if the exnref (through a select) is not null */
         B(1, 1, EXN);
@@ -168,30 +123,30 @@ static void emit_body(buf *f, uint32_t fn) {
         /* (a typed select of exnrefs: the caught one) */
         B(LSET, 1, LGET, 1, REF_NULL, EXN, 0x41, 1, 0x1C, 1, EXN, REF_IS_NULL, I32_EQZ);
         i32c(f, 1000);
-        put(f, I32_MUL);
+        ri_buf_u8(f, I32_MUL);
         i32c(f, 300);
-        put(f, I32_ADD);
+        ri_buf_u8(f, I32_ADD);
         return;
     case F_LEGACY_MIX: /* throw_ref caught by a legacy catch: $ei 2000 + payload, others 3000 */
-        put(f, 0);
+        ri_buf_u8(f, 0);
         B(TRY, I32, BLOCK, EXN);
         try_table1(f, EMPTY, C_ALL_REF, 0, 0);
         B(LGET, 0, CALL, F_THROWER, END, 0x41, 5, RETURN, END, THROW_REF, CATCH, EI);
         i32c(f, 2000);
         B(I32_ADD, CATCH_ALL);
         i32c(f, 3000);
-        put(f, END);
+        ri_buf_u8(f, END);
         return;
     case F_LEGACY_INTO: /* a legacy rethrow caught by a try_table: 4000 + payload */
-        put(f, 0);
+        ri_buf_u8(f, 0);
         B(BLOCK, I32);
         try_table1(f, I32, C_TAG, EI, 0);
         B(TRY, I32, LGET, 0, CALL, F_THROWER, 0x41, 5, CATCH_ALL, RETHROW, 0, END, END, RETURN, END);
         i32c(f, 4000);
-        put(f, I32_ADD);
+        ri_buf_u8(f, I32_ADD);
         return;
     case F_NESTED: /* inner catches $e0 (600), outer $ei (100 + payload) */
-        put(f, 0);
+        ri_buf_u8(f, 0);
         B(BLOCK, I32);
         try_table1(f, I32, C_TAG, EI, 0);
         B(BLOCK, EMPTY);
@@ -200,7 +155,7 @@ static void emit_body(buf *f, uint32_t fn) {
         i32c(f, 600);
         B(END, RETURN, END);
         i32c(f, 100);
-        put(f, I32_ADD);
+        ri_buf_u8(f, I32_ADD);
         return;
     case F_LOOP: /* (n): a catch_all to the loop's label, n times: returns n */
         B(1, 1, I32);
@@ -210,18 +165,18 @@ static void emit_body(buf *f, uint32_t fn) {
         B(LGET, 1);
         return;
     case F_FUNC_LABEL: /* catch $ei to the function's label: returns the payload */
-        put(f, 0);
+        ri_buf_u8(f, 0);
         try_table1(f, I32, C_TAG, EI, 0);
         B(LGET, 0, CALL, F_THROWER, 0x41, 5, END);
         return;
     case F_TAIL: /* return_call leaves the try_table: not caught */
-        put(f, 0);
+        ri_buf_u8(f, 0);
         B(BLOCK, EMPTY);
         try_table1(f, EMPTY, C_TAG, E0, 0);
         B(0x41, 1, RETURN_CALL, F_THROWER, END, END);
         return;
     case F_WORK: /* i * 3 */
-        put(f, 0);
+        ri_buf_u8(f, 0);
         B(LGET, 0, 0x41, 3, I32_MUL);
         return;
     case F_PAUSE: /* (n) locals x y exnref, i acc i32: n + 3 * n(n+1)/2, with exnrefs live across the loop */
@@ -261,32 +216,32 @@ static void emit_body(buf *f, uint32_t fn) {
         B(LGET, 1, THROW_REF, END, 0x41, 0x7F, RETURN, END);
         return;
     case F_GET_EXN: /* () -> exnref of $ei(5) */
-        put(f, 0);
+        ri_buf_u8(f, 0);
         B(BLOCK, EXN);
         try_table1(f, EMPTY, C_ALL_REF, 0, 0);
         B(0x41, 5, THROW, EI, END, UNREACHABLE, END);
         return;
     case F_RETHROW_ARG: /* (exnref) */
-        put(f, 0);
+        ri_buf_u8(f, 0);
         B(LGET, 0, THROW_REF);
         return;
     case F_UNCAUGHT:
-        put(f, 0);
+        ri_buf_u8(f, 0);
         B(LGET, 0, THROW, EI);
         return;
     case F_VIA_HOST: /* a try_table around a host call that fails: 1 if not caught... it is not */
-        put(f, 0);
+        ri_buf_u8(f, 0);
         B(BLOCK, EMPTY);
         try_table1(f, EMPTY, C_ALL, 0, 0);
         B(LGET, 0, CALL, F_HOST, DROP, END, 0x41, 1, RETURN, END, 0x41, 2);
         return;
     case F_PARAM: /* (k) a try_table with a parameter: k + 1, or the payload to the function's label */
-        put(f, 0);
+        ri_buf_u8(f, 0);
         B(LGET, 0, TRY_TABLE, T_I_I, 1, C_TAG, EI, 0, 0x41, 1, I32_ADD, LGET, 0, CALL, F_THROWER, END);
         return;
     case F_ACC: /* (k) the block's result made by an add just before its end, used by an add after
                  * it (the interpreter's accumulator): k * k + k, or the payload + k */
-        put(f, 0);
+        ri_buf_u8(f, 0);
         B(BLOCK, I32);
         try_table1(f, I32, C_TAG, EI, 0);
         B(LGET, 0, CALL, F_THROWER, LGET, 0, LGET, 0, I32_MUL, END, END, LGET, 0, I32_ADD);
@@ -295,14 +250,13 @@ static void emit_body(buf *f, uint32_t fn) {
     }
 }
 
-static buf build_module(void) {
-    buf mod = {0}, s = {0};
-    static const uint8_t header[] = {0, 'a', 's', 'm', 1, 0, 0, 0};
-    put_n(&mod, header, sizeof header);
+static ri_buf build_module(void) {
+    ri_buf mod = {0}, s = {0};
+    wasm_header(&mod);
     /* types */
     {
-        buf *f = &s;
-        put(f, NTYPES);
+        ri_buf *f = &s;
+        ri_buf_u8(f, NTYPES);
         B(0x60, 0, 0);                 /* T_V_V */
         B(0x60, 1, I32, 1, I32);       /* T_I_I */
         B(0x60, 1, I32, 0);            /* T_I_V */
@@ -310,46 +264,44 @@ static buf build_module(void) {
         B(0x60, 0, 1, EXN);            /* T_V_X */
         B(0x60, 1, EXN, 0);            /* T_X_V */
     }
-    section(&mod, 1, &s);
+    wasm_section(&mod, 1, &s);
     /* import: host.reenter (T_I_I) */
-    put(&s, 1);
-    put(&s, 4);
-    put_n(&s, (const uint8_t *)"host", 4);
-    put(&s, 7);
-    put_n(&s, (const uint8_t *)"reenter", 7);
-    put(&s, 0);
-    put(&s, T_I_I);
-    section(&mod, 2, &s);
+    ri_buf_u8(&s, 1);
+    wasm_name(&s, "host");
+    wasm_name(&s, "reenter");
+    ri_buf_u8(&s, 0);
+    ri_buf_u8(&s, T_I_I);
+    wasm_section(&mod, 2, &s);
     /* functions */
-    uleb(&s, NFUNCS - 1);
-    for (uint32_t i = 1; i < NFUNCS; i++) put(&s, func_types[i]);
-    section(&mod, 3, &s);
+    wasm_uleb(&s, NFUNCS - 1);
+    for (uint32_t i = 1; i < NFUNCS; i++) ri_buf_u8(&s, func_types[i]);
+    wasm_section(&mod, 3, &s);
     /* tags: $e0 [], $ei [i32], $ex [exnref] */
-    put(&s, 3);
-    put(&s, 0);
-    put(&s, T_V_V);
-    put(&s, 0);
-    put(&s, T_I_V);
-    put(&s, 0);
-    put(&s, T_X_V);
-    section(&mod, 13, &s);
+    ri_buf_u8(&s, 3);
+    ri_buf_u8(&s, 0);
+    ri_buf_u8(&s, T_V_V);
+    ri_buf_u8(&s, 0);
+    ri_buf_u8(&s, T_I_V);
+    ri_buf_u8(&s, 0);
+    ri_buf_u8(&s, T_X_V);
+    wasm_section(&mod, 13, &s);
     /* exports */
-    uleb(&s, NFUNCS - 1);
+    wasm_uleb(&s, NFUNCS - 1);
     for (uint32_t i = 1; i < NFUNCS; i++) {
-        uleb(&s, strlen(names[i]));
-        put_n(&s, (const uint8_t *)names[i], strlen(names[i]));
-        put(&s, 0);
-        uleb(&s, i);
+        wasm_name(&s, names[i]);
+        ri_buf_u8(&s, 0);
+        wasm_uleb(&s, i);
     }
-    section(&mod, 7, &s);
+    wasm_section(&mod, 7, &s);
     /* code */
-    uleb(&s, NFUNCS - 1);
+    wasm_uleb(&s, NFUNCS - 1);
     for (uint32_t i = 1; i < NFUNCS; i++) {
-        buf f = {0};
+        ri_buf f = {0};
         emit_body(&f, i);
         body(&s, &f);
     }
-    section(&mod, 10, &s);
+    wasm_section(&mod, 10, &s);
+    wasm_done(&mod);
     return mod;
 }
 
@@ -361,7 +313,7 @@ typedef struct fixture {
     ri_instance *instance;
 } fixture;
 
-static buf module_bytes;
+static ri_buf module_bytes;
 
 static ri_func *fn(const fixture *fx, uint32_t index) {
     ri_extern ext;
@@ -378,13 +330,13 @@ static int reenter_fn(ri_host_call *call, void *user, const ri_val *args, ri_val
 }
 
 static void fx_open(fixture *fx, bool unmetered) {
-    if (!module_bytes.n) module_bytes = build_module();
+    if (!module_bytes.len) module_bytes = build_module();
     memset(fx, 0, sizeof *fx);
     ri_error err;
     ri_module_config cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.unmetered = unmetered;
-    fx->module = ri_module_load(module_bytes.p, module_bytes.n, &cfg, &err);
+    fx->module = ri_module_load(module_bytes.data, module_bytes.len, &cfg, &err);
     if (!fx->module) print_error("load: %s\n", err.message);
     assert_non_null(fx->module);
     fx->store = ri_store_new(NULL);
@@ -528,19 +480,20 @@ static void load_error(const uint8_t *bytes, size_t len, ri_errcode code, const 
 }
 
 /* A module of one function of type [] -> [] with `body` (locals included), tag 0 of type []. */
-static buf one_function(const uint8_t *body_bytes, size_t n) {
-    buf mod = {0};
+static ri_buf one_function(const uint8_t *body_bytes, size_t n) {
+    ri_buf mod = {0};
     static const uint8_t head[] = {0, 'a', 's', 'm', 1, 0, 0, 0,
                                    1, 12, 3, 0x60, 0, 0, 0x60, 0, 1, EXN, 0x60, 0, 1, FUNC, /* types */
                                    3, 2, 1, 0,                                          /* func: type 0 */
                                    13, 3, 1, 0, 0};                                     /* tag: type 0 */
-    put_n(&mod, head, sizeof head);
-    put(&mod, 10);
-    uleb(&mod, n + 3); /* (bodies below 127 bytes) */
-    put(&mod, 1);
-    uleb(&mod, n + 1);
-    put_n(&mod, body_bytes, n);
-    put(&mod, END);
+    ri_buf_put(&mod, head, sizeof head);
+    ri_buf_u8(&mod, 10);
+    wasm_uleb(&mod, n + 3); /* (bodies below 127 bytes) */
+    ri_buf_u8(&mod, 1);
+    wasm_uleb(&mod, n + 1);
+    ri_buf_put(&mod, body_bytes, n);
+    ri_buf_u8(&mod, END);
+    wasm_done(&mod);
     return mod;
 }
 
@@ -567,25 +520,25 @@ static void bad_try_tables_are_refused_at_load(void **state) {
         {{0, TRY_TABLE, EMPTY, 1, C_TAG, 5, 0, END}, 8, "unknown tag 5"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        buf m = one_function(cases[i].body, cases[i].n);
-        load_error(m.p, m.n, RI_ERR_INVALID, cases[i].needle);
-        free(m.p);
+        ri_buf m = one_function(cases[i].body, cases[i].n);
+        load_error(m.data, m.len, RI_ERR_INVALID, cases[i].needle);
+        ri_buf_free(&m);
     }
     /* valid: several clauses of a tag, catch_all before a tag's */
     static const uint8_t fine[] = {0, TRY_TABLE, EMPTY, 3, C_TAG, 0, 0, C_ALL, 0, C_TAG, 0, 0, END,
                                    BLOCK, EXN, TRY_TABLE, EMPTY, 2, C_ALL_REF, 0, C_TAG_REF, 0, 0, END, UNREACHABLE, END, DROP};
-    buf ok = one_function(fine, sizeof fine);
+    ri_buf ok = one_function(fine, sizeof fine);
     ri_error err;
-    ri_module *m1 = ri_module_load(ok.p, ok.n, NULL, &err);
+    ri_module *m1 = ri_module_load(ok.data, ok.len, NULL, &err);
     if (!m1) print_error("load: %s\n", err.message);
     assert_non_null(m1);
     ri_module_free(m1);
-    free(ok.p);
+    ri_buf_free(&ok);
     /* a malformed clause kind */
     static const uint8_t malformed[] = {0, TRY_TABLE, EMPTY, 1, 4, 0, END};
-    buf m = one_function(malformed, sizeof malformed);
-    load_error(m.p, m.n, RI_ERR_MALFORMED, "malformed catch clause");
-    free(m.p);
+    ri_buf m = one_function(malformed, sizeof malformed);
+    load_error(m.data, m.len, RI_ERR_MALFORMED, "malformed catch clause");
+    ri_buf_free(&m);
     /* a table of exnref: a clear refusal */
     static const uint8_t table[] = {0, 'a', 's', 'm', 1, 0, 0, 0, 4, 4, 1, EXN, 0, 1};
     load_error(table, sizeof table, RI_ERR_UNSUPPORTED, "a table of exnref is not supported");
@@ -595,51 +548,44 @@ static void bad_try_tables_are_refused_at_load(void **state) {
 
 static int32_t pause_ref(int32_t n) { return n + 3 * n * (n + 1) / 2; }
 
-/* A WSNP v2 image of fx with d as its suspended call (FRMS). */
-static bool write_call(fixture *fx, const ri_suspension *d, uint8_t **bytes, size_t *len, ri_snap_error *serr) {
-    ri_snap_meta meta;
-    memset(&meta, 0, sizeof meta);
-    meta.module_size = module_bytes.n;
-    meta.status = RI_SNAP_STATUS_SUSPENDED;
-    ri_snap_call c;
-    memset(&c, 0, sizeof c);
-    c.pause_on = RI_SUSPEND_ON_GAS;
-    c.gas_schedule = 1;
-    c.export_name = (char *)"pause_exnref";
-    c.export_name_len = 12;
-    static ri_valtype i32 = RI_I32;
-    c.nresults = 1;
-    c.result_types = &i32;
-    c.suspension = *d;
-    return ri_snap_write_call(fx->instance, &meta, NULL, &c, bytes, len, serr);
+/* A sliced run's fixtures (the one it runs in, the fresh one a move opens: the host
+ * function points at its fixture) and what its pauses showed. */
+typedef struct sliced {
+    fixture fx[2];
+    int at;
+    int32_t n; /* the argument */
+    uint32_t with_refs, nested_refs, in_work;
+} sliced;
+
+static void note_pause(void *user, const slicing_world *w, const ri_suspension *d) {
+    (void)w;
+    sliced *run = user;
+    if (d->nexnrefs) run->with_refs++;
+    if (d->nexnrefs == 2) { /* y = $ex(x): entry 1 holds an exnref to entry 0 */
+        run->nested_refs++;
+        assert_int_equal(d->exnrefs[0].tag_index, EI);
+        assert_int_equal(d->exnrefs[0].vals[0].bits, (uint64_t)run->n);
+        assert_int_equal(d->exnrefs[1].tag_index, EX);
+        assert_int_equal(d->exnrefs[1].vals[0].type, RI_EXNREF);
+        assert_int_equal(d->exnrefs[1].vals[0].bits, 0);
+    }
+    if (d->nframes == 2) run->in_work++;
 }
 
-/* The suspended call of fx, through a WSNP v2 image (FRMS), into a fresh fixture. */
-static void move_through_snapshot(fixture *fx, fixture *to, const ri_suspension *d, bool unmetered) {
-    uint8_t *img_bytes = NULL;
-    size_t img_len = 0;
-    ri_snap_error serr;
-    if (!write_call(fx, d, &img_bytes, &img_len, &serr)) {
-        print_error("write: %s\n", serr.message);
-        fail();
-    }
-    ri_snap_image img;
-    assert_true(ri_snap_read(img_bytes, img_len, &img, &serr));
-    ri_snap_call back;
-    if (!ri_snap_read_call(&img, &back, &serr)) {
-        print_error("read: %s\n", serr.message);
-        fail();
-    }
-    assert_int_equal(back.suspension.nexnrefs, d->nexnrefs);
-    fx_open(to, unmetered);
-    ri_error err;
-    if (!ri_store_rebuild_suspended(to->store, to->instance, &back.suspension, &err)) {
-        print_error("rebuild: %s\n", err.message);
-        fail();
-    }
-    ri_snap_call_free(&back);
-    ri_snap_image_free(&img);
-    free(img_bytes);
+/* The suspended call, through a WSNP v2 image (FRMS), into a fresh fixture. */
+static slicing_world move_through_snapshot(void *user, const slicing_world *from, const ri_suspension *d) {
+    sliced *run = user;
+    slicing_image x;
+    slicing_image_of(from->instance, module_bytes.len, "pause_exnref", d, &x);
+    assert_int_equal(x.call.suspension.nexnrefs, d->nexnrefs);
+    fixture *to = &run->fx[!run->at];
+    fx_open(to, false);
+    slicing_world w = {to->store, to->instance};
+    slicing_rebuild(&w, &x.call.suspension);
+    slicing_image_free(&x);
+    fx_close(&run->fx[run->at]);
+    run->at = !run->at;
+    return w;
 }
 
 /* Every slice size: a stop anywhere (inside try_tables, in work called from one, at the
@@ -655,49 +601,21 @@ static void paused_with_exnrefs_resumes_after_a_snapshot(void **state) {
     expect(&fx, F_PAUSE, n, pause_ref(n));
     uint64_t want_gas = UINT64_MAX / 2 - ri_store_gas(fx.store);
     fx_close(&fx);
-    uint32_t with_refs = 0, nested_refs = 0, in_work = 0;
+    sliced run;
+    memset(&run, 0, sizeof run);
+    run.n = n;
     for (uint64_t slice = 1; slice <= want_gas + 1; slice++) {
-        fx_open(&fx, false);
-        ri_store_set_suspend_mode(fx.store, RI_SUSPEND_ON_GAS);
-        ri_store_set_gas(fx.store, slice);
+        run.at = 0;
+        fx_open(&run.fx[0], false);
+        slicing sl = {.slice = slice, .user = &run, .paused = note_pause, .move = move_through_snapshot};
+        slicing_world w = {run.fx[0].store, run.fx[0].instance};
         ri_val a = ri_val_i32(n), r;
-        ri_error err;
-        ri_errcode rc = ri_func_call(fx.store, fn(&fx, F_PAUSE), &a, 1, &r, 1, &err);
-        uint64_t given = slice;
-        while (rc == RI_ERR_SUSPENDED) {
-            ri_suspension d;
-            if (!ri_store_describe_suspended(fx.store, fx.instance, &d, &err)) {
-                print_error("describe: %s\n", err.message);
-                fail();
-            }
-            if (d.nexnrefs) with_refs++;
-            if (d.nexnrefs == 2) { /* y = $ex(x): entry 1 holds an exnref to entry 0 */
-                nested_refs++;
-                assert_int_equal(d.exnrefs[0].tag_index, EI);
-                assert_int_equal(d.exnrefs[0].vals[0].bits, (uint64_t)n);
-                assert_int_equal(d.exnrefs[1].tag_index, EX);
-                assert_int_equal(d.exnrefs[1].vals[0].type, RI_EXNREF);
-                assert_int_equal(d.exnrefs[1].vals[0].bits, 0);
-            }
-            if (d.nframes == 2) in_work++;
-            fixture to;
-            uint64_t left = ri_store_gas(fx.store);
-            move_through_snapshot(&fx, &to, &d, false);
-            ri_suspension_free(&d);
-            ri_store_set_suspend_mode(to.store, RI_SUSPEND_ON_GAS);
-            ri_store_set_gas(to.store, left);
-            fx_close(&fx);
-            fx = to;
-            rc = ri_store_resume(fx.store, slice, &r, 1, &err);
-            given += slice;
-        }
-        if (rc != RI_OK) print_error("slice %u: %s\n", (unsigned)slice, err.message);
-        assert_int_equal(rc, RI_OK);
+        slicing_outcome o = slicing_run(&sl, &w, fn(&run.fx[0], F_PAUSE), &a, 1, &r, 1);
         assert_int_equal(r.of.i32, pause_ref(n));
-        assert_int_equal(given - ri_store_gas(fx.store), want_gas);
-        fx_close(&fx);
+        assert_int_equal(o.gas, want_gas);
+        fx_close(&run.fx[run.at]);
     }
-    assert_true(with_refs > 0 && nested_refs > 0 && in_work > 0);
+    assert_true(run.with_refs > 0 && run.nested_refs > 0 && run.in_work > 0);
 }
 
 /* A rebuild refuses an exnref to no described exception, and an exception whose exnref
@@ -729,7 +647,7 @@ static void rebuild_refuses_bad_exnrefs(void **state) {
     uint8_t *bytes = NULL;
     size_t len = 0;
     ri_snap_error serr;
-    assert_false(write_call(&fx, &d, &bytes, &len, &serr));
+    assert_false(slicing_write_call(fx.instance, module_bytes.len, "pause_exnref", &d, &bytes, &len, &serr));
     assert_non_null(strstr(serr.message, "frame 0 holds an exnref to no stored exception"));
     free(bytes);
     y->bits = 1;
@@ -752,6 +670,6 @@ int main(void) {
         cmocka_unit_test(rebuild_refuses_bad_exnrefs),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
-    free(module_bytes.p);
+    free(module_bytes.data);
     return rc;
 }
