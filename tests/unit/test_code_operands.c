@@ -155,19 +155,6 @@ static void reads_and_writes_follow_the_kinds(void **state) {
 
 /* ---- the verifier on the fixtures ---- */
 
-static uint8_t *read_file(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long size = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *bytes = malloc(size > 0 ? (size_t)size : 1);
-    assert_non_null(bytes);
-    *len = fread(bytes, 1, (size_t)(size > 0 ? size : 0), f);
-    fclose(f);
-    return bytes;
-}
-
 /* Calls fn on every module of the fixtures, compiled in each of the four ways. */
 static uint32_t each_fixture_module(void (*fn)(ri_module *m, void *ctx), void *ctx) {
     const char *dir = getenv("RI_WAT_DIR");
@@ -179,11 +166,10 @@ static uint32_t each_fixture_module(void (*fn)(ri_module *m, void *ctx), void *c
     while ((e = readdir(d)) != NULL) {
         size_t len = strlen(e->d_name);
         if (len < 6 || strcmp(e->d_name + len - 5, ".wasm") != 0) continue;
-        char path[4096];
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        char name[256];
+        snprintf(name, sizeof name, "%.*s", (int)(len - 5), e->d_name); /* (d_name: under 256 bytes) */
         size_t got = 0;
-        uint8_t *bytes = read_file(path, &got);
-        if (!bytes) continue;
+        uint8_t *bytes = read_fixture(name, &got);
         for (int way = 0; way < 4; way++) {
             ri_module_config mcfg;
             memset(&mcfg, 0, sizeof mcfg);
