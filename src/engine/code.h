@@ -118,7 +118,8 @@
  *   Y a memory index          G a global index         T a type index
  *   X a table index           F a function index       B a body index (a function of this module)
  *   E an element segment      Z a data segment         K a tag index
- *   P a callee's frame base (a slot at most frame_slots: the arguments start there)
+ *   P the first of slots that the code does not count, at most frame_slots: a callee's frame
+ *     base (its arguments start there), THROW's first value (the tag says how many)
  *   N a count of slots: the previous slot operand is the first of that many
  *   C a count of repeated operands: `*` and the kind after it stand for that many of it
  *     (the variable-size operations: ENTRY's constants, BR_TABLE's offsets)
@@ -156,7 +157,7 @@
     X(RETURN_CALL, 3, TAIL, CALL, "FP")          /* function index, frame base: a tail call (the callee's frame replaces \
                             this one; a host callee is called, then the RETURN after the GAS returns its results) */ \
     X(RETURN_CALL_INDIRECT, 5, TAIL, CALL, "TXSP") /* type index, table index, element index slot, frame base: the same */ \
-    X(THROW, 3, 0, TRAP, "KS")       /* tag index, first value's slot: throw (the code's handler tables say where to) */ \
+    X(THROW, 3, 0, TRAP, "KP")       /* tag index, first value's slot: throw (the code's handler tables say where to) */ \
     X(RETHROW, 2, 0, TRAP, "S")     /* exception slot: throw again the exception a catch keeps there */ \
     X(THROW_REF, 2, 0, TRAP, "S")   /* exnref slot: throw the exception it refers to (trap if null) */ \
     X(MOVE, 3, ACC_MOVE, 0, "DS")           /* dst, src */ \

@@ -136,7 +136,8 @@ char ri_code_operand_at(uint32_t op, const uint32_t *code, uint32_t pos, uint32_
 
 /* Calls cb(slot, ctx) for every slot the instruction of op at code[pos] reads (S; both
  * slots of a V; the range of an N after a read slot) / writes (D, W; an N after a written
- * slot). A callee's frame (P) is neither: the callee reads and writes it. */
+ * slot). A P is neither: how many slots it starts is not in the code (a callee's frame, which
+ * the callee reads and writes; the values THROW reads, as many as its tag has). */
 typedef void ri_code_slot_cb(uint32_t slot, void *ctx);
 void ri_code_slot_reads(uint32_t op, const uint32_t *code, uint32_t pos, ri_code_slot_cb *cb, void *ctx);
 void ri_code_slot_writes(uint32_t op, const uint32_t *code, uint32_t pos, ri_code_slot_cb *cb, void *ctx);

@@ -83,7 +83,7 @@ static void check_operand(verifier *v, uint32_t k, char kind, uint32_t value) {
         v->last_slot = value;
         break;
     case 'P':
-        if (value > slots) failf(v, "operand %u: frame base %u past the frame (%u slots)", k, value, v->code->frame_slots);
+        if (value > slots) failf(v, "operand %u: first slot %u past the frame (%u slots)", k, value, v->code->frame_slots);
         break;
     default: break;
     }

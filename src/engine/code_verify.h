@@ -17,7 +17,7 @@
  * - every handler word is an operation's, every instruction starts where the one before it
  *   ended, and the last ends exactly at the code's end; the first is an ENTRY;
  * - every slot operand (its kinds: D, S, and both slots of a V or W, an N's range, a
- *   callee's frame base P) lies inside the frame (frame_slots);
+ *   P: a callee's frame base, THROW's first value) lies inside the frame (frame_slots);
  * - every branch offset (O) lands on an instruction's start;
  * - the stop points are in increasing order, each at an instruction's start (or 3 words
  *   into a TRAP2 instruction: its second trap).
