@@ -4,6 +4,8 @@
  */
 #include "code_info.h"
 
+#include <stdbool.h>
+
 /* One operation (with its stop point: RI_STOP_<pt>); a variant of another (which has the
  * base's stop point and call kind: read through .base); an operation with the four branch
  * variants (RI_BRANCH_*). */
@@ -58,7 +60,7 @@
     (RI_OP_##name >= RI_OP_F64_ADD && RI_OP_##name <= RI_OP_F64_DIV ? RI_OPF_PURE_F64 : 0u)
 
 const ri_code_info ri_code_infos[RI_CODE_OP_COUNT] = {
-#define RI_X_CTRL(name, words, flags, point) RI_CTRL_INFO(name, words, (RI_CTRL_FLAGS_##flags), (RI_CTRL_POINT_##point))
+#define RI_X_CTRL(name, words, flags, point, kinds) RI_CTRL_INFO(name, words, (RI_CTRL_FLAGS_##flags), (RI_CTRL_POINT_##point))
 #define RI_X_BR(name, words) RI_INFO4(name, words)
 #define RI_X_CMPBR(cmp, neg) RI_INFO4(BR_IF_##cmp, 4) RI_INFO4(BR_IF_##cmp##_I, 4)
 #define RI_X_FCMPBR(cmp, mirror) RI_INFO4(BR_IF_##cmp, 4) RI_INFO4(BR_IFNOT_##cmp, 4)
@@ -78,7 +80,7 @@ const ri_code_info ri_code_infos[RI_CODE_OP_COUNT] = {
 #define RI_X_PAIR(outer, inner) \
     RI_INFO(I32_##outer##_##inner, RI_OPF_ACC_INT, 5) \
     RI_INFO(I32_##outer##_##inner##_I, RI_OPF_ACC_INT, 5)
-#define RI_X_ADDL(name, words) RI_INFO_P(name, RI_OPF_ACC_INT, words, TRAP)
+#define RI_X_ADDL(name, words, kinds) RI_INFO_P(name, RI_OPF_ACC_INT, words, TRAP)
 #define RI_X_LOADBR(load) RI_INFO4_TRAP(load##_BR_EQ_S, 7) RI_INFO4_TRAP(load##_BR_NE_S, 7) \
                           RI_INFO4_TRAP(load##_BR_EQ_I, 7) RI_INFO4_TRAP(load##_BR_NE_I, 7)
 #define RI_X_STORE2(name) RI_INFO_P(name##_2, RI_OPF_TRAP2, 7, TRAP)
@@ -123,7 +125,7 @@ const uint16_t ri_code_forms[RI_REL_COUNT][RI_CODE_OP_COUNT] = {
 /* The names, in the enum's order (code.h). */
 #define RI_NAME4(s) s, s "_FG", s "_BG", s "_BU",
 const char *const ri_code_names[RI_CODE_OP_COUNT] = {
-#define RI_X_CTRL(name, words, flags, point) #name,
+#define RI_X_CTRL(name, words, flags, point, kinds) #name,
 #define RI_X_BR(name, words) RI_NAME4(#name)
 #define RI_X_CMPBR(cmp, neg) RI_NAME4("BR_IF_" #cmp) RI_NAME4("BR_IF_" #cmp "_I")
 #define RI_X_FCMPBR(cmp, mirror) RI_NAME4("BR_IF_" #cmp) RI_NAME4("BR_IFNOT_" #cmp)
@@ -135,7 +137,7 @@ const char *const ri_code_names[RI_CODE_OP_COUNT] = {
 #define RI_X_MADDBR(cmp) RI_X_KINDS4("MADDBR_", cmp)
 #define RI_X_FMEM(name) #name "_LA", #name "_LB", #name "_S", #name "_MA", #name "_MB", #name "_LXA", #name "_LXB",
 #define RI_X_PAIR(o, i) "I32_" #o "_" #i, "I32_" #o "_" #i "_I",
-#define RI_X_ADDL(name, words) #name,
+#define RI_X_ADDL(name, words, kinds) #name,
 #define RI_X_LOADBR(load) RI_NAME4(#load "_BR_EQ_S") RI_NAME4(#load "_BR_NE_S") RI_NAME4(#load "_BR_EQ_I") \
                           RI_NAME4(#load "_BR_NE_I")
 #define RI_X_STORE2(name) #name "_2",
@@ -146,3 +148,166 @@ const char *const ri_code_names[RI_CODE_OP_COUNT] = {
 #define RI_X_NUM(name, byte, a, b, r) #name,
     RI_CODE_EVERY_OP(RI_X_NUM)
 };
+#include "code_xundef.h"
+
+/* The operand kinds (code.h, "Operand kinds"): each family's template, control and SIMD
+ * operations their KINDS column; variants (branch _FG/_BG/_BU, accumulator _A*) have none
+ * here and are read through their base. */
+#define RI_IS_STORE(op) ((op) >= RI_OP_I32_STORE && (op) <= RI_OP_I64_STORE32)
+#define RI_KINDS(name, k) [RI_CODE_##name] = (k),
+const char *const ri_code_operand_kinds[RI_CODE_OP_COUNT] = {
+#define RI_X_CTRL(name, words, flags, point, kinds) RI_KINDS(name, kinds)
+#define RI_X_BR(name, words) RI_KINDS(name, words == 2 ? "O" : "SO")
+#define RI_X_CMPBR(cmp, neg) RI_KINDS(BR_IF_##cmp, "SSO") RI_KINDS(BR_IF_##cmp##_I, "SIO")
+#define RI_X_FCMPBR(cmp, mirror) RI_KINDS(BR_IF_##cmp, "SSO") RI_KINDS(BR_IFNOT_##cmp, "SSO")
+#define RI_X_IMM(name, mirror, ident) RI_KINDS(name##_I, "DSI")
+#define RI_X_ADDR(name) \
+    RI_KINDS(name##_X, RI_IS_STORE(RI_OP_##name) ? "SSSM" : "DSSM") \
+    RI_KINDS(name##_XI, RI_IS_STORE(RI_OP_##name) ? "SISM" : "DSIM")
+/* (k, x, step, limit, offset), step and limit slots (S) or immediates (I) as the name says */
+#define RI_KINDS_ADDBR(pre, cmp, head) \
+    RI_KINDS(pre##cmp##_SS, head "DSSSO") RI_KINDS(pre##cmp##_SI, head "DSSIO") \
+    RI_KINDS(pre##cmp##_IS, head "DSISO") RI_KINDS(pre##cmp##_II, head "DSIIO")
+#define RI_X_ADDBR(cmp) RI_KINDS_ADDBR(ADDBR_, cmp, "")
+#define RI_X_I2ADDBR(cmp) RI_KINDS_ADDBR(I2ADDBR_, cmp, "DSIDSI")
+#define RI_X_MADDBR(cmp) RI_KINDS_ADDBR(MADDBR_, cmp, "DS")
+#define RI_X_FMEM(name) \
+    RI_KINDS(name##_LA, "DSSM") RI_KINDS(name##_LB, "DSSM") RI_KINDS(name##_S, "SSSM") RI_KINDS(name##_MA, "SSM") \
+    RI_KINDS(name##_MB, "SSM") RI_KINDS(name##_LXA, "DSSIM") RI_KINDS(name##_LXB, "DSSIM")
+#define RI_X_PAIR(o, i) RI_KINDS(I32_##o##_##i, "DSSS") RI_KINDS(I32_##o##_##i##_I, "DSSI")
+#define RI_X_ADDL(name, words, kinds) RI_KINDS(name, kinds)
+#define RI_X_LOADBR(load) \
+    RI_KINDS(load##_BR_EQ_S, "DSIMSO") RI_KINDS(load##_BR_NE_S, "DSIMSO") \
+    RI_KINDS(load##_BR_EQ_I, "DSIMIO") RI_KINDS(load##_BR_NE_I, "DSIMIO")
+#define RI_X_STORE2(name) RI_KINDS(name##_2, "SSMSSM")
+#define RI_X_ACC(variant, base, words, mask, cls)
+#define RI_X_IPAIR(o, i) RI_KINDS(I32_##o##I_##i##I, "DSII")
+#define RI_X_FPAIR(o, i) RI_KINDS(F64_##o##_##i##_A, "DSSS") RI_KINDS(F64_##o##_##i##_B, "DSSS")
+#define RI_X_MEM(name, byte, t, n, st) RI_KINDS(name, (st) ? "SSM" : "DSM")
+#define RI_X_NUM(name, byte, a, b, r) RI_KINDS(name, RI_T_##b ? "DSS" : "DS")
+#define RI_X_SAT(name, sub, a, b, r) RI_KINDS(name, "DS")
+    RI_CODE_EVERY_OP(RI_X_SAT)
+};
+#include "code_xundef.h"
+#undef RI_X_SAT
+#undef RI_KINDS_ADDBR
+#undef RI_KINDS
+#undef RI_IS_STORE
+
+const char *ri_code_operands(uint32_t op) {
+    if (op >= RI_CODE_OP_COUNT) return NULL;
+    const char *k = ri_code_operand_kinds[op];
+    return k ? k : ri_code_operand_kinds[ri_code_infos[op].base];
+}
+
+/* The words a kind takes. */
+static uint32_t kind_words(char kind) { return kind == 'L' ? 2 : 1; }
+
+uint32_t ri_code_size_at(uint32_t op, const uint32_t *code, uint32_t pos, uint32_t nwords) {
+    const char *kinds = ri_code_operands(op);
+    if (!kinds || pos >= nwords) return 0;
+    uint64_t size = ri_code_words(op);
+    if (!size) { /* variable: fixed operands, `*` and the repeated kind, fixed operands */
+        uint64_t w = 1, count = 0;
+        for (const char *k = kinds; *k; k++) {
+            if (*k == '*') {
+                w += count * kind_words(k[1]);
+                k++;
+                continue;
+            }
+            if (*k == 'C') {
+                if (pos + w >= nwords) return 0;
+                count = code[pos + w];
+            }
+            w += kind_words(*k);
+        }
+        size = w;
+    }
+    return size <= nwords - pos ? (uint32_t)size : 0;
+}
+
+/* V128_OP's operand i (0 dst, 1 a, 2 b, 3 c) as its last word's flags make it. */
+static char v128_op_kind(uint32_t i, uint32_t word) {
+    uint32_t f = word >> 16;
+    switch (i) {
+    case 0: return (f & RI_V128F_R_SCALAR) ? 'D' : 'W';
+    case 1: return (f & RI_V128F_A_SCALAR) ? 'S' : 'V';
+    case 2: return !(f & RI_V128F_HAS_B) ? '_' : (f & RI_V128F_B_SCALAR) ? 'S' : 'V';
+    default: return (f & RI_V128F_HAS_C) ? 'V' : '_';
+    }
+}
+
+void ri_code_for_each_operand(uint32_t op, const uint32_t *code, uint32_t pos, ri_code_operand_fn *fn, void *ctx) {
+    const char *kinds = ri_code_operands(op);
+    if (!kinds) return;
+    uint32_t size = ri_code_words(op), w = 1, count = 0, nvar = 0;
+    for (const char *k = kinds; *k; k++) {
+        uint32_t reps = 1;
+        if (*k == '*') { reps = count; k++; }
+        for (uint32_t r = 0; r < reps; r++) {
+            char kind = *k == '?' ? v128_op_kind(nvar++, code[pos + size - 1]) : *k;
+            if (kind == 'C') count = code[pos + w];
+            fn(w, kind, code[pos + w], ctx);
+            if (kind == 'L') { w++; fn(w, 'l', code[pos + w], ctx); }
+            w++;
+        }
+    }
+}
+
+typedef struct kind_query { uint32_t k; char kind; } kind_query;
+static void find_kind(uint32_t k, char kind, uint32_t value, void *ctx) {
+    (void)value;
+    kind_query *q = ctx;
+    if (k == q->k) q->kind = kind;
+}
+
+char ri_code_operand_at(uint32_t op, const uint32_t *code, uint32_t pos, uint32_t k) {
+    kind_query q = {k, 0};
+    ri_code_for_each_operand(op, code, pos, find_kind, &q);
+    return q.kind;
+}
+
+/* What ri_code_slot_reads/writes look for: the slots of kinds read (S, V) or written (D, W).
+ * A slot operand is held back until the next operand says whether it starts an N range. */
+typedef struct slot_walk {
+    bool writes;
+    uint32_t pending;   /* slots of the held operand: 0 none, 1, 2 (a v128) */
+    uint32_t slot;
+    ri_code_slot_cb *cb;
+    void *ctx;
+} slot_walk;
+
+static void flush_slots(slot_walk *s) {
+    for (uint32_t i = 0; i < s->pending; i++) s->cb(s->slot + i, s->ctx);
+    s->pending = 0;
+}
+
+static void walk_slots(uint32_t k, char kind, uint32_t value, void *ctx) {
+    (void)k;
+    slot_walk *s = ctx;
+    if (kind == 'N' && s->pending) {
+        for (uint32_t i = 0; i < value; i++) s->cb(s->slot + i, s->ctx);
+        s->pending = 0;
+        return;
+    }
+    flush_slots(s);
+    bool read = kind == 'S' || kind == 'V', written = kind == 'D' || kind == 'W';
+    if ((read && !s->writes) || (written && s->writes)) {
+        s->pending = kind == 'V' || kind == 'W' ? 2 : 1;
+        s->slot = value;
+    }
+}
+
+static void walk(uint32_t op, const uint32_t *code, uint32_t pos, bool writes, ri_code_slot_cb *cb, void *ctx) {
+    slot_walk s = {writes, 0, 0, cb, ctx};
+    ri_code_for_each_operand(op, code, pos, walk_slots, &s);
+    flush_slots(&s);
+}
+
+void ri_code_slot_reads(uint32_t op, const uint32_t *code, uint32_t pos, ri_code_slot_cb *cb, void *ctx) {
+    walk(op, code, pos, false, cb, ctx);
+}
+
+void ri_code_slot_writes(uint32_t op, const uint32_t *code, uint32_t pos, ri_code_slot_cb *cb, void *ctx) {
+    walk(op, code, pos, true, cb, ctx);
+}

@@ -107,6 +107,40 @@ static inline uint32_t ri_code_branch_words(uint32_t op) {
     return (ri_code_flags(op) & RI_OPF_BRANCH) ? ri_code_words(op) : 0;
 }
 
+/* ---- Operand kinds (code.h, "Operand kinds") ---- */
+
+/* ri_code_operand_kinds[op]: op's operand kinds, or NULL for a variant (a branch's _FG/_BG/
+ * _BU, an accumulator variant), whose kinds are its base's. Immutable. */
+extern const char *const ri_code_operand_kinds[RI_CODE_OP_COUNT];
+
+/* The operand kinds of op (its base's for a variant); NULL if op is not an operation. */
+const char *ri_code_operands(uint32_t op);
+
+/* The size in words of the instruction of operation op at code[pos], given the nwords words
+ * of code: the table's size, or a variable-size operation's from its count operand; 0 if op
+ * is none or the instruction does not fit in the code. */
+uint32_t ri_code_size_at(uint32_t op, const uint32_t *code, uint32_t pos, uint32_t nwords);
+
+/* Calls fn(k, kind, value, ctx) for each operand word k of the instruction of op at
+ * code[pos] (which fits: ri_code_size_at), in order, value = code[pos + k], kind as
+ * ri_code_operand_at gives it. */
+typedef void ri_code_operand_fn(uint32_t k, char kind, uint32_t value, void *ctx);
+void ri_code_for_each_operand(uint32_t op, const uint32_t *code, uint32_t pos, ri_code_operand_fn *fn, void *ctx);
+
+/* The kind of operand word k (1 .. size - 1) of the instruction of op at code[pos] (which
+ * fits: ri_code_size_at): D, S, ... as in code.h; V128_OP's '?' resolved from its last word
+ * (D/W, S/V, or _ for an operand it does not have); the second word of an L is 'l', a
+ * repeated operand has its own kind. 0 if k is past the instruction. */
+char ri_code_operand_at(uint32_t op, const uint32_t *code, uint32_t pos, uint32_t k);
+
+/* Calls cb(slot, ctx) for every slot the instruction of op at code[pos] reads (S; both
+ * slots of a V; the range of an N after a read slot) / writes (D, W; an N after a written
+ * slot). A P is neither: how many slots it starts is not in the code (a callee's frame, which
+ * the callee reads and writes; the values THROW reads, as many as its tag has). */
+typedef void ri_code_slot_cb(uint32_t slot, void *ctx);
+void ri_code_slot_reads(uint32_t op, const uint32_t *code, uint32_t pos, ri_code_slot_cb *cb, void *ctx);
+void ri_code_slot_writes(uint32_t op, const uint32_t *code, uint32_t pos, ri_code_slot_cb *cb, void *ctx);
+
 /* Accumulator classes (acc.c, choose_acc_variants). */
 enum { RI_ACC_NONE, RI_ACC_INT, RI_ACC_F64 };
 

@@ -1,5 +1,5 @@
 /*
- * The SIMD family of internal operations (code.h): X(NAME, WORDS, FLAGS, POINT) as in
+ * The SIMD family of internal operations (code.h): X(NAME, WORDS, FLAGS, POINT, KINDS) as in
  * RI_CODE_CONTROL_OPS (expanded with its RI_X_CTRL). A v128 operand or result is the
  * first of its two consecutive slots (simd.h); the lane semantics are simd.c's, selected
  * by the 0xFD sub-opcode in the instruction.
@@ -24,20 +24,20 @@
 #define RI_V128F_HAS_C 16u
 
 #define RI_CODE_SIMD_OPS(X) \
-    X(V128_OP, 6, 0, 0)         /* dst, a, b, c, RI_V128_OP_WORD: every lane operation but shuffle */ \
-    X(V128_SHUFFLE, 9, 0, 0)    /* dst, a, b, the 16 lane indices in 4 words (little-endian), how \
+    X(V128_OP, 6, 0, 0, "????I")         /* dst, a, b, c, RI_V128_OP_WORD: every lane operation but shuffle */ \
+    X(V128_SHUFFLE, 9, 0, 0, "WVVIIIII")    /* dst, a, b, the 16 lane indices in 4 words (little-endian), how \
                                    each half of the result is made (RI_SHUFFLE_HALF) */ \
-    X(V128_SHUFFLE_SPAN, 5, 0, 0) /* dst, a, b, s: a shuffle of lanes s .. s + 15, bytes s .. s + 15 \
+    X(V128_SHUFFLE_SPAN, 5, 0, 0, "WVVI") /* dst, a, b, s: a shuffle of lanes s .. s + 15, bytes s .. s + 15 \
                                      of a then b (a sliding window) */ \
-    X(V128_LOAD, 6, 0, TRAP)    /* dst, addr, vec (load_lane's vector), offset, sub | lane << 8 */ \
-    X(V128_STORE, 5, 0, TRAP)   /* addr, vec, offset, sub | lane << 8 */ \
-    X(V128_LOAD_G, 8, 0, TRAP)  /* dst, addr, vec, offset low, sub | lane << 8, memory, offset high: \
+    X(V128_LOAD, 6, 0, TRAP, "WSVMI")    /* dst, addr, vec (load_lane's vector), offset, sub | lane << 8 */ \
+    X(V128_STORE, 5, 0, TRAP, "SVMI")   /* addr, vec, offset, sub | lane << 8 */ \
+    X(V128_LOAD_G, 8, 0, TRAP, "WSVMIYI")  /* dst, addr, vec, offset low, sub | lane << 8, memory, offset high: \
                                    any memory but a 32-bit memory 0 (i64 addresses, 64-bit offsets) */ \
-    X(V128_STORE_G, 7, 0, TRAP) /* addr, vec, offset low, sub | lane << 8, memory, offset high */ \
-    X(V128_GLOBAL_GET, 3, 0, 0) /* dst, global index */ \
-    X(V128_GLOBAL_SET, 3, 0, 0) /* global index, src */ \
-    X(V128_SELECT, 5, 0, 0)     /* dst, a, b, cond: dst = cond ? a : b */ \
-    X(V128_STORE128, 5, 0, TRAP) /* v128.store of memory 0: addr, vec, offset, addend: at \
+    X(V128_STORE_G, 7, 0, TRAP, "SVMIYI") /* addr, vec, offset low, sub | lane << 8, memory, offset high */ \
+    X(V128_GLOBAL_GET, 3, 0, 0, "WG") /* dst, global index */ \
+    X(V128_GLOBAL_SET, 3, 0, 0, "GV") /* global index, src */ \
+    X(V128_SELECT, 5, 0, 0, "WVVS")     /* dst, a, b, cond: dst = cond ? a : b */ \
+    X(V128_STORE128, 5, 0, TRAP, "SVMI") /* v128.store of memory 0: addr, vec, offset, addend: at \
                                     (u32)(addr + addend) + offset */
 
 /* The lane operations with handlers of their own (interp_simd.h; the lanes: simd_vec.h's
@@ -128,7 +128,18 @@
     X(LOAD64_ZERO, 0x5D, 8)
 
 /* The two lists as RI_CODE_EVERY_OP's entries (code.h), expanded with its RI_X_CTRL. */
-#define RI_X_SIMD_LANE(name, sub, kind) RI_X_CTRL(V128_##name, 6, 0, 0)
-#define RI_X_SIMD_LOAD(name, sub, bytes) RI_X_CTRL(V128_##name, 6, 0, TRAP)
+#define RI_X_SIMD_LANE(name, sub, kind) RI_X_CTRL(V128_##name, 6, 0, 0, RI_SIMD_KINDS_##kind)
+#define RI_X_SIMD_LOAD(name, sub, bytes) RI_X_CTRL(V128_##name, 6, 0, TRAP, "WSIMI")
+/* The operand kinds (code.h) of each lane-operation form, in V128_OP's layout: dst, a, b,
+ * c, the sub-opcode word; an operand the form does not have is an unused word. */
+#define RI_SIMD_KINDS_UN "WV__I"
+#define RI_SIMD_KINDS_BIN "WVV_I"
+#define RI_SIMD_KINDS_FBIN "WVV_I"
+#define RI_SIMD_KINDS_TERN "WVVVI"
+#define RI_SIMD_KINDS_SHIFT "WVS_I"
+#define RI_SIMD_KINDS_TEST "DV__I"
+#define RI_SIMD_KINDS_SPLAT "WS__I"
+#define RI_SIMD_KINDS_EXTRACT "DV__I"
+#define RI_SIMD_KINDS_REPLACE "WVS_I"
 
 #endif

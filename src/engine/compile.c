@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "common/ri_assert.h"
+#include "code_verify.h"
 #include "compile_internal.h"
 #include "simd.h"
 
@@ -1112,6 +1113,9 @@ static ri_code *compile_function(compiler *c, uint32_t body_index) {
     }
     memcpy(code->words, c->code, (size_t)c->len * sizeof *code->words);
     if (c->npoints) memcpy(code->points, c->points, (size_t)c->npoints * sizeof *code->points);
+#if RI_ASSERTS_ON
+    ri_code_assert_valid(code, c->dispatch); /* invariant 15 (code_verify.c) */
+#endif
     return code;
 }
 
