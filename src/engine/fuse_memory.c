@@ -100,25 +100,35 @@ bool fuse_load(compiler *c, ri_code_op op, operand addr, uint32_t offset) {
     return false;
 }
 
+/* Two memory accesses in a row (the memory-pair family) as one instruction `pair`: the last
+ * access's three operand words and stop point, then w4, w5 and offset, with a second stop
+ * point at + 3 for the second access (operand stack height `height` there). Returns the
+ * instruction's position, NO_POS if the emission failed. */
+static uint32_t emit_memory_pair(compiler *c, ri_code_op pair, uint32_t w4, uint32_t w5, uint32_t offset,
+                                 uint32_t height) {
+    uint32_t w[3];
+    memcpy(w, &c->code[c->last.pos + 1], sizeof w);
+    ri_code_point pt;
+    bool had = take_last(c, &pt);
+    uint32_t p = emit_op(c, pair, 7);
+    if (p == NO_POS) return NO_POS;
+    memcpy(&c->code[p + 1], w, sizeof w);
+    c->code[p + 4] = w4;
+    c->code[p + 5] = w5;
+    c->code[p + 6] = offset;
+    if (had) put_point(c, p, pt);
+    add_point(c, p + 3, RI_POINT_TRAP, height);
+    return p;
+}
+
 /* An i32 load from slot a right after another i32 load (the memory-pair family): one
  * instruction; true if it emitted it. */
 bool fuse_load_pair(compiler *c, ri_code_op op, uint32_t a, uint32_t offset) {
     if (!(op == RI_CODE_I32_LOAD && fuse_on(c, RI_FUSE_MEMORY_PAIR) && c->last.op == RI_CODE_I32_LOAD &&
           c->last.pos != NO_POS && c->last.pos + 4 == c->len && !c->failed))
         return false;
-    /* two loads in a row: one instruction, with a second stop point at + 3 */
-    uint32_t w[3];
-    memcpy(w, &c->code[c->last.pos + 1], sizeof w);
-    ri_code_point pt;
-    bool had = take_last(c, &pt);
-    uint32_t p = emit_op(c, RI_CODE_I32_LOAD2, 7);
+    uint32_t p = emit_memory_pair(c, RI_CODE_I32_LOAD2, own_slot(c, c->h), a, offset, c->h + 1);
     if (p == NO_POS) return true;
-    memcpy(&c->code[p + 1], w, sizeof w);
-    c->code[p + 4] = own_slot(c, c->h);
-    c->code[p + 5] = a;
-    c->code[p + 6] = offset;
-    if (had) put_point(c, p, pt);
-    add_point(c, p + 3, RI_POINT_TRAP, c->h + 1);
     push_slot(c);
     c->last.dst_pos = p + 4;
     return true;
@@ -232,19 +242,7 @@ bool fuse_store(compiler *c, ri_code_op op, operand addr, operand v, uint32_t of
     if (pair != RI_CODE_OP_COUNT && fuse_on(c, RI_FUSE_MEMORY_PAIR) && c->last.op == op && c->last.pos != NO_POS &&
         c->last.pos + 4 == c->len &&
         addr.kind != ENTRY_IMM && v.kind != ENTRY_IMM && !c->failed) {
-        /* two stores in a row: one instruction, with a second stop point at + 3 */
-        uint32_t w[3];
-        memcpy(w, &c->code[c->last.pos + 1], sizeof w);
-        ri_code_point pt;
-        bool had = take_last(c, &pt);
-        uint32_t p = emit_op(c, pair, 7);
-        if (p == NO_POS) return true;
-        memcpy(&c->code[p + 1], w, sizeof w);
-        c->code[p + 4] = addr.src;
-        c->code[p + 5] = v.src;
-        c->code[p + 6] = offset;
-        if (had) put_point(c, p, pt);
-        add_point(c, p + 3, RI_POINT_TRAP, c->h + 2);
+        emit_memory_pair(c, pair, addr.src, v.src, offset, c->h + 2);
         return true;
     }
     return false;
