@@ -1,6 +1,6 @@
-/* The ownership module's life: open and close, the state machine (ACTIVE -> LOST -> ACTIVE
- * under a new lease; CLOSED), the keepalive thread that decides when ownership is lost, and
- * the table of the sandboxes held. */
+/* The ownership module's life: open and close, the state machine (ACTIVE <-> UNCONFIRMED ->
+ * LOST -> ACTIVE under a new lease; CLOSED), the keepalive thread that decides when ownership
+ * is unconfirmed or lost, and the table of the sandboxes held. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +15,10 @@
 #define KEEPALIVE_DIVISOR 3
 #define MARGIN_DIVISOR 6
 #define RETRY_MS 200 /* after a failed keepalive or grant */
+/* Unconfirmed for a whole TTL more: ownership is given up even though etcd never said so (a
+ * lease nobody renewed for that long has expired unless etcd itself has been without a leader
+ * all that time), so that the server's clients are not held forever. */
+#define GIVE_UP_TTLS 1
 
 const char *ri_owner_code_name(ri_owner_code code) {
     switch (code) {
@@ -118,8 +122,9 @@ void owner_drop(ri_owner *o, const char *id) {
 
 void owner_check(const ri_owner *o) {
 #if RI_ASSERTS_ON
-    RI_ASSERT((o->state == RI_OWNER_ACTIVE) == (o->lease != 0), "C6");
-    RI_ASSERT(o->state == RI_OWNER_ACTIVE || o->n_held == 0, "C4");
+    bool leased = o->state == RI_OWNER_ACTIVE || o->state == RI_OWNER_UNCONFIRMED;
+    RI_ASSERT(leased == (o->lease != 0), "C6");
+    RI_ASSERT(leased || o->n_held == 0, "C4");
     for (size_t i = 0; i < o->n_held; i++) {
         RI_ASSERT(o->held[i].lease == o->lease, "C1");
         RI_ASSERT(o->held[i].token > 0, "C2");
@@ -136,6 +141,13 @@ ri_owner_state ri_owner_get_state(ri_owner *o) {
     ri_owner_state s = o->state;
     pthread_mutex_unlock(&o->mu);
     return s;
+}
+
+bool ri_owner_confirmed(ri_owner *o) {
+    pthread_mutex_lock(&o->mu);
+    bool ok = o->state == RI_OWNER_ACTIVE && owner_mono_ms() < o->lost_at_ms;
+    pthread_mutex_unlock(&o->mu);
+    return ok;
 }
 
 int64_t ri_owner_lease_id(ri_owner *o) {
@@ -163,6 +175,7 @@ void ri_owner_get_status(ri_owner *o, ri_owner_status *out) {
     pthread_mutex_lock(&o->mu);
     out->state = o->state;
     out->lease_id = o->lease;
+    out->unconfirmed_ms = o->state == RI_OWNER_UNCONFIRMED ? owner_mono_ms() - o->lost_at_ms : 0;
     out->ttl_seconds = o->ttl_ms / 1000;
     out->n_held = o->n_held;
     snprintf(out->last_error, sizeof out->last_error, "%s", o->last_error);
@@ -170,10 +183,11 @@ void ri_owner_get_status(ri_owner *o, ri_owner_status *out) {
     pthread_mutex_unlock(&o->mu);
 }
 
-/* ACTIVE -> LOST: empties the table and reports what it held, once per lease (C5). Called
- * with mu held; releases it around the callback. */
+/* ACTIVE or UNCONFIRMED -> LOST: empties the table and reports what it held, once per lease
+ * (C5). Called with mu held; releases it around the callback. */
 static void declare_lost(ri_owner *o, const char *reason) {
-    RI_ASSERT(o->state == RI_OWNER_ACTIVE && o->last_reported != o->lease, "C5");
+    RI_ASSERT((o->state == RI_OWNER_ACTIVE || o->state == RI_OWNER_UNCONFIRMED) && o->last_reported != o->lease,
+              "C5");
     note_error(o, "ownership lost", reason);
     size_t n = o->n_held;
     char **ids = malloc((n ? n : 1) * sizeof *ids);
@@ -226,22 +240,49 @@ static void wait_ms(ri_owner *o, int64_t ms) {
     pthread_cond_timedwait(&o->wake, &o->mu, &ts);
 }
 
-/* ACTIVE: one renewal; mu held. */
+/* Tells the server about a change of confirmation; mu held, released around the callback. */
+static void report_confirmation(ri_owner *o, bool confirmed, int64_t unconfirmed_ms) {
+    if (!o->on_confirm) return;
+    pthread_mutex_unlock(&o->mu);
+    o->on_confirm(o->user, confirmed, unconfirmed_ms);
+    pthread_mutex_lock(&o->mu);
+}
+
+/* ACTIVE or UNCONFIRMED: one renewal of the same lease; mu held. */
 static void renew(ri_owner *o) {
     int64_t lease = o->lease, sent = owner_mono_ms();
-    if (sent >= o->lost_at_ms) {
-        declare_lost(o, "no keepalive of the etcd lease was answered within its TTL");
+    if (o->state == RI_OWNER_ACTIVE && sent >= o->lost_at_ms) {
+        o->state = RI_OWNER_UNCONFIRMED;
+        o->give_up_at_ms = o->lost_at_ms + GIVE_UP_TTLS * o->ttl_ms;
+        note_error(o, "lease unconfirmed", "no keepalive of the etcd lease was answered within its TTL");
+        owner_check(o);
+        report_confirmation(o, false, 0);
+        if (o->state != RI_OWNER_UNCONFIRMED || o->lease != lease) return;
+    }
+    bool unconfirmed = o->state == RI_OWNER_UNCONFIRMED;
+    int64_t deadline = unconfirmed ? o->give_up_at_ms : o->lost_at_ms;
+    if (sent >= deadline) {
+        char why[160];
+        snprintf(why, sizeof why, "no keepalive of the etcd lease was answered for %lld ms (its TTL is %lld s)",
+                 (long long)(sent - o->lost_at_ms + o->ttl_ms - o->ttl_ms / MARGIN_DIVISOR),
+                 (long long)(o->ttl_ms / 1000));
+        declare_lost(o, why);
         return;
     }
     pthread_mutex_unlock(&o->mu);
     ri_etcd_lease answer;
     ri_etcd_error e;
-    bool ok = ri_etcd_lease_keepalive(o->etcd, lease, o->lost_at_ms - sent, &answer, &e);
+    bool ok = ri_etcd_lease_keepalive(o->etcd, lease, deadline - sent, &answer, &e);
     pthread_mutex_lock(&o->mu);
-    if (o->state != RI_OWNER_ACTIVE || o->lease != lease) return;
+    if ((o->state != RI_OWNER_ACTIVE && o->state != RI_OWNER_UNCONFIRMED) || o->lease != lease) return;
     if (ok) {
+        /* etcd renews no expired lease: this one lived all along, and every owner key with it */
+        int64_t was_unconfirmed = o->state == RI_OWNER_UNCONFIRMED ? owner_mono_ms() - o->lost_at_ms : -1;
         o->lost_at_ms = sent + answer.ttl * 1000 - o->ttl_ms / MARGIN_DIVISOR;
-        wait_ms(o, o->ttl_ms / KEEPALIVE_DIVISOR);
+        o->state = RI_OWNER_ACTIVE;
+        owner_check(o);
+        if (was_unconfirmed >= 0) report_confirmation(o, true, was_unconfirmed);
+        if (o->state == RI_OWNER_ACTIVE) wait_ms(o, o->ttl_ms / KEEPALIVE_DIVISOR);
     } else if (e.code == RI_ETCD_E_LEASE_NOT_FOUND) {
         declare_lost(o, "etcd says the lease has expired");
     } else {
@@ -286,8 +327,8 @@ static void *keepalive_thread(void *arg) {
     pthread_mutex_lock(&o->mu);
     if (o->state == RI_OWNER_ACTIVE) wait_ms(o, o->ttl_ms / KEEPALIVE_DIVISOR); /* the lease was just granted */
     while (o->state != RI_OWNER_CLOSED) {
-        if (o->state == RI_OWNER_ACTIVE) renew(o);
-        else recover(o);
+        if (o->state == RI_OWNER_LOST) recover(o);
+        else renew(o);
     }
     pthread_mutex_unlock(&o->mu);
     return NULL;
@@ -330,6 +371,7 @@ ri_owner *ri_owner_open(const ri_owner_config *c, ri_owner_error *err) {
     o->on_lost = c->on_lost;
     o->on_handoff = c->on_handoff;
     o->on_released = c->on_released;
+    o->on_confirm = c->on_confirm;
     o->user = c->user;
     if (!o->server_id || !o->prefix || (c->address && !o->address)) {
         destroy(o);

@@ -9,10 +9,16 @@
  * every write for the sandbox (checkpoint confirmation, metadata) is a txn that holds only
  * while the owner key still has that create_revision.
  *
- * When no keepalive has answered for the lease's TTL (less a margin), or etcd says the lease
- * is gone, the module reports ownership lost for every sandbox it held (on_lost, once per
- * lease); the server must stop serving them. It then grants itself a new lease as soon as etcd
- * answers again, with no sandbox owned.
+ * When no keepalive has answered for the lease's TTL (less a margin), the lease may have
+ * expired: the module is UNCONFIRMED, and the server must start nothing new for its sandboxes
+ * (ri_owner_confirmed is false) while it keeps renewing the same lease. etcd renews only a lease
+ * that has not expired, and an owner key lives exactly as long as its lease: a renewal answered
+ * proves that no other server could take a sandbox meanwhile, so the module is ACTIVE again with
+ * everything it held (an etcd leader failover longer than the keepalive's window costs a pause,
+ * not the sandboxes). When etcd says the lease is gone, or nothing is answered for another TTL,
+ * the module reports ownership lost for every sandbox it held (on_lost, once per lease); the
+ * server must stop serving them. It then grants itself a new lease as soon as etcd answers
+ * again, with no sandbox owned.
  */
 #ifndef RI_COORD_OWNER_H
 #define RI_COORD_OWNER_H
@@ -37,11 +43,19 @@ typedef struct ri_owner_error {
 
 const char *ri_owner_code_name(ri_owner_code code);
 
-typedef enum ri_owner_state { RI_OWNER_ACTIVE, RI_OWNER_LOST, RI_OWNER_CLOSED } ri_owner_state;
+typedef enum ri_owner_state {
+    RI_OWNER_ACTIVE,      /* the lease is alive: before its deadline, etcd cannot have expired it */
+    RI_OWNER_UNCONFIRMED, /* past that deadline with no answer: held, but nothing new may start */
+    RI_OWNER_LOST,        /* nothing held; a new lease is granted once etcd answers */
+    RI_OWNER_CLOSED,
+} ri_owner_state;
 
 /* The sandboxes this server no longer owns (all it held under the lost lease), on the keepalive
  * thread, with no lock of the module held. */
 typedef void (*ri_owner_lost_fn)(void *user, const char *const *sandbox_ids, size_t n, const char *reason);
+/* The lease became unconfirmed (confirmed false: nothing new may start) or was renewed again
+ * after being unconfirmed for unconfirmed_ms (confirmed true), on the keepalive thread. */
+typedef void (*ri_owner_confirm_fn)(void *user, bool confirmed, int64_t unconfirmed_ms);
 /* Another server asks for a sandbox this one owns (on the watch thread). */
 typedef void (*ri_owner_handoff_fn)(void *user, const char *sandbox_id, const char *requester);
 /* A sandbox's owner key went away (released, forgotten, or its server's lease expired): a
@@ -58,6 +72,7 @@ typedef struct ri_owner_config {
     ri_owner_lost_fn on_lost;    /* optional */
     ri_owner_handoff_fn on_handoff; /* optional */
     ri_owner_released_fn on_released; /* optional: then the owner keys' deletions are watched */
+    ri_owner_confirm_fn on_confirm; /* optional */
     bool start_unavailable;      /* etcd not answering at open is no error: the module starts
                                     LOST (nothing can be owned) and takes a lease once it answers */
     void *user;
@@ -72,18 +87,22 @@ ri_owner *ri_owner_open(const ri_owner_config *config, ri_owner_error *err);
 void ri_owner_close(ri_owner *owner);
 
 ri_owner_state ri_owner_get_state(ri_owner *owner);
+/* Whether new work may start on the sandboxes held: ACTIVE and before the lease's deadline
+ * (measured now, so a keepalive thread that has not run yet changes nothing). */
+bool ri_owner_confirmed(ri_owner *owner);
 
 /* What /status shows of the module. */
 typedef struct ri_owner_status {
     ri_owner_state state;
-    int64_t lease_id;            /* 0 unless ACTIVE */
+    int64_t lease_id;            /* 0 unless ACTIVE or UNCONFIRMED */
+    int64_t unconfirmed_ms;      /* UNCONFIRMED: for how long; otherwise 0 */
     int64_t ttl_seconds;         /* the TTL asked for */
     size_t n_held;               /* sandboxes held */
     char last_error[700];        /* the last failure of a keepalive, grant or revocation; "" if none */
     int64_t last_error_age_ms;   /* how long ago (monotonic); -1 if none */
 } ri_owner_status;
 void ri_owner_get_status(ri_owner *owner, ri_owner_status *out);
-int64_t ri_owner_lease_id(ri_owner *owner);      /* 0 when lost */
+int64_t ri_owner_lease_id(ri_owner *owner);      /* 0 when lost or closed */
 /* Whether this module holds the sandbox now (its local view), and the token. */
 bool ri_owner_holds(ri_owner *owner, const char *sandbox_id, int64_t *token);
 

@@ -35,12 +35,14 @@ struct ri_owner {
     ri_owner_lost_fn on_lost;
     ri_owner_handoff_fn on_handoff;
     ri_owner_released_fn on_released;
+    ri_owner_confirm_fn on_confirm;
     void *user;
     pthread_mutex_t mu;         /* guards what follows */
     pthread_cond_t wake;        /* close wakes the keepalive thread (CLOCK_MONOTONIC) */
     ri_owner_state state;
-    int64_t lease;              /* 0 unless ACTIVE (C6) */
+    int64_t lease;              /* 0 unless ACTIVE or UNCONFIRMED (C6) */
     int64_t lost_at_ms;         /* monotonic: before this, etcd cannot have expired the lease */
+    int64_t give_up_at_ms;      /* UNCONFIRMED: when it ends in LOST without an answer */
     int64_t last_reported;      /* the last lease reported lost (C5) */
     owner_held *held;
     size_t n_held, cap_held;

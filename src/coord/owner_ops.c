@@ -18,13 +18,25 @@ static bool nomem(ri_owner_error *err, const char *id) {
     return false;
 }
 
-/* The current lease, or RI_OWNER_E_LOST. */
-static bool active_lease(ri_owner *o, const char *id, int64_t *lease, ri_owner_error *err) {
+/* The current lease, or RI_OWNER_E_LOST. A write fenced by its token may go out while the
+ * lease is unconfirmed (etcd decides); taking a sandbox needs a confirmed lease, or
+ * RI_OWNER_E_ETCD (unavailable). */
+static bool active_lease(ri_owner *o, const char *id, bool confirmed, int64_t *lease, ri_owner_error *err) {
     pthread_mutex_lock(&o->mu);
     *lease = o->lease;
     ri_owner_state s = o->state;
+    int64_t now = owner_mono_ms(), since = now - o->lost_at_ms;
+    bool past = s == RI_OWNER_UNCONFIRMED || (s == RI_OWNER_ACTIVE && since >= 0);
     pthread_mutex_unlock(&o->mu);
-    if (s == RI_OWNER_ACTIVE) return true;
+    if (past && confirmed) {
+        owner_fail(err, RI_OWNER_E_ETCD,
+                   "sandbox %s: the etcd lease of server %s is unconfirmed (no keepalive answered for %lld ms "
+                   "past its deadline)",
+                   id, o->server_id, (long long)(since > 0 ? since : 0));
+        err->etcd_code = RI_ETCD_E_UNAVAILABLE;
+        return false;
+    }
+    if (s == RI_OWNER_ACTIVE || s == RI_OWNER_UNCONFIRMED) return true;
     owner_fail(err, RI_OWNER_E_LOST, "sandbox %s: server %s has %s its etcd lease", id, o->server_id,
                s == RI_OWNER_CLOSED ? "closed" : "lost");
     return false;
@@ -43,13 +55,14 @@ static void describe_owner(const ri_etcd_txn_result *r, char *buf, size_t cap) {
 bool ri_owner_acquire(ri_owner *o, const char *id, int64_t *token, ri_owner_error *err) {
     *token = 0;
     int64_t lease;
-    if (!check_id(id, err) || !active_lease(o, id, &lease, err)) return false;
+    if (!check_id(id, err)) return false;
     int64_t held;
-    if (ri_owner_holds(o, id, &held)) {
+    if (ri_owner_holds(o, id, &held)) { /* held: under the current lease, confirmed or not (C1) */
         *token = held;
         owner_ok(err);
         return true;
     }
+    if (!active_lease(o, id, true, &lease, err)) return false;
     char *owner_k = owner_key(o, "sandboxes", id, "owner"), *handoff_k = owner_key(o, "handoff", id, NULL);
     if (!owner_k || !handoff_k) {
         free(owner_k), free(handoff_k);
@@ -87,7 +100,8 @@ bool ri_owner_acquire(ri_owner *o, const char *id, int64_t *token, ri_owner_erro
     RI_ASSERT(t > 0 && t <= r.revision, "C2");
     ri_etcd_txn_result_free(&r);
     pthread_mutex_lock(&o->mu);
-    bool still = o->state == RI_OWNER_ACTIVE && o->lease == lease;
+    /* the key was put under this lease: it lives as long as the lease, confirmed or not */
+    bool still = (o->state == RI_OWNER_ACTIVE || o->state == RI_OWNER_UNCONFIRMED) && o->lease == lease;
     bool kept = still && owner_hold(o, id, t, lease);
     pthread_mutex_unlock(&o->mu);
     if (!still) {
@@ -106,7 +120,7 @@ bool ri_owner_acquire(ri_owner *o, const char *id, int64_t *token, ri_owner_erro
 static bool fenced(ri_owner *o, const char *id, int64_t token, const ri_etcd_op *op, const char *what,
                    ri_owner_error *err) {
     int64_t lease;
-    if (!active_lease(o, id, &lease, err)) return false;
+    if (!active_lease(o, id, false, &lease, err)) return false;
     char *owner_k = owner_key(o, "sandboxes", id, "owner");
     if (!owner_k) return nomem(err, id);
     ri_etcd_compare still_ours = {.key = owner_k, .target = RI_ETCD_CREATE, .result = RI_ETCD_EQUAL,
@@ -216,7 +230,7 @@ bool ri_owner_forget(ri_owner *o, const char *id, int64_t token, ri_owner_error 
 
 bool ri_owner_request_handoff(ri_owner *o, const char *id, ri_owner_error *err) {
     int64_t lease;
-    if (!check_id(id, err) || !active_lease(o, id, &lease, err)) return false;
+    if (!check_id(id, err) || !active_lease(o, id, false, &lease, err)) return false;
     char *key = owner_key(o, "handoff", id, NULL);
     if (!key) return nomem(err, id);
     ri_etcd_error e;

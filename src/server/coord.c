@@ -78,6 +78,10 @@ bool srv_coord_renew(srv *s, srv_sandbox *sb, int64_t now) {
     return true;
 }
 
+bool srv_coord_paused(srv *s, const srv_sandbox *sb) {
+    return s->etcd && sb->lease_held && !srv_etcd_confirmed(s);
+}
+
 bool srv_coord_handoff_requested(srv *s, const char *id) {
     return s->etcd ? srv_etcd_handoff_asked(s, id) : srv_handoff_requested(s->checkpoint_path, id);
 }
@@ -100,7 +104,7 @@ bool srv_coord_maybe_elsewhere(srv *s, const char *id) {
 
 void srv_coord_events(srv *s) {
     unsigned what = s->etcd ? srv_etcd_take_kick(s) : 0u;
-    if (what) srv_tick_coord(s, what & SRV_KICK_HANDOFF, what & SRV_KICK_RELEASE);
+    if (what) srv_tick_coord(s, what & SRV_KICK_HANDOFF, what & SRV_KICK_RELEASE, what & SRV_KICK_CONFIRMED);
 }
 
 json_t *srv_coord_status(srv *s) {

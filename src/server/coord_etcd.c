@@ -201,6 +201,20 @@ static void on_lost(void *user, const char *const *ids, size_t n, const char *re
     (void)ids;
 }
 
+static void on_confirm(void *user, bool confirmed, int64_t unconfirmed_ms) {
+    srv *s = user;
+    if (!confirmed) { /* no new work starts on them (srv_coord_paused) until etcd answers */
+        ri_owner_status st;
+        ri_owner_get_status(s->etcd->owner, &st);
+        srv_log(s, "warning", "etcd: lease unconfirmed; the sandboxes' requests wait for etcd's answer", "{s:I}",
+                "sandboxes", (json_int_t)st.n_held);
+        return;
+    }
+    srv_log(s, "info", "etcd: lease confirmed again; the sandboxes go on", "{s:I}", "unconfirmed_ms",
+            (json_int_t)unconfirmed_ms);
+    kick(s, SRV_KICK_CONFIRMED);
+}
+
 static void on_handoff(void *user, const char *id, const char *requester) {
     srv *s = user;
     srv_etcd *e = s->etcd;
@@ -296,7 +310,7 @@ bool srv_etcd_open(srv *s, char *err, size_t cap) {
     int64_t ttl = c->lease_ms / 1000;
     ri_owner_config oc = {.etcd = e->etcd, .server_id = s->server_id, .address = address,
                           .ttl_seconds = ttl < 2 ? 2 : ttl, .prefix = c->coordinator_prefix,
-                          .on_lost = on_lost, .on_handoff = on_handoff, .on_released = on_released,
+                          .on_lost = on_lost, .on_handoff = on_handoff, .on_released = on_released, .on_confirm = on_confirm,
                           /* etcd down at startup: served once it answers (/status says so) */
                           .start_unavailable = true, .user = s};
     ri_owner_error oe;
@@ -339,9 +353,10 @@ json_t *srv_etcd_status(srv *s) {
     pthread_mutex_unlock(&e->mu);
     json_t *eps = json_array();
     for (size_t i = 0; eps && i < e->n_endpoints; i++) json_array_append_new(eps, json_string(e->endpoints[i]));
-    const char *state = st.state == RI_OWNER_ACTIVE ? "connected"
-                        : st.state == RI_OWNER_LOST ? "unavailable"
-                                                    : "closed";
+    const char *state = st.state == RI_OWNER_ACTIVE        ? "connected"
+                        : st.state == RI_OWNER_UNCONFIRMED ? "unconfirmed"
+                        : st.state == RI_OWNER_LOST        ? "unavailable"
+                                                           : "closed";
     return json_pack("{s:s, s:o*, s:s, s:s, s:I, s:I, s:I, s:I, s:s?, s:o}", "backend", "etcd", "endpoints", eps,
                      "prefix", s->cfg.coordinator_prefix ? s->cfg.coordinator_prefix : "/ri", "state", state,
                      "lease_id", (json_int_t)st.lease_id, "lease_ttl_seconds", (json_int_t)st.ttl_seconds,
@@ -394,6 +409,8 @@ bool srv_etcd_holds(srv *s, const char *id, int64_t fence) {
 }
 
 bool srv_etcd_owned_here(srv *s, const char *id) { return ri_owner_holds(s->etcd->owner, id, NULL); }
+
+bool srv_etcd_confirmed(srv *s) { return ri_owner_confirmed(s->etcd->owner); }
 
 /* LOST counts as refused: the module's lease is gone (it held nothing since), so the write
  * was not sent and the sandbox is no longer ours, as with a txn etcd refused. */
@@ -476,6 +493,7 @@ srv_own srv_etcd_acquire(srv *s, const char *id, int64_t *fence, char *holder, s
 }
 bool srv_etcd_holds(srv *s, const char *id, int64_t fence) { return (void)s, (void)id, (void)fence, false; }
 bool srv_etcd_owned_here(srv *s, const char *id) { return (void)s, (void)id, false; }
+bool srv_etcd_confirmed(srv *s) { return (void)s, false; }
 srv_fence_result srv_etcd_commit(srv *s, const char *id, int64_t fence, const char *file, char *why, size_t cap) {
     (void)s, (void)id, (void)fence, (void)file;
     return snprintf(why, cap, "no etcd client"), SRV_FENCE_ERROR;

@@ -102,6 +102,7 @@ void srv_pump(srv_sandbox *sb) {
             sb->npending = 0;
             return;
         }
+        if (srv_coord_paused(sb->s, sb)) return; /* the tick or etcd's answer pumps again */
         if (sb->hibernated) {
             srv_start_wake(sb);
             return;
@@ -348,7 +349,7 @@ void srv_handle_parsed(srv_conn *c, json_t *msg, const char *why) {
     }
     srv_sandbox_ref(sb);
     if (!immediate(sb, msg)) {
-        if (sb->job || sb->pend_head || sb->hibernated) {
+        if (sb->job || sb->pend_head || sb->hibernated || srv_coord_paused(sb->s, sb)) {
             enqueue(sb, msg);
             srv_pump(sb);
         } else {

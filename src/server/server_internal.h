@@ -200,6 +200,9 @@ int srv_coord_map_latest(srv *s, const char *id, const uint8_t **img, size_t *le
 bool srv_coord_request_handoff(srv *s, const char *id, char *why, size_t cap);
 /* service thread: whether the sandbox is still ours (volume: its lease renewed when due). */
 bool srv_coord_renew(srv *s, srv_sandbox *sb, int64_t now);
+/* Whether the sandbox's queued requests must wait: its ownership is unconfirmed (etcd has not
+ * answered the lease's keepalive past its deadline; it may have expired). */
+bool srv_coord_paused(srv *s, const srv_sandbox *sb);
 bool srv_coord_handoff_requested(srv *s, const char *id);
 void srv_coord_handoff_clear(srv *s, const char *id);
 /* service thread: gives the sandbox up (forget: it was deleted; etcd: its keys go too). */
@@ -221,6 +224,7 @@ srv_own srv_etcd_acquire(srv *s, const char *id, int64_t *fence, char *holder, s
                          size_t cap);
 bool srv_etcd_holds(srv *s, const char *id, int64_t fence);
 bool srv_etcd_owned_here(srv *s, const char *id);   /* under any fence */
+bool srv_etcd_confirmed(srv *s);                     /* ri_owner_confirmed */
 srv_fence_result srv_etcd_commit(srv *s, const char *id, int64_t fence, const char *file, char *why, size_t cap);
 srv_fence_result srv_etcd_put_meta(srv *s, const char *id, int64_t fence, const char *text, char *why, size_t cap);
 /* meta and/or latest ("" when none) at one revision: SRV_READ_* */
@@ -229,7 +233,7 @@ bool srv_etcd_request_handoff(srv *s, const char *id, char *why, size_t cap);
 bool srv_etcd_handoff_asked(srv *s, const char *id);
 void srv_etcd_handoff_clear(srv *s, const char *id);
 void srv_etcd_release(srv *s, const char *id, int64_t fence, bool forget);
-enum { SRV_KICK_HANDOFF = 1u, SRV_KICK_RELEASE = 2u };
+enum { SRV_KICK_HANDOFF = 1u, SRV_KICK_RELEASE = 2u, SRV_KICK_CONFIRMED = 4u };
 unsigned srv_etcd_take_kick(srv *s); /* SRV_KICK_*: what the watches saw since the last call */
 void srv_etcd_stop_waking(srv *s);   /* before the lws context goes: the watches no longer wake it */
 json_t *srv_etcd_status(srv *s);
@@ -680,7 +684,7 @@ void srv_attach_retry(srv_conn *c);
 void srv_conn_forget_attach(srv_conn *c);
 void srv_tick(srv *s);
 /* the handoff checks (handoffs) and the waiting attaches (releases) only */
-void srv_tick_coord(srv *s, bool handoffs, bool releases);
+void srv_tick_coord(srv *s, bool handoffs, bool releases, bool confirmed);
 /* Checkpoints what must be saved; false (s->error says which) when some were not. */
 bool srv_shutdown_sandboxes(srv *s);
 

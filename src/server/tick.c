@@ -161,6 +161,7 @@ void srv_tick(srv *s) {
             continue;
         }
         handoff_check(s, sb, now);
+        if (sb->pend_head && !sb->job) srv_pump(sb); /* requests held while ownership was unconfirmed */
         /* a process held hibernated comes back when its sandbox loses its client (then it is
          * ended or saved as a parked one is) */
         if (sb->hib_proc && sb->hibernated && !sb->job && !sb->removed && !sb->conn) srv_start_wake(sb);
@@ -176,7 +177,7 @@ void srv_tick(srv *s) {
     srv_sched_tick(s, now);
 }
 
-void srv_tick_coord(srv *s, bool handoffs, bool releases) {
+void srv_tick_coord(srv *s, bool handoffs, bool releases, bool confirmed) {
     int64_t now = ri_clock_mono_ms();
     for (srv_conn *c = releases ? s->conns : NULL, *next; c; c = next) {
         next = c->next;
@@ -184,10 +185,11 @@ void srv_tick_coord(srv *s, bool handoffs, bool releases) {
         if (c->attach_job) c->wait_kicked = true; /* it may have read the owner before the release */
         else if (c->waiting_lease) srv_attach_retry(c);
     }
-    for (srv_sandbox *sb = handoffs ? s->sandboxes : NULL, *next; sb; sb = next) {
+    for (srv_sandbox *sb = handoffs || confirmed ? s->sandboxes : NULL, *next; sb; sb = next) {
         next = sb->next;
         srv_sandbox_ref(sb);
-        if (!sb->removed) handoff_check(s, sb, now);
+        if (handoffs && !sb->removed) handoff_check(s, sb, now);
+        if (confirmed && sb->pend_head && !sb->job) srv_pump(sb); /* they waited while it was unconfirmed */
         srv_sandbox_unref(sb);
     }
 }

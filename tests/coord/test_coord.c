@@ -656,6 +656,82 @@ static void test_failover(ri_etcd *c) {
     ri_owner_close(o);
 }
 
+/* ---- 5b. no quorum for longer than the keepalive's window, then a new leader -------------------- */
+
+/* The leader and a follower frozen: no leader, so nothing expires the lease, but no keepalive is
+ * answered past the module's deadline either. When a quorum is back, the new leader extends
+ * every lease: the same lease is renewed, so nothing was lost and nothing may be dropped. */
+typedef struct quorum_user {
+    signal_box *lost, *confirm;
+} quorum_user;
+
+static void q_lost(void *user, const char *const *ids, size_t n, const char *reason) {
+    on_lost(((quorum_user *)user)->lost, ids, n, reason);
+}
+
+static void q_confirm(void *user, bool confirmed, int64_t unconfirmed_ms) {
+    char text[64];
+    if (confirmed) snprintf(text, sizeof text, "confirmed after %lld ms", (long long)unconfirmed_ms);
+    else snprintf(text, sizeof text, "unconfirmed");
+    box_post(((quorum_user *)user)->confirm, text);
+}
+
+static void test_no_quorum(ri_etcd *c) {
+    signal_box lost = SIGNAL_BOX_INIT, confirm = SIGNAL_BOX_INIT;
+    const int ttl = 6;
+    ri_owner_config cfg = {.etcd = c, .server_id = "srv-q", .ttl_seconds = ttl, .on_lost = q_lost,
+                           .on_confirm = q_confirm, .user = &(quorum_user){&lost, &confirm}};
+    ri_owner_error err;
+    ri_owner *o = ri_owner_open(&cfg, &err);
+    CHECK(o != NULL, "open: %s", err.message);
+    if (!o) return;
+    int64_t token = 0, held = 0;
+    CHECK(ri_owner_acquire(o, "quorum-1", &token, &err), "%s", err.message);
+    int64_t lease = ri_owner_lease_id(o);
+    int lead = leader(), follower = lead % 3 + 1;
+    char args[128];
+    snprintf(args, sizeof args, "signal DIR %d STOP", lead);
+    CHECK(cluster(args, NULL, 0) == 0, "SIGSTOP the leader");
+    snprintf(args, sizeof args, "signal DIR %d STOP", follower);
+    CHECK(cluster(args, NULL, 0) == 0, "SIGSTOP a follower");
+    double t0 = now_ms();
+    /* past the deadline whenever the last keepalive was answered (at most TTL - TTL/6 after) */
+    sleep_ms(ttl * 1000 - ttl * 1000 / 6 + 500);
+    CHECK(lost.count == 0, "nothing reported lost while etcd cannot say: %s", lost.text);
+    CHECK(ri_owner_holds(o, "quorum-1", &held) && held == token, "the sandbox is still held");
+    CHECK(ri_owner_get_state(o) == RI_OWNER_UNCONFIRMED && !ri_owner_confirmed(o), "unconfirmed: nothing new starts");
+    CHECK(confirm.count == 1 && strcmp(confirm.text, "unconfirmed") == 0, "the server is told: %d %s", confirm.count,
+          confirm.text);
+    int64_t other = 0;
+    CHECK(!ri_owner_acquire(o, "quorum-2", &other, &err) && err.code == RI_OWNER_E_ETCD &&
+              err.etcd_code == RI_ETCD_E_UNAVAILABLE && strstr(err.message, "unconfirmed"),
+          "no new sandbox taken meanwhile: %s", err.message);
+    printf("no quorum: unconfirmed; acquire: %s\n", err.message);
+    snprintf(args, sizeof args, "signal DIR %d CONT", follower);
+    CHECK(cluster(args, NULL, 0) == 0, "SIGCONT the follower");
+    double t1 = now_ms();
+    bool confirmed = false;
+    while (!confirmed && now_ms() - t1 < 15000) {
+        confirmed = ri_owner_confirm_checkpoint(o, "quorum-1", token, "q1", &err);
+        if (!confirmed) sleep_ms(100);
+    }
+    CHECK(confirmed, "a quorum again: the same ownership confirms a checkpoint: %s", err.message);
+    printf("no quorum: %.0f ms without a leader; the same lease confirmed again %.0f ms after the quorum was back\n",
+           t1 - t0, now_ms() - t1);
+    CHECK(lost.count == 0, "nothing lost: %s", lost.text);
+    CHECK(ri_owner_get_state(o) == RI_OWNER_ACTIVE && ri_owner_lease_id(o) == lease, "the same lease, active");
+    CHECK(box_wait(&confirm, 2, 5000) == 2 && strncmp(confirm.text, "confirmed after ", 16) == 0,
+          "the server is told it may go on: %s", confirm.text);
+    CHECK(ri_owner_confirmed(o) && ri_owner_acquire(o, "quorum-2", &other, &err), "and takes sandboxes again: %s",
+          err.message);
+    if (other) CHECK(ri_owner_release(o, "quorum-2", other, &err), "%s", err.message);
+    snprintf(args, sizeof args, "signal DIR %d CONT", lead);
+    CHECK(cluster(args, NULL, 0) == 0, "SIGCONT the old leader");
+    CHECK(cluster("wait-healthy DIR", NULL, 0) == 0, "healthy again");
+    CHECK(ri_owner_release(o, "quorum-1", token, &err), "%s", err.message);
+    ri_owner_close(o);
+}
+
 /* ---- 6. every member down, then back ------------------------------------------------------------- */
 
 static void test_all_down(ri_etcd *c) {
@@ -840,7 +916,7 @@ int main(int argc, char **argv) {
         void (*fn)(ri_etcd *);
     } tests[] = {{"basics", test_basics},   {"watch", test_watch},       {"fencing", test_fencing},
                  {"race", run_race},        {"frozen_owner", run_frozen}, {"handoff", test_handoff},
-                 {"failover", test_failover}, {"all_down", test_all_down}, {"auth", test_auth}, {"tls", test_tls}};
+                 {"failover", test_failover}, {"no_quorum", test_no_quorum}, {"all_down", test_all_down}, {"auth", test_auth}, {"tls", test_tls}};
     int passed = 0, total = 0;
     for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++) {
         int before = failures;

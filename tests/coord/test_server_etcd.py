@@ -298,6 +298,47 @@ async def etcd_members_fail(ri):
     await checkpoint(sess.client)
 
 
+@test(120)
+async def no_quorum_pauses_then_goes_on(ri):
+    """The leader and a follower frozen: etcd has no leader, so it expires nothing, but answers no
+    keepalive either. Past the lease's deadline the server cannot know: its sandboxes' requests
+    wait (/status: unconfirmed). A quorum back, the new leader renews the same lease, which
+    proves nothing was lost: the request that waited is answered and the session goes on."""
+    srvs, vol = servers(ri, 1)
+    sess = await create(srvs[0], module="counter", enable_checkpoint=True)
+    check_eq(await value_of(sess.client, "add", [2]), 2, "before")
+    lease = coordinator(srvs[0])["lease_id"]
+    leader = int(cluster("leader"))
+    follower = leader % 3 + 1
+    stopped = [leader, follower]
+    try:
+        for m in stopped:
+            cluster("signal", m, "STOP")
+        t0 = time.monotonic()
+        co = await until_coordinator(srvs[0], "unconfirmed", LEASE_S + 2)
+        check_eq(co["sandboxes_owned"], 1, "the sandbox is still held")
+        t_unconfirmed = time.monotonic() - t0
+        await sess.client.send({"action": "execute", "function": "add", "payload": [3], "request_id": "waits"})
+        early = await sess.client.quiet(0.5)
+        check(not any(f.get("event") == "result" for f in early), f"no answer while unconfirmed: {early}")
+        cluster("signal", follower, "CONT")
+        stopped.remove(follower)
+        t1 = time.monotonic()
+        got = await sess.client.until(lambda f: f.get("event") == "result", LEASE_S + 10, "the waiting request")
+        check(got[-1].get("ok") is True and got[-1].get("value") == 5, f"answered once etcd confirmed: {got[-1]}")
+        print(f"  no quorum: unconfirmed {t_unconfirmed:.1f} s after the freeze; the waiting request answered "
+              f"{time.monotonic() - t1:.1f} s after the quorum was back")
+        co = await until_coordinator(srvs[0], "connected", 10)
+        check_eq(co["lease_id"], lease, "the same lease")
+        check_eq(await value_of(sess.client, "add", [1]), 6, "the session goes on")
+    finally:
+        for m in stopped:
+            cluster("signal", m, "CONT")
+        cluster("wait-healthy")
+    check_eq(owner_of(sess.id), "srv1", "still srv1's")
+    await checkpoint(sess.client)
+
+
 @test(60)
 async def status_shows_the_coordinator(ri):
     """/status: backend, endpoints, state, lease, the sandboxes owned (etcd); the volume's
