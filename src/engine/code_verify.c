@@ -107,15 +107,16 @@ static uint32_t param_slots(const ri_module *m, uint32_t t) {
     return n;
 }
 
-/* The slots of the values that index (of a kind index_space knows, in range) passes to a P:
- * a function's or a type's parameters, a tag's values; 0 for the other kinds. */
-static uint32_t values_of(const ri_module *m, char kind, uint32_t index) {
+/* Whether index (of a kind index_space knows, in range) says how many values a P starts: a
+ * function's or a type's parameters, a tag's values; their slots in *slots. (A table index
+ * between CALL_INDIRECT's type and its frame base says nothing of them.) */
+static bool values_of(const ri_module *m, char kind, uint32_t index, uint32_t *slots) {
     switch (kind) {
-    case 'F': case 'H': return param_slots(m, m->func_types[index]);
-    case 'B': return param_slots(m, m->func_types[m->nfunc_imports + index]);
-    case 'T': return param_slots(m, index);
-    case 'K': return param_slots(m, m->tag_types[index]);
-    default: return 0;
+    case 'F': case 'H': *slots = param_slots(m, m->func_types[index]); return true;
+    case 'B': *slots = param_slots(m, m->func_types[m->nfunc_imports + index]); return true;
+    case 'T': *slots = param_slots(m, index); return true;
+    case 'K': *slots = param_slots(m, m->tag_types[index]); return true;
+    default: return false;
     }
 }
 
@@ -151,7 +152,7 @@ static void check_operand(verifier *v, uint32_t k, char kind, uint32_t value) {
         if (value >= bound)
             failf(v, "operand %u: %s index %u out of range (the module has %u)", k, space, value, bound);
         else
-            v->values = values_of(v->cv->m, kind, value);
+            values_of(v->cv->m, kind, value, &v->values);
         return;
     }
     switch (kind) {

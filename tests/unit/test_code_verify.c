@@ -155,6 +155,19 @@ static void frame_base_holds_the_values(void **state) {
              code->frame_slots - 1);
     corrupt(c.v, code, &code->words[p + 2], code->frame_slots - 1, want);
     close_checked(&c);
+    /* CALL_INDIRECT (type, table, index slot, frame base): the type's one parameter, not the
+     * table, says how many (the table index came between them and was taken for none) */
+    c = open_fixture("slot_repr");
+    code = NULL;
+    for (uint32_t i = 0; i < c.m->nbodies && !code; i++)
+        if (find_op(c.m->codes[i], RI_CODE_CALL_INDIRECT) != UINT32_MAX) code = c.m->codes[i];
+    assert_non_null(code);
+    p = find_op(code, RI_CODE_CALL_INDIRECT);
+    assert_int_equal(code->words[p + 4] + 1, code->words[p + 3]); /* one argument, then the index */
+    snprintf(want, sizeof want, "(CALL_INDIRECT): operand 4: first slot %u and 1 value slots after it past the frame",
+             code->frame_slots);
+    corrupt(c.v, code, &code->words[p + 4], code->frame_slots, want);
+    close_checked(&c);
 }
 
 /* RETHROW's slot is one of the exception slots. */
