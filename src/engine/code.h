@@ -119,8 +119,9 @@
  *   X a table index           F a function index       B a body index (a function of this module)
  *   H an imported function's index (below the module's function imports)
  *   E an element segment      Z a data segment         K a tag index
- *   P the first of slots that the code does not count, at most frame_slots: a callee's frame
- *     base (its arguments start there), THROW's first value (the tag says how many)
+ *   P the first of slots that the code does not count: a callee's frame base (its arguments
+ *     start there), THROW's first value (the tag says how many); the F, H, B, T or K operand
+ *     before it says how many slots follow, and they lie in the frame
  *   N a count of slots: the previous slot operand is the first of that many
  *   C a count of repeated operands: `*` and the kind after it stand for that many of it
  *     (the variable-size operations: ENTRY's constants, BR_TABLE's offsets)
