@@ -117,14 +117,17 @@
  *   O a branch offset (relative to its own word)       M a memory offset (u32, added to an address)
  *   Y a memory index          G a global index         T a type index
  *   X a table index           F a function index       B a body index (a function of this module)
+ *   H an imported function's index (below the module's function imports)
  *   E an element segment      Z a data segment         K a tag index
- *   P the first of slots that the code does not count, at most frame_slots: a callee's frame
- *     base (its arguments start there), THROW's first value (the tag says how many)
+ *   P the first of slots that the code does not count: a callee's frame base (its arguments
+ *     start there), THROW's first value (the tag says how many); the F, H, B, T or K operand
+ *     before it says how many slots follow, and they lie in the frame
  *   N a count of slots: the previous slot operand is the first of that many
  *   C a count of repeated operands: `*` and the kind after it stand for that many of it
  *     (the variable-size operations: ENTRY's constants, BR_TABLE's offsets)
  *   _ a word the operation does not use    ? a slot or a v128, as V128_OP's last word says
- * The debug and sanitizer builds check every compiled body against these (code_verify.c). */
+ * The debug and sanitizer builds check every compiled body against these (code_verify.c): slots
+ * against the frame, indices against the module's index spaces, offsets against the code. */
 
 /* Operations that are not plain numeric ones: X(NAME, WORDS, FLAGS, POINT, KINDS), WORDS = the
  * instruction's size, 0 if variable (ENTRY, BR_TABLE); FLAGS = 0, one accumulator class
@@ -152,7 +155,7 @@
     X(I32_ADD_RET, 3, 0, 0, "SS")    /* a, b: return a + b (an I32_ADD whose result RETURN1 returns) */ \
     X(UNREACHABLE, 1, 0, TRAP, "") \
     X(CALL_LOCAL, 3, CALL_LOCAL, CALL, "BP")     /* body index, frame base */ \
-    X(CALL, 3, CALL_IMPORT, CALL, "FP")           /* function index (an import), frame base */ \
+    X(CALL, 3, CALL_IMPORT, CALL, "HP")           /* function index (an import), frame base */ \
     X(CALL_INDIRECT, 5, CALL_INDIRECT, CALL, "TXSP")  /* type index, table index, element index slot, frame base */ \
     X(RETURN_CALL, 3, TAIL, CALL, "FP")          /* function index, frame base: a tail call (the callee's frame replaces \
                             this one; a host callee is called, then the RETURN after the GAS returns its results) */ \

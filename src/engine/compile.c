@@ -1114,7 +1114,7 @@ static ri_code *compile_function(compiler *c, uint32_t body_index) {
     memcpy(code->words, c->code, (size_t)c->len * sizeof *code->words);
     if (c->npoints) memcpy(code->points, c->points, (size_t)c->npoints * sizeof *code->points);
 #if RI_ASSERTS_ON
-    ri_code_assert_valid(code, c->dispatch); /* invariant 15 (code_verify.c) */
+    if (c->verifier) ri_code_assert_valid(c->verifier, code); /* invariant 15 (code_verify.c) */
 #endif
     return code;
 }
@@ -1135,6 +1135,9 @@ ri_errcode ri_compile_module(ri_module *m, ri_error *err) {
     c.metered = !m->config.unmetered;
     c.fusions_off = m->config.fusions_off;
     index_acc_variants(&c);
+#if RI_ASSERTS_ON
+    c.verifier = ri_code_verifier_new(c.dispatch, m); /* once for all the bodies (NULL: out of memory, unchecked) */
+#endif
     ri_errcode rc = RI_OK;
     for (uint32_t i = 0; i < m->nbodies; i++) {
         codes[i] = compile_function(&c, i);
@@ -1156,6 +1159,7 @@ ri_errcode ri_compile_module(ri_module *m, ri_error *err) {
     free(c.tries);
     free(c.catches);
     free(c.nest);
+    ri_code_verifier_free(c.verifier);
     if (rc != RI_OK) {
         for (uint32_t i = 0; i < m->nbodies; i++) ri_code_free(codes[i]);
         free(codes);

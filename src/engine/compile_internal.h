@@ -75,6 +75,7 @@ typedef struct emitted {
 typedef struct compiler {
     const ri_module *m;
     const int32_t *dispatch;
+    struct ri_code_verifier *verifier; /* builds with assertions: checks each compiled body (invariant 15) */
     ri_error *err;
     bool failed;
     bool metered;         /* false: ri_module_config.unmetered, no gas charges */

@@ -9,7 +9,9 @@
  * - the reads and writes derived from the kinds;
  * - every function of every fixture of tests/wat/ (metered and unmetered, every fusion
  *   family on and every one off) passes the verifier, and a corrupted code word of each
- *   kind it checks (handler, slot, branch offset, size, stop point) fails it.
+ *   kind it checks (handler, slot, index, branch offset, size, stop point) fails it (an
+ *   index one past its space, with the message naming operation, operand, value and bound).
+ * (test_code_verify.c: ENTRY, frame bases with their values, the handler tables.)
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -46,7 +48,7 @@ static void every_operation_has_its_kinds(void **state) {
         const char *star = strchr(k, '*');
         uint32_t words = ri_code_words(op);
         for (const char *c = k; *c; c++)
-            if (!strchr("DSWVILOMYGTXFBEZKPNC_?*", *c)) fail_msg("%s: unknown kind '%c'", ri_code_names[op], *c);
+            if (!strchr("DSWVILOMYGTXFHBEZKPNC_?*", *c)) fail_msg("%s: unknown kind '%c'", ri_code_names[op], *c);
         if (words) { /* fixed size: the kinds take every operand word */
             if (star || strchr(k, 'C')) fail_msg("%s: a count in a fixed-size operation", ri_code_names[op]);
             if (1 + kinds_words(k) != words)
@@ -190,11 +192,14 @@ static uint32_t each_fixture_module(void (*fn)(ri_module *m, void *ctx), void *c
 
 static void verify_all(ri_module *m, void *ctx) {
     uint32_t *functions = ctx;
+    ri_code_verifier *v = ri_code_verifier_new(ri_interp_dispatch_table(), m);
+    assert_non_null(v);
     for (uint32_t i = 0; i < m->nbodies; i++) {
         char msg[256];
-        if (!ri_code_verify(m->codes[i], ri_interp_dispatch_table(), msg, sizeof msg)) fail_msg("%s", msg);
+        if (!ri_code_verify(v, m->codes[i], msg, sizeof msg)) fail_msg("%s", msg);
         (*functions)++;
     }
+    ri_code_verifier_free(v);
 }
 
 static void fixtures_pass_the_verifier(void **state) {
@@ -209,17 +214,38 @@ static void fixtures_pass_the_verifier(void **state) {
 
 /* Whether code, with word `at` replaced by value (or, at == UINT32_MAX, its point `point`
  * moved by one word), passes the verifier. The code is restored. */
-static bool passes_with(ri_code *code, uint32_t at, uint32_t value, uint32_t point, char *msg) {
+static bool passes_with(const ri_code_verifier *v, ri_code *code, uint32_t at, uint32_t value, uint32_t point,
+                        char *msg) {
     uint32_t old = 0;
     if (at != UINT32_MAX) { old = code->words[at]; code->words[at] = value; }
     else code->points[point].pos++;
-    bool ok = ri_code_verify(code, ri_interp_dispatch_table(), msg, 256);
+    bool ok = ri_code_verify(v, code, msg, 256);
     if (at != UINT32_MAX) code->words[at] = old;
     else code->points[point].pos--;
     return ok;
 }
 
-typedef struct corruptions { uint32_t slot, branch, handler, size, point, v128; } corruptions;
+/* The index kinds (code.h, "Operand kinds"), with the name the verifier gives their spaces. */
+static const char index_kinds[] = "FHBTXYGEZK";
+static const char *const index_names[] = {"function", "imported function", "body", "type", "table", "memory",
+                                          "global", "element segment", "data segment", "tag"};
+
+static uint32_t index_bound(const ri_module *m, char kind) {
+    switch (kind) {
+    case 'F': return m->nfuncs;
+    case 'H': return m->nfunc_imports;
+    case 'B': return m->nbodies;
+    case 'T': return m->ntypes;
+    case 'X': return m->ntables;
+    case 'Y': return m->nmemories;
+    case 'G': return m->nglobals;
+    case 'E': return m->nelems;
+    case 'Z': return m->ndatas;
+    default: return m->ntags;
+    }
+}
+
+typedef struct corruptions { uint32_t slot, branch, handler, size, point, v128, index[10]; } corruptions;
 
 static uint32_t op_at(const uint32_t *words, uint32_t pos) {
     const int32_t *d = ri_interp_dispatch_table();
@@ -234,6 +260,8 @@ static uint32_t op_at(const uint32_t *words, uint32_t pos) {
 static void corrupt_all(ri_module *m, void *ctx) {
     corruptions *c = ctx;
     const int32_t *d = ri_interp_dispatch_table();
+    ri_code_verifier *v = ri_code_verifier_new(d, m);
+    assert_non_null(v);
     char msg[256];
     uint8_t seen[RI_CODE_OP_COUNT] = {0}; /* each operation once a module (each check walks the whole function) */
     for (uint32_t i = 0; i < m->nbodies; i++) {
@@ -253,11 +281,22 @@ static void corrupt_all(ri_module *m, void *ctx) {
                     if (k + 1 < size && ri_code_operand_at(op, code->words, pos, k + 1) == 'N' &&
                         code->words[pos + k + 1] == 0)
                         continue;
-                    if (passes_with(code, pos + k, code->frame_slots, 0, msg))
+                    if (passes_with(v, code, pos + k, code->frame_slots, 0, msg))
                         fail_msg("%s at %u: slot operand %u = frame_slots passes", ri_code_names[op], pos, k);
                     c->slot++;
+                } else if (kind && strchr(index_kinds, kind)) {
+                    /* one past the module's last index of its space */
+                    uint32_t i = (uint32_t)(strchr(index_kinds, kind) - index_kinds), bound = index_bound(m, kind);
+                    if (passes_with(v, code, pos + k, bound, 0, msg))
+                        fail_msg("%s at %u: %s index operand %u = %u passes", ri_code_names[op], pos, index_names[i], k,
+                                 bound);
+                    char want[96];
+                    snprintf(want, sizeof want, "(%s): operand %u: %s index %u out of range (the module has %u)",
+                             ri_code_names[op], k, index_names[i], bound, bound);
+                    if (!strstr(msg, want)) fail_msg("'%s' lacks '%s'", msg, want);
+                    c->index[i]++;
                 } else if (kind == 'V' || kind == 'W') {
-                    if (passes_with(code, pos + k, code->frame_slots - 1, 0, msg))
+                    if (passes_with(v, code, pos + k, code->frame_slots - 1, 0, msg))
                         fail_msg("%s at %u: v128 operand %u = frame_slots - 1 passes", ri_code_names[op], pos, k);
                     c->v128++;
                 } else if (kind == 'O') {
@@ -266,19 +305,19 @@ static void corrupt_all(ri_module *m, void *ctx) {
                     uint32_t t = pos + k + code->words[pos + k];
                     uint32_t nop = t + 1 < code->nwords ? op_at(code->words, t) : RI_CODE_OP_COUNT;
                     if (nop < RI_CODE_OP_COUNT && ri_code_words(nop) == 1) continue;
-                    if (passes_with(code, pos + k, code->words[pos + k] + 1, 0, msg))
+                    if (passes_with(v, code, pos + k, code->words[pos + k] + 1, 0, msg))
                         fail_msg("%s at %u: branch offset %u moved passes", ri_code_names[op], pos, k);
                     c->branch++;
                 }
             }
             /* a handler word of no operation */
-            if (passes_with(code, pos, (uint32_t)d[RI_CODE_OP_COUNT + 2] + 1u, 0, msg))
+            if (passes_with(v, code, pos, (uint32_t)d[RI_CODE_OP_COUNT + 2] + 1u, 0, msg))
                 fail_msg("%s at %u: a bad handler word passes", ri_code_names[op], pos);
             c->handler++;
             /* the code cut inside its last instruction: the walk does not end at its end */
             if (pos + size == code->nwords && size > 1) {
                 code->nwords--;
-                if (ri_code_verify(code, d, msg, sizeof msg)) fail_msg("function %u: cut code passes", code->func_index);
+                if (ri_code_verify(v, code, msg, sizeof msg)) fail_msg("function %u: cut code passes", code->func_index);
                 code->nwords++;
                 c->size++;
             }
@@ -291,10 +330,11 @@ static void corrupt_all(ri_module *m, void *ctx) {
             if (at < code->nwords && op_at(code->words, at - 1) < RI_CODE_OP_COUNT &&
                 ri_code_words(op_at(code->words, at - 1)) == 1)
                 continue;
-            if (passes_with(code, UINT32_MAX, 0, p, msg)) fail_msg("function %u: point %u moved passes", code->func_index, p);
+            if (passes_with(v, code, UINT32_MAX, 0, p, msg)) fail_msg("function %u: point %u moved passes", code->func_index, p);
             c->point++;
         }
     }
+    ri_code_verifier_free(v);
 }
 
 static void corrupted_code_fails_the_verifier(void **state) {
@@ -304,6 +344,8 @@ static void corrupted_code_fails_the_verifier(void **state) {
     print_message("corrupted and caught: %u slots, %u v128 slots, %u branch offsets, %u handler words, "
                   "%u stop points, %u cut functions\n", c.slot, c.v128, c.branch, c.handler, c.point, c.size);
     assert_true(c.slot > 1000 && c.branch > 100 && c.handler > 1000 && c.point > 100 && c.v128 > 10 && c.size > 100);
+    for (uint32_t i = 0; i < 10; i++) print_message("  %u %s indices out of range\n", c.index[i], index_names[i]);
+    for (uint32_t i = 0; i < 10; i++) assert_true(c.index[i] > 0); /* (the fixtures name every index space) */
 }
 
 /* One word, with its message: the operand of a GAS made a slot of I32_ADD's. */
@@ -313,15 +355,18 @@ static void the_message_names_the_word(void **state) {
     engine_fixture_open(&fx, "exec", false);
     ri_code *code = fx.module->codes[0];
     char msg[256];
-    assert_true(ri_code_verify(code, ri_interp_dispatch_table(), msg, sizeof msg));
+    ri_code_verifier *v = ri_code_verifier_new(ri_interp_dispatch_table(), fx.module);
+    assert_non_null(v);
+    assert_true(ri_code_verify(v, code, msg, sizeof msg));
     uint32_t saved = code->words[0];
     code->words[0] = 12345;
-    assert_false(ri_code_verify(code, ri_interp_dispatch_table(), msg, sizeof msg));
+    assert_false(ri_code_verify(v, code, msg, sizeof msg));
     print_message("%s\n", msg);
     assert_non_null(strstr(msg, "word 0"));
     assert_non_null(strstr(msg, "no operation"));
     code->words[0] = saved;
-    assert_true(ri_code_verify(code, ri_interp_dispatch_table(), msg, sizeof msg));
+    assert_true(ri_code_verify(v, code, msg, sizeof msg));
+    ri_code_verifier_free(v);
     engine_fixture_close(&fx);
 }
 
@@ -334,11 +379,22 @@ static void a_throw_without_values_passes(void **state) {
     uint32_t words[] = {(uint32_t)d[RI_CODE_ENTRY_Z0], 2, 0, 0, 0, (uint32_t)d[RI_CODE_THROW], 0, 0};
     ri_code_point points[] = {{0, 0, 0, RI_POINT_ENTRY}, {5, 0, 0, RI_POINT_TRAP}};
     ri_code code = {.nwords = 8, .words = words, .npoints = 2, .points = points, .frame_slots = 0};
+    /* a module with one tag, of type [] -> [] */
+    uint32_t tag_types[] = {0};
+    ri_type types[] = {{0, 0, NULL, NULL}};
+    ri_module m = {.ntypes = 1, .types = types, .ntags = 1, .tag_types = tag_types};
+    ri_code_verifier *v = ri_code_verifier_new(d, &m);
+    assert_non_null(v);
     char msg[256];
-    if (!ri_code_verify(&code, d, msg, sizeof msg)) fail_msg("%s", msg);
+    if (!ri_code_verify(v, &code, msg, sizeof msg)) fail_msg("%s", msg);
     words[7] = 1; /* past the frame's end */
-    assert_false(ri_code_verify(&code, d, msg, sizeof msg));
+    assert_false(ri_code_verify(v, &code, msg, sizeof msg));
     assert_non_null(strstr(msg, "THROW"));
+    words[7] = 0;
+    words[6] = 1; /* a tag the module does not have */
+    assert_false(ri_code_verify(v, &code, msg, sizeof msg));
+    assert_non_null(strstr(msg, "operand 1: tag index 1 out of range (the module has 1)"));
+    ri_code_verifier_free(v);
 }
 
 int main(void) {
