@@ -26,6 +26,7 @@
 /* Room for the fusion rules (fuse_rules.c) and the operand words of a fused instruction. */
 #define RI_FUSE_RULE_CAP 400
 #define RI_FUSE_RULE_WORDS 11
+#define RI_FUSE_RULE_BUCKETS 1024 /* a power of two */
 
 typedef enum entry_kind {
     ENTRY_SLOT,   /* the value is in the entry's own slot */
@@ -145,9 +146,10 @@ typedef struct compiler {
      * map, reused from function to function */
     uint8_t acc_head[RI_CODE_OP_COUNT];
     uint8_t acc_next[RI_CODE_ACC_COUNT];
-    /* the fusion rules (fuse_rules.c, index_fuse_rules): rule_head[op] = 1 + the index of
-     * the first rule for emitting op (0: none), rule_next[i] = 1 + the next one's */
-    uint16_t rule_head[RI_CODE_OP_COUNT];
+    /* the fusion rules (fuse_rules.c, index_fuse_rules), hashed by the operation emitted and
+     * the last one: rule_head[bucket] = 1 + the index of the bucket's first rule (0: none),
+     * rule_next[i] = 1 + the next one's, in table order */
+    uint16_t rule_head[RI_FUSE_RULE_BUCKETS];
     uint16_t rule_next[RI_FUSE_RULE_CAP];
     uint8_t *landing;
     uint32_t landing_cap;
@@ -325,6 +327,10 @@ typedef struct fuse_ctx {
 bool fuse_by_rules(compiler *c, const fuse_ctx *x, uint32_t *end);
 #define fuse_rule_count ri_compile_fuse_rule_count
 uint32_t fuse_rule_count(void);
+#define fuse_rules_check ri_compile_fuse_rules_check
+/* The index of the first rule that is not well formed (its words not its fused operation's
+ * size, a word of an instruction it does not absorb, ...), UINT32_MAX if none. */
+uint32_t fuse_rules_check(void);
 #define index_fuse_rules ri_compile_index_fuse_rules
 void index_fuse_rules(compiler *c);
 

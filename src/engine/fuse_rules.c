@@ -2,14 +2,15 @@
  * The compiler's fusion rules as data (code.h, "Superinstructions"), and the one matcher
  * and emitter that apply them. A rule says: when the translation is about to emit
  * operation `outer` at a site (a binary operation, an operation with an immediate, a
- * load, two loads, a store, a return), and the last instruction emitted (and where
- * needed the one or two before it) is what the rule names, read as the rule says, and
- * its family is on, then those instructions and the new one become `fused`, whose operand
- * words the rule lists (word sources), with the absorbed instructions' stop points moved
- * into it. Rules are tried in table order, first match wins: a more specific rule comes
- * before the general one it refines (SHA-2's chains before the int pairs they extend).
- * The fusions that reorder or split instructions, or choose among branch variants, stay
- * code (fuse.c, fuse_arith.c's sink_f64_load and unpair): docs/ARCHITECTURE.md.
+ * load, a second load, a store, a conditional branch, a return), and the last instruction
+ * emitted (and where needed the one or two before it) is what the rule names, read as the
+ * rule says, and its family is on, then those instructions and the new one become `fused`,
+ * whose operand words the rule lists (word sources), with the absorbed instructions' stop
+ * points moved into it. Rules are tried in table order, first match wins: a more specific
+ * rule comes before the general one it refines (SHA-2's chains before the int pairs they
+ * extend). The fusions that are no such rewrite stay code (constants as immediates, taking
+ * a compare into its branch, sink_f64_load's reordering, unpair's split):
+ * docs/ARCHITECTURE.md, "Fusion rules".
  */
 #include <string.h>
 
@@ -23,8 +24,8 @@ enum {
     W_END,    /* no more words */
     W_DST,    /* the result: the new top entry's own slot */
     W_OTHER,  /* the operand that is not the last instruction's result (its slot) */
-    W_A,      /* operand a's slot (a load's or store's address) */
-    W_B,      /* operand b's slot (a store's value) */
+    W_A,      /* operand a's slot (a load's or store's address; a branch's first word) */
+    W_B,      /* operand b's slot (a store's value; a branch's second word) */
     W_SRC,    /* fuse_ctx.src: operand a's slot as the caller resolved it */
     W_IMM,    /* operand b's constant, 32 bits (an operation with an immediate) */
     W_OFFSET, /* the memory access's offset */
@@ -337,12 +338,59 @@ _Static_assert(RULE_COUNT <= RI_FUSE_RULE_CAP, "compiler.rule_next holds every r
 
 uint32_t fuse_rule_count(void) { return (uint32_t)RULE_COUNT; }
 
-/* Links each operation's rules, in table order (compiler.rule_head, rule_next). */
+/* The bucket of the rules for emitting `outer` after `last`: only rules with both the
+ * same can match the same instructions, so table order need hold only within a bucket, and
+ * a lookup walks a few rules instead of every rule of the operation. */
+static uint32_t rule_bucket(uint32_t outer, uint32_t last) {
+    return (outer * 2654435761u ^ last * 40503u) >> 7 & (RI_FUSE_RULE_BUCKETS - 1);
+}
+
+/* Links the rules of each bucket, in table order (compiler.rule_head, rule_next). */
 void index_fuse_rules(compiler *c) {
     for (uint32_t i = RULE_COUNT; i-- > 0;) {
-        c->rule_next[i] = c->rule_head[rules[i].outer];
-        c->rule_head[rules[i].outer] = (uint16_t)(i + 1);
+        uint32_t b = rule_bucket(rules[i].outer, rules[i].last);
+        c->rule_next[i] = c->rule_head[b];
+        c->rule_head[b] = (uint16_t)(i + 1);
     }
+}
+
+/* Whether word source s reads a word that instruction op (of ri_code_words(op) words) has. */
+static bool word_in(uint8_t s, ri_code_op op) {
+    uint32_t k = s & 15;
+    return k >= 1 && k < ri_code_words(op);
+}
+
+/* Whether every source of r names something there: a word of an instruction the rule
+ * absorbs (of its fixed size), or a value of its site. */
+static bool sources_valid(const fuse_rule *r, uint8_t s) {
+    switch (s & 0x30) {
+    case 0x10: return word_in(s, (ri_code_op)r->last);
+    case 0x20: return (r->flags & F_PREV) && word_in(s, (ri_code_op)r->prev);
+    case 0x30: return (r->flags & F_PREV2) && word_in(s, (ri_code_op)r->prev2);
+    default: return (s & ~W_SHIFT) >= W_DST && (s & ~W_SHIFT) <= W_ZERO;
+    }
+}
+
+uint32_t fuse_rules_check(void) {
+    for (uint32_t i = 0; i < RULE_COUNT; i++) {
+        const fuse_rule *r = &rules[i];
+        uint32_t n = 0;
+        while (n < RI_FUSE_RULE_WORDS && r->words[n] != W_END) n++;
+        bool ok = r->outer < RI_CODE_OP_COUNT && r->last < RI_CODE_OP_COUNT && r->fused < RI_CODE_OP_COUNT &&
+                  ri_code_words((ri_code_op)r->fused) == n + 1 && ri_code_words((ri_code_op)r->last) != 0 &&
+                  (!(r->flags & F_PREV2) || (r->flags & F_PREV)) && r->last_point <= n + 1 &&
+                  r->prev_point <= n + 1 && r->trap_point <= n + 1 &&
+                  (!(r->flags & F_RESULT2) || (n >= 4 && r->words[3] == W_DST)) &&
+                  (!(r->flags & F_RESULT) || r->words[0] == W_DST) &&
+                  (!(r->flags & F_PREV) || (r->prev < RI_CODE_OP_COUNT && ri_code_words((ri_code_op)r->prev) != 0)) &&
+                  (!(r->flags & F_PREV2) || (r->prev2 < RI_CODE_OP_COUNT && ri_code_words((ri_code_op)r->prev2) != 0));
+        for (uint32_t k = 0; ok && k < n; k++) ok = sources_valid(r, r->words[k]);
+        for (size_t k = 0; ok && k < sizeof r->checks / sizeof r->checks[0] && r->checks[k].kind != C_NONE; k++)
+            ok = sources_valid(r, r->checks[k].x) &&
+                 (r->checks[k].kind == C_TEMP || r->checks[k].kind == C_PREV_WRITES || sources_valid(r, r->checks[k].y));
+        if (!ok) return i;
+    }
+    return UINT32_MAX;
 }
 
 /* ---- the matcher and the emitter -------------------------------------------------------- */
@@ -396,7 +444,7 @@ static bool checks_hold(const compiler *c, const fuse_rule *r, const fuse_ctx *x
 
 /* Whether rule r applies; *other: the operand that is not the last instruction's result. */
 static bool rule_matches(const compiler *c, const fuse_rule *r, const fuse_ctx *x, operand *other) {
-    if (r->site != x->site || r->last != c->last.op || !fuse_on(c, r->gates)) return false;
+    if (r->outer != x->op || r->last != c->last.op || r->site != x->site || !fuse_on(c, r->gates)) return false;
     if (((r->flags & F_NOIMM_A) && x->a.kind == ENTRY_IMM) || ((r->flags & F_NOIMM_B) && x->b.kind == ENTRY_IMM))
         return false;
     switch (r->from) {
@@ -457,9 +505,9 @@ static uint32_t emit_rule(compiler *c, const fuse_rule *r, const fuse_ctx *x, co
 }
 
 bool fuse_by_rules(compiler *c, const fuse_ctx *x, uint32_t *end) {
-    if (c->failed || c->last.pos == NO_POS || x->op >= RI_CODE_OP_COUNT) return false;
+    if (c->failed || c->last.pos == NO_POS) return false;
     operand other;
-    for (uint32_t i = c->rule_head[x->op]; i; i = c->rule_next[i - 1]) {
+    for (uint32_t i = c->rule_head[rule_bucket(x->op, c->last.op)]; i; i = c->rule_next[i - 1]) {
         const fuse_rule *r = &rules[i - 1];
         if (!rule_matches(c, r, x, &other)) continue;
         uint32_t e = emit_rule(c, r, x, &other);
