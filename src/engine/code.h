@@ -291,10 +291,11 @@
 /* Loads and stores whose address is the i32.add emitted just before them, fused:
  * NAME_X: loads (dst, a, b, offset), stores (a, b, value, offset), the address being
  * (u32)(a + b) + offset; NAME_XI: the same with b an immediate. 5 words. */
-#define RI_CODE_ADDR_OPS(X) \
+#define RI_CODE_ADDR_LOAD_OPS(X) \
     X(I32_LOAD) X(I64_LOAD) X(F32_LOAD) X(F64_LOAD) \
-    X(I32_LOAD8_S) X(I32_LOAD8_U) X(I32_LOAD16_S) X(I32_LOAD16_U) \
-    X(I32_STORE) X(I64_STORE) X(F32_STORE) X(F64_STORE) X(I32_STORE8) X(I32_STORE16)
+    X(I32_LOAD8_S) X(I32_LOAD8_U) X(I32_LOAD16_S) X(I32_LOAD16_U)
+#define RI_CODE_ADDR_STORE_OPS(X) X(I32_STORE) X(I64_STORE) X(F32_STORE) X(F64_STORE) X(I32_STORE8) X(I32_STORE16)
+#define RI_CODE_ADDR_OPS(X) RI_CODE_ADDR_LOAD_OPS(X) RI_CODE_ADDR_STORE_OPS(X)
 
 /* Loop-counter branches: an i32.add whose result a compare-and-branch tests, fused:
  * ADDBR_<cmp>_<kinds> (k, x, step, limit, offset), 6 words: k = x + step, then branch

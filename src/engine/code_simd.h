@@ -119,7 +119,7 @@
 /* The loads of memory 0 with handlers of their own (interp_simd.h): X(NAME, SUB, BYTES) is
  * operation V128_NAME for sub-opcode SUB, reading BYTES bytes, in V128_LOAD's layout but
  * for word 3, an addend: dst, addr, addend, offset, sub; the access is at
- * (u32)(addr + addend) + offset (fuse_memory.c folds an i32.add of an immediate into it). The
+ * (u32)(addr + addend) + offset (take_address_imm, fuse_memory.c, folds an i32.add of an immediate into it). The
  * lane loads and stores stay V128_LOAD and V128_STORE (v128.store is V128_STORE128). */
 #define RI_CODE_SIMD_LOAD_OPS(X) \
     X(LOAD128, 0x00, 16) X(LOAD8X8_S, 0x01, 8) X(LOAD8X8_U, 0x02, 8) X(LOAD16X4_S, 0x03, 8) \

@@ -20,8 +20,8 @@
  * The compiler's files: this one translates each WebAssembly instruction, the body and
  * the module; compile_simd.c the SIMD instructions, compile_exn.c exception handling,
  * compile_emit.c holds emission and the operand stack. fuse.c (branches), fuse_memory.c
- * (loads, stores) and fuse_arith.c (arithmetic) decide every fusion, each behind its
- * family's gate (fuse_on); the translation names no fused operation. branch_variant.c and
+ * (loads, stores) and fuse_arith.c (arithmetic) decide every fusion, by the rules of
+ * fuse_rules.c, each behind its family's gate; the translation names no fused operation. branch_variant.c and
  * acc.c are the passes over a compiled body; compile_internal.h is what they all share.
  */
 #include <stdlib.h>
@@ -1135,6 +1135,7 @@ ri_errcode ri_compile_module(ri_module *m, ri_error *err) {
     c.metered = !m->config.unmetered;
     c.fusions_off = m->config.fusions_off;
     index_acc_variants(&c);
+    index_fuse_rules(&c);
 #if RI_ASSERTS_ON
     c.verifier = ri_code_verifier_new(c.dispatch, m); /* once for all the bodies (NULL: out of memory, unchecked) */
 #endif

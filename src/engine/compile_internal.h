@@ -23,6 +23,10 @@
 #define RI_MAX_CODE_WORDS (UINT32_C(1) << 30)
 
 #define NO_POS UINT32_MAX
+/* Room for the fusion rules (fuse_rules.c) and the operand words of a fused instruction. */
+#define RI_FUSE_RULE_CAP 400
+#define RI_FUSE_RULE_WORDS 11
+#define RI_FUSE_RULE_BUCKETS 1024 /* a power of two */
 
 typedef enum entry_kind {
     ENTRY_SLOT,   /* the value is in the entry's own slot */
@@ -143,6 +147,11 @@ typedef struct compiler {
      * map, reused from function to function */
     uint8_t acc_head[RI_CODE_OP_COUNT];
     uint8_t acc_next[RI_CODE_ACC_COUNT];
+    /* the fusion rules (fuse_rules.c, index_fuse_rules), hashed by the operation emitted and
+     * the last one: rule_head[bucket] = 1 + the index of the bucket's first rule (0: none),
+     * rule_next[i] = 1 + the next one's, in table order */
+    uint16_t rule_head[RI_FUSE_RULE_BUCKETS];
+    uint16_t rule_next[RI_FUSE_RULE_CAP];
     uint8_t *landing;
     uint32_t landing_cap;
 } compiler;
@@ -284,12 +293,47 @@ void compile_rethrow(compiler *c, uint32_t depth);
 #define count_exn_slots ri_compile_count_exn_slots
 uint32_t count_exn_slots(compiler *c, const uint8_t *start, const uint8_t *end);
 
-/* ---- fuse.c: branches ---- */
+/* ---- fuse.c: branches (their rules: fuse_rules.c) ---- */
 #define emit_cond_branch ri_compile_emit_cond_branch
 uint32_t emit_cond_branch(compiler *c, operand cond, bool fused, ri_code_op cmp, uint32_t a, uint32_t b,
                           bool negate);
 #define take_compare ri_compile_take_compare
 bool take_compare(compiler *c, operand cond, ri_code_op *cmp, uint32_t *a, uint32_t *b);
+
+/* ---- fuse_rules.c: the fusion rules as data ---- */
+/* Where a fusion rule applies: what the translation is emitting. */
+typedef enum fuse_site {
+    FUSE_SITE_BINARY,    /* a binary operation, operands a, b in slots */
+    FUSE_SITE_IMM,       /* one with an immediate: a, b.bits; src is a's slot */
+    FUSE_SITE_LOAD,      /* a load: a is the address */
+    FUSE_SITE_LOAD_PAIR, /* an i32 load from slot a.src right after another */
+    FUSE_SITE_STORE,     /* a store: a is the address, b the value */
+    FUSE_SITE_RETURN,    /* a return of one value, a */
+    FUSE_SITE_BRANCH,    /* a conditional branch op (a, b): slots or immediates as its words */
+} fuse_site;
+
+/* The instruction being compiled, as the rules see it. */
+typedef struct fuse_ctx {
+    fuse_site site;
+    ri_code_op op;    /* the operation it would be on its own */
+    operand a, b;     /* operands as popped (ENTRY_IMM with bits 0: none) */
+    uint32_t src;     /* FUSE_SITE_IMM: a's slot */
+    uint32_t offset;  /* loads and stores */
+} fuse_ctx;
+
+#define fuse_by_rules ri_compile_fuse_by_rules
+/* Emits x fused with the instructions just before it by the first rule that applies (and
+ * pushes its result); false if none does (nothing changed). *end (if end): the position
+ * after the fused instruction, NO_POS if its emission failed. */
+bool fuse_by_rules(compiler *c, const fuse_ctx *x, uint32_t *end);
+#define fuse_rule_count ri_compile_fuse_rule_count
+uint32_t fuse_rule_count(void);
+#define fuse_rules_check ri_compile_fuse_rules_check
+/* The index of the first rule that is not well formed (its words not its fused operation's
+ * size, a word of an instruction it does not absorb, ...), UINT32_MAX if none. */
+uint32_t fuse_rules_check(void);
+#define index_fuse_rules ri_compile_index_fuse_rules
+void index_fuse_rules(compiler *c);
 
 /* ---- fuse_memory.c ---- */
 #define fuse_load ri_compile_fuse_load

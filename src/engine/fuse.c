@@ -78,76 +78,9 @@ static ri_code_op branch_op_for(ri_code_op cmp, bool negate) {
     }
 }
 
-/* Emits "branch when cond (is true, or false if negate)"; returns the offset word. */
-/* The loop-counter form (ADDBR_*) of conditional branch bop after an i32.add with a
- * slot or immediate step, or RI_CODE_OP_COUNT; *zero_limit: bop tests its operand
- * against 0 (br_if, br_ifnot), which becomes the limit. */
-static ri_code_op addbr_form(ri_code_op bop, bool step_imm, bool *zero_limit) {
-    *zero_limit = false;
-    switch (bop) {
-#define RI_X_ADDBR(cmp) \
-    case RI_CODE_BR_IF_##cmp: return step_imm ? RI_CODE_ADDBR_##cmp##_IS : RI_CODE_ADDBR_##cmp##_SS; \
-    case RI_CODE_BR_IF_##cmp##_I: return step_imm ? RI_CODE_ADDBR_##cmp##_II : RI_CODE_ADDBR_##cmp##_SI;
-    RI_CODE_ADDBR_CMPS(RI_X_ADDBR)
-#undef RI_X_ADDBR
-    case RI_CODE_BR_IF:
-        *zero_limit = true;
-        return step_imm ? RI_CODE_ADDBR_I32_NE_II : RI_CODE_ADDBR_I32_NE_SI;
-    case RI_CODE_BR_IFNOT:
-        *zero_limit = true;
-        return step_imm ? RI_CODE_ADDBR_I32_EQ_II : RI_CODE_ADDBR_I32_EQ_SI;
-    default:
-        return RI_CODE_OP_COUNT;
-    }
-}
-
-/* The load-and-branch form (RI_CODE_LOADBR_OPS) of conditional branch bop (a, b) when the
- * instruction just before is an i32.load or i32.load8_u whose value bop tests for
- * (in)equality: emits it and returns its offset word; else NO_POS, nothing emitted. */
-static uint32_t emit_load_branch(compiler *c, ri_code_op bop, uint32_t a, uint32_t b) {
-    if (!fuse_on(c, RI_FUSE_LOAD_BRANCH) || c->failed || c->last.pos == NO_POS) return NO_POS;
-    ri_code_op base; /* the I32_LOAD_BR_EQ_S or I32_LOAD8_U_BR_EQ_S of the load */
-    bool xi;
-    switch (c->last.op) {
-    case RI_CODE_I32_LOAD: base = RI_CODE_I32_LOAD_BR_EQ_S; xi = false; break;
-    case RI_CODE_I32_LOAD_XI: base = RI_CODE_I32_LOAD_BR_EQ_S; xi = true; break;
-    case RI_CODE_I32_LOAD8_U: base = RI_CODE_I32_LOAD8_U_BR_EQ_S; xi = false; break;
-    case RI_CODE_I32_LOAD8_U_XI: base = RI_CODE_I32_LOAD8_U_BR_EQ_S; xi = true; break;
-    default: return NO_POS;
-    }
-    uint32_t words = xi ? 5 : 4;
-    if (c->last.pos + words != c->len) return NO_POS;
-    uint32_t d = c->code[c->last.pos + 1];
-    uint32_t cmp; /* RI_BRANCH_* steps from base: EQ_S, NE_S, EQ_I, NE_I */
-    switch (bop) {
-    case RI_CODE_BR_IF_I32_EQ: cmp = 0; break;
-    case RI_CODE_BR_IF_I32_NE: cmp = 1; break;
-    case RI_CODE_BR_IF_I32_EQ_I: cmp = 2; break;
-    case RI_CODE_BR_IF_I32_NE_I: cmp = 3; break;
-    case RI_CODE_BR_IFNOT: cmp = 2; b = 0; break; /* d == 0 */
-    case RI_CODE_BR_IF: cmp = 3; b = 0; break;    /* d != 0 */
-    default: return NO_POS;
-    }
-    if (a != d) {
-        if (cmp >= 2 || b != d) return NO_POS;
-        b = a; /* == and != are symmetric: the loaded value goes first */
-    }
-    uint32_t addr = c->code[c->last.pos + 2];
-    uint32_t imm = xi ? c->code[c->last.pos + 3] : 0;
-    uint32_t off = c->code[c->last.pos + words - 1];
-    ri_code_point pt;
-    bool had = take_last(c, &pt);
-    uint32_t p = emit_op(c, (ri_code_op)(base + 4 * cmp), 7);
-    if (p == NO_POS) return NO_POS;
-    c->code[p + 1] = d;
-    c->code[p + 2] = addr;
-    c->code[p + 3] = imm;
-    c->code[p + 4] = off;
-    c->code[p + 5] = b;
-    if (had) put_point(c, p, pt);
-    return p + 6;
-}
-
+/* Emits "branch when cond (is true, or false if negate)"; returns the offset word. The
+ * branch fuses with the instruction(s) just before it by the rules of fuse_rules.c (a
+ * load, a loop counter's i32.add). */
 uint32_t emit_cond_branch(compiler *c, operand cond, bool fused, ri_code_op cmp, uint32_t a,
                                  uint32_t b, bool negate) {
     ri_code_op bop;
@@ -161,10 +94,8 @@ uint32_t emit_cond_branch(compiler *c, operand cond, bool fused, ri_code_op cmp,
         two = false;
     }
     unpair(c);
-    uint32_t lw = emit_load_branch(c, bop, a, b);
-    if (lw != NO_POS || c->failed) return lw;
-    /* A loop counter: the i32.add just before computed the value tested (as the
-     * compare's second operand: the mirrored compare takes it first). */
+    /* A loop counter: the i32.add just before computed the value tested as the compare's
+     * second operand: the mirrored compare takes it first, as the rules want it. */
     bool is_add = (c->last.op == RI_CODE_I32_ADD || c->last.op == RI_CODE_I32_ADD_I) &&
                   c->last.pos != NO_POS && !c->failed && fuse_on(c, RI_FUSE_COUNTER_BRANCH);
     if (is_add && two && c->code[c->last.pos + 1] == b && c->code[c->last.pos + 1] != a) {
@@ -182,54 +113,9 @@ uint32_t emit_cond_branch(compiler *c, operand cond, bool fused, ri_code_op cmp,
             b = t;
         }
     }
-    if (is_add && c->code[c->last.pos + 1] == a) {
-        bool zero_limit;
-        ri_code_op fused_op = addbr_form(bop, c->last.op == RI_CODE_I32_ADD_I, &zero_limit);
-        if (fused_op != RI_CODE_OP_COUNT) {
-            uint32_t k = c->code[c->last.pos + 1], x = c->code[c->last.pos + 2], step = c->code[c->last.pos + 3];
-            truncate_code(c, c->last.pos);
-            bool loopfuse = false; /* RI_CODE_LOOPFUSE_CMPS */
-#define RI_X_LOOPFUSE(cmp) loopfuse |= fused_op >= RI_CODE_ADDBR_##cmp##_SS && fused_op <= RI_CODE_ADDBR_##cmp##_II;
-            RI_CODE_LOOPFUSE_CMPS(RI_X_LOOPFUSE)
-#undef RI_X_LOOPFUSE
-            if (loopfuse && c->last.op == RI_CODE_MOVE && c->last.pos != NO_POS && c->last.pos + 3 == c->len && !c->failed) {
-                /* a MOVE just before: one instruction (MADDBR_*, laid out as ADDBR_*, code.h) */
-                uint32_t d = c->code[c->last.pos + 1], s = c->code[c->last.pos + 2];
-                truncate_code(c, c->last.pos);
-                uint32_t p = emit_op(c, (ri_code_op)(RI_CODE_MADDBR_I32_NE_SS + (fused_op - RI_CODE_ADDBR_I32_NE_SS)), 8);
-                if (p == NO_POS) return NO_POS;
-                c->code[p + 1] = d;
-                c->code[p + 2] = s;
-                c->code[p + 3] = k;
-                c->code[p + 4] = x;
-                c->code[p + 5] = step;
-                c->code[p + 6] = zero_limit ? 0 : b;
-                return p + 7;
-            }
-            if (loopfuse && c->last.op == RI_CODE_I32_ADD_I2 && c->last.pos != NO_POS && c->last.pos + 7 == c->len && !c->failed) {
-                /* two pointer increments just before: one instruction per iteration
-                 * (I2ADDBR_*, laid out as ADDBR_*, code.h) */
-                uint32_t w[6];
-                memcpy(w, &c->code[c->last.pos + 1], sizeof w);
-                truncate_code(c, c->last.pos);
-                uint32_t p = emit_op(c, (ri_code_op)(RI_CODE_I2ADDBR_I32_NE_SS + (fused_op - RI_CODE_ADDBR_I32_NE_SS)), 12);
-                if (p == NO_POS) return NO_POS;
-                memcpy(&c->code[p + 1], w, sizeof w);
-                c->code[p + 7] = k;
-                c->code[p + 8] = x;
-                c->code[p + 9] = step;
-                c->code[p + 10] = zero_limit ? 0 : b;
-                return p + 11;
-            }
-            uint32_t p = emit_op(c, fused_op, 6);
-            if (p == NO_POS) return NO_POS;
-            c->code[p + 1] = k;
-            c->code[p + 2] = x;
-            c->code[p + 3] = step;
-            c->code[p + 4] = zero_limit ? 0 : b;
-            return p + 5;
-        }
-    }
+    fuse_ctx x = {.site = FUSE_SITE_BRANCH, .op = bop, .a = {a, ENTRY_SLOT, 0, 0}, .b = {b, ENTRY_SLOT, 0, 0}};
+    uint32_t end;
+    if (fuse_by_rules(c, &x, &end)) return end == NO_POS ? NO_POS : end - 1;
     uint32_t p = two ? emit3(c, bop, a, b, 0) : emit2(c, bop, a, 0);
     return p == NO_POS ? NO_POS : p + (two ? 3 : 2);
 }

@@ -6,7 +6,8 @@
  * - it is consistent: every fixed-size operation has a size, branch variants and
  *   accumulator variants have their base's size, and every module of the fixtures
  *   compiles to code that the table's sizes walk exactly, instruction by instruction,
- *   every stop point at an instruction's start and every call followed by its GAS.
+ *   every stop point at an instruction's start and every call followed by its GAS;
+ *   and the fusion rules are well formed (fuse_rules_check).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -22,6 +23,11 @@
 #include "engine_fixture.h"
 #include "engine/code_info.h"
 #include "engine/module.h"
+
+/* compile_internal.h's fuse_rule_count and fuse_rules_check (that header's `fail` would
+ * clash with cmocka's) */
+uint32_t ri_compile_fuse_rule_count(void);
+uint32_t ri_compile_fuse_rules_check(void);
 
 /* ---- the switches compile.c had before the table (verbatim but for names) ---- */
 
@@ -369,12 +375,22 @@ static void compiled_code_walks_by_the_table(void **state) {
     free(seen);
 }
 
+/* The fusion rules (fuse_rules.c) are well formed: each lists exactly its fused operation's
+ * operand words, reads only words of the instructions it absorbs, puts its stop points
+ * inside the fused instruction, and pushes a result from a word that is one. */
+static void fusion_rules_are_well_formed(void **state) {
+    (void)state;
+    assert_true(ri_compile_fuse_rule_count() > 300);
+    assert_int_equal(ri_compile_fuse_rules_check(), UINT32_MAX);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(table_says_what_the_switches_said),
         cmocka_unit_test(table_is_consistent),
         cmocka_unit_test(table_columns_are_consistent),
         cmocka_unit_test(compiled_code_walks_by_the_table),
+        cmocka_unit_test(fusion_rules_are_well_formed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

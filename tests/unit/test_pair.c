@@ -1,5 +1,5 @@
 /*
- * The pair fusions (fuse.c's rule tables, made from code.h's RI_CODE_PAIR_OPS and
+ * The pair fusions (fuse_rules.c's rules, made from code.h's RI_CODE_PAIR_OPS and
  * RI_CODE_IPAIR_OPS) compute what their unfused sequence computes: for every rule,
  * pair.wat (written by tests/wat/pair_gen.py from the same lists) has fused_F, which the
  * compiler fuses into F, and ref_F, the same with a call between the two operations. Both

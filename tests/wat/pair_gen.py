@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes tests/wat/pair.wat, the fixture of tests/unit/test_pair.c, from the pair rules of
-src/engine/code.h (RI_CODE_PAIR_OPS, RI_CODE_IPAIR_OPS), the lists fuse.c's rule tables are
+src/engine/code.h (RI_CODE_PAIR_OPS, RI_CODE_IPAIR_OPS), the lists fuse_rules.c's rules are
 made from. For each fused operation F, two exports (i32 a, i32 x, i32 y) -> i32:
   fused_F  the pair as the compiler fuses it (the inner operation's result read right away);
   ref_F    the same computation with the inner operation in a function of its own (a call
