@@ -696,7 +696,10 @@ int ri_cmd_run(int argc, char **argv) {
     const char *ts_source = NULL;
     if (o.restore_path) {
         rc = ri_read_file(o.restore_path, RI_SNAPSHOT_FILE_MAX, &snap, &snap_len, why, sizeof why);
-        if (rc != RI_EXIT_OK) return ri_fail(rc, CMD, "cannot read snapshot '%s': %s", o.restore_path, why);
+        if (rc != RI_EXIT_OK) {
+            free_options(&o); /* MODULE.wasm's bytes may be read already */
+            return ri_fail(rc, CMD, "cannot read snapshot '%s': %s", o.restore_path, why);
+        }
     }
     rc = resolve_timestamp(&o, snap, snap_len, &ts_source);
     if (rc == RI_EXIT_OK && o.image_module && ri_snapshot_version(snap, snap_len, NULL) == 1) {
