@@ -10,7 +10,7 @@ ifeq ($(origin CC),default)
 CC = gcc
 endif
 
-.PHONY: all install configure test spec asan check check-cross check-cross-quick demo bench bench-simd fuzz-diff fuzz clean
+.PHONY: all install configure test spec asan check check-cross check-cross-quick demo bench bench-simd bench-startup fuzz-diff fuzz clean
 
 all: configure
 	cmake --build $(BUILD) -j $(JOBS) -- --no-print-directory
@@ -58,6 +58,10 @@ demo:
 bench: configure
 	cmake --build $(BUILD) --target bench
 	cmake --build $(BUILD) --target bench-workspace
+
+# The start-up of `ri` against a C program that only returns (bench/startup.c).
+bench-startup: configure
+	cmake --build $(BUILD) --target bench-startup
 
 # The SIMD kernels, SIMD against scalar builds on ri and Node (bench/simd/simd_bench.sh).
 bench-simd: configure

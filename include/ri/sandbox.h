@@ -40,6 +40,8 @@ extern "C" {
 #define RI_SANDBOX_DEFAULT_MAX_MEMORY_BYTES 16777216u /* 16 MiB */
 #define RI_SANDBOX_DEFAULT_MAX_GAS 1000000u
 #define RI_SANDBOX_DEFAULT_MAX_EXECUTION_MS 50u
+/* max_execution_ms: no wall-clock limit at all, so no watchdog thread (any other value is one) */
+#define RI_SANDBOX_NO_TIME_LIMIT UINT32_MAX
 #define RI_SANDBOX_DEFAULT_SEED 0u
 
 /* How gas is counted. */
@@ -71,7 +73,7 @@ typedef struct ri_host_function {
 typedef struct ri_sandbox_config {
     uint64_t max_memory_bytes;      /* imported and module-defined memory alike */
     uint64_t max_gas;               /* per execution; 0 is a valid budget */
-    uint32_t max_execution_ms;      /* wall clock, enforced inside loops too */
+    uint32_t max_execution_ms;      /* wall clock, enforced inside loops too; or RI_SANDBOX_NO_TIME_LIMIT */
     uint32_t deterministic_seed;    /* Mulberry32 seed */
     bool has_event_timestamp;       /* required: create fails without it */
     int64_t event_timestamp;        /* ms since epoch, what __get_time returns (truncated to i32) */

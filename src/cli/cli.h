@@ -15,7 +15,7 @@
  * stops a run). */
 #define RI_CLI_DEFAULT_MAX_GAS 1000000000000ull
 #define RI_CLI_DEFAULT_MAX_MEMORY ((uint64_t)1 << 30)
-#define RI_CLI_NO_TIMEOUT UINT32_MAX /* max_execution_ms meaning "none": about 49 days */
+#define RI_CLI_NO_TIMEOUT RI_SANDBOX_NO_TIME_LIMIT /* max_execution_ms meaning "none" */
 
 #include "ri/sandbox.h"
 /* The library's default config with the command line's defaults above (instructions

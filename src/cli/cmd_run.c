@@ -148,11 +148,15 @@ typedef struct run_options {
     /* A WASI command (MODULE imports wasi_snapshot_preview1 and exports _start). */
     bool is_wasi;
     uint8_t *wasi_wasm;               /* its bytes, read when the module was met */
+    /* The first positional's bytes when it is not a WASI command: MODULE.wasm, read once. */
+    uint8_t *first_wasm;
+    size_t first_wasm_len;
     ri_wasi_command wasi;             /* --env, --dir, --dir-writeback and the program's args */
 } run_options;
 
 static void free_options(run_options *o) {
     free(o->wasi_wasm);
+    free(o->first_wasm);
     for (uint32_t i = 0; i < o->wasi.ndirs; i++) {
         free((char *)o->wasi.dirs[i].host);
         free(o->wasi.dirs[i].guest);
@@ -167,7 +171,8 @@ static bool wasi_module(run_options *o, const char *path) {
     char why[256];
     if (ri_read_module(path, &wasm, &len, why, sizeof why) != RI_EXIT_OK) return false;
     if (!ri_is_wasi_command(wasm, len)) {
-        free(wasm);
+        o->first_wasm = wasm; /* MODULE.wasm: kept, not read again */
+        o->first_wasm_len = len;
         return false;
     }
     o->is_wasi = true;
@@ -691,7 +696,10 @@ int ri_cmd_run(int argc, char **argv) {
     const char *ts_source = NULL;
     if (o.restore_path) {
         rc = ri_read_file(o.restore_path, RI_SNAPSHOT_FILE_MAX, &snap, &snap_len, why, sizeof why);
-        if (rc != RI_EXIT_OK) return ri_fail(rc, CMD, "cannot read snapshot '%s': %s", o.restore_path, why);
+        if (rc != RI_EXIT_OK) {
+            free_options(&o); /* MODULE.wasm's bytes may be read already */
+            return ri_fail(rc, CMD, "cannot read snapshot '%s': %s", o.restore_path, why);
+        }
     }
     rc = resolve_timestamp(&o, snap, snap_len, &ts_source);
     if (rc == RI_EXIT_OK && o.image_module && ri_snapshot_version(snap, snap_len, NULL) == 1) {
@@ -700,7 +708,13 @@ int ri_cmd_run(int argc, char **argv) {
     } else if (rc == RI_EXIT_OK && o.image_module) {
         rc = run_sandbox(&o, NULL, 0, snap, snap_len, ts_source);
     } else if (rc == RI_EXIT_OK) {
-        rc = ri_read_module(o.module_path, &wasm, &wasm_len, why, sizeof why);
+        if (o.first_wasm) { /* read while the options were parsed */
+            wasm = o.first_wasm;
+            wasm_len = o.first_wasm_len;
+            o.first_wasm = NULL;
+        } else {
+            rc = ri_read_module(o.module_path, &wasm, &wasm_len, why, sizeof why);
+        }
         if (rc != RI_EXIT_OK)
             ri_fail(rc, CMD, "cannot read module '%s': %s", o.module_path, why);
         else

@@ -20,9 +20,12 @@ bool sb_run_begin(ri_sandbox *sb, sb_run *run, ri_store *store, ri_sandbox_error
     ri_store_clear_interrupt(store);
     run->start_ns = (uint64_t)ri_clock_mono_ns();
     /* elapsed_ms > limit, in whole milliseconds as the original measures, first holds
-     * (limit + 1) ms after the start. */
+     * (limit + 1) ms after the start. Without a limit there is nothing to watch, and no
+     * thread to start (which would cost a short-lived process like `ri run` about a fifth
+     * of a millisecond). */
+    run->watch_armed = sb_time_limited(sb);
     uint64_t deadline = run->start_ns + ((uint64_t)sb->config.max_execution_ms + 1u) * 1000000u;
-    if (!sb_watchdog_arm(sb->watchdog, &run->watch, store, deadline)) {
+    if (run->watch_armed && !sb_watchdog_arm(sb->watchdog, &run->watch, store, deadline)) {
         sb_error_trap(err, "runtime_error", "Cannot start the timeout watchdog thread");
         return false;
     }
@@ -37,7 +40,8 @@ void sb_run_end(ri_sandbox *sb, sb_run *run) {
     pthread_mutex_lock(&sb->interrupt_lock);
     sb->interruptible = NULL;
     pthread_mutex_unlock(&sb->interrupt_lock);
-    run->watch_fired = sb_watchdog_disarm(sb->watchdog, &run->watch);
+    run->watch_fired = run->watch_armed && sb_watchdog_disarm(sb->watchdog, &run->watch);
+    run->watch_armed = false;
     /* Nobody can set it any more: clear what a late interrupt left behind. */
     ri_store_clear_interrupt(run->store);
     sb->run = NULL;
@@ -50,6 +54,8 @@ uint64_t sb_run_gas_used(const ri_sandbox *sb, const sb_run *run) {
     }
     return run->host_gas_used;
 }
+
+bool sb_time_limited(const ri_sandbox *sb) { return sb->config.max_execution_ms != RI_SANDBOX_NO_TIME_LIMIT; }
 
 double sb_run_elapsed_ms(const sb_run *run) { return (double)((uint64_t)ri_clock_mono_ns() - run->start_ns) / 1e6; }
 
@@ -78,7 +84,7 @@ sb_import_verdict sb_run_charge_import(ri_sandbox *sb, sb_run *run) {
             return SB_IMPORT_REFUSED;
         }
     }
-    uint64_t elapsed = elapsed_whole_ms(run);
+    uint64_t elapsed = sb_time_limited(sb) ? elapsed_whole_ms(run) : 0;
     if (elapsed > sb->config.max_execution_ms) {
         if (ri_store_suspend_mode(run->store) & RI_SUSPEND_ON_INTERRUPT) {
             /* A time slice, not a limit: the run pauses before this call, as the watchdog's

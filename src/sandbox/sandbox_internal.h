@@ -249,6 +249,7 @@ typedef struct sb_run {
     uint64_t start_ns;
     uint64_t host_gas_used;  /* RI_GAS_HOST_CALLS: import calls so far */
     sb_watch watch;
+    bool watch_armed;        /* false without a time limit: no deadline, no watchdog thread */
     bool watch_fired;
     /* Set by the host bridge when it makes a call fail; the engine then traps
      * RI_TRAP_HOST and traps.c reports this instead. GAS_EXHAUSTED and TIMEOUT stick. */
@@ -256,12 +257,14 @@ typedef struct sb_run {
     ri_sandbox_error failure;
 } sb_run;
 
-/* Arms gas and the watchdog for a run on store; false (err set) if the watchdog
- * thread cannot start. */
+/* Arms gas and the watchdog (when there is a time limit) for a run on store; false (err
+ * set) if the watchdog thread cannot start. */
 bool sb_run_begin(ri_sandbox *sb, sb_run *run, ri_store *store, ri_sandbox_error *err);
 void sb_run_end(ri_sandbox *sb, sb_run *run);
 uint64_t sb_run_gas_used(const ri_sandbox *sb, const sb_run *run);
 double sb_run_elapsed_ms(const sb_run *run);
+/* Whether the sandbox has a wall-clock limit (max_execution_ms is not RI_SANDBOX_NO_TIME_LIMIT). */
+bool sb_time_limited(const ri_sandbox *sb);
 /* Before every import call: gas +1, the gas check, the timeout check. */
 typedef enum sb_import_verdict {
     SB_IMPORT_GO,       /* charged: make the call */

@@ -58,7 +58,7 @@ void sb_map_run_error(ri_sandbox *sb, sb_run *run, ri_errcode rc, const ri_error
     }
     case RI_TRAP_INTERRUPTED: {
         uint64_t elapsed = ((uint64_t)ri_clock_mono_ns() - run->start_ns) / 1000000u;
-        if (run->watch_fired || elapsed > sb->config.max_execution_ms)
+        if (run->watch_fired || (sb_time_limited(sb) && elapsed > sb->config.max_execution_ms))
             sb_error_timeout(out, elapsed, sb->config.max_execution_ms);
         else
             sb_error_trap(out, "interrupted", "%s", ri_trap_message(RI_TRAP_INTERRUPTED));

@@ -56,7 +56,7 @@ __attribute__((target("sse4.2"))) static bool copy_crc_hw(uint8_t *dst, const ui
 
 bool snap_copy_page_crc(uint8_t *dst, const uint8_t *src, uint32_t *reg) {
 #if defined(QUARTER)
-    if (__builtin_cpu_supports("sse4.2")) return copy_crc_hw(dst, src, reg);
+    if (snap_cpu_has_sse42()) return copy_crc_hw(dst, src, reg);
 #endif
     memcpy(dst, src, RI_SNAP_PAGE_BYTES);
     if (snap_page_is_zero(dst)) return false;

@@ -12,6 +12,12 @@
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <nmmintrin.h>
 #define SNAP_CRC_X86 1
+#if defined(__has_include)
+#if __has_include(<sys/platform/x86.h>)
+#include <sys/platform/x86.h> /* glibc 2.33+: the features the dynamic loader already read */
+#define SNAP_CPU_FROM_LIBC 1
+#endif
+#endif
 #elif defined(__aarch64__) && defined(__ARM_FEATURE_CRC32)
 #include <arm_acle.h>
 #define SNAP_CRC_ARM 1
@@ -142,10 +148,23 @@ static uint32_t crc_hw(uint32_t c, const uint8_t *p, size_t n) {
 }
 #endif
 
+#if defined(SNAP_CRC_X86)
+/* glibc's copy of the CPU's features where there is one: __builtin_cpu_supports links
+ * libgcc's constructor, which asks the CPU again (cpuid) in every process at start-up,
+ * about 60 us on a virtual machine, where each cpuid traps to the hypervisor. */
+bool snap_cpu_has_sse42(void) {
+#if defined(SNAP_CPU_FROM_LIBC)
+    return CPU_FEATURE_ACTIVE(SSE4_2);
+#else
+    return __builtin_cpu_supports("sse4.2");
+#endif
+}
+#endif
+
 uint32_t snap_crc32c_update(uint32_t reg, const uint8_t *data, size_t len) {
     if (!len) return reg;
 #if defined(SNAP_CRC_X86)
-    if (__builtin_cpu_supports("sse4.2")) return crc_hw(reg, data, len);
+    if (snap_cpu_has_sse42()) return crc_hw(reg, data, len);
 #elif defined(SNAP_CRC_ARM)
     return crc_hw(reg, data, len);
 #endif

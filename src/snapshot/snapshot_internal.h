@@ -108,6 +108,8 @@ uint32_t snap_crc32c_shift(uint32_t reg, uint64_t n);
 /* Copies one page from src to dst; when it holds a non-zero byte, advances *reg over it
  * and returns true, else leaves *reg and returns false (copy_crc.c). */
 bool snap_copy_page_crc(uint8_t *dst, const uint8_t *src, uint32_t *reg);
+/* Whether the CPU has SSE4.2's crc32 instruction (x86-64 only; crc32c.c). */
+bool snap_cpu_has_sse42(void);
 
 /* Room for n more bytes; false (and failed set) on OOM or size_t overflow. */
 bool snap_buf_reserve(snap_buf *b, size_t n);

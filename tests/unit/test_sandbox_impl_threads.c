@@ -196,6 +196,47 @@ static void interrupt_from_another_thread_stops_the_run(void **state) {
     ri_sandboxes_free(f);
 }
 
+/* The process's thread count (/proc/self/status), or -1. */
+static int thread_count(void) {
+    FILE *f = fopen("/proc/self/status", "r");
+    if (!f) return -1;
+    char line[256];
+    int n = -1;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "Threads: %d", &n) == 1) break;
+    fclose(f);
+    return n;
+}
+
+/* Without a time limit no watchdog thread starts (a short-lived process saves its cost),
+ * and ri_sandbox_interrupt still stops the run. */
+static void no_time_limit_starts_no_watchdog_and_interrupt_still_stops(void **state) {
+    (void)state;
+    int before = thread_count();
+    ri_sandboxes *f = ri_sandboxes_new();
+    ri_sandbox_config c = config_ms(RI_SANDBOX_NO_TIME_LIMIT);
+    spinner s = {loaded(f, &c, "sb_impl_main"), {0}};
+    assert_non_null(s.sb);
+    pthread_t thread;
+    assert_int_equal(pthread_create(&thread, NULL, execute_spin, &s), 0);
+    while (ri_sandbox_status_of(s.sb) != RI_SANDBOX_RUNNING) sleep_ms(1);
+    sleep_ms(20);
+    if (before > 0) assert_int_equal(thread_count(), before + 1); /* this test's spinner alone */
+    ri_sandbox_interrupt(s.sb);
+    pthread_join(thread, NULL);
+    assert_false(s.result.ok);
+    assert_int_equal(s.result.error.code, RI_SANDBOX_WASM_TRAP);
+    assert_string_equal(s.result.error.trap_kind, "interrupted");
+    ri_sandbox_result_free(&s.result);
+    ri_sandbox_result r = ri_sandbox_execute(s.sb, "add", "[2,3]");
+    assert_true(r.ok);
+    assert_string_equal(r.value_json, "5");
+    assert_int_equal(r.metrics.execution_limit_ms, RI_SANDBOX_NO_TIME_LIMIT);
+    ri_sandbox_result_free(&r);
+    ri_sandbox_free(s.sb);
+    ri_sandboxes_free(f);
+}
+
 static void interrupt_when_idle_does_nothing(void **state) {
     (void)state;
     ri_sandboxes *f = ri_sandboxes_new();
@@ -358,6 +399,7 @@ int main(void) {
         cmocka_unit_test(start_function_that_never_ends_times_out_at_load),
         cmocka_unit_test(concurrent_timeouts_each_meet_their_limit),
         cmocka_unit_test(interrupt_from_another_thread_stops_the_run),
+        cmocka_unit_test(no_time_limit_starts_no_watchdog_and_interrupt_still_stops),
         cmocka_unit_test(interrupt_when_idle_does_nothing),
         cmocka_unit_test(two_sandboxes_run_on_two_threads_at_once),
         cmocka_unit_test(one_thread_times_out_while_another_computes),

@@ -1,0 +1,2 @@
+/* The baseline of ri-bench-startup: the least a C program costs to start and exit. */
+int main(void) { return 0; }
