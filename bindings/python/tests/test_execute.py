@@ -25,6 +25,19 @@ def test_config_defaults_are_the_librarys():
     assert d.event_timestamp == 0  # the binding's default (the C library requires one)
 
 
+def test_no_time_limit(wasm):
+    """None: no wall-clock limit (the library's RI_SANDBOX_NO_TIME_LIMIT); gas still stops a run."""
+    with ri.Sandbox(max_execution_ms=None, max_gas=1000, gas_schedule="instructions") as sb:
+        assert sb.config.max_execution_ms is None
+        sb.load(wasm("basic"))
+        assert sb.execute("add", [1, 2]) == 3
+        assert sb.metrics.execution_limit_ms == 2**32 - 1
+    with pytest.raises(ri.InvalidConfig, match="write None"):
+        ri.Sandbox(max_execution_ms=2**32 - 1)
+    with pytest.raises(ri.InvalidConfig):
+        ri.Sandbox(max_execution_ms=-1)
+
+
 def test_sandbox_from_keywords_or_config(wasm):
     with ri.Sandbox(max_gas=7, seed=3) as a:
         assert a.config.max_gas == 7 and a.config.seed == 3

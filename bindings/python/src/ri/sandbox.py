@@ -13,6 +13,7 @@ from . import _lib, errors, files, host, snapdiff, values
 _GAS_SCHEDULES = {"host_calls": 0, "instructions": 1}
 _PAUSE_FLAGS = {"gas": 1, "interrupt": 2, "yield": 4}
 _SNAPSHOT_FORMATS = {"v2": 2, "v1": 1}
+_NO_TIME_LIMIT = 2**32 - 1  # RI_SANDBOX_NO_TIME_LIMIT
 
 
 @dataclass(frozen=True)
@@ -21,7 +22,8 @@ class Config:
 
     - ``max_memory_bytes``: the memory limit (16 MiB).
     - ``max_gas``: the gas budget of each execution (1,000,000; 0 is a valid budget).
-    - ``max_execution_ms``: the wall-clock limit of each execution (50 ms).
+    - ``max_execution_ms``: the wall-clock limit of each execution (50 ms); ``None``: no limit
+      (gas alone stops a run, and no watchdog thread is started).
     - ``seed``: the seed of the deterministic random numbers ``env.__get_random`` returns (0).
     - ``event_timestamp``: what ``env.__get_time`` returns, in ms since the epoch (truncated to
       i32). The C library has no default and requires one; for Python users it defaults to 0,
@@ -36,7 +38,7 @@ class Config:
     """
     max_memory_bytes: int = 16 * 1024 * 1024
     max_gas: int = 1_000_000
-    max_execution_ms: int = 50
+    max_execution_ms: Optional[int] = 50
     seed: int = 0
     event_timestamp: int = 0
     gas_schedule: str = "host_calls"
@@ -162,7 +164,12 @@ def _config_to_c(config):
     c = _lib.RiSandboxConfig()
     c.max_memory_bytes = _uint(config.max_memory_bytes, "max_memory_bytes", 64)
     c.max_gas = _uint(config.max_gas, "max_gas", 64)
-    c.max_execution_ms = _uint(config.max_execution_ms, "max_execution_ms", 32)
+    if config.max_execution_ms is None:
+        c.max_execution_ms = _NO_TIME_LIMIT
+    elif _uint(config.max_execution_ms, "max_execution_ms", 32) == _NO_TIME_LIMIT:
+        raise _bad_config(f"max_execution_ms {_NO_TIME_LIMIT} means no limit: write None")
+    else:
+        c.max_execution_ms = config.max_execution_ms
     c.deterministic_seed = _uint(config.seed, "seed", 32)
     c.max_call_depth = _uint(config.max_call_depth, "max_call_depth", 32)
     ts = config.event_timestamp
