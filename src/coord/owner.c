@@ -122,9 +122,8 @@ void owner_drop(ri_owner *o, const char *id) {
 
 void owner_check(const ri_owner *o) {
 #if RI_ASSERTS_ON
-    bool leased = o->state == RI_OWNER_ACTIVE || o->state == RI_OWNER_UNCONFIRMED;
-    RI_ASSERT(leased == (o->lease != 0), "C6");
-    RI_ASSERT(leased || o->n_held == 0, "C4");
+    RI_ASSERT(owner_leased(o->state) == (o->lease != 0), "C6");
+    RI_ASSERT(owner_leased(o->state) || o->n_held == 0, "C4");
     for (size_t i = 0; i < o->n_held; i++) {
         RI_ASSERT(o->held[i].lease == o->lease, "C1");
         RI_ASSERT(o->held[i].token > 0, "C2");
@@ -175,7 +174,6 @@ void ri_owner_get_status(ri_owner *o, ri_owner_status *out) {
     pthread_mutex_lock(&o->mu);
     out->state = o->state;
     out->lease_id = o->lease;
-    out->unconfirmed_ms = o->state == RI_OWNER_UNCONFIRMED ? owner_mono_ms() - o->lost_at_ms : 0;
     out->ttl_seconds = o->ttl_ms / 1000;
     out->n_held = o->n_held;
     snprintf(out->last_error, sizeof out->last_error, "%s", o->last_error);
@@ -186,8 +184,7 @@ void ri_owner_get_status(ri_owner *o, ri_owner_status *out) {
 /* ACTIVE or UNCONFIRMED -> LOST: empties the table and reports what it held, once per lease
  * (C5). Called with mu held; releases it around the callback. */
 static void declare_lost(ri_owner *o, const char *reason) {
-    RI_ASSERT((o->state == RI_OWNER_ACTIVE || o->state == RI_OWNER_UNCONFIRMED) && o->last_reported != o->lease,
-              "C5");
+    RI_ASSERT(owner_leased(o->state) && o->last_reported != o->lease, "C5");
     note_error(o, "ownership lost", reason);
     size_t n = o->n_held;
     char **ids = malloc((n ? n : 1) * sizeof *ids);
@@ -274,7 +271,7 @@ static void renew(ri_owner *o) {
     ri_etcd_error e;
     bool ok = ri_etcd_lease_keepalive(o->etcd, lease, deadline - sent, &answer, &e);
     pthread_mutex_lock(&o->mu);
-    if ((o->state != RI_OWNER_ACTIVE && o->state != RI_OWNER_UNCONFIRMED) || o->lease != lease) return;
+    if (!owner_leased(o->state) || o->lease != lease) return;
     if (ok) {
         /* etcd renews no expired lease: this one lived all along, and every owner key with it */
         int64_t was_unconfirmed = o->state == RI_OWNER_UNCONFIRMED ? owner_mono_ms() - o->lost_at_ms : -1;

@@ -95,7 +95,6 @@ bool ri_owner_confirmed(ri_owner *owner);
 typedef struct ri_owner_status {
     ri_owner_state state;
     int64_t lease_id;            /* 0 unless ACTIVE or UNCONFIRMED */
-    int64_t unconfirmed_ms;      /* UNCONFIRMED: for how long; otherwise 0 */
     int64_t ttl_seconds;         /* the TTL asked for */
     size_t n_held;               /* sandboxes held */
     char last_error[700];        /* the last failure of a keepalive, grant or revocation; "" if none */

@@ -68,6 +68,8 @@ owner_held *owner_find(ri_owner *o, const char *id);
 bool owner_hold(ri_owner *o, const char *id, int64_t token, int64_t lease);
 void owner_drop(ri_owner *o, const char *id);
 void owner_check(const ri_owner *o);   /* C1, C4, C6 */
+/* The states that hold a lease (C6): ACTIVE, and UNCONFIRMED past its deadline. */
+static inline bool owner_leased(ri_owner_state s) { return s == RI_OWNER_ACTIVE || s == RI_OWNER_UNCONFIRMED; }
 
 /* owner_route.c: the watch of PREFIX/handoff/ from revision start (0: from now). */
 bool owner_watch_handoffs(ri_owner *o, int64_t start, ri_owner_error *err);

@@ -36,7 +36,7 @@ static bool active_lease(ri_owner *o, const char *id, bool confirmed, int64_t *l
         err->etcd_code = RI_ETCD_E_UNAVAILABLE;
         return false;
     }
-    if (s == RI_OWNER_ACTIVE || s == RI_OWNER_UNCONFIRMED) return true;
+    if (owner_leased(s)) return true;
     owner_fail(err, RI_OWNER_E_LOST, "sandbox %s: server %s has %s its etcd lease", id, o->server_id,
                s == RI_OWNER_CLOSED ? "closed" : "lost");
     return false;
@@ -101,7 +101,7 @@ bool ri_owner_acquire(ri_owner *o, const char *id, int64_t *token, ri_owner_erro
     ri_etcd_txn_result_free(&r);
     pthread_mutex_lock(&o->mu);
     /* the key was put under this lease: it lives as long as the lease, confirmed or not */
-    bool still = (o->state == RI_OWNER_ACTIVE || o->state == RI_OWNER_UNCONFIRMED) && o->lease == lease;
+    bool still = owner_leased(o->state) && o->lease == lease;
     bool kept = still && owner_hold(o, id, t, lease);
     pthread_mutex_unlock(&o->mu);
     if (!still) {
