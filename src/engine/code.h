@@ -165,14 +165,6 @@
     X(THROW_REF, 2, 0, TRAP, "S")   /* exnref slot: throw the exception it refers to (trap if null) */ \
     X(MOVE, 3, ACC_MOVE, 0, "DS")           /* dst, src */ \
     X(I32_ADD_I2, 7, 0, 0, "DSIDSI")     /* d1, a1, imm1, d2, a2, imm2: two I32_ADD_I, in order */ \
-    X(I32_XOR_ROTL2, 6, ACC_INT, 0, "DSISI")  /* d, x, k1, y, k2: d = rotl(x, k1) ^ rotl(y, k2), k1 and k2 immediates */ \
-    X(I32_XOR_ROTL3, 8, ACC_INT, 0, "DSISISI")  /* d, x, k1, y, k2, z, k3: d = rotl(x, k1) ^ rotl(y, k2) ^ rotl(z, k3) */ \
-    X(I32_XOR_ROTL2_SHR_U, 8, ACC_INT, 0, "DSISISI") /* d, x, k1, y, k2, z, k3: d = rotl(x, k1) ^ rotl(y, k2) ^ (z >> k3) */ \
-    X(I32_MAJ, 5, ACC_INT, 0, "DSSS")        /* d, a, x, y: d = (a & (x ^ y)) ^ (x & y) (I32_AND_XOR, then I32_XOR_AND on it: \
-                            SHA-2's majority) */ \
-    X(I32_CH, 7, ACC_INT, 0, "DSSISS")         /* d, a, x, k, p, q: d = (a & (x ^ k)) | (p & q), k an immediate (I32_AND_XOR_I, then \
-                            I32_OR_AND on it: SHA-2's choice, k = -1) */ \
-    X(I32_CH_ADD, 8, ACC_INT, 0, "DSSISSS")     /* d, a, x, k, p, q, b: d = ((a & (x ^ k)) | (p & q)) + b (I32_CH, then I32_ADD on it) */ \
     X(F64_AXPY, 6, 0, TRAP2, "SMSSM")       /* p, off, a, q, qoff: mem64[p + off] = a * mem64[q + qoff] + mem64[p + off]; \
                             the second load's stop point is at position + 3 */ \
     X(F64_AXPY_XI, 7, 0, TRAP2, "SMSSIM")    /* p, off, a, q, imm, qoff: the same, q's address (u32)(q + imm) + qoff */ \
@@ -187,8 +179,6 @@
     X(F64_ADD_MM_MB_P, 8, ACC_INT, TRAP, "DSISSSM") /* the same for F64_ADD_MM_MB */ \
     X(F64_SUB_MM_MA_P, 8, ACC_INT, TRAP, "DSISSSM") /* ... F64_SUB_MM_MA */ \
     X(F64_SUB_MM_MB_P, 8, ACC_INT, TRAP, "DSISSSM") /* ... F64_SUB_MM_MB */ \
-    X(I32_XOR_ROTL2_SHR_U_ADD, 9, ACC_INT, 0, "DSISISIS") /* d, x, k1, y, k2, z, k3, a: d = (rotl(x, k1) ^ rotl(y, k2) ^ (z >> k3)) + a \
-                            (SHA-2's message schedule) */ \
     X(I32_LOAD2, 7, 0, TRAP2, "DSMDSM")      /* d1, a1, off1, d2, a2, off2: two I32_LOAD, in order; the second's \
                             stop point is at position + 3 */ \
     X(I32_LOAD_SX, 6, ACC_INT, TRAP, "DSSIM")    /* d, a, x, k, off: I32_LOAD at (u32)(a + (x << k)) + off (the address an I32_ADD_SHL_I \
@@ -409,11 +399,8 @@
     RI_ACC_LOAD(X, I32_LOAD16_S) RI_ACC_LOAD(X, I64_LOAD) RI_ACC_LOAD(X, F32_LOAD) RI_ACC_LOAD(X, F64_LOAD) \
     RI_ACC_STORE(X, I32_STORE, INT) RI_ACC_STORE(X, I32_STORE8, INT) RI_ACC_STORE(X, I32_STORE16, INT) \
     RI_ACC_STORE(X, I64_STORE, INT) RI_ACC_STORE(X, F32_STORE, INT) RI_ACC_STORE(X, F64_STORE, F64) \
-    X(I32_CH_ADD_A7, I32_CH_ADD, 8, 0x80, INT) X(I32_MAJ_A2, I32_MAJ, 5, 0x4, INT) \
     X(I32_ADD_LX_A2, I32_ADD_LX, 6, 0x4, INT) X(I32_ADD_LXI_A2, I32_ADD_LXI, 6, 0x4, INT) \
     X(I32_ADD_LX8U_A2, I32_ADD_LX8U, 6, 0x4, INT) X(I32_ADD_LXI8U_A2, I32_ADD_LXI8U, 6, 0x4, INT) \
-    X(I32_XOR_ROTL2_SHR_U_ADD_A246, I32_XOR_ROTL2_SHR_U_ADD, 9, 0x54, INT) \
-    X(I32_XOR_ROTL3_A246, I32_XOR_ROTL3, 8, 0x54, INT) \
     X(I32_LOAD_SX_A2, I32_LOAD_SX, 6, 0x4, INT) X(I32_LOAD_SX_A3, I32_LOAD_SX, 6, 0x8, INT) \
     X(I32_LOAD_SXI_A2, I32_LOAD_SXI, 6, 0x4, INT) X(I32_LOAD_MSXI_A2, I32_LOAD_MSXI, 7, 0x4, INT) \
     X(I32_ADD_SHL_I_A2, I32_ADD_SHL_I, 5, 0x4, INT) X(I32_ADD_SHL_I_A3, I32_ADD_SHL_I, 5, 0x8, INT) \
