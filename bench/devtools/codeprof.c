@@ -70,9 +70,6 @@ static void init_ops(void) {
 #define RI_X_STORE2(name) op(#name "_2", 7);
 #define RI_X_ACC(variant, base, words, mask, cls) op(#variant, words);
 #define RI_X_IPAIR(o, i) op("I32_" #o "I_" #i "I", 5);
-#define RI_X_FPAIR(o, i) op("F64_" #o "_" #i "_A", 5); op("F64_" #o "_" #i "_B", 5);
-#define RI_X_FMEM(name) op(#name "_LA", 5); op(#name "_LB", 5); op(#name "_S", 5); op(#name "_MA", 4); \
-                        op(#name "_MB", 4); op(#name "_LXA", 6); op(#name "_LXB", 6);
 #define RI_X_MEM(name, byte, t, n, st) op(#name, 4);
 #define RI_X_NUM(name, byte, a, b, r) op(#name, RI_T_##b ? 4 : 3);
 #define RI_X_SAT(name, byte, a, b, r) op(#name, 3);

@@ -38,13 +38,10 @@
  * label): the address arithmetic of loads and stores (*_X, *_P; array elements and table
  * lookups, I32_LOAD_SX, _SXI, _MSXI), a load whose value a branch tests (<LOAD>_BR_*; the
  * load's result is still written), loop counters (ADDBR_*: add, compare, branch; with a
- * MOVE or I32_ADD_I2 before them, MADDBR_*, I2ADDBR_*), f64 arithmetic with its load or
- * store (*_LA, *_LB, *_S, *_M*, F64_AXPY), pairs and triples of arithmetic
- * (I32_<OUTER>_<INNER>, I32_<OUTER>I_<INNER>I, F64_<OUTER>_<INNER>_A/_B, I32_MAJ, ...),
- * return a + b, and runs of the same simple instruction (I32_ADD_I2, I32_LOAD2, *_2
- * stores). Two neighbours that touch different slots and cannot trap may swap first (an
- * f64 load moves down past pure f64 arithmetic, its stop point with it). A fused
- * instruction does exactly what its parts did, in their order.
+ * MOVE or I32_ADD_I2 before them, MADDBR_*, I2ADDBR_*), pairs of i32 arithmetic
+ * (I32_<OUTER>_<INNER>, I32_<OUTER>I_<INNER>I), an add of a load (I32_ADD_L*), return
+ * a + b, and runs of the same simple instruction (I32_ADD_I2, I32_LOAD2, *_2 stores). A
+ * fused instruction does exactly what its parts did, in their order.
  *
  * ---- Metering ----------------------------------------------------------------------
  * Every straight-line region (basic block) of WebAssembly code starts with a gas
@@ -85,7 +82,7 @@
  * Each of these gets an ri_code_point {code position, WebAssembly byte offset, operand
  * stack height}, sorted by position, so any pc where execution stopped maps back to
  * (function index, wasm offset, height). A fused instruction that can trap in two
- * places (I32_LOAD2, the *_2 stores, F64_AXPY) has a second point at position + 3,
+ * places (I32_LOAD2, the *_2 stores) has a second point at position + 3,
  * and pc is set there when the second part traps. The compiler keeps this invariant:
  * at ENTRY, GAS, LOOP, calls and bulk instructions every operand-stack entry is
  * materialised in its own slot (no entry is pending as "the value of local k",
@@ -165,20 +162,6 @@
     X(THROW_REF, 2, 0, TRAP, "S")   /* exnref slot: throw the exception it refers to (trap if null) */ \
     X(MOVE, 3, ACC_MOVE, 0, "DS")           /* dst, src */ \
     X(I32_ADD_I2, 7, 0, 0, "DSIDSI")     /* d1, a1, imm1, d2, a2, imm2: two I32_ADD_I, in order */ \
-    X(F64_AXPY, 6, 0, TRAP2, "SMSSM")       /* p, off, a, q, qoff: mem64[p + off] = a * mem64[q + qoff] + mem64[p + off]; \
-                            the second load's stop point is at position + 3 */ \
-    X(F64_AXPY_XI, 7, 0, TRAP2, "SMSSIM")    /* p, off, a, q, imm, qoff: the same, q's address (u32)(q + imm) + qoff */ \
-    X(F64_ADD_MM_MA, 6, 0, TRAP, "SSSSM")  /* p, b, x, y, off: mem64[p + off] = mem64[p + off] + (x * y) * b */ \
-    X(F64_ADD_MM_MB, 6, 0, TRAP, "SSSSM")  /* p, b, x, y, off: mem64[p + off] = (x * y) * b + mem64[p + off] */ \
-    X(F64_SUB_MM_MA, 6, 0, TRAP, "SSSSM")  /* p, b, x, y, off: mem64[p + off] = mem64[p + off] - (x * y) * b */ \
-    X(F64_SUB_MM_MB, 6, 0, TRAP, "SSSSM")  /* p, b, x, y, off: mem64[p + off] = (x * y) * b - mem64[p + off] */ \
-    X(F64_AXPY_XI_P, 9, ACC_INT, TRAP2, "DSIMSSIM")  /* k, x, kimm, off, a, q, imm, qoff: k = x + kimm (an I32_ADD_I), then F64_AXPY_XI \
-                            with p = k; the second load's stop point is at position + 3 */ \
-    X(F64_ADD_MM_MA_P, 8, ACC_INT, TRAP, "DSISSSM") /* k, x, kimm, b, x2, y2, off: k = x + kimm (an I32_ADD_I), then F64_ADD_MM_MA \
-                            with p = k */ \
-    X(F64_ADD_MM_MB_P, 8, ACC_INT, TRAP, "DSISSSM") /* the same for F64_ADD_MM_MB */ \
-    X(F64_SUB_MM_MA_P, 8, ACC_INT, TRAP, "DSISSSM") /* ... F64_SUB_MM_MA */ \
-    X(F64_SUB_MM_MB_P, 8, ACC_INT, TRAP, "DSISSSM") /* ... F64_SUB_MM_MB */ \
     X(I32_LOAD2, 7, 0, TRAP2, "DSMDSM")      /* d1, a1, off1, d2, a2, off2: two I32_LOAD, in order; the second's \
                             stop point is at position + 3 */ \
     X(I32_LOAD_SX, 6, ACC_INT, TRAP, "DSSIM")    /* d, a, x, k, off: I32_LOAD at (u32)(a + (x << k)) + off (the address an I32_ADD_SHL_I \
@@ -307,17 +290,6 @@
 /* MADDBR_<cmp>_<kinds> (d, s, k, x, step, limit, offset), 8 words: a MOVE d = s, then the
  * ADDBR_<cmp>_<kinds> (RI_CODE_LOOPFUSE_CMPS). Four branch variants each. */
 
-/* f64 arithmetic fused with the load just before it or the store just after it, 5 words:
- * NAME_LA (dst, b, addr, offset): dst = mem64[addr + offset] op b;
- * NAME_LB (dst, a, addr, offset): dst = a op mem64[addr + offset];
- * NAME_S (addr, a, b, offset): mem64[addr + offset] = a op b;
- * and both, when the store goes where the load came from, 4 words:
- * NAME_MA (addr, b, offset): mem64[addr + offset] = mem64[addr + offset] op b;
- * NAME_MB (addr, a, offset): mem64[addr + offset] = a op mem64[addr + offset];
- * NAME_LXA / NAME_LXB (dst, other, p, imm, offset), 6 words: as _LA / _LB with the
- * address of F64_LOAD_XI, (u32)(p + imm) + offset. */
-#define RI_CODE_FMEM_OPS(X) X(F64_ADD) X(F64_SUB) X(F64_MUL)
-
 /* i32 arithmetic whose other operand the operation just before it computed, fused:
  * I32_<OUTER>_<INNER> (d, a, x, y): d = a OUTER (x INNER y), and I32_<OUTER>_<INNER>_I
  * with y an immediate. 5 words. OUTER is commutative, so the computed operand may have
@@ -338,15 +310,6 @@
     RI_CODE_IPAIR_INNER(X, ADD) RI_CODE_IPAIR_INNER(X, AND) RI_CODE_IPAIR_INNER(X, OR) \
     RI_CODE_IPAIR_INNER(X, XOR) RI_CODE_IPAIR_INNER(X, SHL) RI_CODE_IPAIR_INNER(X, SHR_U) \
     RI_CODE_IPAIR_INNER(X, MUL)
-
-/* f64 arithmetic on the result of the f64 arithmetic just before it, fused (5 words):
- * F64_<OUTER>_<INNER>_A (d, b, x, y): d = (x INNER y) OUTER b;
- * F64_<OUTER>_<INNER>_B (d, a, x, y): d = a OUTER (x INNER y).
- * Only the final result is canonicalised: a NaN inside stays a NaN to the end. */
-#define RI_CODE_FPAIR_INNER(X, outer) X(outer, ADD) X(outer, SUB) X(outer, MUL)
-#define RI_CODE_FPAIR_OPS(X) \
-    RI_CODE_FPAIR_INNER(X, ADD) RI_CODE_FPAIR_INNER(X, SUB) RI_CODE_FPAIR_INNER(X, MUL) \
-    RI_CODE_FPAIR_INNER(X, DIV)
 
 /* i32.add of a value loaded just before: I32_ADD_L (d, a, addr, offset) 5 words, d = a +
  * mem32[addr + offset]; I32_ADD_LX / _LXI (d, a, p, q, offset) 6 words, the address being
@@ -405,8 +368,6 @@
     X(I32_LOAD_SXI_A2, I32_LOAD_SXI, 6, 0x4, INT) X(I32_LOAD_MSXI_A2, I32_LOAD_MSXI, 7, 0x4, INT) \
     X(I32_ADD_SHL_I_A2, I32_ADD_SHL_I, 5, 0x4, INT) X(I32_ADD_SHL_I_A3, I32_ADD_SHL_I, 5, 0x8, INT) \
     X(I32_XOR_SHR_U_I_A2, I32_XOR_SHR_U_I, 5, 0x4, INT) X(I32_XOR_SHR_U_I_A3, I32_XOR_SHR_U_I, 5, 0x8, INT) \
-    X(F64_ADD_MUL_B_A34, F64_ADD_MUL_B, 5, 0x18, F64) X(F64_DIV_MUL_B_A4, F64_DIV_MUL_B, 5, 0x10, F64) \
-    X(F64_SUB_MUL_B_A4, F64_SUB_MUL_B, 5, 0x10, F64) X(F64_SUB_LB_A3, F64_SUB_LB, 5, 0x8, INT)
 
 /* Every family of operations in the enum's order: the enum, the handler table (interp.c)
  * and codeprof expand this one list, each with its own RI_X_CTRL ... RI_X_NUM defined;
@@ -415,10 +376,10 @@
     RI_CODE_CONTROL_OPS(RI_X_CTRL) RI_CODE_BRANCH_OPS(RI_X_BR) RI_CODE_CMP_BRANCHES(RI_X_CMPBR) \
     RI_CODE_FCMP_BRANCHES(RI_X_FCMPBR) \
     RI_CODE_IMM_OPS(RI_X_IMM) RI_CODE_ADDR_OPS(RI_X_ADDR) RI_CODE_ADDBR_CMPS(RI_X_ADDBR) \
-    RI_CODE_LOOPFUSE_CMPS(RI_X_I2ADDBR) RI_CODE_LOOPFUSE_CMPS(RI_X_MADDBR) RI_CODE_FMEM_OPS(RI_X_FMEM) \
+    RI_CODE_LOOPFUSE_CMPS(RI_X_I2ADDBR) RI_CODE_LOOPFUSE_CMPS(RI_X_MADDBR) \
     RI_CODE_PAIR_OPS(RI_X_PAIR) RI_CODE_ADD_LOAD_OPS(RI_X_ADDL) RI_CODE_LOADBR_OPS(RI_X_LOADBR) \
     RI_CODE_STORE2_OPS(RI_X_STORE2) RI_CODE_ACC_OPS(RI_X_ACC) \
-    RI_CODE_IPAIR_OPS(RI_X_IPAIR) RI_CODE_FPAIR_OPS(RI_X_FPAIR) RI_MEMORY_OPS(RI_X_MEM) \
+    RI_CODE_IPAIR_OPS(RI_X_IPAIR) RI_MEMORY_OPS(RI_X_MEM) \
     RI_NUMERIC_OPS(RI_X_NUM) RI_SAT_OPS(SAT) RI_CODE_SIMD_OPS(RI_X_CTRL) \
     RI_CODE_SIMD_LANE_OPS(RI_X_SIMD_LANE) RI_CODE_SIMD_LOAD_OPS(RI_X_SIMD_LOAD)
 
@@ -442,13 +403,10 @@ typedef enum ri_code_op {
 #define RI_X_STORE2(name) RI_CODE_##name##_2,
 #define RI_X_ACC(variant, base, words, mask, cls) RI_CODE_##variant,
 #define RI_X_IPAIR(outer, inner) RI_CODE_I32_##outer##I_##inner##I,
-#define RI_X_FPAIR(outer, inner) RI_CODE_F64_##outer##_##inner##_A, RI_CODE_F64_##outer##_##inner##_B,
 #define RI_X_I2ADDBR(cmp) RI_X_BRANCH_ENUM(I2ADDBR_##cmp##_SS) RI_X_BRANCH_ENUM(I2ADDBR_##cmp##_SI) \
                           RI_X_BRANCH_ENUM(I2ADDBR_##cmp##_IS) RI_X_BRANCH_ENUM(I2ADDBR_##cmp##_II)
 #define RI_X_MADDBR(cmp) RI_X_BRANCH_ENUM(MADDBR_##cmp##_SS) RI_X_BRANCH_ENUM(MADDBR_##cmp##_SI) \
                          RI_X_BRANCH_ENUM(MADDBR_##cmp##_IS) RI_X_BRANCH_ENUM(MADDBR_##cmp##_II)
-#define RI_X_FMEM(name) RI_CODE_##name##_LA, RI_CODE_##name##_LB, RI_CODE_##name##_S, \
-                        RI_CODE_##name##_MA, RI_CODE_##name##_MB, RI_CODE_##name##_LXA, RI_CODE_##name##_LXB,
 #define RI_X_MEM(name, byte, t, n, st) RI_CODE_##name,
 #define RI_X_NUM(name, byte, a, b, r) RI_CODE_##name,
     RI_CODE_EVERY_OP(RI_X_NUM)

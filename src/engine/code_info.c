@@ -52,12 +52,11 @@
      ((op) >= RI_OP_I32_LOAD8_S && (op) <= RI_OP_I32_LOAD16_U) ? RI_OPF_ACC_INT : 0u)
 
 /* Numeric operations: the accumulator of their result (the reinterprets copy slots raw:
- * none), i64 operands, traps, pure f64 arithmetic (f64.add, sub, mul, div). */
+ * none), i64 operands, traps. */
 #define RI_NUM_FLAGS(name, a, r) \
     ((RI_OP_##name >= RI_OP_I32_REINTERPRET_F32 && RI_OP_##name <= RI_OP_F64_REINTERPRET_I64) ? 0u \
      : RI_T_##r == RI_T_F64 ? RI_OPF_ACC_F64 : RI_OPF_ACC_INT) | \
-    (RI_T_##a == RI_I64 ? RI_OPF_I64 : 0u) | (RI_NUMERIC_MAY_TRAP(RI_OP_##name) ? RI_OPF_NUM_TRAP : 0u) | \
-    (RI_OP_##name >= RI_OP_F64_ADD && RI_OP_##name <= RI_OP_F64_DIV ? RI_OPF_PURE_F64 : 0u)
+    (RI_T_##a == RI_I64 ? RI_OPF_I64 : 0u) | (RI_NUMERIC_MAY_TRAP(RI_OP_##name) ? RI_OPF_NUM_TRAP : 0u)
 
 const ri_code_info ri_code_infos[RI_CODE_OP_COUNT] = {
 #define RI_X_CTRL(name, words, flags, point, kinds) RI_CTRL_INFO(name, words, (RI_CTRL_FLAGS_##flags), (RI_CTRL_POINT_##point))
@@ -73,10 +72,6 @@ const ri_code_info ri_code_infos[RI_CODE_OP_COUNT] = {
                           RI_INFO4(I2ADDBR_##cmp##_IS, 12) RI_INFO4(I2ADDBR_##cmp##_II, 12)
 #define RI_X_MADDBR(cmp) RI_INFO4(MADDBR_##cmp##_SS, 8) RI_INFO4(MADDBR_##cmp##_SI, 8) \
                          RI_INFO4(MADDBR_##cmp##_IS, 8) RI_INFO4(MADDBR_##cmp##_II, 8)
-#define RI_X_FMEM(name) \
-    RI_INFO_P(name##_LA, RI_OPF_ACC_F64, 5, TRAP) RI_INFO_P(name##_LB, RI_OPF_ACC_F64, 5, TRAP) \
-    RI_INFO_P(name##_S, 0, 5, TRAP) RI_INFO_P(name##_MA, 0, 4, TRAP) RI_INFO_P(name##_MB, 0, 4, TRAP) \
-    RI_INFO_P(name##_LXA, RI_OPF_ACC_F64, 6, TRAP) RI_INFO_P(name##_LXB, RI_OPF_ACC_F64, 6, TRAP)
 #define RI_X_PAIR(outer, inner) \
     RI_INFO(I32_##outer##_##inner, RI_OPF_ACC_INT, 5) \
     RI_INFO(I32_##outer##_##inner##_I, RI_OPF_ACC_INT, 5)
@@ -86,9 +81,6 @@ const ri_code_info ri_code_infos[RI_CODE_OP_COUNT] = {
 #define RI_X_STORE2(name) RI_INFO_P(name##_2, RI_OPF_TRAP2, 7, TRAP)
 #define RI_X_ACC(variant, base, words, mask, cls) RI_INFO_VARIANT(variant, base, 0, words)
 #define RI_X_IPAIR(outer, inner) RI_INFO(I32_##outer##I_##inner##I, RI_OPF_ACC_INT, 5)
-#define RI_X_FPAIR(outer, inner) \
-    RI_INFO(F64_##outer##_##inner##_A, RI_OPF_ACC_F64 | RI_OPF_PURE_F64, 5) \
-    RI_INFO(F64_##outer##_##inner##_B, RI_OPF_ACC_F64 | RI_OPF_PURE_F64, 5)
 #define RI_X_MEM(name, byte, t, n, st) RI_INFO_P(name, RI_LOAD_ACC(RI_OP_##name), 4, TRAP)
 #define RI_X_NUM(name, byte, a, b, r) \
     RI_INFO_ALL(name, RI_NUM_FLAGS(name, a, r), RI_T_##b ? 4 : 3, \
@@ -113,10 +105,6 @@ const uint16_t ri_code_forms[RI_REL_COUNT][RI_CODE_OP_COUNT] = {
 #define RI_X_ADDR(name) RI_FORM(RI_REL_ADDR, name, name##_X)
     RI_CODE_ADDR_OPS(RI_X_ADDR)
 #undef RI_X_ADDR
-#define RI_X_FMEM(name) \
-    RI_FORM(RI_REL_FMEM, name, name##_LA) RI_FORM(RI_REL_RMW, name##_LA, name##_MA) RI_FORM(RI_REL_RMW, name##_LB, name##_MB)
-    RI_CODE_FMEM_OPS(RI_X_FMEM)
-#undef RI_X_FMEM
 #define RI_X_STORE2(name) RI_FORM(RI_REL_STORE2, name, name##_2)
     RI_CODE_STORE2_OPS(RI_X_STORE2)
 #undef RI_X_STORE2
@@ -135,7 +123,6 @@ const char *const ri_code_names[RI_CODE_OP_COUNT] = {
 #define RI_X_ADDBR(cmp) RI_X_KINDS4("ADDBR_", cmp)
 #define RI_X_I2ADDBR(cmp) RI_X_KINDS4("I2ADDBR_", cmp)
 #define RI_X_MADDBR(cmp) RI_X_KINDS4("MADDBR_", cmp)
-#define RI_X_FMEM(name) #name "_LA", #name "_LB", #name "_S", #name "_MA", #name "_MB", #name "_LXA", #name "_LXB",
 #define RI_X_PAIR(o, i) "I32_" #o "_" #i, "I32_" #o "_" #i "_I",
 #define RI_X_ADDL(name, words, kinds) #name,
 #define RI_X_LOADBR(load) RI_NAME4(#load "_BR_EQ_S") RI_NAME4(#load "_BR_NE_S") RI_NAME4(#load "_BR_EQ_I") \
@@ -143,7 +130,6 @@ const char *const ri_code_names[RI_CODE_OP_COUNT] = {
 #define RI_X_STORE2(name) #name "_2",
 #define RI_X_ACC(variant, base, words, mask, cls) #variant,
 #define RI_X_IPAIR(o, i) "I32_" #o "I_" #i "I",
-#define RI_X_FPAIR(o, i) "F64_" #o "_" #i "_A", "F64_" #o "_" #i "_B",
 #define RI_X_MEM(name, byte, t, n, st) #name,
 #define RI_X_NUM(name, byte, a, b, r) #name,
     RI_CODE_EVERY_OP(RI_X_NUM)
@@ -171,9 +157,6 @@ const char *const ri_code_operand_kinds[RI_CODE_OP_COUNT] = {
 #define RI_X_ADDBR(cmp) RI_KINDS_ADDBR(ADDBR_, cmp, "")
 #define RI_X_I2ADDBR(cmp) RI_KINDS_ADDBR(I2ADDBR_, cmp, "DSIDSI")
 #define RI_X_MADDBR(cmp) RI_KINDS_ADDBR(MADDBR_, cmp, "DS")
-#define RI_X_FMEM(name) \
-    RI_KINDS(name##_LA, "DSSM") RI_KINDS(name##_LB, "DSSM") RI_KINDS(name##_S, "SSSM") RI_KINDS(name##_MA, "SSM") \
-    RI_KINDS(name##_MB, "SSM") RI_KINDS(name##_LXA, "DSSIM") RI_KINDS(name##_LXB, "DSSIM")
 #define RI_X_PAIR(o, i) RI_KINDS(I32_##o##_##i, "DSSS") RI_KINDS(I32_##o##_##i##_I, "DSSI")
 #define RI_X_ADDL(name, words, kinds) RI_KINDS(name, kinds)
 #define RI_X_LOADBR(load) \
@@ -182,7 +165,6 @@ const char *const ri_code_operand_kinds[RI_CODE_OP_COUNT] = {
 #define RI_X_STORE2(name) RI_KINDS(name##_2, "SSMSSM")
 #define RI_X_ACC(variant, base, words, mask, cls)
 #define RI_X_IPAIR(o, i) RI_KINDS(I32_##o##I_##i##I, "DSII")
-#define RI_X_FPAIR(o, i) RI_KINDS(F64_##o##_##i##_A, "DSSS") RI_KINDS(F64_##o##_##i##_B, "DSSS")
 #define RI_X_MEM(name, byte, t, n, st) RI_KINDS(name, (st) ? "SSM" : "DSM")
 #define RI_X_NUM(name, byte, a, b, r) RI_KINDS(name, RI_T_##b ? "DSS" : "DS")
 #define RI_X_SAT(name, sub, a, b, r) RI_KINDS(name, "DS")

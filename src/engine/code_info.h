@@ -19,7 +19,6 @@ enum {
     RI_OPF_ACC_INT = 1u << 2,   /* its handler writes operand 1 last, through PUT_U32/U64/F32: the bits are in acc */
     RI_OPF_ACC_F64 = 1u << 3,   /* ... through PUT_F64: the value is in facc */
     RI_OPF_ACC_MOVE = 1u << 4,  /* MOVE: the bits it copies are in acc (either of its slots) */
-    RI_OPF_PURE_F64 = 1u << 6,  /* computes an f64 from slots only: cannot trap, writes nothing but its result */
     RI_OPF_I64 = 1u << 7,       /* a numeric operation (RI_NUMERIC_OPS) on i64 operands */
     RI_OPF_NUM_TRAP = 1u << 8,  /* a numeric operation (RI_NUMERIC_OPS) that may trap: div, rem, trunc */
     RI_OPF_TRAP2 = 1u << 9,     /* a fused instruction that may trap in its second part too: a second TRAP point at + 3 */
@@ -57,14 +56,10 @@ typedef enum ri_code_rel {
                       compares: RI_CODE_FCMP_BRANCHES's, both ways) */
     RI_REL_FCMP,   /* a float compare's RI_CODE_FCMP_BRANCHES entry (lt, le): gt, ge map onto theirs */
     RI_REL_ADDR,   /* NAME_X, the fused-address form of a load or store (NAME_XI follows it) */
-    RI_REL_FMEM,   /* NAME_LA of f64 arithmetic (RI_CODE_FMEM_OPS; _LB, _S, _MA, _MB, _LXA, _LXB follow) */
-    RI_REL_RMW,    /* NAME_MA of NAME_LA, NAME_MB of NAME_LB (RI_CODE_FMEM_OPS): the load's result stored back */
     RI_REL_STORE2, /* NAME_2, two stores in a row (RI_CODE_STORE2_OPS) */
     RI_REL_COUNT
 } ri_code_rel;
 
-/* The offsets of the RI_REL_FMEM family from its NAME_LA. */
-enum { RI_FMEM_LA, RI_FMEM_LB, RI_FMEM_S, RI_FMEM_MA, RI_FMEM_MB, RI_FMEM_LXA, RI_FMEM_LXB };
 
 typedef struct ri_code_info {
     uint16_t flags; /* RI_OPF_* */

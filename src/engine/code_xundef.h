@@ -9,13 +9,11 @@
 #undef RI_X_ADDBR
 #undef RI_X_I2ADDBR
 #undef RI_X_MADDBR
-#undef RI_X_FMEM
 #undef RI_X_PAIR
 #undef RI_X_ADDL
 #undef RI_X_LOADBR
 #undef RI_X_STORE2
 #undef RI_X_ACC
 #undef RI_X_IPAIR
-#undef RI_X_FPAIR
 #undef RI_X_MEM
 #undef RI_X_NUM

@@ -1,9 +1,8 @@
 /*
  * The compiler's arithmetic fusions (code.h, "Superinstructions"): constant operands as
- * immediates (and x + 0 as x), then the rules of fuse_rules.c for binary operations (int,
- * int-imm and float pairs, f64 arithmetic on a load) and return a + b;
- * here the two that are not rules: sink_f64_load, which moves a load past the arithmetic
- * after it, and unpair, which splits an I32_ADD_I2. The translation (compile.c) calls
+ * immediates (and x + 0 as x), then the rules of fuse_rules.c for binary operations (int
+ * and int-imm pairs, an add of a load) and return a + b; here the one that is not a rule:
+ * unpair, which splits an I32_ADD_I2. The translation (compile.c) calls
  * fuse_binary and fuse_return.
  */
 #include <string.h>
@@ -47,40 +46,6 @@ void unpair(compiler *c) {
     if (second_is_result) note_dst(c, p);
 }
 
-/* Whether op only computes its f64 result from slots: it cannot trap, and writes
- * nothing but its result. */
-static bool is_pure_f64(ri_code_op op) { return (ri_code_flags(op) & RI_OPF_PURE_F64) != 0; }
-
-/* a = f64.load [addr + off] just before the pure f64 arithmetic that computed b, then
- * a op b: the load moves past that arithmetic and fuses into op (NAME_LA), so that a
- * store of the result back to [addr + off] becomes a read-modify-write (NAME_MA). The
- * load's stop point moves with it: nothing between can trap or write memory, and the
- * arithmetic neither reads the load's result nor writes its address (b's slot lies
- * above both). */
-static bool sink_f64_load(compiler *c, ri_code_op la, operand a, operand b) {
-    if (a.kind != ENTRY_SLOT || !from_last(c, &b) || !is_pure_f64(c->last.op) || c->prev.pos == NO_POS ||
-        c->prev.op != RI_CODE_F64_LOAD || c->prev.pos + 4 != c->last.pos || !c->prev.dst_pos ||
-        c->code[c->prev.dst_pos] != a.src || c->len - c->last.pos > 8 ||
-        (c->npoints && c->points[c->npoints - 1].pos == c->last.pos))
-        return false;
-    uint32_t addr = c->code[c->prev.pos + 2], off = c->code[c->prev.pos + 3];
-    ri_code_op mid = c->last.op;
-    uint32_t n = c->len - c->last.pos, w[8];
-    memcpy(w, &c->code[c->last.pos], n * sizeof *w);
-    bool had = c->npoints && c->points[c->npoints - 1].pos == c->prev.pos;
-    ri_code_point pt = had ? c->points[c->npoints - 1] : (ri_code_point){0, 0, 0, 0};
-    truncate_code(c, c->prev.pos);
-    uint32_t q = emit_op(c, mid, n);
-    if (q == NO_POS) return true;
-    memcpy(&c->code[q], w, n * sizeof *w);
-    note_dst(c, q); /* b, its single result, at + 1 as before */
-    uint32_t p = emit4(c, la, own_slot(c, c->h), b.src, addr, off);
-    if (had) put_point(c, p, pt);
-    push_slot(c);
-    note_dst(c, p);
-    return true;
-}
-
 /* A return of the single value e (fuse_rules.c: return a + b); true if it emitted the
  * return. */
 bool fuse_return(compiler *c, const operand *e) {
@@ -89,8 +54,7 @@ bool fuse_return(compiler *c, const operand *e) {
 }
 
 /* Binary operation op on a and b (as popped) with an immediate operand, or fused with the
- * instruction just before it (int-imm pairs, float pairs, f64 arithmetic on a load, i32
- * pairs); true if it emitted the operation (and pushed its result). */
+ * instruction just before it (int-imm pairs, i32 pairs, an add of a load); true if it emitted the operation (and pushed its result). */
 bool fuse_binary(compiler *c, ri_code_op op, operand a, operand b) {
     /* A constant operand becomes an immediate: the second, or the first of a
      * commutative operation or a compare (mirrored). */
@@ -120,12 +84,7 @@ bool fuse_binary(compiler *c, ri_code_op op, operand a, operand b) {
         note_dst(c, p);
         return true;
     }
-    /* the pair rules (fuse_rules.c); else f64 arithmetic whose f64 load moves past the
-     * arithmetic computing its other operand (no rule can match then: the rules that read
-     * that arithmetic are the float pairs, which did not match) */
+    /* the pair rules (fuse_rules.c) */
     fuse_ctx x = {.site = FUSE_SITE_BINARY, .op = op, .a = a, .b = b};
-    if (fuse_by_rules(c, &x, NULL)) return true;
-    ri_code_op la = fuse_on(c, RI_FUSE_FLOAT_MEMORY) ? ri_code_form(op, RI_REL_FMEM) : RI_CODE_OP_COUNT;
-    if (la != RI_CODE_OP_COUNT && sink_f64_load(c, la, a, b)) return true;
-    return false;
+    return fuse_by_rules(c, &x, NULL);
 }

@@ -7,9 +7,9 @@
  * rule says, and its family is on, then those instructions and the new one become `fused`,
  * whose operand words the rule lists (word sources), with the absorbed instructions' stop
  * points moved into it. Rules are tried in table order, first match wins: a more specific
- * rule comes before the general one it refines (`a += x * y` with its address before
- * `a += x * y` before read-modify-write). The fusions that are no such rewrite stay code (constants as immediates, taking
- * a compare into its branch, sink_f64_load's reordering, unpair's split):
+ * rule comes before the general one it refines (the table lookup I32_LOAD_MSXI before the
+ * fused-address load it extends). The fusions that are no such rewrite stay code (constants as immediates, taking
+ * a compare into its branch, unpair's split):
  * docs/ARCHITECTURE.md, "Fusion rules".
  */
 #include <string.h>
@@ -92,28 +92,6 @@ typedef struct fuse_rule {
 
 /* ---- the rules -------------------------------------------------------------------------- */
 
-/* Arithmetic, in slots: FPAIR (code.h RI_CODE_FPAIR_OPS), f64 arithmetic on the result of
- * the f64 arithmetic just before: _A when it was operand a, _B when b. */
-#define R_FPAIR(o, i) \
-    {.site = FUSE_SITE_BINARY, .outer = OP(F64_##o), .last = OP(F64_##i), .fused = OP(F64_##o##_##i##_A), \
-     .gates = RI_FUSE_FLOAT_PAIR, .from = FROM_A, .flags = F_NOIMM_A | F_NOIMM_B | F_RESULT, \
-     .words = {W_DST, W_OTHER, W_L(2), W_L(3)}}, \
-    {.site = FUSE_SITE_BINARY, .outer = OP(F64_##o), .last = OP(F64_##i), .fused = OP(F64_##o##_##i##_B), \
-     .gates = RI_FUSE_FLOAT_PAIR, .from = FROM_B, .flags = F_NOIMM_A | F_NOIMM_B | F_RESULT, \
-     .words = {W_DST, W_OTHER, W_L(2), W_L(3)}},
-
-/* RI_CODE_FMEM_OPS: f64 arithmetic on the value loaded just before (F64_LOAD: _LA/_LB,
- * F64_LOAD_XI: _LXA/_LXB); the load's stop point becomes the fused instruction's. */
-#define R_FMEM_LOAD(name, load, side, fused_op, ...) \
-    {.site = FUSE_SITE_BINARY, .outer = OP(name), .last = OP(load), .fused = OP(fused_op), \
-     .gates = RI_FUSE_FLOAT_MEMORY, .from = side, .flags = F_NOIMM_A | F_NOIMM_B | F_RESULT, \
-     .last_point = AT(0), .words = {W_DST, W_OTHER, __VA_ARGS__}},
-#define R_FMEM_LOADS(name) \
-    R_FMEM_LOAD(name, F64_LOAD, FROM_B, name##_LB, W_L(2), W_L(3)) \
-    R_FMEM_LOAD(name, F64_LOAD, FROM_A, name##_LA, W_L(2), W_L(3)) \
-    R_FMEM_LOAD(name, F64_LOAD_XI, FROM_B, name##_LXB, W_L(2), W_L(3), W_L(4)) \
-    R_FMEM_LOAD(name, F64_LOAD_XI, FROM_A, name##_LXA, W_L(2), W_L(3), W_L(4))
-
 /* RI_CODE_ADD_LOAD_OPS: i32.add of a value loaded just before (its address words follow
  * the addend; the load's stop point moves). */
 #define R_ADD_LOAD(load, fused_op, ...) \
@@ -146,34 +124,6 @@ typedef struct fuse_rule {
      .gates = RI_FUSE_ADDRESS, .from = FROM_A, .trap_point = AT(0), .trap_height = 2, \
      .words = {W_L(2), W_L(3), W_VALUE, W_OFFSET}},
 #define R_ADDR_STORE(name) R_ADDR_STORE1(name, I32_ADD, name##_X) R_ADDR_STORE1(name, I32_ADD_I, name##_XI)
-
-/* RI_CODE_FMEM_OPS: f64 arithmetic stored right away (_S). */
-#define R_FMEM_STORE(name) \
-    {.site = FUSE_SITE_STORE, .outer = OP(F64_STORE), .last = OP(name), .fused = OP(name##_S), \
-     .gates = RI_FUSE_FLOAT_MEMORY, .from = FROM_B, .flags = F_NOIMM_A, .trap_point = AT(0), .trap_height = 2, \
-     .words = {W_A, W_L(2), W_L(3), W_OFFSET}},
-
-/* Read-modify-write: x = load [addr + offset] op y (_LA / _LB), then a store of x to the
- * same place. Only the load can trap (the store goes to the same bytes): its stop point
- * stays, the fused instruction's. RMW_BASE is what every such rule checks. */
-#define RMW_BASE(l, fused_op) \
-    .site = FUSE_SITE_STORE, .outer = OP(F64_STORE), .last = OP(l), .fused = OP(fused_op), \
-    .gates = RI_FUSE_FLOAT_MEMORY, .from = FROM_B
-#define RMW_SAME_PLACE {C_EQ, W_L(3), W_A}, {C_EQ, W_L(4), W_OFFSET}
-/* the products (x * y) * b computed just before, into the operand the load's arithmetic
- * read (mem op= (x * y) * b); _P: with the address computed before them (k = x + imm,
- * kept in k) */
-#define R_RMW_MM(l, fused_op) \
-    {RMW_BASE(l, fused_op##_P), .prev = OP(F64_MUL_MUL_A), .prev2 = OP(I32_ADD_I), \
-     .flags = F_NOIMM_A | F_PREV | F_PREV2 | F_ADJ_PREV2, .last_point = AT(0), \
-     .checks = {RMW_SAME_PLACE, {C_PREV_WRITES, W_L(2), W_END}, {C_EQ, W_Q(1), W_A}}, \
-     .words = {W_A, W_Q(2), W_Q(3), W_P(2), W_P(3), W_P(4), W_OFFSET}},
-#define R_RMW_MM2(l, fused_op) \
-    {RMW_BASE(l, fused_op), .prev = OP(F64_MUL_MUL_A), .flags = F_NOIMM_A | F_PREV, .last_point = AT(0), \
-     .checks = {RMW_SAME_PLACE, {C_PREV_WRITES, W_L(2), W_END}}, .words = {W_A, W_P(2), W_P(3), W_P(4), W_OFFSET}},
-#define R_RMW(name) \
-    {RMW_BASE(name##_LA, name##_MA), .flags = F_NOIMM_A, .last_point = AT(0), .checks = {RMW_SAME_PLACE}, .words = {W_A, W_L(2), W_OFFSET}}, \
-    {RMW_BASE(name##_LB, name##_MB), .flags = F_NOIMM_A, .last_point = AT(0), .checks = {RMW_SAME_PLACE}, .words = {W_A, W_L(2), W_OFFSET}},
 
 /* RI_CODE_STORE2_OPS: two stores of a kind in a row; the second's trap point at + 3. */
 #define R_STORE2(name) \
@@ -227,8 +177,6 @@ typedef struct fuse_rule {
 
 static const fuse_rule rules[] = {
     /* ---- binary operations, both operands in slots (fuse_binary) ---- */
-    RI_CODE_FPAIR_OPS(R_FPAIR)
-    RI_CODE_FMEM_OPS(R_FMEM_LOADS)
     R_ADD_LOAD(I32_LOAD, I32_ADD_L, W_L(2), W_L(3))
     R_ADD_LOAD(I32_LOAD_X, I32_ADD_LX, W_L(2), W_L(3), W_L(4))
     R_ADD_LOAD(I32_LOAD_XI, I32_ADD_LXI, W_L(2), W_L(3), W_L(4))
@@ -266,24 +214,6 @@ static const fuse_rule rules[] = {
      .trap_height = 1, .words = {W_L(1), W_L(2), W_L(3), W_DST, W_A, W_OFFSET}},
 
     /* ---- stores (fuse_store) ---- */
-    RI_CODE_FMEM_OPS(R_FMEM_STORE)
-    /* mem[p] = a * mem[q] + mem[p] (a += x * y): the multiplication's load keeps the first
-     * stop point, the addition's goes to + 3; _XI_P: p computed just before (k = x + imm) */
-    {RMW_BASE(F64_ADD_LB, F64_AXPY_XI_P), .prev = OP(F64_MUL_LXB), .prev2 = OP(I32_ADD_I),
-     .flags = F_NOIMM_A | F_PREV | F_PREV2 | F_ADJ_PREV2, .last_point = AT(3), .prev_point = AT(0),
-     .checks = {RMW_SAME_PLACE, {C_PREV_WRITES, W_L(2), W_END}, {C_EQ, W_Q(1), W_A}},
-     .words = {W_A, W_Q(2), W_Q(3), W_OFFSET, W_P(2), W_P(3), W_P(4), W_P(5)}},
-    {RMW_BASE(F64_ADD_LB, F64_AXPY_XI), .prev = OP(F64_MUL_LXB), .flags = F_NOIMM_A | F_PREV,
-     .last_point = AT(3), .prev_point = AT(0), .checks = {RMW_SAME_PLACE, {C_PREV_WRITES, W_L(2), W_END}},
-     .words = {W_A, W_OFFSET, W_P(2), W_P(3), W_P(4), W_P(5)}},
-    {RMW_BASE(F64_ADD_LB, F64_AXPY), .prev = OP(F64_MUL_LB), .flags = F_NOIMM_A | F_PREV,
-     .last_point = AT(3), .prev_point = AT(0), .checks = {RMW_SAME_PLACE, {C_PREV_WRITES, W_L(2), W_END}},
-     .words = {W_A, W_OFFSET, W_P(2), W_P(3), W_P(4)}},
-    R_RMW_MM(F64_ADD_LA, F64_ADD_MM_MA) R_RMW_MM(F64_ADD_LB, F64_ADD_MM_MB)
-    R_RMW_MM(F64_SUB_LA, F64_SUB_MM_MA) R_RMW_MM(F64_SUB_LB, F64_SUB_MM_MB)
-    R_RMW_MM2(F64_ADD_LA, F64_ADD_MM_MA) R_RMW_MM2(F64_ADD_LB, F64_ADD_MM_MB)
-    R_RMW_MM2(F64_SUB_LA, F64_SUB_MM_MA) R_RMW_MM2(F64_SUB_LB, F64_SUB_MM_MB)
-    RI_CODE_FMEM_OPS(R_RMW)
     RI_CODE_ADDR_STORE_OPS(R_ADDR_STORE)
     RI_CODE_STORE2_OPS(R_STORE2)
 

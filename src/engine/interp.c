@@ -453,13 +453,10 @@ static RI_SINGLE_COPY ri_errcode run(ri_store *store, ri_exec *exec, const ri_co
 #define RI_X_STORE2(name) RI_OFFSET(name##_2)
 #define RI_X_ACC(variant, base, words, mask, cls) RI_OFFSET(variant)
 #define RI_X_IPAIR(outer, inner) RI_OFFSET(I32_##outer##I_##inner##I)
-#define RI_X_FPAIR(outer, inner) RI_OFFSET(F64_##outer##_##inner##_A) RI_OFFSET(F64_##outer##_##inner##_B)
 #define RI_X_I2ADDBR(cmp) RI_OFFSETS4(I2ADDBR_##cmp##_SS) RI_OFFSETS4(I2ADDBR_##cmp##_SI) \
                           RI_OFFSETS4(I2ADDBR_##cmp##_IS) RI_OFFSETS4(I2ADDBR_##cmp##_II)
 #define RI_X_MADDBR(cmp) RI_OFFSETS4(MADDBR_##cmp##_SS) RI_OFFSETS4(MADDBR_##cmp##_SI) \
                          RI_OFFSETS4(MADDBR_##cmp##_IS) RI_OFFSETS4(MADDBR_##cmp##_II)
-#define RI_X_FMEM(name) RI_OFFSET(name##_LA) RI_OFFSET(name##_LB) RI_OFFSET(name##_S) \
-                        RI_OFFSET(name##_MA) RI_OFFSET(name##_MB) RI_OFFSET(name##_LXA) RI_OFFSET(name##_LXB)
 #define RI_X_MEM(name, byte, t, n, st) RI_OFFSET(name)
 #define RI_X_NUM(name, byte, a, b, r) RI_OFFSET(name)
         RI_CODE_EVERY_OP(RI_X_NUM)
@@ -967,53 +964,6 @@ op_I32_LOAD2: /* d1 = mem32[a1 + off1]; d2 = mem32[a2 + off2] */
         PUT_U32(4, LE32(v));
         NEXT(7);
     }
-op_F64_AXPY: /* mem[p + off] = a * mem[q + qoff] + mem[p + off] */
-    {
-        uint64_t eq = (uint64_t)U32(4) + pc[5];
-        if (__builtin_expect(OOB(eq, 8), 0)) TRAP(RI_TRAP_MEMORY_OOB);
-        uint64_t ep = (uint64_t)U32(1) + pc[2];
-        if (__builtin_expect(OOB(ep, 8), 0)) { pc += 3; TRAP(RI_TRAP_MEMORY_OOB); }
-        uint64_t mq, mp;
-        memcpy(&mq, mem_base + eq, 8);
-        memcpy(&mp, mem_base + ep, 8);
-        double r = F64(3) * ri_f64_from_bits(LE64(mq)) + ri_f64_from_bits(LE64(mp));
-        r = CANON64(r);
-        mp = LE64(ri_f64_bits(r));
-        memcpy(mem_base + ep, &mp, 8);
-        NEXT(6);
-    }
-op_F64_AXPY_XI: /* the same, q's address (u32)(q + imm) + qoff */
-    {
-        uint64_t eq = (uint64_t)(uint32_t)(U32(4) + pc[5]) + pc[6];
-        if (__builtin_expect(OOB(eq, 8), 0)) TRAP(RI_TRAP_MEMORY_OOB);
-        uint64_t ep = (uint64_t)U32(1) + pc[2];
-        if (__builtin_expect(OOB(ep, 8), 0)) { pc += 3; TRAP(RI_TRAP_MEMORY_OOB); }
-        uint64_t mq, mp;
-        memcpy(&mq, mem_base + eq, 8);
-        memcpy(&mp, mem_base + ep, 8);
-        double r = F64(3) * ri_f64_from_bits(LE64(mq)) + ri_f64_from_bits(LE64(mp));
-        r = CANON64(r);
-        mp = LE64(ri_f64_bits(r));
-        memcpy(mem_base + ep, &mp, 8);
-        NEXT(7);
-    }
-op_F64_AXPY_XI_P: /* k = x + kimm; then F64_AXPY_XI with p = k */
-    {
-        uint32_t k = U32(2) + pc[3];
-        PUT_U32(1, k);
-        uint64_t eq = (uint64_t)(uint32_t)(U32(6) + pc[7]) + pc[8];
-        if (__builtin_expect(OOB(eq, 8), 0)) TRAP(RI_TRAP_MEMORY_OOB);
-        uint64_t ep = (uint64_t)k + pc[4];
-        if (__builtin_expect(OOB(ep, 8), 0)) { pc += 3; TRAP(RI_TRAP_MEMORY_OOB); }
-        uint64_t mq, mp;
-        memcpy(&mq, mem_base + eq, 8);
-        memcpy(&mp, mem_base + ep, 8);
-        double r = F64(5) * ri_f64_from_bits(LE64(mq)) + ri_f64_from_bits(LE64(mp));
-        r = CANON64(r);
-        mp = LE64(ri_f64_bits(r));
-        memcpy(mem_base + ep, &mp, 8);
-        NEXT(9);
-    }
 op_I32_ADD_I2: /* d1 = a1 + imm1; d2 = a2 + imm2 */
     SET_U32(1, U32(2) + pc[3]);
     SET_U32(4, U32(5) + pc[6]);
@@ -1092,62 +1042,6 @@ op_REF_FUNC: /* d = funcs[a] */
     STORE_X(F64_STORE, uint64_t, 8, LE64, U64)
     STORE_X(I32_STORE8, uint8_t, 1, NOSWAP, U32)
     STORE_X(I32_STORE16, uint16_t, 2, LE16, U32)
-
-#define FMEM_LB(label, am, OP) \
-    op_##label: { ADDR_OFF_M(am, 3, 4, 8); uint64_t m; memcpy(&m, ptr, 8); m = LE64(m); \
-                  double a = F64(2), b = ri_f64_from_bits(m); double r = OP; PUT_F64(1, CANON64(r)); NEXT(5); }
-#define FMEM(name, OP) \
-    op_##name##_LA: { ADDR_OFF(3, 4, 8); uint64_t m; memcpy(&m, ptr, 8); m = LE64(m); \
-                      double a = ri_f64_from_bits(m), b = F64(2); double r = OP; PUT_F64(1, CANON64(r)); NEXT(5); } \
-    FMEM_LB(name##_LB, 0, OP) \
-    op_##name##_S: { ADDR_OFF(1, 4, 8); double a = F64(2), b = F64(3); double r = OP; r = CANON64(r); \
-                     uint64_t m = LE64(ri_f64_bits(r)); memcpy((uint8_t *)ptr, &m, 8); NEXT(5); } \
-    op_##name##_MA: { ADDR_OFF(1, 3, 8); uint64_t m; memcpy(&m, ptr, 8); m = LE64(m); \
-                      double a = ri_f64_from_bits(m), b = F64(2); double r = OP; r = CANON64(r); \
-                      m = LE64(ri_f64_bits(r)); memcpy((uint8_t *)ptr, &m, 8); NEXT(4); } \
-    op_##name##_MB: { ADDR_OFF(1, 3, 8); uint64_t m; memcpy(&m, ptr, 8); m = LE64(m); \
-                      double a = F64(2), b = ri_f64_from_bits(m); double r = OP; r = CANON64(r); \
-                      m = LE64(ri_f64_bits(r)); memcpy((uint8_t *)ptr, &m, 8); NEXT(4); } \
-    op_##name##_LXA: { uint64_t ea = (uint64_t)(uint32_t)(U32(3) + pc[4]) + pc[5]; \
-                       if (__builtin_expect(OOB(ea, 8), 0)) TRAP(RI_TRAP_MEMORY_OOB); \
-                       uint64_t m; memcpy(&m, mem_base + ea, 8); m = LE64(m); \
-                       double a = ri_f64_from_bits(m), b = F64(2); double r = OP; PUT_F64(1, CANON64(r)); NEXT(6); } \
-    op_##name##_LXB: { uint64_t ea = (uint64_t)(uint32_t)(U32(3) + pc[4]) + pc[5]; \
-                       if (__builtin_expect(OOB(ea, 8), 0)) TRAP(RI_TRAP_MEMORY_OOB); \
-                       uint64_t m; memcpy(&m, mem_base + ea, 8); m = LE64(m); \
-                       double a = F64(2), b = ri_f64_from_bits(m); double r = OP; PUT_F64(1, CANON64(r)); NEXT(6); }
-    /* mem op= (x * y) * b, the multiplications fused in (F64_MUL_MUL_A); only the
-     * final result is canonicalised, as in the f64 pairs */
-#define FMM(name, OP) \
-    op_##name##_MM_MA: { ADDR_OFF(1, 5, 8); uint64_t m; memcpy(&m, ptr, 8); m = LE64(m); \
-                         double a = ri_f64_from_bits(m), b = (F64(3) * F64(4)) * F64(2); double r = OP; r = CANON64(r); \
-                         m = LE64(ri_f64_bits(r)); memcpy((uint8_t *)ptr, &m, 8); NEXT(6); } \
-    op_##name##_MM_MB: { ADDR_OFF(1, 5, 8); uint64_t m; memcpy(&m, ptr, 8); m = LE64(m); \
-                         double a = (F64(3) * F64(4)) * F64(2), b = ri_f64_from_bits(m); double r = OP; r = CANON64(r); \
-                         m = LE64(ri_f64_bits(r)); memcpy((uint8_t *)ptr, &m, 8); NEXT(6); }
-    FMM(F64_ADD, a + b)
-    FMM(F64_SUB, a - b)
-#undef FMM
-    /* the same, the address first computed by the fused I32_ADD_I: k = x + kimm */
-#define FMMP(name, OP) \
-    op_##name##_MM_MA_P: { uint32_t k = U32(2) + pc[3]; PUT_U32(1, k); \
-                           uint64_t ea = (uint64_t)k + pc[7]; \
-                           if (__builtin_expect(OOB(ea, 8), 0)) TRAP(RI_TRAP_MEMORY_OOB); \
-                           uint8_t *ptr = mem_base + ea; uint64_t m; memcpy(&m, ptr, 8); m = LE64(m); \
-                           double a = ri_f64_from_bits(m), b = (F64(5) * F64(6)) * F64(4); double r = OP; r = CANON64(r); \
-                           m = LE64(ri_f64_bits(r)); memcpy(ptr, &m, 8); NEXT(8); } \
-    op_##name##_MM_MB_P: { uint32_t k = U32(2) + pc[3]; PUT_U32(1, k); \
-                           uint64_t ea = (uint64_t)k + pc[7]; \
-                           if (__builtin_expect(OOB(ea, 8), 0)) TRAP(RI_TRAP_MEMORY_OOB); \
-                           uint8_t *ptr = mem_base + ea; uint64_t m; memcpy(&m, ptr, 8); m = LE64(m); \
-                           double a = (F64(5) * F64(6)) * F64(4), b = ri_f64_from_bits(m); double r = OP; r = CANON64(r); \
-                           m = LE64(ri_f64_bits(r)); memcpy(ptr, &m, 8); NEXT(8); }
-    FMMP(F64_ADD, a + b)
-    FMMP(F64_SUB, a - b)
-#undef FMMP
-    FMEM(F64_ADD, a + b)  /* d = mem + b, a + mem; mem = a + b */
-    FMEM(F64_SUB, a - b)
-    FMEM(F64_MUL, a * b)
 
     /* I32_ADD_L*8U: d = a + mem8[address] */
 op_I32_ADD_L8U: { ADDR_OFF(3, 4, 1); PUT_U32(1, U32(2) + *ptr); NEXT(5); }
@@ -1458,22 +1352,6 @@ op_I64_EQZ: /* d = a == 0 (i64) */
     RI_CODE_IPAIR_OPS(IPAIR)
 #undef IPAIR
 
-    /* f64 pairs: d = (x INNER y) OUTER b, a OUTER (x INNER y) */
-#define F64OP_ADD(a, b) ((a) + (b))
-#define F64OP_SUB(a, b) ((a) - (b))
-#define F64OP_MUL(a, b) ((a) * (b))
-#define F64OP_DIV(a, b) ((a) / (b))
-#define FPAIR_M(label, m, outer, inner, SIDE) \
-    op_##label: { double t = F64OP_##inner(AF64(m, 3), AF64(m, 4)); double r = SIDE(outer, t, AF64(m, 2)); \
-                  PUT_F64(1, CANON64(r)); NEXT(5); }
-#define FPAIR_SIDE_A(outer, t, b) F64OP_##outer(t, b)
-#define FPAIR_SIDE_B(outer, t, a) F64OP_##outer(a, t)
-#define FPAIR(outer, inner) \
-    FPAIR_M(F64_##outer##_##inner##_A, 0, outer, inner, FPAIR_SIDE_A) \
-    FPAIR_M(F64_##outer##_##inner##_B, 0, outer, inner, FPAIR_SIDE_B)
-    RI_CODE_FPAIR_OPS(FPAIR)
-#undef FPAIR
-
     /* immediate second operand: d = a op imm */
     BIN32I(I32_ADD, a + b)
     BIN32I(I32_SUB, a - b)
@@ -1619,6 +1497,10 @@ op_F64_REINTERPRET_I64:
                        BIN32IM(I32_##op##_I_A2, 0x4, I32OP_##op(a, b))
 #define ACC_BINI64(op) BIN64M(I64_##op##_A2, 0x4, I64OP_##op(a, b)) BIN64M(I64_##op##_A3, 0x8, I64OP_##op(a, b)) \
                        BIN64IM(I64_##op##_I_A2, 0x4, I64OP_##op(a, b))
+#define F64OP_ADD(a, b) ((a) + (b))
+#define F64OP_SUB(a, b) ((a) - (b))
+#define F64OP_MUL(a, b) ((a) * (b))
+#define F64OP_DIV(a, b) ((a) / (b))
 #define ACC_FBIN64(op) FBIN64M(F64_##op##_A2, 0x4, F64OP_##op(a, b)) FBIN64M(F64_##op##_A3, 0x8, F64OP_##op(a, b))
 #define ACC_FBIN32(op) FBIN32M(F32_##op##_A2, 0x4, F64OP_##op(a, b)) FBIN32M(F32_##op##_A3, 0x8, F64OP_##op(a, b))
     ACC_BINI32(ADD) ACC_BINI32(SUB) ACC_BINI32(MUL) ACC_BINI32(AND) ACC_BINI32(OR) ACC_BINI32(XOR)
@@ -1664,10 +1546,6 @@ op_F64_REINTERPRET_I64:
     PAIRIM(I32_ADD_SHL_I_A3, 0x8, ADD, SHL)
     PAIRIM(I32_XOR_SHR_U_I_A2, 0x4, XOR, SHR_U)
     PAIRIM(I32_XOR_SHR_U_I_A3, 0x8, XOR, SHR_U)
-    FPAIR_M(F64_ADD_MUL_B_A34, 0x18, ADD, MUL, FPAIR_SIDE_B)
-    FPAIR_M(F64_DIV_MUL_B_A4, 0x10, DIV, MUL, FPAIR_SIDE_B)
-    FPAIR_M(F64_SUB_MUL_B_A4, 0x10, SUB, MUL, FPAIR_SIDE_B)
-    FMEM_LB(F64_SUB_LB_A3, 0x8, a - b)
 
     /* ---- leaving the loop ---- */
 

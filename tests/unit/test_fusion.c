@@ -3,11 +3,11 @@
  * parts computed. Fixture: tests/wat/fusion.wat, compiled by clang-19 from the C code
  * below (the part between the markers), which this test also runs natively: every
  * export must return what the native build returns, metered or not, with NaN
- * canonicalisation on or off. The code is shaped so that the fusions apply: the int
- * pairs (sha), the f64 load sunk into F64_*_LA and
- * F64_*_MM_M*(_P) (bodies), F64_AXPY_XI_P (matmul), I32_LOAD2 (compare), a byte-fill loop
+ * canonicalisation on or off. The code is shaped so that fusions apply: the int pairs
+ * (sha), array addresses (bodies, matmul), I32_LOAD2 (compare), a byte-fill loop
  * (mark_at), I32_ADD_RET (fib); the fused loads and stores must still trap out of bounds,
- * after the effects before them.
+ * after the effects before them. (bodies and matmul were the shapes of f64 memory fusions
+ * since removed; they stay as tests of f64 code.)
  */
 #include <stdarg.h>
 #include <stddef.h>
