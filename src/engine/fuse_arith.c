@@ -69,7 +69,12 @@ static bool sink_f64_load(compiler *c, ri_code_op la, operand a, operand b) {
     memcpy(w, &c->code[c->last.pos], n * sizeof *w);
     bool had = c->npoints && c->points[c->npoints - 1].pos == c->prev.pos;
     ri_code_point pt = had ? c->points[c->npoints - 1] : (ri_code_point){0, 0, 0, 0};
+    /* the instruction before the load stays the one before the arithmetic: a rule of the
+     * store that follows may absorb it too (F64_ADD_MM_MA_P: its address's I32_ADD_I) */
+    emitted none = {NO_POS, RI_CODE_OP_COUNT, 0};
+    emitted before = c->prev2.pos != NO_POS && c->prev2.pos < c->prev.pos ? c->prev2 : none;
     truncate_code(c, c->prev.pos);
+    c->last = before; /* truncate_code forgot it */
     uint32_t q = emit_op(c, mid, n);
     if (q == NO_POS) return true;
     memcpy(&c->code[q], w, n * sizeof *w);

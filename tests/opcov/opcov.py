@@ -18,7 +18,7 @@ import tempfile
 UNIT_TESTS = ["test_exec", "test_fusion", "test_acc", "test_float_branch", "test_load_branch",
               "test_operands", "test_suspend", "test_table_gas", "test_index_load", "test_emsc_invoke", "test_pair",
               "test_multi_memory", "test_tail_call", "test_exceptions", "test_simd_suspend", "test_try_table",
-              "test_simd_fast"]
+              "test_simd_fast", "test_opcol"]
 
 
 def read_allowed(path):
