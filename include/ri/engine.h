@@ -208,7 +208,9 @@ typedef enum ri_fusion {
     RI_FUSE_INT_IMM_PAIR = 1u << 7,   /* two i32 operations with immediates in a row */
     RI_FUSE_FLOAT_PAIR = 1u << 8,     /* f64 arithmetic on the f64 arithmetic just before */
     RI_FUSE_FLOAT_MEMORY = 1u << 9,   /* f64 arithmetic with its load or store (and a += x * y) */
-    RI_FUSE_SHA2 = 1u << 10,          /* SHA-2's choice, majority and rotate-xor chains */
+    RI_FUSE_SHA2 = 1u << 10,          /* no longer does anything: its SHA-2-shaped chains were removed (they gained
+                                         nothing on code they were not shaped after); kept so that lists naming
+                                         "sha2" stay valid */
     RI_FUSE_ACCUMULATOR = 1u << 11,   /* read an operand the instruction before just wrote from a register */
     RI_FUSE_ALL = (1u << 12) - 1
 } ri_fusion;

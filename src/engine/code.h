@@ -193,14 +193,6 @@
     X(THROW_REF, 2, 0, TRAP, "S", "THROW_REF(S1)")   /* exnref slot: throw the exception it refers to (trap if null) */ \
     X(MOVE, 3, ACC_MOVE, 0, "DS", "D1 = S2")           /* dst, src */ \
     X(I32_ADD_I2, 7, 0, 0, "DSIDSI", "D1 = I32_ADD(S2, I3); D4 = I32_ADD(S5, I6)")     /* d1, a1, imm1, d2, a2, imm2: two I32_ADD_I, in order */ \
-    X(I32_XOR_ROTL2, 6, ACC_INT, 0, "DSISI", "D1 = I32_XOR(I32_ROTL(S2, I3), I32_ROTL(S4, I5))")  /* d, x, k1, y, k2: d = rotl(x, k1) ^ rotl(y, k2), k1 and k2 immediates */ \
-    X(I32_XOR_ROTL3, 8, ACC_INT, 0, "DSISISI", "D1 = I32_XOR(I32_XOR(I32_ROTL(S2, I3), I32_ROTL(S4, I5)), I32_ROTL(S6, I7))")  /* d, x, k1, y, k2, z, k3: d = rotl(x, k1) ^ rotl(y, k2) ^ rotl(z, k3) */ \
-    X(I32_XOR_ROTL2_SHR_U, 8, ACC_INT, 0, "DSISISI", "D1 = I32_XOR(I32_XOR(I32_ROTL(S2, I3), I32_ROTL(S4, I5)), I32_SHR_U(S6, I7))") /* d, x, k1, y, k2, z, k3: d = rotl(x, k1) ^ rotl(y, k2) ^ (z >> k3) */ \
-    X(I32_MAJ, 5, ACC_INT, 0, "DSSS", "D1 = I32_XOR(I32_AND(S2, I32_XOR(S3, S4)), I32_AND(S3, S4))")        /* d, a, x, y: d = (a & (x ^ y)) ^ (x & y) (I32_AND_XOR, then I32_XOR_AND on it: \
-                            SHA-2's majority) */ \
-    X(I32_CH, 7, ACC_INT, 0, "DSSISS", "D1 = I32_OR(I32_AND(S2, I32_XOR(S3, I4)), I32_AND(S5, S6))")         /* d, a, x, k, p, q: d = (a & (x ^ k)) | (p & q), k an immediate (I32_AND_XOR_I, then \
-                            I32_OR_AND on it: SHA-2's choice, k = -1) */ \
-    X(I32_CH_ADD, 8, ACC_INT, 0, "DSSISSS", "D1 = I32_ADD(I32_OR(I32_AND(S2, I32_XOR(S3, I4)), I32_AND(S5, S6)), S7)")     /* d, a, x, k, p, q, b: d = ((a & (x ^ k)) | (p & q)) + b (I32_CH, then I32_ADD on it) */ \
     X(F64_AXPY, 6, 0, TRAP2, "SMSSM", "F64_STORE(M2, S1, F64_ADD(F64_MUL(S3, F64_LOAD(M5, S4)), F64_LOAD(M2, S1)))")       /* p, off, a, q, qoff: mem64[p + off] = a * mem64[q + qoff] + mem64[p + off]; \
                             the second load's stop point is at position + 3 */ \
     X(F64_AXPY_XI, 7, 0, TRAP2, "SMSSIM", "F64_STORE(M2, S1, F64_ADD(F64_MUL(S3, F64_LOAD(M6, I32_ADD(S4, I5))), F64_LOAD(M2, S1)))")    /* p, off, a, q, imm, qoff: the same, q's address (u32)(q + imm) + qoff */ \
@@ -215,8 +207,6 @@
     X(F64_ADD_MM_MB_P, 8, ACC_INT, TRAP, "DSISSSM", "D1 = I32_ADD(S2, I3); F64_STORE(M7, D1, F64_ADD(F64_MUL(F64_MUL(S5, S6), S4), F64_LOAD(M7, D1)))") /* the same for F64_ADD_MM_MB */ \
     X(F64_SUB_MM_MA_P, 8, ACC_INT, TRAP, "DSISSSM", "D1 = I32_ADD(S2, I3); F64_STORE(M7, D1, F64_SUB(F64_LOAD(M7, D1), F64_MUL(F64_MUL(S5, S6), S4)))") /* ... F64_SUB_MM_MA */ \
     X(F64_SUB_MM_MB_P, 8, ACC_INT, TRAP, "DSISSSM", "D1 = I32_ADD(S2, I3); F64_STORE(M7, D1, F64_SUB(F64_MUL(F64_MUL(S5, S6), S4), F64_LOAD(M7, D1)))") /* ... F64_SUB_MM_MB */ \
-    X(I32_XOR_ROTL2_SHR_U_ADD, 9, ACC_INT, 0, "DSISISIS", "D1 = I32_ADD(I32_XOR(I32_XOR(I32_ROTL(S2, I3), I32_ROTL(S4, I5)), I32_SHR_U(S6, I7)), S8)") /* d, x, k1, y, k2, z, k3, a: d = (rotl(x, k1) ^ rotl(y, k2) ^ (z >> k3)) + a \
-                            (SHA-2's message schedule) */ \
     X(I32_LOAD2, 7, 0, TRAP2, "DSMDSM", "D1 = I32_LOAD(M3, S2); D4 = I32_LOAD(M6, S5)")      /* d1, a1, off1, d2, a2, off2: two I32_LOAD, in order; the second's \
                             stop point is at position + 3 */ \
     X(I32_LOAD_SX, 6, ACC_INT, TRAP, "DSSIM", "D1 = I32_LOAD(M5, I32_ADD(S2, I32_SHL(S3, I4)))")    /* d, a, x, k, off: I32_LOAD at (u32)(a + (x << k)) + off (the address an I32_ADD_SHL_I \
@@ -442,11 +432,8 @@
     RI_ACC_LOAD(X, I32_LOAD16_S) RI_ACC_LOAD(X, I64_LOAD) RI_ACC_LOAD(X, F32_LOAD) RI_ACC_LOAD(X, F64_LOAD) \
     RI_ACC_STORE(X, I32_STORE, INT) RI_ACC_STORE(X, I32_STORE8, INT) RI_ACC_STORE(X, I32_STORE16, INT) \
     RI_ACC_STORE(X, I64_STORE, INT) RI_ACC_STORE(X, F32_STORE, INT) RI_ACC_STORE(X, F64_STORE, F64) \
-    X(I32_CH_ADD_A7, I32_CH_ADD, 8, 0x80, INT) X(I32_MAJ_A2, I32_MAJ, 5, 0x4, INT) \
     X(I32_ADD_LX_A2, I32_ADD_LX, 6, 0x4, INT) X(I32_ADD_LXI_A2, I32_ADD_LXI, 6, 0x4, INT) \
     X(I32_ADD_LX8U_A2, I32_ADD_LX8U, 6, 0x4, INT) X(I32_ADD_LXI8U_A2, I32_ADD_LXI8U, 6, 0x4, INT) \
-    X(I32_XOR_ROTL2_SHR_U_ADD_A246, I32_XOR_ROTL2_SHR_U_ADD, 9, 0x54, INT) \
-    X(I32_XOR_ROTL3_A246, I32_XOR_ROTL3, 8, 0x54, INT) \
     X(I32_LOAD_SX_A2, I32_LOAD_SX, 6, 0x4, INT) X(I32_LOAD_SX_A3, I32_LOAD_SX, 6, 0x8, INT) \
     X(I32_LOAD_SXI_A2, I32_LOAD_SXI, 6, 0x4, INT) X(I32_LOAD_MSXI_A2, I32_LOAD_MSXI, 7, 0x4, INT) \
     X(I32_ADD_SHL_I_A2, I32_ADD_SHL_I, 5, 0x4, INT) X(I32_ADD_SHL_I_A3, I32_ADD_SHL_I, 5, 0x8, INT) \

@@ -1,7 +1,7 @@
 /*
  * The compiler's arithmetic fusions (code.h, "Superinstructions"): constant operands as
  * immediates (and x + 0 as x), then the rules of fuse_rules.c for binary operations (int,
- * int-imm and float pairs, f64 arithmetic on a load, the SHA-2 chains) and return a + b;
+ * int-imm and float pairs, f64 arithmetic on a load) and return a + b;
  * here the two that are not rules: sink_f64_load, which moves a load past the arithmetic
  * after it, and unpair, which splits an I32_ADD_I2. The translation (compile.c) calls
  * fuse_binary and fuse_return.

@@ -7,8 +7,8 @@
  * rule says, and its family is on, then those instructions and the new one become `fused`,
  * whose operand words the rule lists (word sources), with the absorbed instructions' stop
  * points moved into it. Rules are tried in table order, first match wins: a more specific
- * rule comes before the general one it refines (SHA-2's chains before the int pairs they
- * extend). The fusions that are no such rewrite stay code (constants as immediates, taking
+ * rule comes before the general one it refines (`a += x * y` with its address before
+ * `a += x * y` before read-modify-write). The fusions that are no such rewrite stay code (constants as immediates, taking
  * a compare into its branch, sink_f64_load's reordering, unpair's split):
  * docs/ARCHITECTURE.md, "Fusion rules".
  */
@@ -120,20 +120,6 @@ typedef struct fuse_rule {
     {.site = FUSE_SITE_BINARY, .outer = OP(I32_ADD), .last = OP(load), .fused = OP(fused_op), \
      .gates = RI_FUSE_INT_PAIR, .from = FROM_EITHER, .flags = F_NOIMM_A | F_NOIMM_B | F_RESULT, \
      .last_point = AT(0), .words = {W_DST, W_OTHER, __VA_ARGS__}},
-
-/* SHA-2: outer on last (an int pair) with the instruction before it absorbed too, which
- * computed the other operand. */
-#define R_SHA2(o, l, p, fused_op, ...) \
-    {.site = FUSE_SITE_BINARY, .outer = OP(o), .last = OP(l), .prev = OP(p), .fused = OP(fused_op), \
-     .gates = RI_FUSE_INT_PAIR | RI_FUSE_SHA2, .from = FROM_EITHER, \
-     .flags = F_NOIMM_A | F_NOIMM_B | F_RESULT | F_PREV, __VA_ARGS__},
-
-/* SHA-2: an addition of the choice or of rotl ^ rotl ^ shr: the last one's words, then the
- * addend. */
-#define R_ADD_AFTER(l, fused_op, ...) \
-    {.site = FUSE_SITE_BINARY, .outer = OP(I32_ADD), .last = OP(l), .fused = OP(fused_op), \
-     .gates = RI_FUSE_INT_PAIR | RI_FUSE_SHA2, .from = FROM_EITHER, .flags = F_NOIMM_A | F_NOIMM_B | F_RESULT, \
-     .words = {W_DST, __VA_ARGS__, W_OTHER}},
 
 /* RI_CODE_PAIR_OPS: I32_<OUTER> on I32_<INNER> or its _I form. */
 #define R_PAIR1(o, i, fused_op) \
@@ -249,25 +235,6 @@ static const fuse_rule rules[] = {
     R_ADD_LOAD(I32_LOAD8_U, I32_ADD_L8U, W_L(2), W_L(3))
     R_ADD_LOAD(I32_LOAD8_U_X, I32_ADD_LX8U, W_L(2), W_L(3), W_L(4))
     R_ADD_LOAD(I32_LOAD8_U_XI, I32_ADD_LXI8U, W_L(2), W_L(3), W_L(4))
-    R_ADD_AFTER(I32_CH, I32_CH_ADD, W_L(2), W_L(3), W_L(4), W_L(5), W_L(6))
-    R_ADD_AFTER(I32_XOR_ROTL2_SHR_U, I32_XOR_ROTL2_SHR_U_ADD, W_L(2), W_L(3), W_L(4), W_L(5), W_L(6), W_L(7))
-    /* rotl(x1, k1) ^ rotl(x2, k2), the other operand being the rotation before */
-    R_SHA2(I32_XOR, I32_ROTL_I, I32_ROTL_I, I32_XOR_ROTL2, .checks = {{C_PREV_WRITES, W_OTHER, W_END}},
-           .words = {W_DST, W_P(2), W_P(3), W_L(2), W_L(3)})
-    /* rotl(x1, k1) ^ rotl(x2, k2) ^ rotl(x, y) (or x >> y) */
-    R_SHA2(I32_XOR, I32_ROTL_I, I32_XOR_ROTL2, I32_XOR_ROTL3, .checks = {{C_PREV_WRITES, W_OTHER, W_END}},
-           .words = {W_DST, W_P(2), W_P(3), W_P(4), W_P(5), W_L(2), W_L(3)})
-    R_SHA2(I32_XOR, I32_SHR_U_I, I32_XOR_ROTL2, I32_XOR_ROTL2_SHR_U, .checks = {{C_PREV_WRITES, W_OTHER, W_END}},
-           .words = {W_DST, W_P(2), W_P(3), W_P(4), W_P(5), W_L(2), W_L(3)})
-    /* (a & (x ^ y)) ^ (x & y): the majority function */
-    R_SHA2(I32_XOR, I32_AND, I32_AND_XOR, I32_MAJ,
-           .checks = {{C_PREV_WRITES, W_OTHER, W_END}, {C_EQ, W_P(3), W_L(2)}, {C_EQ, W_P(4), W_L(3)},
-                      {C_NE, W_L(2), W_OTHER}, {C_NE, W_L(3), W_OTHER}},
-           .words = {W_DST, W_P(2), W_L(2), W_L(3)})
-    /* (a & (x ^ k)) | (p & q): the choice function (k = -1) */
-    R_SHA2(I32_OR, I32_AND, I32_AND_XOR_I, I32_CH,
-           .checks = {{C_PREV_WRITES, W_OTHER, W_END}, {C_NE, W_L(2), W_OTHER}, {C_NE, W_L(3), W_OTHER}},
-           .words = {W_DST, W_P(2), W_P(3), W_P(4), W_L(2), W_L(3)})
     RI_CODE_PAIR_OPS(R_PAIR)
 
     /* ---- an operation with an immediate (fuse_binary) ---- */

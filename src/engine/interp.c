@@ -967,24 +967,6 @@ op_I32_LOAD2: /* d1 = mem32[a1 + off1]; d2 = mem32[a2 + off2] */
         PUT_U32(4, LE32(v));
         NEXT(7);
     }
-#define MAJ(label, m) op_##label: { uint32_t x = AU32(m, 3), y = AU32(m, 4); PUT_U32(1, (AU32(m, 2) & (x ^ y)) ^ (x & y)); NEXT(5); }
-    MAJ(I32_MAJ, 0) /* d = (a & (x ^ y)) ^ (x & y) */
-op_I32_CH: /* d = (a & (x ^ k)) | (p & q) */
-    PUT_U32(1, (U32(2) & (U32(3) ^ pc[4])) | (U32(5) & U32(6)));
-    NEXT(7);
-#define CH_ADD(label, m) \
-    op_##label: PUT_U32(1, ((AU32(m, 2) & (AU32(m, 3) ^ pc[4])) | (AU32(m, 5) & AU32(m, 6))) + AU32(m, 7)); NEXT(8);
-    CH_ADD(I32_CH_ADD, 0) /* d = ((a & (x ^ k)) | (p & q)) + b */
-op_I32_XOR_ROTL2: /* d = rotl(x, k1) ^ rotl(y, k2) */
-    PUT_U32(1, ri_i32_rotl(U32(2), pc[3]) ^ ri_i32_rotl(U32(4), pc[5]));
-    NEXT(6);
-#define ROTL3(label, m) \
-    op_##label: PUT_U32(1, ri_i32_rotl(AU32(m, 2), pc[3]) ^ ri_i32_rotl(AU32(m, 4), pc[5]) ^ \
-                           ri_i32_rotl(AU32(m, 6), pc[7])); NEXT(8);
-    ROTL3(I32_XOR_ROTL3, 0) /* d = rotl(x, k1) ^ rotl(y, k2) ^ rotl(z, k3) */
-op_I32_XOR_ROTL2_SHR_U: /* d = rotl(x, k1) ^ rotl(y, k2) ^ (z >> k3) */
-    PUT_U32(1, ri_i32_rotl(U32(2), pc[3]) ^ ri_i32_rotl(U32(4), pc[5]) ^ ri_i32_shr_u(U32(6), pc[7]));
-    NEXT(8);
 op_F64_AXPY: /* mem[p + off] = a * mem[q + qoff] + mem[p + off] */
     {
         uint64_t eq = (uint64_t)U32(4) + pc[5];
@@ -1032,10 +1014,6 @@ op_F64_AXPY_XI_P: /* k = x + kimm; then F64_AXPY_XI with p = k */
         memcpy(mem_base + ep, &mp, 8);
         NEXT(9);
     }
-#define SIGMA_ADD(label, m) \
-    op_##label: PUT_U32(1, (ri_i32_rotl(AU32(m, 2), pc[3]) ^ ri_i32_rotl(AU32(m, 4), pc[5]) ^ \
-                            ri_i32_shr_u(AU32(m, 6), pc[7])) + AU32(m, 8)); NEXT(9);
-    SIGMA_ADD(I32_XOR_ROTL2_SHR_U_ADD, 0) /* d = (rotl(x, k1) ^ rotl(y, k2) ^ (z >> k3)) + a */
 op_I32_ADD_I2: /* d1 = a1 + imm1; d2 = a2 + imm2 */
     SET_U32(1, U32(2) + pc[3]);
     SET_U32(4, U32(5) + pc[6]);
@@ -1674,14 +1652,10 @@ op_F64_REINTERPRET_I64:
     STOREV(F32_STORE_A2, 0, uint32_t, 4, LE32, (uint32_t)acc)
     STOREV(F64_STORE_A1, 0x2, uint64_t, 8, LE64, U64(2))
     STOREV(F64_STORE_A2, 0, uint64_t, 8, LE64, ri_f64_bits(facc))
-    MAJ(I32_MAJ_A2, 0x4)
-    CH_ADD(I32_CH_ADD_A7, 0x80)
     ADD_LX(I32_ADD_LX_A2, 0x4, U32(4))
     ADD_LX(I32_ADD_LXI_A2, 0x4, pc[4])
     ADD_LX8U(I32_ADD_LX8U_A2, 0x4, U32(4))
     ADD_LX8U(I32_ADD_LXI8U_A2, 0x4, pc[4])
-    SIGMA_ADD(I32_XOR_ROTL2_SHR_U_ADD_A246, 0x54)
-    ROTL3(I32_XOR_ROTL3_A246, 0x54)
     LOAD_SX(I32_LOAD_SX_A2, 0x4)
     LOAD_SX(I32_LOAD_SX_A3, 0x8)
     LOAD_SXI(I32_LOAD_SXI_A2, 0x4)

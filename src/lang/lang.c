@@ -116,7 +116,8 @@ ri_interpreter *lang_prepare(ri_sandboxes *factory, ri_language lang, const uint
         return NULL;
     }
     ri_error e;
-    ri_module *m = ri_module_load(wasm, len, NULL, &e); /* once: the template's sandbox retains it */
+    ri_module_config mcfg = {.fusions_off = config->fusions_off}; /* zero: the engine's default limits */
+    ri_module *m = ri_module_load(wasm, len, &mcfg, &e); /* once: the template's sandbox retains it */
     if (!m) {
         set_error(err, RI_SANDBOX_INVALID_MODULE, "Failed to load WASM module: %s", e.message);
         return NULL;

@@ -138,7 +138,7 @@ static bool instantiate(ri_sandbox *sb, sb_image *img, const ri_extern *externs,
  * On success *out is a complete image the caller installs (the start function's PRNG
  * draws stay, as for any load); on failure nothing of the sandbox changed. */
 /* The bytes' checks in the original's order and words; the decoded module or NULL. */
-static ri_module *decode_module(const uint8_t *wasm, size_t len, ri_sandbox_error *err) {
+static ri_module *decode_module(const uint8_t *wasm, size_t len, uint32_t fusions_off, ri_sandbox_error *err) {
     if (!wasm || len == 0) {
         fail(err, "%s", LOAD_FAILED "Empty WASM bytes \u2014 module must not be empty");
         return NULL;
@@ -152,13 +152,14 @@ static ri_module *decode_module(const uint8_t *wasm, size_t len, ri_sandbox_erro
         return NULL;
     }
     ri_error e;
-    ri_module *module = ri_module_load(wasm, len, NULL, &e);
+    ri_module_config cfg = {.fusions_off = fusions_off}; /* zero: the engine's default limits */
+    ri_module *module = ri_module_load(wasm, len, &cfg, &e);
     if (!module) fail(err, LOAD_FAILED "WASM compilation failed: %s", e.message);
     return module;
 }
 
 bool ri_module_check(const uint8_t *wasm, size_t len, ri_sandbox_error *err) {
-    ri_module *module = decode_module(wasm, len, err);
+    ri_module *module = decode_module(wasm, len, 0, err);
     ri_module_free(module);
     return module != NULL;
 }
@@ -179,7 +180,7 @@ static bool build_image_of(ri_sandbox *sb, ri_module *module, sb_image **out, ri
 
 bool sb_build_image(ri_sandbox *sb, const uint8_t *wasm, size_t len, sb_image **out, ri_sandbox_error *err) {
     *out = NULL;
-    ri_module *module = decode_module(wasm, len, err);
+    ri_module *module = decode_module(wasm, len, sb->config.fusions_off, err);
     return module && build_image_of(sb, module, out, err);
 }
 

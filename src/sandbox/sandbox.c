@@ -99,6 +99,10 @@ static bool validate_config(const ri_sandbox_config *c, ri_sandbox_error *err) {
         return sb_error_set(err, RI_SANDBOX_INVALID_CONFIG,
                             "enable_emscripten needs enable_wasi: an Emscripten build's file descriptors are WASI's"),
                false;
+    if (c->fusions_off & ~(uint32_t)RI_FUSE_ALL)
+        return sb_error_set(err, RI_SANDBOX_INVALID_CONFIG,
+                            "fusions_off has bits %#x that name no fusion family (ri_fusion)",
+                            c->fusions_off & ~(uint32_t)RI_FUSE_ALL), false;
     if (c->gas_schedule != RI_GAS_HOST_CALLS && c->gas_schedule != RI_GAS_INSTRUCTIONS)
         return sb_error_set(err, RI_SANDBOX_INVALID_CONFIG, "Unknown gas schedule %d", (int)c->gas_schedule), false;
     if (c->nhost_functions && !c->host_functions)

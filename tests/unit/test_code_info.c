@@ -144,8 +144,6 @@ static int old_acc_produced(const uint32_t *code, uint32_t pos, uint32_t op, uin
 #define RI_X_ADDL(name, words, kinds, wasm) case RI_CODE_##name:
     RI_CODE_ADD_LOAD_OPS(RI_X_ADDL)
 #undef RI_X_ADDL
-    case RI_CODE_I32_MAJ: case RI_CODE_I32_CH: case RI_CODE_I32_CH_ADD: case RI_CODE_I32_XOR_ROTL2:
-    case RI_CODE_I32_XOR_ROTL3: case RI_CODE_I32_XOR_ROTL2_SHR_U: case RI_CODE_I32_XOR_ROTL2_SHR_U_ADD:
     case RI_CODE_I32_LOAD_SX: case RI_CODE_I32_LOAD_SXI: case RI_CODE_I32_LOAD_MSXI:
     case RI_CODE_I32_LOAD: case RI_CODE_I32_LOAD_X: case RI_CODE_I32_LOAD_XI:
     case RI_CODE_I32_LOAD8_U: case RI_CODE_I32_LOAD8_U_X: case RI_CODE_I32_LOAD8_U_XI:

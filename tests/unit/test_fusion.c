@@ -3,8 +3,8 @@
  * parts computed. Fixture: tests/wat/fusion.wat, compiled by clang-19 from the C code
  * below (the part between the markers), which this test also runs natively: every
  * export must return what the native build returns, metered or not, with NaN
- * canonicalisation on or off. The code is shaped so that the fusions apply: I32_MAJ,
- * I32_CH, I32_XOR_ROTL2_SHR_U_ADD (sha), the f64 load sunk into F64_*_LA and
+ * canonicalisation on or off. The code is shaped so that the fusions apply: the int
+ * pairs (sha), the f64 load sunk into F64_*_LA and
  * F64_*_MM_M*(_P) (bodies), F64_AXPY_XI_P (matmul), I32_LOAD2 (compare), a byte-fill loop
  * (mark_at), I32_ADD_RET (fib); the fused loads and stores must still trap out of bounds,
  * after the effects before them.

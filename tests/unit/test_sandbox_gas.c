@@ -403,6 +403,33 @@ static void sandbox_works_after_timeout(void **state) {
     close_env(&e);
 }
 
+/* fusions_off changes speed only: every family off gives the same result and gas, and bits
+ * that name no family are refused at create. */
+static void fusions_off_same_result_and_gas(void **state) {
+    (void)state;
+    int32_t results[2];
+    uint64_t gas[2];
+    for (int off = 0; off < 2; off++) {
+        ri_sandbox_config c = instruction_config(1000000);
+        c.fusions_off = off ? RI_FUSE_ALL : 0;
+        env e = open_env_cfg("sb_loop", &c);
+        results[off] = exec_i32_gas(e.sb, "countdown", "1000", &gas[off]);
+        close_env(&e);
+    }
+    assert_int_equal(results[0], 1000);
+    assert_int_equal(results[1], results[0]);
+    assert_true(gas[0] > 1000);
+    assert_int_equal(gas[1], gas[0]);
+    ri_sandbox_config c = test_config();
+    c.fusions_off = 1u << 31;
+    ri_sandboxes *f = ri_sandboxes_new();
+    ri_sandbox_error err;
+    assert_null(ri_sandbox_create(f, &c, &err));
+    assert_int_equal(err.code, RI_SANDBOX_INVALID_CONFIG);
+    assert_non_null(strstr(err.message, "fusions_off"));
+    ri_sandboxes_free(f);
+}
+
 static void timeout_with_instruction_schedule_and_ample_gas(void **state) {
     (void)state;
     ri_sandbox_config c = test_config();
@@ -447,6 +474,7 @@ int main(void) {
         cmocka_unit_test(default_timeout_is_50ms),
         cmocka_unit_test(sandbox_works_after_timeout),
         cmocka_unit_test(timeout_with_instruction_schedule_and_ample_gas),
+        cmocka_unit_test(fusions_off_same_result_and_gas),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

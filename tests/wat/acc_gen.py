@@ -7,7 +7,7 @@ variants of src/engine/code.h (RI_CODE_ACC_OPS): for each variant V of the gener
          V's operand positions (so that the compiler picks V);
   ref_V  computes the same value with another instruction in between (so that V is not
          used).
-Fused variants: those of FUSED below here too; the others (I32_CH_ADD_A7, ...) occur in
+Fused variants: those of FUSED below here too; the others (I32_ADD_LX_A2, ...) occur in
 acc_fused.wat and the other fusion fixtures (test_acc.c checks that each occurs somewhere).
 Usage: tests/wat/acc_gen.py > tests/wat/acc.wat"""
 import os
@@ -115,11 +115,6 @@ FUSED = {
     "I32_LOAD_SX_A3": "(i32.load (i32.add (local.get $a) (i32.shl P (i32.const 2))))",
     "I32_LOAD_SXI_A2": "(i32.load (i32.add (i32.shl P (i32.const 2)) (i32.const 1024)))",
     "I32_ADD_LX8U_A2": "(i32.add P (i32.load8_u offset=3 (i32.add (local.get $a) (local.get $b))))",
-    "I32_CH_ADD_A7": "(i32.add P (i32.or (i32.and (local.get $b) (i32.xor (local.get 1) (i32.const -1))) "
-                     "(i32.and (local.get 1) (local.get $a))))",
-    "I32_MAJ_A2": "(i32.xor (i32.and P (i32.xor (local.get 1) (local.get $b))) (i32.and (local.get 1) (local.get $b)))",
-    "I32_XOR_ROTL3_A246": "(i32.xor (i32.xor (i32.rotl (local.tee $tI32 P) (i32.const 30)) "
-                          "(i32.rotl (local.get $tI32) (i32.const 19))) (i32.rotl (local.get $tI32) (i32.const 10)))",
 }
 
 
@@ -136,7 +131,7 @@ locals_ = " ".join(f"(local $t{t} {T[t][0]}) (local $u{t} {T[t][0]})" for t in T
 prologue = "(local.set $a (i32.and (local.get 0) (i32.const 0xff8))) (local.set $b (i32.and (local.get 1) (i32.const 0xff)))"
 count = 0
 for v, base, mask in variants:
-    if re.match(r"(I32|I64|F32|F64)_[A-Z_]+?(_I)?$", base) and not re.search(r"LOAD|STORE|_M\d|_LX|ROTL2|ROTL3|CH_|MAJ|SQRT|_MUL_B|_LB|_SX|_SHL_I|_SHR_U_I", base) \
+    if re.match(r"(I32|I64|F32|F64)_[A-Z_]+?(_I)?$", base) and not re.search(r"LOAD|STORE|_M\d|_LX|SQRT|_MUL_B|_LB|_SX|_SHL_I|_SHR_U_I", base) \
             or base in ("I32_SHL_I", "I32_SHR_S_I", "I32_SHR_U_I", "I64_SHL_I", "I64_SHR_U_I"):
         acc, ref = binary(v, base, mask)
     elif base in LOADS:

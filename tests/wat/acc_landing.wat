@@ -1,7 +1,6 @@
 ;; test_acc.c: an instruction reading the slot the instruction before it wrote, with a
 ;; label between them that a branch targets (`landing`), and without one (`straight`);
-;; instructions reading a slot of the MOVE (of two, the last) just before them (`move_*`);
-;; SHA-2's choice not followed by an add (`choice`: I32_CH, not I32_CH_ADD).
+;; instructions reading a slot of the MOVE (of two, the last) just before them (`move_*`).
 (module
   (func (export "landing") (param i32) (result i32) (local i32)
     (local.set 1 (i32.const 5))
@@ -22,8 +21,4 @@
   (func (export "move2_dst") (param i32 i32) (result i32) (local i32 i32)
     (local.set 2 (local.get 0))
     (local.set 3 (local.get 1))
-    (i32.sub (local.get 3) (local.get 2)))
-  (func (export "choice") (param i32 i32 i32) (result i32)
-    (i32.or
-      (i32.and (local.get 0) (i32.xor (local.get 1) (i32.const -1)))
-      (i32.and (local.get 1) (local.get 2)))))
+    (i32.sub (local.get 3) (local.get 2))))
