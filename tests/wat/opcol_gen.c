@@ -34,7 +34,9 @@ typedef struct wasm_instr {
 static const wasm_instr instrs[] = {
 #define RI_X_NUM(name, byte, a, b, r) {#name, RI_T_##a, RI_T_##b, RI_T_##r, 0},
 #define RI_X_MEM(name, byte, t, n, st) {#name, RI_I32, RI_T_##t, (st) ? 0 : RI_T_##t, (st) ? 2 : 1},
-    RI_NUMERIC_OPS(RI_X_NUM) RI_MEMORY_OPS(RI_X_MEM)
+#define RI_X_SAT(name, sub, a, b, r) RI_X_NUM(name, sub, a, b, r)
+    RI_NUMERIC_OPS(RI_X_NUM) RI_SAT_OPS(RI_X_SAT) RI_MEMORY_OPS(RI_X_MEM)
+#undef RI_X_SAT
 #undef RI_X_NUM
 #undef RI_X_MEM
 };
