@@ -51,7 +51,7 @@ static void op(const char *name, int words) {
 #define B4(s, w) op(s, w); op(s "_FG", w); op(s "_BG", w); op(s "_BU", w);
 
 static void init_ops(void) {
-#define RI_X_CTRL(name, words, flags, point, kinds) op(#name, words);
+#define RI_X_CTRL(name, words, flags, point, kinds, wasm) op(#name, words);
 #define RI_X_BR(name, words) B4(#name, words)
 #define RI_X_CMPBR(cmp, neg) B4("BR_IF_" #cmp, 4) B4("BR_IF_" #cmp "_I", 4)
 #define RI_X_FCMPBR(cmp, mirror) B4("BR_IF_" #cmp, 4) B4("BR_IFNOT_" #cmp, 4)
@@ -64,7 +64,7 @@ static void init_ops(void) {
 #define RI_X_MADDBR(cmp) B4("MADDBR_" #cmp "_SS", 8) B4("MADDBR_" #cmp "_SI", 8) B4("MADDBR_" #cmp "_IS", 8) \
                          B4("MADDBR_" #cmp "_II", 8)
 #define RI_X_PAIR(o, i) op("I32_" #o "_" #i, 5); op("I32_" #o "_" #i "_I", 5);
-#define RI_X_ADDL(name, words, kinds) op(#name, words);
+#define RI_X_ADDL(name, words, kinds, wasm) op(#name, words);
 #define RI_X_LOADBR(load) B4(#load "_BR_EQ_S", 7) B4(#load "_BR_NE_S", 7) B4(#load "_BR_EQ_I", 7) \
                           B4(#load "_BR_NE_I", 7)
 #define RI_X_STORE2(name) op(#name "_2", 7);

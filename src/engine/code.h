@@ -126,80 +126,108 @@
  * The debug and sanitizer builds check every compiled body against these (code_verify.c): slots
  * against the frame, indices against the module's index spaces, offsets against the code. */
 
-/* Operations that are not plain numeric ones: X(NAME, WORDS, FLAGS, POINT, KINDS), WORDS = the
+/* The WebAssembly column. Every operation states the WebAssembly instructions it stands for
+ * (ri_code_wasm, code_info.h): a control or SIMD operation in its WASM column, the fused and
+ * numeric families once for all their entries (code_info.c), a variant (branch _FG/_BG/_BU,
+ * accumulator _A*) its base's. The form is a list of statements separated by "; ", run in
+ * order:
+ *   Dk = EXPR    the value of EXPR is written to operand k (a D or W slot; ?k of V128_OP)
+ *   EXPR         an instruction without a result (a store, a branch, a call)
+ * and EXPR is an operand reference or NAME(EXPR, ...), a folded instruction whose arguments
+ * are its operands in WebAssembly's order (evaluated left to right):
+ *   NAME   the instruction's opcodes.h name (RI_OP_<NAME>, the 0xFC ones RI_FC_<NAME>; SIMD:
+ *          code_simd.h's lane names, I8X16_SHUFFLE, V128_STORE); its text-format name is NAME in
+ *          lower case with the '_' after a type or space prefix (I32, MEMORY, ...) a '.'.
+ *          @Ik: the instruction whose opcode operand word k holds (MEM_LOAD_G, V128_OP, ...).
+ *   <kind><k>  operand word k (1 = the first after the handler word) of that kind (above): Sk a
+ *          slot read (a local.get, or a value already on the stack), Ik / Lk a constant (an
+ *          i32.const or i64.const, sign-extended for an i64 operation; CONST32 / CONST64: the
+ *          bits of any type), Dk a slot this operation wrote before (read back), Mk a memory
+ *          access's offset (its first argument; Yk a memory index, Xk a table index before it),
+ *          Ok a branch's target (BR_IF's first argument), Gk, Fk, Tk, ... the index operands.
+ *          RETURN(S1, N2): the N2 slots from S1.
+ * Constants and slots are leaves: ri_code_wasm_count counts the NAMEs only. An address
+ * addend of 0 (LOADBR's imm, V128_STORE128's) stands for no i32.add. "" is an operation that
+ * is no WebAssembly instruction of its own: ENTRY* (a function's entry), GAS (a region's charge),
+ * LOOP, LOOP_U (a loop's header: the `loop` instruction, which charges its region). MOVE
+ * (local.set, local.tee, a branch's values) and CONST32 / CONST64 (a constant that needs a slot
+ * of its own) are copies: "D1 = S2", no NAME. */
+
+/* Operations that are not plain numeric ones: X(NAME, WORDS, FLAGS, POINT, KINDS, WASM), WORDS = the
  * instruction's size, 0 if variable (ENTRY, BR_TABLE); FLAGS = 0, one accumulator class
  * (ACC_INT, ACC_MOVE: code_info.h) or the kind of call (CALL_LOCAL, CALL_IMPORT,
  * CALL_INDIRECT, TAIL: a tail call); POINT = the stop point
  * the compiler gives it (code_info.h, RI_STOP_*: 0, ENTRY, GAS, LOOP, CALL, TRAP, TRAP2:
- * a second trap at position + 3, BULK); KINDS = its operand kinds (above). */
+ * a second trap at position + 3, BULK); KINDS = its operand kinds, WASM = the WebAssembly it stands for
+ * (above). */
 #define RI_CODE_CONTROL_OPS(X) \
-    X(ENTRY, 0, 0, ENTRY, "IDNC*L")          /* gas, first_local, ndeclared, nconsts, consts (2 words each) */ \
-    X(ENTRY_Z, 5, 0, ENTRY, "IDNI")        /* the same without constants, ndeclared <= 8: zeroes 8 slots */ \
-    X(ENTRY_Z4, 5, 0, ENTRY, "IDNI")       /* ... ndeclared <= 4: zeroes 4 slots */ \
-    X(ENTRY_Z0, 5, 0, ENTRY, "IDNI")       /* ... no declared locals */ \
-    X(ENTRY_ZU, 5, 0, ENTRY, "IDNI")       /* ENTRY_Z, ENTRY_Z4, ENTRY_Z0 of unmetered code: charge nothing */ \
-    X(ENTRY_Z4U, 5, 0, ENTRY, "IDNI") \
-    X(ENTRY_Z0U, 5, 0, ENTRY, "IDNI") \
-    X(GAS, 2, 0, GAS, "I")            /* cost */ \
-    X(LOOP, 2, 0, LOOP, "I")           /* cost */ \
-    X(LOOP_U, 2, 0, LOOP, "I")         /* LOOP of unmetered code: polls the interrupt flag (cost 0) */ \
-    X(BR_TABLE, 0, 0, 0, "SC*OO")       /* index, count, count + 1 offsets */ \
-    X(BR_TABLE_G, 0, 0, 0, "SC*OO")     /* the same, every target a GAS or LOOP (metered): the taken entry charges it, skips it */ \
-    X(BR_TABLE_BU, 0, 0, 0, "SC*OO")    /* the same, every target a LOOP_U (unmetered): the taken entry polls, skips it */ \
-    X(RETURN0, 1, 0, 0, "") \
-    X(RETURN1, 2, 0, 0, "S")        /* src */ \
-    X(RETURN_N, 3, 0, 0, "SN")       /* first src, count (contiguous) */ \
-    X(I32_ADD_RET, 3, 0, 0, "SS")    /* a, b: return a + b (an I32_ADD whose result RETURN1 returns) */ \
-    X(UNREACHABLE, 1, 0, TRAP, "") \
-    X(CALL_LOCAL, 3, CALL_LOCAL, CALL, "BP")     /* body index, frame base */ \
-    X(CALL, 3, CALL_IMPORT, CALL, "HP")           /* function index (an import), frame base */ \
-    X(CALL_INDIRECT, 5, CALL_INDIRECT, CALL, "TXSP")  /* type index, table index, element index slot, frame base */ \
-    X(RETURN_CALL, 3, TAIL, CALL, "FP")          /* function index, frame base: a tail call (the callee's frame replaces \
+    X(ENTRY, 0, 0, ENTRY, "IDNC*L", "")          /* gas, first_local, ndeclared, nconsts, consts (2 words each) */ \
+    X(ENTRY_Z, 5, 0, ENTRY, "IDNI", "")        /* the same without constants, ndeclared <= 8: zeroes 8 slots */ \
+    X(ENTRY_Z4, 5, 0, ENTRY, "IDNI", "")       /* ... ndeclared <= 4: zeroes 4 slots */ \
+    X(ENTRY_Z0, 5, 0, ENTRY, "IDNI", "")       /* ... no declared locals */ \
+    X(ENTRY_ZU, 5, 0, ENTRY, "IDNI", "")       /* ENTRY_Z, ENTRY_Z4, ENTRY_Z0 of unmetered code: charge nothing */ \
+    X(ENTRY_Z4U, 5, 0, ENTRY, "IDNI", "") \
+    X(ENTRY_Z0U, 5, 0, ENTRY, "IDNI", "") \
+    X(GAS, 2, 0, GAS, "I", "")            /* cost */ \
+    X(LOOP, 2, 0, LOOP, "I", "")           /* cost */ \
+    X(LOOP_U, 2, 0, LOOP, "I", "")         /* LOOP of unmetered code: polls the interrupt flag (cost 0) */ \
+    X(BR_TABLE, 0, 0, 0, "SC*OO", "BR_TABLE(S1)")       /* index, count, count + 1 offsets */ \
+    X(BR_TABLE_G, 0, 0, 0, "SC*OO", "BR_TABLE(S1)")     /* the same, every target a GAS or LOOP (metered): the taken entry charges it, skips it */ \
+    X(BR_TABLE_BU, 0, 0, 0, "SC*OO", "BR_TABLE(S1)")    /* the same, every target a LOOP_U (unmetered): the taken entry polls, skips it */ \
+    X(RETURN0, 1, 0, 0, "", "RETURN()") \
+    X(RETURN1, 2, 0, 0, "S", "RETURN(S1)")        /* src */ \
+    X(RETURN_N, 3, 0, 0, "SN", "RETURN(S1, N2)")       /* first src, count (contiguous) */ \
+    X(I32_ADD_RET, 3, 0, 0, "SS", "RETURN(I32_ADD(S1, S2))")    /* a, b: return a + b (an I32_ADD whose result RETURN1 returns) */ \
+    X(UNREACHABLE, 1, 0, TRAP, "", "UNREACHABLE()") \
+    X(CALL_LOCAL, 3, CALL_LOCAL, CALL, "BP", "CALL(B1, P2)")     /* body index, frame base */ \
+    X(CALL, 3, CALL_IMPORT, CALL, "HP", "CALL(H1, P2)")           /* function index (an import), frame base */ \
+    X(CALL_INDIRECT, 5, CALL_INDIRECT, CALL, "TXSP", "CALL_INDIRECT(T1, X2, P4, S3)")  /* type index, table index, element index slot, frame base */ \
+    X(RETURN_CALL, 3, TAIL, CALL, "FP", "RETURN_CALL(F1, P2)")          /* function index, frame base: a tail call (the callee's frame replaces \
                             this one; a host callee is called, then the RETURN after the GAS returns its results) */ \
-    X(RETURN_CALL_INDIRECT, 5, TAIL, CALL, "TXSP") /* type index, table index, element index slot, frame base: the same */ \
-    X(THROW, 3, 0, TRAP, "KP")       /* tag index, first value's slot: throw (the code's handler tables say where to) */ \
-    X(RETHROW, 2, 0, TRAP, "S")     /* exception slot: throw again the exception a catch keeps there */ \
-    X(THROW_REF, 2, 0, TRAP, "S")   /* exnref slot: throw the exception it refers to (trap if null) */ \
-    X(MOVE, 3, ACC_MOVE, 0, "DS")           /* dst, src */ \
-    X(I32_ADD_I2, 7, 0, 0, "DSIDSI")     /* d1, a1, imm1, d2, a2, imm2: two I32_ADD_I, in order */ \
-    X(I32_LOAD2, 7, 0, TRAP2, "DSMDSM")      /* d1, a1, off1, d2, a2, off2: two I32_LOAD, in order; the second's \
+    X(RETURN_CALL_INDIRECT, 5, TAIL, CALL, "TXSP", "RETURN_CALL_INDIRECT(T1, X2, P4, S3)") /* type index, table index, element index slot, frame base: the same */ \
+    X(THROW, 3, 0, TRAP, "KP", "THROW(K1, P2)")       /* tag index, first value's slot: throw (the code's handler tables say where to) */ \
+    X(RETHROW, 2, 0, TRAP, "S", "RETHROW(S1)")     /* exception slot: throw again the exception a catch keeps there */ \
+    X(THROW_REF, 2, 0, TRAP, "S", "THROW_REF(S1)")   /* exnref slot: throw the exception it refers to (trap if null) */ \
+    X(MOVE, 3, ACC_MOVE, 0, "DS", "D1 = S2")           /* dst, src */ \
+    X(I32_ADD_I2, 7, 0, 0, "DSIDSI", "D1 = I32_ADD(S2, I3); D4 = I32_ADD(S5, I6)")     /* d1, a1, imm1, d2, a2, imm2: two I32_ADD_I, in order */ \
+    X(I32_LOAD2, 7, 0, TRAP2, "DSMDSM", "D1 = I32_LOAD(M3, S2); D4 = I32_LOAD(M6, S5)")      /* d1, a1, off1, d2, a2, off2: two I32_LOAD, in order; the second's \
                             stop point is at position + 3 */ \
-    X(I32_LOAD_SX, 6, ACC_INT, TRAP, "DSSIM")    /* d, a, x, k, off: I32_LOAD at (u32)(a + (x << k)) + off (the address an I32_ADD_SHL_I \
+    X(I32_LOAD_SX, 6, ACC_INT, TRAP, "DSSIM", "D1 = I32_LOAD(M5, I32_ADD(S2, I32_SHL(S3, I4)))")    /* d, a, x, k, off: I32_LOAD at (u32)(a + (x << k)) + off (the address an I32_ADD_SHL_I \
                             computed into a temporary; k < 32): an element of an array at a */ \
-    X(I32_LOAD_SXI, 6, ACC_INT, TRAP, "DSIIM")   /* d, x, k, base, off: I32_LOAD at (u32)((x << k) + base) + off (I32_ADDI_SHLI's): an \
+    X(I32_LOAD_SXI, 6, ACC_INT, TRAP, "DSIIM", "D1 = I32_LOAD(M5, I32_ADD(I32_SHL(S2, I3), I4))")   /* d, x, k, base, off: I32_LOAD at (u32)((x << k) + base) + off (I32_ADDI_SHLI's): an \
                             element of an array at a constant address */ \
-    X(I32_LOAD_MSXI, 7, ACC_INT, TRAP, "DSIIIM")  /* d, x, mask, k, base, off: I32_LOAD at (u32)(((x & mask) << k) + base) + off (an \
+    X(I32_LOAD_MSXI, 7, ACC_INT, TRAP, "DSIIIM", "D1 = I32_LOAD(M6, I32_ADD(I32_SHL(I32_AND(S2, I3), I4), I5))")  /* d, x, mask, k, base, off: I32_LOAD at (u32)(((x & mask) << k) + base) + off (an \
                             I32_SHLI_ANDI into a temporary, then I32_LOAD_XI on it): a table lookup */ \
-    X(SELECT, 5, 0, 0, "DSSS")         /* dst, a, b, cond */ \
-    X(GLOBAL_GET, 3, 0, 0, "DG")     /* dst, global index */ \
-    X(GLOBAL_SET, 3, 0, 0, "GS")     /* global index, src */ \
-    X(CONST32, 3, 0, 0, "DI")        /* dst, value (zero-extended) */ \
-    X(CONST64, 4, 0, 0, "DL")        /* dst, low, high */ \
-    X(MEMORY_SIZE, 2, 0, 0, "D")    /* dst */ \
-    X(MEMORY_GROW, 3, 0, 0, "DS")    /* dst, delta */ \
-    X(MEMORY_INIT, 5, 0, BULK, "ZSSS")    /* data index, d, s, n */ \
-    X(DATA_DROP, 2, 0, 0, "Z")      /* data index */ \
-    X(MEMORY_COPY, 4, 0, BULK, "SSS")    /* d, s, n */ \
-    X(MEMORY_FILL, 4, 0, BULK, "SSS")    /* d, value, n */ \
-    X(MEM_LOAD_G, 7, 0, TRAP, "DSIYL")     /* dst, address, opcode, memory, offset (2 words): a load (its WebAssembly opcode) from \
+    X(SELECT, 5, 0, 0, "DSSS", "D1 = SELECT(S2, S3, S4)")         /* dst, a, b, cond */ \
+    X(GLOBAL_GET, 3, 0, 0, "DG", "D1 = GLOBAL_GET(G2)")     /* dst, global index */ \
+    X(GLOBAL_SET, 3, 0, 0, "GS", "GLOBAL_SET(G1, S2)")     /* global index, src */ \
+    X(CONST32, 3, 0, 0, "DI", "D1 = I2")        /* dst, value (zero-extended) */ \
+    X(CONST64, 4, 0, 0, "DL", "D1 = L2")        /* dst, low, high */ \
+    X(MEMORY_SIZE, 2, 0, 0, "D", "D1 = MEMORY_SIZE()")    /* dst */ \
+    X(MEMORY_GROW, 3, 0, 0, "DS", "D1 = MEMORY_GROW(S2)")    /* dst, delta */ \
+    X(MEMORY_INIT, 5, 0, BULK, "ZSSS", "MEMORY_INIT(Z1, S2, S3, S4)")    /* data index, d, s, n */ \
+    X(DATA_DROP, 2, 0, 0, "Z", "DATA_DROP(Z1)")      /* data index */ \
+    X(MEMORY_COPY, 4, 0, BULK, "SSS", "MEMORY_COPY(S1, S2, S3)")    /* d, s, n */ \
+    X(MEMORY_FILL, 4, 0, BULK, "SSS", "MEMORY_FILL(S1, S2, S3)")    /* d, value, n */ \
+    X(MEM_LOAD_G, 7, 0, TRAP, "DSIYL", "D1 = @I3(Y4, L5, S2)")     /* dst, address, opcode, memory, offset (2 words): a load (its WebAssembly opcode) from \
                             any memory but a 32-bit memory 0 (whose loads are the fast ones above): an i64 address \
                             if the memory is 64-bit, exact bounds (address + offset past 2^64 traps too) */ \
-    X(MEM_STORE_G, 7, 0, TRAP, "SSIYL")    /* address, value, opcode, memory, offset (2 words): the same for a store */ \
-    X(MEMORY_SIZE_G, 3, 0, 0, "DY")  /* dst, memory: memory.size of any memory (i64 if 64-bit) */ \
-    X(MEMORY_GROW_G, 4, 0, 0, "DSY")  /* dst, delta, memory */ \
-    X(MEMORY_INIT_G, 6, 0, BULK, "ZYSSS")  /* data index, memory, d, s, n */ \
-    X(MEMORY_COPY_G, 6, 0, BULK, "YYSSS")  /* dst memory, src memory, d, s, n */ \
-    X(MEMORY_FILL_G, 5, 0, BULK, "YSSS")  /* memory, d, value, n */ \
-    X(TABLE_GET, 4, 0, TRAP, "DSX")      /* dst, index, table */ \
-    X(TABLE_SET, 4, 0, TRAP, "XSS")      /* table, index, value */ \
-    X(TABLE_SIZE, 3, 0, 0, "DX")     /* dst, table */ \
-    X(TABLE_GROW, 5, 0, 0, "DSSX")     /* dst, init, n, table */ \
-    X(TABLE_FILL, 5, 0, BULK, "XSSS")     /* table, i, value, n */ \
-    X(TABLE_COPY, 6, 0, BULK, "XXSSS")     /* dst table, src table, d, s, n */ \
-    X(TABLE_INIT, 6, 0, BULK, "EXSSS")     /* elem index, table, d, s, n */ \
-    X(ELEM_DROP, 2, 0, 0, "E")      /* elem index */ \
-    X(REF_IS_NULL, 3, 0, 0, "DS")    /* dst, a */ \
-    X(REF_FUNC, 3, 0, 0, "DF")       /* dst, function index */
+    X(MEM_STORE_G, 7, 0, TRAP, "SSIYL", "@I3(Y4, L5, S1, S2)")    /* address, value, opcode, memory, offset (2 words): the same for a store */ \
+    X(MEMORY_SIZE_G, 3, 0, 0, "DY", "D1 = MEMORY_SIZE(Y2)")  /* dst, memory: memory.size of any memory (i64 if 64-bit) */ \
+    X(MEMORY_GROW_G, 4, 0, 0, "DSY", "D1 = MEMORY_GROW(Y3, S2)")  /* dst, delta, memory */ \
+    X(MEMORY_INIT_G, 6, 0, BULK, "ZYSSS", "MEMORY_INIT(Z1, Y2, S3, S4, S5)")  /* data index, memory, d, s, n */ \
+    X(MEMORY_COPY_G, 6, 0, BULK, "YYSSS", "MEMORY_COPY(Y1, Y2, S3, S4, S5)")  /* dst memory, src memory, d, s, n */ \
+    X(MEMORY_FILL_G, 5, 0, BULK, "YSSS", "MEMORY_FILL(Y1, S2, S3, S4)")  /* memory, d, value, n */ \
+    X(TABLE_GET, 4, 0, TRAP, "DSX", "D1 = TABLE_GET(X3, S2)")      /* dst, index, table */ \
+    X(TABLE_SET, 4, 0, TRAP, "XSS", "TABLE_SET(X1, S2, S3)")      /* table, index, value */ \
+    X(TABLE_SIZE, 3, 0, 0, "DX", "D1 = TABLE_SIZE(X2)")     /* dst, table */ \
+    X(TABLE_GROW, 5, 0, 0, "DSSX", "D1 = TABLE_GROW(X4, S2, S3)")     /* dst, init, n, table */ \
+    X(TABLE_FILL, 5, 0, BULK, "XSSS", "TABLE_FILL(X1, S2, S3, S4)")     /* table, i, value, n */ \
+    X(TABLE_COPY, 6, 0, BULK, "XXSSS", "TABLE_COPY(X1, X2, S3, S4, S5)")     /* dst table, src table, d, s, n */ \
+    X(TABLE_INIT, 6, 0, BULK, "EXSSS", "TABLE_INIT(E1, X2, S3, S4, S5)")     /* elem index, table, d, s, n */ \
+    X(ELEM_DROP, 2, 0, 0, "E", "ELEM_DROP(E1)")      /* elem index */ \
+    X(REF_IS_NULL, 3, 0, 0, "DS", "D1 = REF_IS_NULL(S2)")    /* dst, a */ \
+    X(REF_FUNC, 3, 0, 0, "DF", "D1 = REF_FUNC(F2)")       /* dst, function index */
 
 /* Branches: X(NAME, WORDS); the offset is the last word. Compare-and-branch
  * superinstructions follow in RI_CODE_CMP_BRANCHES. */
@@ -313,9 +341,14 @@
 
 /* i32.add of a value loaded just before: I32_ADD_L (d, a, addr, offset) 5 words, d = a +
  * mem32[addr + offset]; I32_ADD_LX / _LXI (d, a, p, q, offset) 6 words, the address being
- * that of I32_LOAD_X / _XI. */
-#define RI_CODE_ADD_LOAD_OPS(X) X(I32_ADD_L, 5, "DSSM") X(I32_ADD_LX, 6, "DSSSM") X(I32_ADD_LXI, 6, "DSSIM") \
-    X(I32_ADD_L8U, 5, "DSSM") X(I32_ADD_LX8U, 6, "DSSSM") X(I32_ADD_LXI8U, 6, "DSSIM") /* the same with i32.load8_u */
+ * that of I32_LOAD_X / _XI. X(NAME, WORDS, KINDS, WASM). */
+#define RI_CODE_ADD_LOAD_OPS(X) \
+    X(I32_ADD_L, 5, "DSSM", "D1 = I32_ADD(S2, I32_LOAD(M4, S3))") \
+    X(I32_ADD_LX, 6, "DSSSM", "D1 = I32_ADD(S2, I32_LOAD(M5, I32_ADD(S3, S4)))") \
+    X(I32_ADD_LXI, 6, "DSSIM", "D1 = I32_ADD(S2, I32_LOAD(M5, I32_ADD(S3, I4)))") \
+    X(I32_ADD_L8U, 5, "DSSM", "D1 = I32_ADD(S2, I32_LOAD8_U(M4, S3))") /* the same with i32.load8_u */ \
+    X(I32_ADD_LX8U, 6, "DSSSM", "D1 = I32_ADD(S2, I32_LOAD8_U(M5, I32_ADD(S3, S4)))") \
+    X(I32_ADD_LXI8U, 6, "DSSIM", "D1 = I32_ADD(S2, I32_LOAD8_U(M5, I32_ADD(S3, I4)))")
 
 /* Conditional branches on an i32 loaded just before them, fused: <LOAD>_BR_<cmp>_<kind>
  * (d, a, imm, off, b, offset), 7 words: d = the load at (u32)(a + imm) + off (the address
@@ -388,7 +421,7 @@
  * binary (dst, a, b) 4 words. */
 #define RI_X_BRANCH_ENUM(name) RI_CODE_##name, RI_CODE_##name##_FG, RI_CODE_##name##_BG, RI_CODE_##name##_BU,
 typedef enum ri_code_op {
-#define RI_X_CTRL(name, words, flags, point, kinds) RI_CODE_##name,
+#define RI_X_CTRL(name, words, flags, point, kinds, wasm) RI_CODE_##name,
 #define RI_X_BR(name, words) RI_X_BRANCH_ENUM(name)
 #define RI_X_CMPBR(cmp, neg) RI_X_BRANCH_ENUM(BR_IF_##cmp) RI_X_BRANCH_ENUM(BR_IF_##cmp##_I)
 #define RI_X_FCMPBR(cmp, mirror) RI_X_BRANCH_ENUM(BR_IF_##cmp) RI_X_BRANCH_ENUM(BR_IFNOT_##cmp)
@@ -397,7 +430,7 @@ typedef enum ri_code_op {
 #define RI_X_ADDBR(cmp) RI_X_BRANCH_ENUM(ADDBR_##cmp##_SS) RI_X_BRANCH_ENUM(ADDBR_##cmp##_SI) \
                         RI_X_BRANCH_ENUM(ADDBR_##cmp##_IS) RI_X_BRANCH_ENUM(ADDBR_##cmp##_II)
 #define RI_X_PAIR(outer, inner) RI_CODE_I32_##outer##_##inner, RI_CODE_I32_##outer##_##inner##_I,
-#define RI_X_ADDL(name, words, kinds) RI_CODE_##name,
+#define RI_X_ADDL(name, words, kinds, wasm) RI_CODE_##name,
 #define RI_X_LOADBR(load) RI_X_BRANCH_ENUM(load##_BR_EQ_S) RI_X_BRANCH_ENUM(load##_BR_NE_S) \
                           RI_X_BRANCH_ENUM(load##_BR_EQ_I) RI_X_BRANCH_ENUM(load##_BR_NE_I)
 #define RI_X_STORE2(name) RI_CODE_##name##_2,

@@ -59,7 +59,7 @@
     (RI_T_##a == RI_I64 ? RI_OPF_I64 : 0u) | (RI_NUMERIC_MAY_TRAP(RI_OP_##name) ? RI_OPF_NUM_TRAP : 0u)
 
 const ri_code_info ri_code_infos[RI_CODE_OP_COUNT] = {
-#define RI_X_CTRL(name, words, flags, point, kinds) RI_CTRL_INFO(name, words, (RI_CTRL_FLAGS_##flags), (RI_CTRL_POINT_##point))
+#define RI_X_CTRL(name, words, flags, point, kinds, wasm) RI_CTRL_INFO(name, words, (RI_CTRL_FLAGS_##flags), (RI_CTRL_POINT_##point))
 #define RI_X_BR(name, words) RI_INFO4(name, words)
 #define RI_X_CMPBR(cmp, neg) RI_INFO4(BR_IF_##cmp, 4) RI_INFO4(BR_IF_##cmp##_I, 4)
 #define RI_X_FCMPBR(cmp, mirror) RI_INFO4(BR_IF_##cmp, 4) RI_INFO4(BR_IFNOT_##cmp, 4)
@@ -75,7 +75,7 @@ const ri_code_info ri_code_infos[RI_CODE_OP_COUNT] = {
 #define RI_X_PAIR(outer, inner) \
     RI_INFO(I32_##outer##_##inner, RI_OPF_ACC_INT, 5) \
     RI_INFO(I32_##outer##_##inner##_I, RI_OPF_ACC_INT, 5)
-#define RI_X_ADDL(name, words, kinds) RI_INFO_P(name, RI_OPF_ACC_INT, words, TRAP)
+#define RI_X_ADDL(name, words, kinds, wasm) RI_INFO_P(name, RI_OPF_ACC_INT, words, TRAP)
 #define RI_X_LOADBR(load) RI_INFO4_TRAP(load##_BR_EQ_S, 7) RI_INFO4_TRAP(load##_BR_NE_S, 7) \
                           RI_INFO4_TRAP(load##_BR_EQ_I, 7) RI_INFO4_TRAP(load##_BR_NE_I, 7)
 #define RI_X_STORE2(name) RI_INFO_P(name##_2, RI_OPF_TRAP2, 7, TRAP)
@@ -113,7 +113,7 @@ const uint16_t ri_code_forms[RI_REL_COUNT][RI_CODE_OP_COUNT] = {
 /* The names, in the enum's order (code.h). */
 #define RI_NAME4(s) s, s "_FG", s "_BG", s "_BU",
 const char *const ri_code_names[RI_CODE_OP_COUNT] = {
-#define RI_X_CTRL(name, words, flags, point, kinds) #name,
+#define RI_X_CTRL(name, words, flags, point, kinds, wasm) #name,
 #define RI_X_BR(name, words) RI_NAME4(#name)
 #define RI_X_CMPBR(cmp, neg) RI_NAME4("BR_IF_" #cmp) RI_NAME4("BR_IF_" #cmp "_I")
 #define RI_X_FCMPBR(cmp, mirror) RI_NAME4("BR_IF_" #cmp) RI_NAME4("BR_IFNOT_" #cmp)
@@ -124,7 +124,7 @@ const char *const ri_code_names[RI_CODE_OP_COUNT] = {
 #define RI_X_I2ADDBR(cmp) RI_X_KINDS4("I2ADDBR_", cmp)
 #define RI_X_MADDBR(cmp) RI_X_KINDS4("MADDBR_", cmp)
 #define RI_X_PAIR(o, i) "I32_" #o "_" #i, "I32_" #o "_" #i "_I",
-#define RI_X_ADDL(name, words, kinds) #name,
+#define RI_X_ADDL(name, words, kinds, wasm) #name,
 #define RI_X_LOADBR(load) RI_NAME4(#load "_BR_EQ_S") RI_NAME4(#load "_BR_NE_S") RI_NAME4(#load "_BR_EQ_I") \
                           RI_NAME4(#load "_BR_NE_I")
 #define RI_X_STORE2(name) #name "_2",
@@ -142,7 +142,7 @@ const char *const ri_code_names[RI_CODE_OP_COUNT] = {
 #define RI_IS_STORE(op) ((op) >= RI_OP_I32_STORE && (op) <= RI_OP_I64_STORE32)
 #define RI_KINDS(name, k) [RI_CODE_##name] = (k),
 const char *const ri_code_operand_kinds[RI_CODE_OP_COUNT] = {
-#define RI_X_CTRL(name, words, flags, point, kinds) RI_KINDS(name, kinds)
+#define RI_X_CTRL(name, words, flags, point, kinds, wasm) RI_KINDS(name, kinds)
 #define RI_X_BR(name, words) RI_KINDS(name, words == 2 ? "O" : "SO")
 #define RI_X_CMPBR(cmp, neg) RI_KINDS(BR_IF_##cmp, "SSO") RI_KINDS(BR_IF_##cmp##_I, "SIO")
 #define RI_X_FCMPBR(cmp, mirror) RI_KINDS(BR_IF_##cmp, "SSO") RI_KINDS(BR_IFNOT_##cmp, "SSO")
@@ -158,7 +158,7 @@ const char *const ri_code_operand_kinds[RI_CODE_OP_COUNT] = {
 #define RI_X_I2ADDBR(cmp) RI_KINDS_ADDBR(I2ADDBR_, cmp, "DSIDSI")
 #define RI_X_MADDBR(cmp) RI_KINDS_ADDBR(MADDBR_, cmp, "DS")
 #define RI_X_PAIR(o, i) RI_KINDS(I32_##o##_##i, "DSSS") RI_KINDS(I32_##o##_##i##_I, "DSSI")
-#define RI_X_ADDL(name, words, kinds) RI_KINDS(name, kinds)
+#define RI_X_ADDL(name, words, kinds, wasm) RI_KINDS(name, kinds)
 #define RI_X_LOADBR(load) \
     RI_KINDS(load##_BR_EQ_S, "DSIMSO") RI_KINDS(load##_BR_NE_S, "DSIMSO") \
     RI_KINDS(load##_BR_EQ_I, "DSIMIO") RI_KINDS(load##_BR_NE_I, "DSIMIO")
@@ -175,6 +175,76 @@ const char *const ri_code_operand_kinds[RI_CODE_OP_COUNT] = {
 #undef RI_KINDS_ADDBR
 #undef RI_KINDS
 #undef RI_IS_STORE
+
+/* The WebAssembly column (code.h, "The WebAssembly column"): each family's template, control
+ * and SIMD operations their WASM column; variants have none here and are read through their
+ * base. */
+#define RI_IS_STORE(op) ((op) >= RI_OP_I32_STORE && (op) <= RI_OP_I64_STORE32)
+#define RI_WASM(name, form) [RI_CODE_##name] = (form),
+#define RI_WASM_BR_BR "BR(O1)"
+#define RI_WASM_BR_BR_IF "BR_IF(O2, S1)"
+#define RI_WASM_BR_BR_IFNOT "BR_IF(O2, I32_EQZ(S1))"
+/* the add and the branch on its sum k (k written first), a and b the add's step and the limit */
+#define RI_WASM_ADDBR(cmp, k, x, a, b, o) k " = I32_ADD(" x ", " a "); BR_IF(" o ", " #cmp "(" k ", " b "))"
+#define RI_WASM_ADDBR4(pre, cmp, head, k, x, s, i, l, il, o) \
+    RI_WASM(pre##cmp##_SS, head RI_WASM_ADDBR(cmp, k, x, s, l, o)) \
+    RI_WASM(pre##cmp##_SI, head RI_WASM_ADDBR(cmp, k, x, s, il, o)) \
+    RI_WASM(pre##cmp##_IS, head RI_WASM_ADDBR(cmp, k, x, i, l, o)) \
+    RI_WASM(pre##cmp##_II, head RI_WASM_ADDBR(cmp, k, x, i, il, o))
+#define RI_WASM_LOADBR(load, cmp, b) "D1 = " #load "(M4, I32_ADD(S2, I3)); BR_IF(O6, " #cmp "(D1, " b "))"
+const char *const ri_code_wasm_forms[RI_CODE_OP_COUNT] = {
+#define RI_X_CTRL(name, words, flags, point, kinds, wasm) RI_WASM(name, wasm)
+#define RI_X_BR(name, words) RI_WASM(name, RI_WASM_BR_##name)
+#define RI_X_CMPBR(cmp, neg) \
+    RI_WASM(BR_IF_##cmp, "BR_IF(O3, " #cmp "(S1, S2))") RI_WASM(BR_IF_##cmp##_I, "BR_IF(O3, " #cmp "(S1, I2))")
+#define RI_X_FCMPBR(cmp, mirror) \
+    RI_WASM(BR_IF_##cmp, "BR_IF(O3, " #cmp "(S1, S2))") RI_WASM(BR_IFNOT_##cmp, "BR_IF(O3, I32_EQZ(" #cmp "(S1, S2)))")
+#define RI_X_IMM(name, mirror, ident) RI_WASM(name##_I, "D1 = " #name "(S2, I3)")
+#define RI_X_ADDR(name) \
+    RI_WASM(name##_X, RI_IS_STORE(RI_OP_##name) ? #name "(M4, I32_ADD(S1, S2), S3)" : "D1 = " #name "(M4, I32_ADD(S2, S3))") \
+    RI_WASM(name##_XI, RI_IS_STORE(RI_OP_##name) ? #name "(M4, I32_ADD(S1, I2), S3)" : "D1 = " #name "(M4, I32_ADD(S2, I3))")
+#define RI_X_ADDBR(cmp) RI_WASM_ADDBR4(ADDBR_, cmp, "", "D1", "S2", "S3", "I3", "S4", "I4", "O5")
+#define RI_X_I2ADDBR(cmp) \
+    RI_WASM_ADDBR4(I2ADDBR_, cmp, "D1 = I32_ADD(S2, I3); D4 = I32_ADD(S5, I6); ", "D7", "S8", "S9", "I9", "S10", "I10", "O11")
+#define RI_X_MADDBR(cmp) RI_WASM_ADDBR4(MADDBR_, cmp, "D1 = S2; ", "D3", "S4", "S5", "I5", "S6", "I6", "O7")
+#define RI_X_PAIR(o, i) \
+    RI_WASM(I32_##o##_##i, "D1 = I32_" #o "(S2, I32_" #i "(S3, S4))") \
+    RI_WASM(I32_##o##_##i##_I, "D1 = I32_" #o "(S2, I32_" #i "(S3, I4))")
+#define RI_X_ADDL(name, words, kinds, wasm) RI_WASM(name, wasm)
+#define RI_X_LOADBR(load) \
+    RI_WASM(load##_BR_EQ_S, RI_WASM_LOADBR(load, I32_EQ, "S5")) RI_WASM(load##_BR_NE_S, RI_WASM_LOADBR(load, I32_NE, "S5")) \
+    RI_WASM(load##_BR_EQ_I, RI_WASM_LOADBR(load, I32_EQ, "I5")) RI_WASM(load##_BR_NE_I, RI_WASM_LOADBR(load, I32_NE, "I5"))
+#define RI_X_STORE2(name) RI_WASM(name##_2, #name "(M3, S1, S2); " #name "(M6, S4, S5)")
+#define RI_X_ACC(variant, base, words, mask, cls)
+#define RI_X_IPAIR(o, i) RI_WASM(I32_##o##I_##i##I, "D1 = I32_" #o "(I32_" #i "(S2, I3), I4)")
+#define RI_X_MEM(name, byte, t, n, st) RI_WASM(name, (st) ? #name "(M3, S1, S2)" : "D1 = " #name "(M3, S2)")
+#define RI_X_NUM(name, byte, a, b, r) RI_WASM(name, RI_T_##b ? "D1 = " #name "(S2, S3)" : "D1 = " #name "(S2)")
+#define RI_X_SAT(name, sub, a, b, r) RI_WASM(name, "D1 = " #name "(S2)")
+    RI_CODE_EVERY_OP(RI_X_SAT)
+};
+#include "code_xundef.h"
+#undef RI_X_SAT
+#undef RI_WASM_LOADBR
+#undef RI_WASM_ADDBR4
+#undef RI_WASM_ADDBR
+#undef RI_WASM_BR_BR
+#undef RI_WASM_BR_BR_IF
+#undef RI_WASM_BR_BR_IFNOT
+#undef RI_WASM
+#undef RI_IS_STORE
+
+const char *ri_code_wasm(uint32_t op) {
+    if (op >= RI_CODE_OP_COUNT) return NULL;
+    const char *form = ri_code_wasm_forms[op];
+    return form ? form : ri_code_wasm_forms[ri_code_infos[op].base];
+}
+
+uint32_t ri_code_wasm_count(uint32_t op) {
+    const char *form = ri_code_wasm(op);
+    uint32_t n = 0;
+    for (const char *c = form ? form : ""; *c; c++) n += *c == '('; /* one NAME( per instruction */
+    return n;
+}
 
 const char *ri_code_operands(uint32_t op) {
     if (op >= RI_CODE_OP_COUNT) return NULL;

@@ -111,6 +111,20 @@ extern const char *const ri_code_operand_kinds[RI_CODE_OP_COUNT];
 /* The operand kinds of op (its base's for a variant); NULL if op is not an operation. */
 const char *ri_code_operands(uint32_t op);
 
+/* ---- The WebAssembly column (code.h, "The WebAssembly column") ---- */
+
+/* ri_code_wasm_forms[op]: the WebAssembly instructions op stands for, or NULL for a variant,
+ * whose form is its base's. Immutable. */
+extern const char *const ri_code_wasm_forms[RI_CODE_OP_COUNT];
+
+/* The WebAssembly instructions op stands for (its base's for a variant), e.g. I32_ADD_SHL_I's
+ * "D1 = I32_ADD(S2, I32_SHL(S3, I4))"; "" for an operation that is none (ENTRY, GAS, LOOP);
+ * NULL if op is not an operation. */
+const char *ri_code_wasm(uint32_t op);
+
+/* How many WebAssembly instructions ri_code_wasm(op) names (constants and slots not counted). */
+uint32_t ri_code_wasm_count(uint32_t op);
+
 /* The size in words of the instruction of operation op at code[pos], given the nwords words
  * of code: the table's size, or a variable-size operation's from its count operand; 0 if op
  * is none or the instruction does not fit in the code. */

@@ -1,5 +1,5 @@
 /*
- * The SIMD family of internal operations (code.h): X(NAME, WORDS, FLAGS, POINT, KINDS) as in
+ * The SIMD family of internal operations (code.h): X(NAME, WORDS, FLAGS, POINT, KINDS, WASM) as in
  * RI_CODE_CONTROL_OPS (expanded with its RI_X_CTRL). A v128 operand or result is the
  * first of its two consecutive slots (simd.h); the lane semantics are simd.c's, selected
  * by the 0xFD sub-opcode in the instruction.
@@ -24,20 +24,20 @@
 #define RI_V128F_HAS_C 16u
 
 #define RI_CODE_SIMD_OPS(X) \
-    X(V128_OP, 6, 0, 0, "????I")         /* dst, a, b, c, RI_V128_OP_WORD: every lane operation but shuffle */ \
-    X(V128_SHUFFLE, 9, 0, 0, "WVVIIIII")    /* dst, a, b, the 16 lane indices in 4 words (little-endian), how \
+    X(V128_OP, 6, 0, 0, "????I", "?1 = @I5(?2, ?3, ?4)")         /* dst, a, b, c, RI_V128_OP_WORD: every lane operation but shuffle */ \
+    X(V128_SHUFFLE, 9, 0, 0, "WVVIIIII", "W1 = I8X16_SHUFFLE(V2, V3, I4, I5, I6, I7)")    /* dst, a, b, the 16 lane indices in 4 words (little-endian), how \
                                    each half of the result is made (RI_SHUFFLE_HALF) */ \
-    X(V128_SHUFFLE_SPAN, 5, 0, 0, "WVVI") /* dst, a, b, s: a shuffle of lanes s .. s + 15, bytes s .. s + 15 \
+    X(V128_SHUFFLE_SPAN, 5, 0, 0, "WVVI", "W1 = I8X16_SHUFFLE(V2, V3, I4)") /* dst, a, b, s: a shuffle of lanes s .. s + 15, bytes s .. s + 15 \
                                      of a then b (a sliding window) */ \
-    X(V128_LOAD, 6, 0, TRAP, "WSVMI")    /* dst, addr, vec (load_lane's vector), offset, sub | lane << 8 */ \
-    X(V128_STORE, 5, 0, TRAP, "SVMI")   /* addr, vec, offset, sub | lane << 8 */ \
-    X(V128_LOAD_G, 8, 0, TRAP, "WSVMIYI")  /* dst, addr, vec, offset low, sub | lane << 8, memory, offset high: \
+    X(V128_LOAD, 6, 0, TRAP, "WSVMI", "W1 = @I5(M4, S2, V3)")    /* dst, addr, vec (load_lane's vector), offset, sub | lane << 8 */ \
+    X(V128_STORE, 5, 0, TRAP, "SVMI", "@I4(M3, S1, V2)")   /* addr, vec, offset, sub | lane << 8 */ \
+    X(V128_LOAD_G, 8, 0, TRAP, "WSVMIYI", "W1 = @I5(Y6, M4, I7, S2, V3)")  /* dst, addr, vec, offset low, sub | lane << 8, memory, offset high: \
                                    any memory but a 32-bit memory 0 (i64 addresses, 64-bit offsets) */ \
-    X(V128_STORE_G, 7, 0, TRAP, "SVMIYI") /* addr, vec, offset low, sub | lane << 8, memory, offset high */ \
-    X(V128_GLOBAL_GET, 3, 0, 0, "WG") /* dst, global index */ \
-    X(V128_GLOBAL_SET, 3, 0, 0, "GV") /* global index, src */ \
-    X(V128_SELECT, 5, 0, 0, "WVVS")     /* dst, a, b, cond: dst = cond ? a : b */ \
-    X(V128_STORE128, 5, 0, TRAP, "SVMI") /* v128.store of memory 0: addr, vec, offset, addend: at \
+    X(V128_STORE_G, 7, 0, TRAP, "SVMIYI", "@I4(Y5, M3, I6, S1, V2)") /* addr, vec, offset low, sub | lane << 8, memory, offset high */ \
+    X(V128_GLOBAL_GET, 3, 0, 0, "WG", "W1 = GLOBAL_GET(G2)") /* dst, global index */ \
+    X(V128_GLOBAL_SET, 3, 0, 0, "GV", "GLOBAL_SET(G1, V2)") /* global index, src */ \
+    X(V128_SELECT, 5, 0, 0, "WVVS", "W1 = SELECT(V2, V3, S4)")     /* dst, a, b, cond: dst = cond ? a : b */ \
+    X(V128_STORE128, 5, 0, TRAP, "SVMI", "V128_STORE(M3, I32_ADD(S1, I4), V2)") /* v128.store of memory 0: addr, vec, offset, addend: at \
                                     (u32)(addr + addend) + offset */
 
 /* The lane operations with handlers of their own (interp_simd.h; the lanes: simd_vec.h's
@@ -128,8 +128,8 @@
     X(LOAD64_ZERO, 0x5D, 8)
 
 /* The two lists as RI_CODE_EVERY_OP's entries (code.h), expanded with its RI_X_CTRL. */
-#define RI_X_SIMD_LANE(name, sub, kind) RI_X_CTRL(V128_##name, 6, 0, 0, RI_SIMD_KINDS_##kind)
-#define RI_X_SIMD_LOAD(name, sub, bytes) RI_X_CTRL(V128_##name, 6, 0, TRAP, "WSIMI")
+#define RI_X_SIMD_LANE(name, sub, kind) RI_X_CTRL(V128_##name, 6, 0, 0, RI_SIMD_KINDS_##kind, RI_SIMD_WASM_##kind(name))
+#define RI_X_SIMD_LOAD(name, sub, bytes) RI_X_CTRL(V128_##name, 6, 0, TRAP, "WSIMI", "W1 = @I5(M4, I32_ADD(S2, I3))")
 /* The operand kinds (code.h) of each lane-operation form, in V128_OP's layout: dst, a, b,
  * c, the sub-opcode word; an operand the form does not have is an unused word. */
 #define RI_SIMD_KINDS_UN "WV__I"
@@ -141,5 +141,17 @@
 #define RI_SIMD_KINDS_SPLAT "WS__I"
 #define RI_SIMD_KINDS_EXTRACT "DV__I"
 #define RI_SIMD_KINDS_REPLACE "WVS_I"
+/* ... and their WebAssembly column (code.h, "The WebAssembly column"): the instruction is the
+ * lane list's NAME (NOT, AND, ANDNOT, OR, XOR, BITSELECT, ANY_TRUE are v128's); a lane
+ * immediate is in the last word. */
+#define RI_SIMD_WASM_UN(name) "W1 = " #name "(V2)"
+#define RI_SIMD_WASM_BIN(name) "W1 = " #name "(V2, V3)"
+#define RI_SIMD_WASM_FBIN(name) "W1 = " #name "(V2, V3)"
+#define RI_SIMD_WASM_TERN(name) "W1 = " #name "(V2, V3, V4)"
+#define RI_SIMD_WASM_SHIFT(name) "W1 = " #name "(V2, S3)"
+#define RI_SIMD_WASM_TEST(name) "D1 = " #name "(V2)"
+#define RI_SIMD_WASM_SPLAT(name) "W1 = " #name "(S2)"
+#define RI_SIMD_WASM_EXTRACT(name) "D1 = " #name "(I5, V2)"
+#define RI_SIMD_WASM_REPLACE(name) "W1 = " #name "(I5, V2, S3)"
 
 #endif

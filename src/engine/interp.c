@@ -438,7 +438,7 @@ static RI_SINGLE_COPY ri_errcode run(ri_store *store, ri_exec *exec, const ri_co
     /* The handlers, then 3 words that are the code the entry marker returns to (see
      * ri_interp_exit_code): a GAS of cost 0 (word 1, which a return charges), then EXIT. */
     static const int32_t dispatch[RI_CODE_OP_COUNT + 3] = {
-#define RI_X_CTRL(name, words, flags, point, kinds) RI_OFFSET(name)
+#define RI_X_CTRL(name, words, flags, point, kinds, wasm) RI_OFFSET(name)
 #define RI_X_BR(name, words) RI_OFFSETS4(name)
 #define RI_X_CMPBR(cmp, neg) RI_OFFSETS4(BR_IF_##cmp) RI_OFFSETS4(BR_IF_##cmp##_I)
 #define RI_X_FCMPBR(cmp, mirror) RI_OFFSETS4(BR_IF_##cmp) RI_OFFSETS4(BR_IFNOT_##cmp)
@@ -447,7 +447,7 @@ static RI_SINGLE_COPY ri_errcode run(ri_store *store, ri_exec *exec, const ri_co
 #define RI_X_ADDBR(cmp) RI_OFFSETS4(ADDBR_##cmp##_SS) RI_OFFSETS4(ADDBR_##cmp##_SI) \
                         RI_OFFSETS4(ADDBR_##cmp##_IS) RI_OFFSETS4(ADDBR_##cmp##_II)
 #define RI_X_PAIR(outer, inner) RI_OFFSET(I32_##outer##_##inner) RI_OFFSET(I32_##outer##_##inner##_I)
-#define RI_X_ADDL(name, words, kinds) RI_OFFSET(name)
+#define RI_X_ADDL(name, words, kinds, wasm) RI_OFFSET(name)
 #define RI_X_LOADBR(load) RI_OFFSETS4(load##_BR_EQ_S) RI_OFFSETS4(load##_BR_NE_S) \
                           RI_OFFSETS4(load##_BR_EQ_I) RI_OFFSETS4(load##_BR_NE_I)
 #define RI_X_STORE2(name) RI_OFFSET(name##_2)

@@ -95,7 +95,7 @@ static bool old_is_call(uint32_t op) {
 
 static uint32_t old_call_words(uint32_t op) {
     switch (op) {
-#define RI_X_CTRL(name, words, flags, point, kinds) case RI_CODE_##name: return words;
+#define RI_X_CTRL(name, words, flags, point, kinds, wasm) case RI_CODE_##name: return words;
     RI_CODE_CONTROL_OPS(RI_X_CTRL)
 #undef RI_X_CTRL
     default: return 0;
@@ -129,7 +129,7 @@ static int old_acc_produced(const uint32_t *code, uint32_t pos, uint32_t op, uin
 #define RI_X_IPAIR(outer, inner) case RI_CODE_I32_##outer##I_##inner##I:
     RI_CODE_IPAIR_OPS(RI_X_IPAIR)
 #undef RI_X_IPAIR
-#define RI_X_ADDL(name, words, kinds) case RI_CODE_##name:
+#define RI_X_ADDL(name, words, kinds, wasm) case RI_CODE_##name:
     RI_CODE_ADD_LOAD_OPS(RI_X_ADDL)
 #undef RI_X_ADDL
     case RI_CODE_I32_LOAD_SX: case RI_CODE_I32_LOAD_SXI: case RI_CODE_I32_LOAD_MSXI:
