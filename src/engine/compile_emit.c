@@ -42,6 +42,9 @@ uint32_t emit_op(compiler *c, ri_code_op op, uint32_t n) {
     if ((uint64_t)c->len + n > RI_MAX_CODE_WORDS) { fail(c, RI_ERR_LIMIT, "function code too large"); return NO_POS; }
     if (!grow_array(c, (void **)&c->code, &c->cap, (uint64_t)c->len + n, sizeof *c->code)) return NO_POS;
     if (!grow_array(c, (void **)&c->opmap, &c->opmap_cap, (uint64_t)c->len + n, sizeof *c->opmap)) return NO_POS;
+    bool jump = (ri_code_flags(op) & (RI_OPF_BRANCH | RI_OPF_CALL)) || op == RI_CODE_BR_TABLE;
+    if (jump && !grow_array(c, (void **)&c->jumps, &c->jumps_cap, (uint64_t)c->njumps + 1, sizeof *c->jumps))
+        return NO_POS;
     /* invariant 13: the table's size is what is emitted (0: variable, ENTRY, BR_TABLE) */
     RI_ASSERT(ri_code_words(op) == 0 || ri_code_words(op) == n, "I13");
     uint32_t pos = c->len;
@@ -49,6 +52,7 @@ uint32_t emit_op(compiler *c, ri_code_op op, uint32_t n) {
     memset(&c->code[pos + 1], 0, (size_t)(n - 1) * sizeof *c->code);
     c->opmap[pos] = (uint16_t)op;
     for (uint32_t i = 1; i < n; i++) c->opmap[pos + i] = NO_OP;
+    if (jump) c->jumps[c->njumps++] = pos;
     c->len += n;
     c->prev2 = c->prev;
     c->prev = c->last;
@@ -91,6 +95,7 @@ void add_point(compiler *c, uint32_t pos, ri_point_kind kind, uint32_t height) {
 void truncate_code(compiler *c, uint32_t pos) {
     c->len = pos;
     while (c->npoints && c->points[c->npoints - 1].pos >= pos) c->npoints--;
+    while (c->njumps && c->jumps[c->njumps - 1] >= pos) c->njumps--;
     if (pos == c->last.pos && c->prev.pos != NO_POS && c->prev.pos < pos) {
         c->last = c->prev;
         c->prev = c->prev2.pos != NO_POS && c->prev2.pos < c->last.pos ? c->prev2 : NO_EMITTED;

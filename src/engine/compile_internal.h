@@ -104,6 +104,10 @@ typedef struct compiler {
     uint32_t opmap_cap;
     ri_code_point *points;
     uint32_t npoints, points_cap;
+    /* the positions of the branches, br_tables and calls emitted, in code order: the passes
+     * over the compiled body (branch and accumulator variants) visit only these */
+    uint32_t *jumps;
+    uint32_t njumps, jumps_cap;
 
     uint32_t nlocals, stack_base;
     /* v128 takes two slots (simd.h): the slot counts of the parameters, results and
