@@ -85,13 +85,15 @@ static bool const_needs_no_pool(uint64_t bits, const ri_instr *n1, const ri_inst
 static bool collect_consts(compiler *c, const uint8_t *start, const uint8_t *end) {
     ri_reader r;
     ri_reader_init(&r, c->m->bytes, start, end);
-    ri_instr win[3]; /* a constant and the two instructions after it */
+    ri_instr buf[3];
+    ri_instr *win[3] = {&buf[0], &buf[1], &buf[2]}; /* a constant and the two instructions after it
+                                                      (rotated, not copied) */
     uint32_t n = 0;
     bool has_try = false;
     for (;;) {
-        bool more = c->nconsts < RI_MAX_POOL_CONSTS && !ri_reader_eof(&r) && ri_read_instr(&r, &win[n]);
+        bool more = c->nconsts < RI_MAX_POOL_CONSTS && !ri_reader_eof(&r) && ri_read_instr(&r, win[n]);
         if (more) {
-            has_try |= win[n].op == RI_OP_TRY;
+            has_try |= win[n]->op == RI_OP_TRY;
             n++;
         }
         if (n == 0 || (more && n < 3)) {
@@ -99,24 +101,26 @@ static bool collect_consts(compiler *c, const uint8_t *start, const uint8_t *end
             continue;
         }
         uint64_t bits;
-        if (win[0].op == RI_FD(0x0C)) { /* v128.const: two consecutive slots, unless only stored */
-            uint64_t lo = ri_v128_u64(win[0].imm.simd.bytes), hi = ri_v128_u64(win[0].imm.simd.bytes + 8);
+        if (win[0]->op == RI_FD(0x0C)) { /* v128.const: two consecutive slots, unless only stored */
+            uint64_t lo = ri_v128_u64(win[0]->imm.simd.bytes), hi = ri_v128_u64(win[0]->imm.simd.bytes + 8);
             if (c->nconsts + 2 <= RI_MAX_POOL_CONSTS && pool_find2(c, lo, hi) == NO_POS &&
-                !(n > 1 && (win[1].op == RI_OP_LOCAL_SET || win[1].op == RI_OP_LOCAL_TEE))) {
+                !(n > 1 && (win[1]->op == RI_OP_LOCAL_SET || win[1]->op == RI_OP_LOCAL_TEE))) {
                 c->consts[c->nconsts++] = lo;
                 c->consts[c->nconsts++] = hi;
             }
-        } else if (c->nconsts < RI_MAX_POOL_CONSTS && const_bits(&win[0], &bits) &&
-            !(n > 1 && const_needs_no_pool(bits, &win[1], n > 2 ? &win[2] : NULL)) &&
+        } else if (c->nconsts < RI_MAX_POOL_CONSTS && const_bits(win[0], &bits) &&
+            !(n > 1 && const_needs_no_pool(bits, win[1], n > 2 ? win[2] : NULL)) &&
             pool_find(c, bits) == NO_POS)
             c->consts[c->nconsts++] = bits;
+        ri_instr *done = win[0];
         win[0] = win[1];
         win[1] = win[2];
+        win[2] = done;
         n--;
         if (!more && n == 0) break;
     }
     /* the pool is full (or the body read): only a try matters from here */
-    while (!has_try && !ri_reader_eof(&r) && ri_read_instr(&r, &win[0])) has_try = win[0].op == RI_OP_TRY;
+    while (!has_try && !ri_reader_eof(&r) && ri_read_instr(&r, win[0])) has_try = win[0]->op == RI_OP_TRY;
     return has_try;
 }
 
