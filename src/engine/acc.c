@@ -41,7 +41,8 @@ static void mark_landing(const compiler *c, uint8_t *landing, uint32_t target) {
  * variants skip). Calls return after their GAS, and stopped runs resume at stop points,
  * whose instructions produce nothing (so what follows them never reads an accumulator). */
 static void mark_landings(const compiler *c, uint8_t *landing) {
-    for (uint32_t pos = 0; pos < c->len; pos++) {
+    for (uint32_t j = 0; j < c->njumps; j++) { /* (every branch is among the jumps) */
+        uint32_t pos = c->jumps[j];
         uint32_t op = c->opmap[pos];
         uint32_t first = 0, count = 0;
         if (op == RI_CODE_BR_TABLE) {
@@ -87,9 +88,10 @@ void choose_acc_variants(compiler *c) {
             const struct acc_variant *v = &acc_variants[i - 1];
             if (v->cls != cls) continue;
             bool all = true;
-            for (uint32_t k = 1; k < 16 && all; k++)
-                if ((v->mask >> k) & 1)
-                    all = pos + k < c->len && (c->code[pos + k] == slots[0] || c->code[pos + k] == slots[1]);
+            for (uint32_t rest = v->mask & 0xFFFEu; rest && all; rest &= rest - 1) { /* operands 1..15 */
+                uint32_t k = (uint32_t)__builtin_ctz(rest);
+                all = pos + k < c->len && (c->code[pos + k] == slots[0] || c->code[pos + k] == slots[1]);
+            }
             if (all && (!best || __builtin_popcount(v->mask) > __builtin_popcount(best->mask))) best = v;
         }
         if (best) c->code[pos] = (uint32_t)c->dispatch[best->variant];

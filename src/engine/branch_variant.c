@@ -32,14 +32,15 @@ static ri_code_op br_table_variant(const compiler *c, uint32_t pos) {
 }
 
 /* Picks each branch's variant (code.h): the charges at its target and after it are
- * executed by the branch itself when they are the GAS / LOOP the variant expects. */
+ * executed by the branch itself when they are the GAS / LOOP the variant expects. (The
+ * compiler's jumps list every branch, br_table and call.) */
 void choose_branch_variants(compiler *c) {
     if (c->failed) return;
-    for (uint32_t pos = 0; pos < c->len; pos++) {
+    for (uint32_t j = 0; j < c->njumps; j++) {
+        uint32_t pos = c->jumps[j];
         uint32_t op = c->opmap[pos];
         if (op == RI_CODE_BR_TABLE) {
             c->code[pos] = (uint32_t)c->dispatch[br_table_variant(c, pos)];
-            pos += c->code[pos + 2] + 3;
             continue;
         }
         uint32_t n = branch_words(op);
@@ -61,6 +62,5 @@ void choose_branch_variants(compiler *c) {
             variant = RI_BRANCH_BU;
         }
         if (variant) c->code[pos] = (uint32_t)c->dispatch[op + variant];
-        pos += n - 1;
     }
 }

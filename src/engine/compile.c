@@ -80,36 +80,48 @@ static bool const_needs_no_pool(uint64_t bits, const ri_instr *n1, const ri_inst
 }
 
 /* The pre-scan: fills the pool with the body's first distinct constants that will be
- * read in place. */
-static void collect_consts(compiler *c, const uint8_t *start, const uint8_t *end) {
+ * read in place. Returns whether the body has a (legacy) try, the only instruction that
+ * needs exception slots (count_exn_slots), read on once the pool is full. */
+static bool collect_consts(compiler *c, const uint8_t *start, const uint8_t *end) {
     ri_reader r;
     ri_reader_init(&r, c->m->bytes, start, end);
-    ri_instr win[3]; /* a constant and the two instructions after it */
+    ri_instr buf[3];
+    ri_instr *win[3] = {&buf[0], &buf[1], &buf[2]}; /* a constant and the two instructions after it
+                                                      (rotated, not copied) */
     uint32_t n = 0;
+    bool has_try = false;
     for (;;) {
-        bool more = c->nconsts < RI_MAX_POOL_CONSTS && !ri_reader_eof(&r) && ri_read_instr(&r, &win[n]);
-        if (more) n++;
+        bool more = c->nconsts < RI_MAX_POOL_CONSTS && !ri_reader_eof(&r) && ri_read_instr(&r, win[n]);
+        if (more) {
+            has_try |= win[n]->op == RI_OP_TRY;
+            n++;
+        }
         if (n == 0 || (more && n < 3)) {
             if (!more) break;
             continue;
         }
         uint64_t bits;
-        if (win[0].op == RI_FD(0x0C)) { /* v128.const: two consecutive slots, unless only stored */
-            uint64_t lo = ri_v128_u64(win[0].imm.simd.bytes), hi = ri_v128_u64(win[0].imm.simd.bytes + 8);
+        if (win[0]->op == RI_FD(0x0C)) { /* v128.const: two consecutive slots, unless only stored */
+            uint64_t lo = ri_v128_u64(win[0]->imm.simd.bytes), hi = ri_v128_u64(win[0]->imm.simd.bytes + 8);
             if (c->nconsts + 2 <= RI_MAX_POOL_CONSTS && pool_find2(c, lo, hi) == NO_POS &&
-                !(n > 1 && (win[1].op == RI_OP_LOCAL_SET || win[1].op == RI_OP_LOCAL_TEE))) {
+                !(n > 1 && (win[1]->op == RI_OP_LOCAL_SET || win[1]->op == RI_OP_LOCAL_TEE))) {
                 c->consts[c->nconsts++] = lo;
                 c->consts[c->nconsts++] = hi;
             }
-        } else if (c->nconsts < RI_MAX_POOL_CONSTS && const_bits(&win[0], &bits) &&
-            !(n > 1 && const_needs_no_pool(bits, &win[1], n > 2 ? &win[2] : NULL)) &&
+        } else if (c->nconsts < RI_MAX_POOL_CONSTS && const_bits(win[0], &bits) &&
+            !(n > 1 && const_needs_no_pool(bits, win[1], n > 2 ? win[2] : NULL)) &&
             pool_find(c, bits) == NO_POS)
             c->consts[c->nconsts++] = bits;
+        ri_instr *done = win[0];
         win[0] = win[1];
         win[1] = win[2];
+        win[2] = done;
         n--;
         if (!more && n == 0) break;
     }
+    /* the pool is full (or the body read): only a try matters from here */
+    while (!has_try && !ri_reader_eof(&r) && ri_read_instr(&r, win[0])) has_try = win[0]->op == RI_OP_TRY;
+    return has_try;
 }
 
 static void push_const(compiler *c, uint64_t bits) {
@@ -1002,9 +1014,9 @@ static ri_code *compile_function(compiler *c, uint32_t body_index) {
     if (!layout_locals(c, body)) return NULL;
     c->nlocals = c->pslots + c->dslots;
     c->nconsts = 0;
-    collect_consts(c, start, c->body_end);
+    bool has_try = collect_consts(c, start, c->body_end);
     c->exn_base = c->nlocals + c->nconsts;
-    c->nexn = count_exn_slots(c, start, c->body_end);
+    c->nexn = has_try ? count_exn_slots(c, start, c->body_end) : 0;
     c->exn_depth = 0;
     c->ntries = c->ncatches = 0;
     c->tail_calls = false;
@@ -1012,6 +1024,7 @@ static ri_code *compile_function(compiler *c, uint32_t body_index) {
 
     c->len = 0;
     c->npoints = 0;
+    c->njumps = 0;
     c->h = c->max_h = 0;
     c->npending = 0;
     c->nctrl = 0;
@@ -1153,6 +1166,7 @@ ri_errcode ri_compile_module(ri_module *m, ri_error *err) {
     free(c.written);
     free(c.lslot);
     free(c.points);
+    free(c.jumps);
     free(c.stack);
     free(c.ctrls);
     free(c.stubs);

@@ -21,7 +21,7 @@ void fail(compiler *c, ri_errcode code, const char *what) {
                  c->wasm_offset, what);
 }
 
-bool grow_array(compiler *c, void **ptr, uint32_t *cap, uint64_t need, size_t elem) {
+bool grow_array_to(compiler *c, void **ptr, uint32_t *cap, uint64_t need, size_t elem) {
     if (need <= *cap) return true;
     uint64_t n = *cap ? (uint64_t)*cap * 2 : 64;
     while (n < need) n *= 2;
@@ -42,13 +42,19 @@ uint32_t emit_op(compiler *c, ri_code_op op, uint32_t n) {
     if ((uint64_t)c->len + n > RI_MAX_CODE_WORDS) { fail(c, RI_ERR_LIMIT, "function code too large"); return NO_POS; }
     if (!grow_array(c, (void **)&c->code, &c->cap, (uint64_t)c->len + n, sizeof *c->code)) return NO_POS;
     if (!grow_array(c, (void **)&c->opmap, &c->opmap_cap, (uint64_t)c->len + n, sizeof *c->opmap)) return NO_POS;
+    bool jump = (ri_code_flags(op) & (RI_OPF_BRANCH | RI_OPF_CALL)) || op == RI_CODE_BR_TABLE;
+    if (jump && !grow_array(c, (void **)&c->jumps, &c->jumps_cap, (uint64_t)c->njumps + 1, sizeof *c->jumps))
+        return NO_POS;
     /* invariant 13: the table's size is what is emitted (0: variable, ENTRY, BR_TABLE) */
     RI_ASSERT(ri_code_words(op) == 0 || ri_code_words(op) == n, "I13");
     uint32_t pos = c->len;
     c->code[pos] = (uint32_t)c->dispatch[op];
-    memset(&c->code[pos + 1], 0, (size_t)(n - 1) * sizeof *c->code);
     c->opmap[pos] = (uint16_t)op;
-    for (uint32_t i = 1; i < n; i++) c->opmap[pos + i] = NO_OP;
+    for (uint32_t i = 1; i < n; i++) { /* (a few words: no memset call) */
+        c->code[pos + i] = 0;
+        c->opmap[pos + i] = NO_OP;
+    }
+    if (jump) c->jumps[c->njumps++] = pos;
     c->len += n;
     c->prev2 = c->prev;
     c->prev = c->last;
@@ -91,6 +97,7 @@ void add_point(compiler *c, uint32_t pos, ri_point_kind kind, uint32_t height) {
 void truncate_code(compiler *c, uint32_t pos) {
     c->len = pos;
     while (c->npoints && c->points[c->npoints - 1].pos >= pos) c->npoints--;
+    while (c->njumps && c->jumps[c->njumps - 1] >= pos) c->njumps--;
     if (pos == c->last.pos && c->prev.pos != NO_POS && c->prev.pos < pos) {
         c->last = c->prev;
         c->prev = c->prev2.pos != NO_POS && c->prev2.pos < c->last.pos ? c->prev2 : NO_EMITTED;
@@ -114,39 +121,12 @@ void note_dst(compiler *c, uint32_t pos) {
     if (pos != NO_POS) c->last.dst_pos = pos + 1;
 }
 
-/* ---- operand stack --------------------------------------------------------------------- */
+/* ---- operand stack (pop and push: compile_internal.h) ----------------------------------- */
 
-/* Pushes an entry as it was (an operand popped before, pushed back unchanged). An entry
- * in a slot is in its own slot (invariant 11). */
-void push_operand(compiler *c, operand e) {
-    if (c->failed) return;
-    if (!grow_array(c, (void **)&c->stack, &c->stack_cap, (uint64_t)c->h + 1, sizeof *c->stack)) return;
-    RI_ASSERT(e.kind != ENTRY_SLOT || e.src == own_slot(c, c->h), "I11");
-    if (e.kind != ENTRY_SLOT) c->npending++;
-    c->stack[c->h++] = e;
-    if (c->h > c->max_h) c->max_h = c->h;
-}
-
-void push_entry(compiler *c, entry_kind kind, uint32_t src) {
-    push_operand(c, (operand){src, (uint8_t)kind, 0, 0});
-}
-
-/* Pushes a result computed into its own slot; returns that slot. */
-uint32_t push_slot(compiler *c) {
-    uint32_t slot = own_slot(c, c->h);
-    push_entry(c, ENTRY_SLOT, slot);
-    return slot;
-}
-
-operand pop(compiler *c) {
-    if (c->h == 0 || c->h <= (c->nctrl ? c->ctrls[c->nctrl - 1].height : 0)) {
-        fail(c, RI_ERR_INVALID, "operand stack underflow");
-        return (operand){own_slot(c, 0), ENTRY_SLOT, 0, 0};
-    }
-    operand e = c->stack[--c->h];
-    RI_ASSERT(e.kind != ENTRY_SLOT || e.src == own_slot(c, c->h), "I11");
-    if (e.kind != ENTRY_SLOT) c->npending--;
-    return e;
+/* pop's failure, out of line. */
+operand pop_underflow(compiler *c) {
+    fail(c, RI_ERR_INVALID, "operand stack underflow");
+    return (operand){own_slot(c, 0), ENTRY_SLOT, 0, 0};
 }
 
 void drop_to(compiler *c, uint32_t height) {

@@ -12,6 +12,7 @@
 
 #include "code.h"
 #include "code_info.h"
+#include "common/ri_assert.h"
 #include "instr.h"
 #include "runtime.h"
 
@@ -104,6 +105,10 @@ typedef struct compiler {
     uint32_t opmap_cap;
     ri_code_point *points;
     uint32_t npoints, points_cap;
+    /* the positions of the branches, br_tables and calls emitted, in code order: the passes
+     * over the compiled body (branch and accumulator variants) visit only these */
+    uint32_t *jumps;
+    uint32_t njumps, jumps_cap;
 
     uint32_t nlocals, stack_base;
     /* v128 takes two slots (simd.h): the slot counts of the parameters, results and
@@ -204,8 +209,13 @@ void flush_local(compiler *c, uint32_t k, uint32_t below);
 void forget_emitted(compiler *c);
 #define from_last ri_compile_from_last
 bool from_last(const compiler *c, const operand *e);
-#define grow_array ri_compile_grow_array
-bool grow_array(compiler *c, void **ptr, uint32_t *cap, uint64_t need, size_t elem);
+#define grow_array_to ri_compile_grow_array_to
+bool grow_array_to(compiler *c, void **ptr, uint32_t *cap, uint64_t need, size_t elem);
+/* Makes room for need elements of *ptr (capacity *cap); false after failing c. Inline: it is
+ * asked on every emission and push, and almost always has the room already. */
+static inline bool grow_array(compiler *c, void **ptr, uint32_t *cap, uint64_t need, size_t elem) {
+    return need <= *cap || grow_array_to(c, ptr, cap, need, elem);
+}
 #define keep_operand ri_compile_keep_operand
 void keep_operand(compiler *c, operand e);
 #define materialise ri_compile_materialise
@@ -216,14 +226,36 @@ void note_dst(compiler *c, uint32_t pos);
 uint32_t pool_find(const compiler *c, uint64_t bits);
 #define pool_find2 ri_compile_pool_find2
 uint32_t pool_find2(const compiler *c, uint64_t lo, uint64_t hi);
-#define pop ri_compile_pop
-operand pop(compiler *c);
-#define push_entry ri_compile_push_entry
-void push_entry(compiler *c, entry_kind kind, uint32_t src);
-#define push_operand ri_compile_push_operand
-void push_operand(compiler *c, operand e);
-#define push_slot ri_compile_push_slot
-uint32_t push_slot(compiler *c);
+#define pop_underflow ri_compile_pop_underflow
+operand pop_underflow(compiler *c);
+/* Pops the top operand; past the current block's height, fails c ("operand stack
+ * underflow"). (The operand stack's operations are inline: every instruction makes some.) */
+static inline operand pop(compiler *c) {
+    if (c->h == 0 || c->h <= (c->nctrl ? c->ctrls[c->nctrl - 1].height : 0)) return pop_underflow(c);
+    operand e = c->stack[--c->h];
+    RI_ASSERT(e.kind != ENTRY_SLOT || e.src == own_slot(c, c->h), "I11");
+    if (e.kind != ENTRY_SLOT) c->npending--;
+    return e;
+}
+/* Pushes an entry as it was (an operand popped before, pushed back unchanged). An entry
+ * in a slot is in its own slot (invariant 11). */
+static inline void push_operand(compiler *c, operand e) {
+    if (c->failed) return;
+    if (!grow_array(c, (void **)&c->stack, &c->stack_cap, (uint64_t)c->h + 1, sizeof *c->stack)) return;
+    RI_ASSERT(e.kind != ENTRY_SLOT || e.src == own_slot(c, c->h), "I11");
+    if (e.kind != ENTRY_SLOT) c->npending++;
+    c->stack[c->h++] = e;
+    if (c->h > c->max_h) c->max_h = c->h;
+}
+static inline void push_entry(compiler *c, entry_kind kind, uint32_t src) {
+    push_operand(c, (operand){src, (uint8_t)kind, 0, 0});
+}
+/* Pushes a result computed into its own slot; returns that slot. */
+static inline uint32_t push_slot(compiler *c) {
+    uint32_t slot = own_slot(c, c->h);
+    push_entry(c, ENTRY_SLOT, slot);
+    return slot;
+}
 #define put_point ri_compile_put_point
 void put_point(compiler *c, uint32_t pos, ri_code_point pt);
 #define set_word ri_compile_set_word

@@ -43,7 +43,28 @@ static void read_memarg(ri_reader *r, ri_memarg *m) {
     m->offset = ri_read_uleb(r, 64);
 }
 
-bool ri_read_instr(ri_reader *r, ri_instr *in) {
+#define RI_X_IC_NUM(name, byte, a, b, res) [byte] = RI_IC_NONE,
+#define RI_X_IC_MEM(name, byte, t, n, st) [byte] = RI_IC_MEMARG,
+const uint8_t ri_instr_class[256] = {
+    RI_NUMERIC_OPS(RI_X_IC_NUM)
+    RI_MEMORY_OPS(RI_X_IC_MEM)
+    [RI_OP_UNREACHABLE] = RI_IC_NONE, [RI_OP_NOP] = RI_IC_NONE, [RI_OP_ELSE] = RI_IC_NONE,
+    [RI_OP_END] = RI_IC_NONE, [RI_OP_RETURN] = RI_IC_NONE, [RI_OP_DROP] = RI_IC_NONE,
+    [RI_OP_SELECT] = RI_IC_NONE, [RI_OP_REF_IS_NULL] = RI_IC_NONE, [RI_OP_CATCH_ALL] = RI_IC_NONE,
+    [RI_OP_THROW_REF] = RI_IC_NONE,
+    [RI_OP_BR] = RI_IC_INDEX, [RI_OP_BR_IF] = RI_IC_INDEX, [RI_OP_CALL] = RI_IC_INDEX,
+    [RI_OP_RETURN_CALL] = RI_IC_INDEX, [RI_OP_CATCH] = RI_IC_INDEX, [RI_OP_THROW] = RI_IC_INDEX,
+    [RI_OP_RETHROW] = RI_IC_INDEX, [RI_OP_DELEGATE] = RI_IC_INDEX,
+    [RI_OP_LOCAL_GET] = RI_IC_INDEX, [RI_OP_LOCAL_SET] = RI_IC_INDEX, [RI_OP_LOCAL_TEE] = RI_IC_INDEX,
+    [RI_OP_GLOBAL_GET] = RI_IC_INDEX, [RI_OP_GLOBAL_SET] = RI_IC_INDEX,
+    [RI_OP_TABLE_GET] = RI_IC_INDEX, [RI_OP_TABLE_SET] = RI_IC_INDEX, [RI_OP_REF_FUNC] = RI_IC_INDEX,
+    [RI_OP_I32_CONST] = RI_IC_I32, [RI_OP_F32_CONST] = RI_IC_F32, [RI_OP_F64_CONST] = RI_IC_F64,
+    [RI_OP_BLOCK] = RI_IC_BLOCK, [RI_OP_LOOP] = RI_IC_BLOCK, [RI_OP_IF] = RI_IC_BLOCK,
+};
+#undef RI_X_IC_NUM
+#undef RI_X_IC_MEM
+
+bool ri_read_instr_full(ri_reader *r, ri_instr *in) {
     in->offset = ri_reader_offset(r);
     in->memidx[0] = in->memidx[1] = 0;
     in->memidx_zero_bytes = true;

@@ -65,16 +65,100 @@ typedef struct ri_instr {
     struct { uint32_t count; const uint8_t *clauses, *end; } catches;
 } ri_instr;
 
-/* Decode the instruction at r->p. Returns false on a malformed instruction, with
- * r->failed set and r->error one of the spec's texts ("illegal opcode",
- * "zero byte expected", "malformed reference type", "unexpected end", ...). */
-bool ri_read_instr(ri_reader *r, ri_instr *in);
-
 /* True for the valtype bytes of WebAssembly 2.0 (i32 i64 f32 f64 v128 funcref externref)
  * and exception handling's exnref. */
 static inline bool ri_is_valtype(uint8_t b) {
     return b == RI_I32 || b == RI_I64 || b == RI_F32 || b == RI_F64 || b == RI_V128 ||
            b == RI_FUNCREF || b == RI_EXTERNREF || b == RI_EXNREF;
+}
+
+/* Decode the instruction at r->p. Returns false on a malformed instruction, with
+ * r->failed set and r->error one of the spec's texts ("illegal opcode",
+ * "zero byte expected", "malformed reference type", "unexpected end", ...). */
+bool ri_read_instr_full(ri_reader *r, ri_instr *in);
+
+/* How ri_read_instr decodes an opcode byte inline: no immediate, a u32 index or an i32
+ * constant of at most four LEB128 bytes (which no rule of the last byte constrains), a
+ * memarg of a one-byte alignment and offset, a block type of one byte, an f32 or f64
+ * constant; RI_IC_FULL: always by ri_read_instr_full. */
+enum { RI_IC_FULL, RI_IC_NONE, RI_IC_INDEX, RI_IC_I32, RI_IC_MEMARG, RI_IC_BLOCK, RI_IC_F32, RI_IC_F64 };
+extern const uint8_t ri_instr_class[256];
+
+/* The LEB128 of at most four bytes at p (its value in *value, its length in *len); false if
+ * it is longer. */
+static inline bool ri_short_leb(const uint8_t *p, uint32_t *value, uint32_t *len) {
+    uint32_t v = 0;
+    for (uint32_t i = 0; i < 4; i++) {
+        v |= (uint32_t)(p[i] & 0x7F) << (7 * i);
+        if (!(p[i] & 0x80)) {
+            *value = v;
+            *len = i + 1;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* ri_read_instr_full, with the common instructions decoded inline: every body is decoded
+ * more than once (validation, the compiler's pre-scan and translation), and most of its
+ * instructions are a plain opcode or one with a short immediate. */
+static inline bool ri_read_instr(ri_reader *r, ri_instr *in) {
+    const uint8_t *p = r->p;
+    if (r->end - p < 9) return ri_read_instr_full(r, in); /* (also a failed reader: p == end) */
+    uint8_t b = p[0];
+    uint32_t v, n;
+    const uint8_t *next;
+    switch (ri_instr_class[b]) {
+    case RI_IC_NONE: next = p + 1; break;
+    case RI_IC_INDEX:
+        if (!ri_short_leb(p + 1, &v, &n)) return ri_read_instr_full(r, in);
+        in->imm.index = v;
+        next = p + 1 + n;
+        break;
+    case RI_IC_I32:
+        if (!ri_short_leb(p + 1, &v, &n)) return ri_read_instr_full(r, in);
+        /* sign-extend from bit 7n - 1, without shifting a negative value */
+        in->imm.i32 = (int32_t)(v & ((UINT32_C(1) << (7 * n - 1)) - 1)) - (int32_t)(v & (UINT32_C(1) << (7 * n - 1)));
+        next = p + 1 + n;
+        break;
+    case RI_IC_MEMARG:
+        if (p[1] >= 64 || (p[2] & 0x80)) return ri_read_instr_full(r, in); /* (64..127: a memory index follows) */
+        in->imm.mem.align = p[1];
+        in->imm.mem.memidx = 0;
+        in->imm.mem.offset = p[2];
+        in->imm.mem.offset32_error = NULL;
+        next = p + 3;
+        break;
+    case RI_IC_BLOCK:
+        if (p[1] == 0x40) {
+            in->imm.block.kind = RI_BLOCK_EMPTY;
+        } else if (ri_is_valtype(p[1])) {
+            in->imm.block.kind = RI_BLOCK_VALTYPE;
+            in->imm.block.valtype = p[1];
+        } else {
+            return ri_read_instr_full(r, in);
+        }
+        next = p + 2;
+        break;
+    case RI_IC_F32:
+        in->imm.f32_bits = (uint32_t)p[1] | (uint32_t)p[2] << 8 | (uint32_t)p[3] << 16 | (uint32_t)p[4] << 24;
+        next = p + 5;
+        break;
+    case RI_IC_F64: {
+        uint64_t lo = (uint32_t)p[1] | (uint32_t)p[2] << 8 | (uint32_t)p[3] << 16 | (uint32_t)p[4] << 24;
+        uint64_t hi = (uint32_t)p[5] | (uint32_t)p[6] << 8 | (uint32_t)p[7] << 16 | (uint32_t)p[8] << 24;
+        in->imm.f64_bits = lo | hi << 32;
+        next = p + 9;
+        break;
+    }
+    default: return ri_read_instr_full(r, in);
+    }
+    in->offset = ri_reader_offset(r);
+    in->op = b;
+    in->memidx[0] = in->memidx[1] = 0;
+    in->memidx_zero_bytes = true;
+    r->p = next;
+    return true;
 }
 
 /* Checks the valtype byte b just read by r: fails r if it is not a value type
