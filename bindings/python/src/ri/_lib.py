@@ -79,7 +79,9 @@ class RiSandboxConfig(ctypes.Structure):
         ("enable_wasi", c_bool),
         ("wasi", ctypes.c_void_p),
         ("enable_emscripten", c_bool),
-        ("reserved", ctypes.c_uint64 * 7),
+        ("fusions_off", ctypes.c_uint32),
+        ("reserved32", ctypes.c_uint32),
+        ("reserved", ctypes.c_uint64 * 6),
     ]
 
 
