@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_file.h"
 #include "ri/lang.h"
 
 static double now_ms(void) {
@@ -50,22 +51,6 @@ static const lang_case cases[] = {
      "node -e 'function fib(n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); } console.log(fib(25));'"},
 };
 
-static uint8_t *read_all(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *b = n > 0 ? malloc((size_t)n) : NULL;
-    if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
-        free(b);
-        b = NULL;
-    }
-    fclose(f);
-    *len = b ? (size_t)n : 0;
-    return b;
-}
-
 /* The wall time of a shell command (ms), or -1 when it fails. */
 static double time_command(const char *cmd) {
     char full[1024];
@@ -100,7 +85,7 @@ int main(int argc, char **argv) {
         if (only && !strstr(only, name)) continue;
         char path[4096];
         size_t len = 0;
-        uint8_t *wasm = ri_interpreter_path(lc->lang, NULL, path, sizeof path) ? read_all(path, &len) : NULL;
+        uint8_t *wasm = ri_interpreter_path(lc->lang, NULL, path, sizeof path) ? bench_read_file(path, &len) : NULL;
         if (!wasm) {
             printf("%-7s skipped: no %s (scripts/fetch-interpreters.sh)\n", name, path);
             continue;

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/resource.h>
 
+#include "bench_file.h"
 #include "ri/lang.h"
 
 typedef struct workload {
@@ -52,20 +53,6 @@ static double user_seconds(void) {
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6;
-}
-
-static uint8_t *read_all(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    uint8_t *b = NULL;
-    long n = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
-    if (n > 0 && fseek(f, 0, SEEK_SET) == 0 && (b = malloc((size_t)n)) && fread(b, 1, (size_t)n, f) != (size_t)n) {
-        free(b);
-        b = NULL;
-    }
-    fclose(f);
-    *len = b ? (size_t)n : 0;
-    return b;
 }
 
 /* One interpreter compiled with the families in fusions_off left out. */
@@ -142,7 +129,7 @@ int main(int argc, char **argv) {
         if (only && !strstr(only, name)) continue;
         char path[4096], dir[4096];
         size_t len = 0;
-        uint8_t *wasm = ri_interpreter_path(langs[l], NULL, path, sizeof path) ? read_all(path, &len) : NULL;
+        uint8_t *wasm = ri_interpreter_path(langs[l], NULL, path, sizeof path) ? bench_read_file(path, &len) : NULL;
         if (!wasm) {
             printf("%-11s skipped: no %s (scripts/fetch-interpreters.sh)\n", name, path);
             continue;

@@ -8,6 +8,7 @@
 
 #include "opcodes.h"
 #include "reader.h"
+#include "util/le.h"
 
 /* ri_instr.op: a single-byte opcode as is, a 0xFC-prefixed one as RI_FC(sub), a 0xFD one
  * (SIMD) as RI_FD(sub) (simd.h). */
@@ -141,16 +142,13 @@ static inline bool ri_read_instr(ri_reader *r, ri_instr *in) {
         next = p + 2;
         break;
     case RI_IC_F32:
-        in->imm.f32_bits = (uint32_t)p[1] | (uint32_t)p[2] << 8 | (uint32_t)p[3] << 16 | (uint32_t)p[4] << 24;
+        in->imm.f32_bits = ri_le_get32(p + 1);
         next = p + 5;
         break;
-    case RI_IC_F64: {
-        uint64_t lo = (uint32_t)p[1] | (uint32_t)p[2] << 8 | (uint32_t)p[3] << 16 | (uint32_t)p[4] << 24;
-        uint64_t hi = (uint32_t)p[5] | (uint32_t)p[6] << 8 | (uint32_t)p[7] << 16 | (uint32_t)p[8] << 24;
-        in->imm.f64_bits = lo | hi << 32;
+    case RI_IC_F64:
+        in->imm.f64_bits = ri_le_get64(p + 1);
         next = p + 9;
         break;
-    }
     default: return ri_read_instr_full(r, in);
     }
     in->offset = ri_reader_offset(r);
